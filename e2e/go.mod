@@ -1,0 +1,3 @@
+module github.com/acctsuite/acct/e2e
+
+go 1.26

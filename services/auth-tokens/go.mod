@@ -1,0 +1,3 @@
+module github.com/acctsuite/acct/services/auth-tokens
+
+go 1.26

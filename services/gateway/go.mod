@@ -1,0 +1,3 @@
+module github.com/acctsuite/acct/services/gateway
+
+go 1.26

@@ -1,0 +1,3 @@
+module github.com/acctsuite/acct/tools
+
+go 1.26
