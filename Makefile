@@ -1,17 +1,49 @@
-# The two commands a newcomer needs: `make run` (whole suite locally) and `make test`.
-# Targets of images, chart, kind and e2e live in mk/*.mk.
+# The two commands a newcomer needs: `make run` (the whole suite locally) and
+# `make test` (every test). Images, chart, kind and e2e targets live in mk/*.mk.
 SHELL := /bin/bash
 GO ?= go
 REGISTRY ?= ghcr.io/acctsuite
 TAG ?= dev
+# Services behind the gateway plus the gateway; each builds from services/<s>/cmd/<s>.
 SERVICES := auth-tokens gateway
+# Every image: the services and our Kafka-protocol broker (tools/cmd/broker).
 IMAGES := $(SERVICES) broker
-MODULES := pkg $(addprefix services/,$(SERVICES)) tools e2e
+BIN := bin
+TEST_TIMEOUT ?= 15m
 
 .DEFAULT_GOAL := help
 
 .PHONY: help
 help: ## list targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
+
+.PHONY: build
+build: ## build every binary into bin/
+	@mkdir -p $(BIN)
+	$(GO) build -o $(BIN)/ $(foreach s,$(SERVICES),./services/$(s)/cmd/$(s)) ./tools/cmd/broker ./tools/cmd/devstack ./tools/cmd/bench
+
+.PHONY: run
+run: build ## run the whole suite locally (PostgreSQL, broker, services, gateway on :8080)
+	@$(BIN)/devstack -root .
+
+.PHONY: test
+test: test-go e2e-if-docker ## every test: unit, integration (PostgreSQL + broker), HTTP through the gateway, chart, e2e (when Docker answers)
+
+.PHONY: test-go
+test-go: ## unit + integration + contract + chart tests (no Docker needed)
+	$(GO) vet ./pkg/... $(foreach s,$(SERVICES),./services/$(s)/...) ./tools/...
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./pkg/... $(foreach s,$(SERVICES),./services/$(s)/...) ./tools/...
+
+.PHONY: bench
+bench: build ## gateway overhead: GET /whoami via gateway vs direct (ratio from one run)
+	@$(BIN)/bench -root .
+
+.PHONY: fmt
+fmt: ## gofmt every Go file
+	gofmt -w pkg services tools e2e
+
+.PHONY: clean
+clean: ## remove build output (keeps .data; `rm -rf .data` resets the local stack)
+	rm -rf $(BIN) dist
 
 include $(wildcard mk/*.mk)

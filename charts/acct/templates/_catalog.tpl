@@ -1,0 +1,45 @@
+{{/*
+The service catalog: the static traits of every service the chart knows. Adding a service is one entry
+here plus its block under `services` in values.yaml (see README.md, "Adding a service").
+
+Traits:
+  public          reachable from outside (Ingress/HTTPRoute, ingress from anywhere); only the gateway
+  gateway         routes to every other enabled service (UPSTREAM_<NAME>_URL) and verifies tokens
+  database        has a PostgreSQL schema: DATABASE_URL, DB_SCHEMA, migration Job
+  schema          its DB_SCHEMA
+  kafka           produces/consumes events: KAFKA_BROKERS, egress to Kafka
+  jwksProvider    serves /.well-known/jwks.json to the gateway and to services that verify tokens
+  verifiesTokens  fetches JWKS from the jwksProvider (defence in depth behind the gateway)
+  signingKey      needs SIGNING_KEY_ENCRYPTION_KEY
+  pageCursor      needs PAGE_CURSOR_SECRET (cursor pagination)
+  bootstrapClient supports BOOTSTRAP_CLIENT_*
+*/}}
+{{- define "acct.catalog" -}}
+gateway:
+  public: true
+  gateway: true
+auth-tokens:
+  database: true
+  schema: auth
+  kafka: true
+  jwksProvider: true
+  signingKey: true
+  pageCursor: true
+  bootstrapClient: true
+{{- end -}}
+
+{{/* acct.services: the enabled services as a YAML map name -> context fields, sorted by name. */}}
+{{- define "acct.enabledServices" -}}
+{{- $catalog := include "acct.catalog" . | fromYaml -}}
+{{- range $name, $svc := .Values.services -}}
+{{- if not (hasKey $catalog $name) -}}
+{{- fail (printf "services.%s: unknown service (known: %s); add it to templates/_catalog.tpl" $name (keys $catalog | sortAlpha | join ", ")) -}}
+{{- end -}}
+{{- end -}}
+{{- range $name := keys $catalog | sortAlpha }}
+{{- $svc := index $.Values.services $name | default dict }}
+{{- if $svc.enabled }}
+{{ $name }}: {{ index $catalog $name | toJson }}
+{{- end }}
+{{- end }}
+{{- end -}}

@@ -1,0 +1,209 @@
+{{/* Names, labels and the per-service pieces shared by the templates. */}}
+
+{{- define "acct.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* ctx: dict root name svc traits */}}
+{{- define "acct.svcName" -}}
+{{- printf "%s-%s" (include "acct.fullname" .root) .name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "acct.selectorLabels" -}}
+app.kubernetes.io/name: {{ .name }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: server
+{{- end -}}
+
+{{- define "acct.commonLabels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+app.kubernetes.io/part-of: acct
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{- define "acct.labels" -}}
+{{ include "acct.selectorLabels" . }}
+{{ include "acct.commonLabels" .root }}
+{{- end -}}
+
+{{/* Labels of infrastructure objects (Kafka, PostgreSQL): ctx is the root. */}}
+{{- define "acct.infraLabels" -}}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{ include "acct.commonLabels" . }}
+{{- end -}}
+
+{{- define "acct.image" -}}
+{{- $g := .root.Values.global.image -}}
+{{- $repo := .svc.image.repository | default (printf "%s/acct-%s" $g.registry .name) -}}
+{{- $tag := .svc.image.tag | default $g.tag | default .root.Chart.AppVersion -}}
+{{- printf "%s:%s" $repo $tag -}}
+{{- end -}}
+
+{{- define "acct.pullPolicy" -}}
+{{- .svc.image.pullPolicy | default .root.Values.global.image.pullPolicy -}}
+{{- end -}}
+
+{{/* Name of the chart-generated Secret of a service. */}}
+{{- define "acct.secretName" -}}
+{{- include "acct.svcName" . -}}
+{{- end -}}
+
+{{/* Secret holding the service's generated keys (existingSecret wins). */}}
+{{- define "acct.keysSecretName" -}}
+{{- $s := .svc.secrets | default dict -}}
+{{- $s.existingSecret | default (include "acct.secretName" .) -}}
+{{- end -}}
+
+{{- define "acct.kafkaBrokers" -}}
+{{- if .Values.kafka.strimzi.enabled -}}
+{{- printf "%s-kafka-kafka-bootstrap:9092" (include "acct.fullname" .) -}}
+{{- else -}}
+{{- join "," .Values.kafka.brokers -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "acct.cnpgCluster" -}}
+{{- printf "%s-pg" (include "acct.fullname" .) | trunc 50 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* DATABASE_URL source as YAML: name/key of the secret. */}}
+{{- define "acct.databaseRef" -}}
+{{- if .root.Values.postgresql.cnpg.enabled -}}
+name: {{ printf "%s-app" (include "acct.cnpgCluster" .root) }}
+key: uri
+{{- else -}}
+{{- $ext := index (.root.Values.postgresql.external | default dict) .name | default dict -}}
+{{- if $ext.existingSecret -}}
+name: {{ $ext.existingSecret }}
+key: {{ $ext.existingSecretKey | default "DATABASE_URL" }}
+{{- else if $ext.url -}}
+name: {{ include "acct.secretName" . }}
+key: DATABASE_URL
+{{- else -}}
+{{- fail (printf "postgresql.external.%s: set url or existingSecret (or enable postgresql.cnpg)" .name) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The keys the chart generates into the service's Secret, as a YAML map key -> value. */}}
+{{- define "acct.generatedSecretData" -}}
+{{- $existing := dict -}}
+{{- $found := lookup "v1" "Secret" .root.Release.Namespace (include "acct.secretName" .) -}}
+{{- if $found }}{{ $existing = $found.data | default dict }}{{ end -}}
+{{- $s := .svc.secrets | default dict -}}
+{{- if not $s.existingSecret }}
+{{- if .traits.signingKey }}
+SIGNING_KEY_ENCRYPTION_KEY: {{ index $existing "SIGNING_KEY_ENCRYPTION_KEY" | default (randAlphaNum 32 | b64enc | b64enc) }}
+{{- end }}
+{{- if .traits.pageCursor }}
+PAGE_CURSOR_SECRET: {{ index $existing "PAGE_CURSOR_SECRET" | default (randAlphaNum 48 | b64enc) }}
+{{- end }}
+{{- end }}
+{{- if and .traits.database (not .root.Values.postgresql.cnpg.enabled) }}
+{{- $ext := index (.root.Values.postgresql.external | default dict) .name | default dict }}
+{{- if and $ext.url (not $ext.existingSecret) }}
+DATABASE_URL: {{ $ext.url | b64enc }}
+{{- end }}
+{{- end }}
+{{- $b := .svc.bootstrapClient | default dict }}
+{{- if and .traits.bootstrapClient $b.enabled (not $b.existingSecret) }}
+BOOTSTRAP_CLIENT_ID: {{ $b.id | default (index $existing "BOOTSTRAP_CLIENT_ID" | default "" | b64dec) | default (printf "bootstrap-%s" (randAlphaNum 12 | lower)) | b64enc }}
+BOOTSTRAP_CLIENT_SECRET: {{ $b.secret | default (index $existing "BOOTSTRAP_CLIENT_SECRET" | default "" | b64dec) | default (randAlphaNum 40) | b64enc }}
+BOOTSTRAP_CLIENT_NAME: {{ $b.name | default "bootstrap" | b64enc }}
+{{- end }}
+{{- end -}}
+
+{{/* Container env of a service (also used by its migration Job). */}}
+{{- define "acct.env" -}}
+{{- $root := .root -}}
+{{- $plain := dict "HTTP_ADDR" ":8080" "LOG_LEVEL" $root.Values.global.logLevel "SHUTDOWN_TIMEOUT" (printf "%ds" (int $root.Values.global.shutdownTimeoutSeconds)) "OTEL_SERVICE_NAME" .name -}}
+{{- with $root.Values.global.otlpEndpoint }}{{ $_ := set $plain "OTEL_EXPORTER_OTLP_ENDPOINT" . }}{{ end -}}
+{{- $enabled := include "acct.enabledServices" $root | fromYaml -}}
+{{- if .traits.database -}}
+{{- $_ := set $plain "DB_SCHEMA" .traits.schema -}}
+{{- $_ := set $plain "MIGRATE_ON_START" (ternary "false" "true" $root.Values.migrations.enabled) -}}
+{{- end -}}
+{{- if .traits.kafka }}{{ $_ := set $plain "KAFKA_BROKERS" (include "acct.kafkaBrokers" $root) }}{{ end -}}
+{{- if or .traits.gateway .traits.verifiesTokens -}}
+{{- range $n, $t := $enabled -}}
+{{- if $t.jwksProvider -}}
+{{- $_ := set $plain "JWKS_URL" (printf "http://%s/.well-known/jwks.json" (include "acct.svcName" (dict "root" $root "name" $n))) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- if .traits.gateway -}}
+{{- range $n, $t := $enabled -}}
+{{- if not $t.gateway -}}
+{{- $_ := set $plain (printf "UPSTREAM_%s_URL" ($n | upper | replace "-" "_")) (printf "http://%s" (include "acct.svcName" (dict "root" $root "name" $n))) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- range $k, $v := .svc.env }}{{ $_ := set $plain $k (toString $v) }}{{ end -}}
+{{- range $k := keys $plain | sortAlpha }}
+- name: {{ $k }}
+  value: {{ index $plain $k | quote }}
+{{- end }}
+{{- if .traits.database }}
+- name: DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      {{- include "acct.databaseRef" . | nindent 6 }}
+{{- end }}
+{{- if .traits.signingKey }}
+- name: SIGNING_KEY_ENCRYPTION_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "acct.keysSecretName" . }}
+      key: SIGNING_KEY_ENCRYPTION_KEY
+{{- end }}
+{{- if .traits.pageCursor }}
+- name: PAGE_CURSOR_SECRET
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "acct.keysSecretName" . }}
+      key: PAGE_CURSOR_SECRET
+{{- end }}
+{{- $b := .svc.bootstrapClient | default dict }}
+{{- if and .traits.bootstrapClient $b.enabled }}
+{{- range $k := list "BOOTSTRAP_CLIENT_ID" "BOOTSTRAP_CLIENT_SECRET" "BOOTSTRAP_CLIENT_NAME" }}
+- name: {{ $k }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ $b.existingSecret | default (include "acct.secretName" $) }}
+      key: {{ $k }}
+{{- end }}
+{{- end }}
+{{- with .svc.extraEnv }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{- define "acct.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 65532
+runAsGroup: 65532
+fsGroup: 65532
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{- define "acct.containerSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 65532
+runAsGroup: 65532
+readOnlyRootFilesystem: true
+allowPrivilegeEscalation: false
+privileged: false
+capabilities:
+  drop: ["ALL"]
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}

@@ -1,0 +1,149 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/google/uuid"
+)
+
+// newBusiness is a create-business body with a unique external id.
+func newBusiness(t *testing.T, name string) map[string]any {
+	return map[string]any{
+		"external_id":             "e2e-" + randomHex(t, 6),
+		"legal_name":              name,
+		"tin":                     "12-3456789",
+		"us_state":                "CA",
+		"country":                 "US",
+		"entity_type":             "LLC",
+		"phone_number":            "+14155550100",
+		"activation_at":           "2026-01-01",
+		"naics_code":              "541211",
+		"default_reporting_basis": "ACCRUAL",
+	}
+}
+
+// createBusiness posts body and returns the created business's id.
+func createBusiness(t *testing.T, api *apiClient, token string, body map[string]any) string {
+	t.Helper()
+	r := api.expect(t, http.StatusCreated, request{Method: http.MethodPost, Path: "/v1/businesses", Token: token, JSON: body})
+	data := r.Data(t)
+	id, _ := data["id"].(string)
+	if _, err := uuid.Parse(id); err != nil {
+		t.Fatalf("%s: id %q is not a uuid", r, id)
+	}
+	for _, field := range []string{"external_id", "legal_name", "country", "default_reporting_basis"} {
+		if data[field] != body[field] {
+			t.Errorf("%s: %s = %v, want %v", r, field, data[field], body[field])
+		}
+	}
+	if data["type"] != "Business" {
+		t.Errorf("%s: type = %v, want Business", r, data["type"])
+	}
+	return id
+}
+
+// mintBusinessToken asks for a token limited to businessID.
+func mintBusinessToken(t *testing.T, api *apiClient, token, businessID string) string {
+	t.Helper()
+	r := api.expect(t, http.StatusOK, request{Method: http.MethodPost, Path: "/v1/businesses/" + businessID + "/auth-token",
+		Token: token, JSON: map[string]any{"session_duration": 900}})
+	data := r.Data(t)
+	tok, _ := data["access_token"].(string)
+	if tok == "" || data["token_type"] != "Bearer" {
+		t.Fatalf("%s: want an AuthToken with access_token and token_type Bearer", r)
+	}
+	if exp, _ := data["expires_in"].(float64); exp != 900 {
+		t.Errorf("%s: expires_in = %v, want the requested session_duration 900", r, data["expires_in"])
+	}
+	return tok
+}
+
+// TestPlatformAndBusinessTokens walks the integration path of a platform:
+// token, businesses, whoami, business-scoped tokens and their limits.
+func TestPlatformAndBusinessTokens(t *testing.T) {
+	stack := StartStack(t)
+	api := newAPIClient(stack.BaseURL)
+
+	t.Run("wrong secret is invalid_client", func(t *testing.T) {
+		r := api.expect(t, http.StatusUnauthorized, tokenRequest(stack.ClientID, "not-the-secret"))
+		if got := r.JSON(t)["error"]; got != "invalid_client" {
+			t.Fatalf("%s: error = %v, want invalid_client (RFC 6749 §5.2)", r, got)
+		}
+	})
+	t.Run("no token is an error object", func(t *testing.T) {
+		r := api.do(t, request{Method: http.MethodGet, Path: "/whoami"})
+		assertErrorObject(t, r, http.StatusUnauthorized, "Unauthenticated")
+		if got := r.Header.Get("WWW-Authenticate"); len(got) < 6 || got[:6] != "Bearer" {
+			t.Errorf("%s: WWW-Authenticate = %q, want Bearer", r, got)
+		}
+	})
+
+	platform := api.token(t, stack.ClientID, stack.ClientSecret)
+
+	t.Run("whoami", func(t *testing.T) {
+		data := api.expect(t, http.StatusOK, request{Method: http.MethodGet, Path: "/whoami", Token: platform}).Data(t)
+		if data["type"] != "whoami" || data["clientId"] != stack.ClientID {
+			t.Fatalf("whoami = %v, want type whoami and clientId %s", data, stack.ClientID)
+		}
+		if name, _ := data["clientName"].(string); name == "" {
+			t.Fatalf("whoami = %v, want a clientName", data)
+		}
+	})
+
+	bodyA := newBusiness(t, "E2E Alpha LLC")
+	businessA := createBusiness(t, api, platform, bodyA)
+	businessB := createBusiness(t, api, platform, newBusiness(t, "E2E Beta LLC"))
+
+	t.Run("same external_id is previously imported", func(t *testing.T) {
+		r := api.expect(t, http.StatusOK, request{Method: http.MethodPost, Path: "/v1/businesses", Token: platform, JSON: bodyA})
+		data := r.Data(t)
+		if data["id"] != businessA {
+			t.Fatalf("%s: id = %v, want the existing business %s", r, data["id"], businessA)
+		}
+		if data["previously_imported"] != true {
+			t.Fatalf("%s: previously_imported = %v, want true", r, data["previously_imported"])
+		}
+	})
+
+	t.Run("platform token reads its business", func(t *testing.T) {
+		data := api.expect(t, http.StatusOK, request{Method: http.MethodGet, Path: "/v1/businesses/" + businessA, Token: platform}).Data(t)
+		if data["id"] != businessA || data["legal_name"] != bodyA["legal_name"] {
+			t.Fatalf("business = %v, want %s", data, businessA)
+		}
+	})
+
+	business := mintBusinessToken(t, api, platform, businessA)
+
+	tests := []struct {
+		name     string
+		req      request
+		status   int
+		errType  string // empty for a success
+		checkOwn bool
+	}{
+		{name: "sees its own business", req: request{Method: http.MethodGet, Path: "/v1/businesses/" + businessA, Token: business}, status: http.StatusOK, checkOwn: true},
+		{name: "another business of the same platform is not found", req: request{Method: http.MethodGet, Path: "/v1/businesses/" + businessB, Token: business}, status: http.StatusNotFound, errType: "NotFound"},
+		{name: "an unknown business is not found", req: request{Method: http.MethodGet, Path: "/v1/businesses/" + uuid.NewString(), Token: business}, status: http.StatusNotFound, errType: "NotFound"},
+		{name: "cannot mint tokens", req: request{Method: http.MethodPost, Path: "/v1/businesses/" + businessA + "/auth-token", Token: business, JSON: map[string]any{}}, status: http.StatusForbidden, errType: "Forbidden"},
+		{name: "cannot create businesses", req: request{Method: http.MethodPost, Path: "/v1/businesses", Token: business, JSON: newBusiness(t, "Nope LLC")}, status: http.StatusForbidden, errType: "Forbidden"},
+		{name: "platform token on an unknown business is not found", req: request{Method: http.MethodGet, Path: "/v1/businesses/" + uuid.NewString(), Token: platform}, status: http.StatusNotFound, errType: "NotFound"},
+		{name: "tampered token is unauthenticated", req: request{Method: http.MethodGet, Path: "/whoami", Token: business + "x"}, status: http.StatusUnauthorized, errType: "Unauthenticated"},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("business token: %s", tt.name), func(t *testing.T) {
+			r := api.do(t, tt.req)
+			if tt.errType != "" {
+				assertErrorObject(t, r, tt.status, tt.errType)
+				return
+			}
+			if r.Status != tt.status {
+				t.Fatalf("%s: status %d, want %d", r, r.Status, tt.status)
+			}
+			if tt.checkOwn && r.Data(t)["id"] != businessA {
+				t.Fatalf("%s: want business %s", r, businessA)
+			}
+		})
+	}
+}

@@ -1,0 +1,3 @@
+DROP TABLE IF EXISTS dead_letters;
+--bun:split
+DROP TABLE IF EXISTS inbox;

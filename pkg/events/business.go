@@ -1,0 +1,26 @@
+package events
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Business is the payload of business.created and business.updated: the
+// business as auth-tokens stores it after the change. The TIN is deliberately
+// not published: no consumer needs it and events are widely readable.
+type Business struct {
+	ID                    uuid.UUID `json:"id"`
+	ClientID              string    `json:"client_id"`
+	ExternalID            *string   `json:"external_id"`
+	LegalName             string    `json:"legal_name"`
+	USState               *string   `json:"us_state"`
+	Country               string    `json:"country"`
+	EntityType            *string   `json:"entity_type"`
+	PhoneNumber           *string   `json:"phone_number"`
+	ActivationAt          *string   `json:"activation_at"`
+	NAICSCode             *string   `json:"naics_code"`
+	DefaultReportingBasis string    `json:"default_reporting_basis"`
+	CreatedAt             time.Time `json:"created_at"`
+	UpdatedAt             time.Time `json:"updated_at"`
+}

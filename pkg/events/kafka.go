@@ -1,0 +1,182 @@
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/segmentio/kafka-go"
+)
+
+// Kafka header names of the CloudEvents binary content mode.
+const (
+	HeaderSpecVersion = "ce_specversion"
+	HeaderID          = "ce_id"
+	HeaderSource      = "ce_source"
+	HeaderType        = "ce_type"
+	HeaderTime        = "ce_time"
+	HeaderSubject     = "ce_subject"
+	HeaderContentType = "content-type"
+)
+
+// ErrMalformed marks a message that is not a valid event envelope; such a
+// message can never be processed and goes to the DLQ at once.
+var ErrMalformed = errors.New("events: malformed message")
+
+// ToMessage encodes e as a Kafka message in CloudEvents binary mode.
+func ToMessage(e Event) kafka.Message {
+	headers := make([]kafka.Header, 0, 7+len(e.Headers))
+	headers = append(headers,
+		kafka.Header{Key: HeaderSpecVersion, Value: []byte(SpecVersion)},
+		kafka.Header{Key: HeaderID, Value: []byte(e.ID.String())},
+		kafka.Header{Key: HeaderSource, Value: []byte(e.Source)},
+		kafka.Header{Key: HeaderType, Value: []byte(e.Type)},
+		kafka.Header{Key: HeaderTime, Value: []byte(e.Time.UTC().Format(time.RFC3339Nano))},
+	)
+	if e.Subject != "" {
+		headers = append(headers, kafka.Header{Key: HeaderSubject, Value: []byte(e.Subject)})
+	}
+	headers = append(headers, kafka.Header{Key: HeaderContentType, Value: []byte(ContentTypeJSON)})
+	for k, v := range e.Headers {
+		if isEnvelopeHeader(k) {
+			continue // the attributes above win over stray copies
+		}
+		headers = append(headers, kafka.Header{Key: k, Value: []byte(v)})
+	}
+	return kafka.Message{
+		Topic:   e.Topic,
+		Key:     []byte(e.Key),
+		Value:   e.Data,
+		Headers: headers,
+		Time:    e.Time,
+	}
+}
+
+// FromMessage decodes a Kafka message in CloudEvents binary mode. Missing or
+// invalid required attributes (specversion, id, source, type), an invalid
+// time, a content type other than JSON or a value that is not JSON are
+// errors wrapping ErrMalformed.
+func FromMessage(m kafka.Message) (Event, error) {
+	e := Event{Topic: m.Topic, Key: string(m.Key), Headers: map[string]string{}}
+	seen := map[string]string{}
+	for _, h := range m.Headers {
+		k := strings.ToLower(h.Key)
+		if isEnvelopeHeader(k) {
+			seen[k] = string(h.Value)
+			continue
+		}
+		e.Headers[h.Key] = string(h.Value)
+	}
+	bad := func(format string, args ...any) (Event, error) {
+		return Event{}, fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, args...))
+	}
+	if v := seen[HeaderSpecVersion]; v != SpecVersion {
+		return bad("%s %q, want %q", HeaderSpecVersion, v, SpecVersion)
+	}
+	id, err := uuid.Parse(seen[HeaderID])
+	if err != nil || id == uuid.Nil {
+		return bad("%s %q is not a UUID", HeaderID, seen[HeaderID])
+	}
+	e.ID = id
+	if e.Source = seen[HeaderSource]; e.Source == "" {
+		return bad("%s missing", HeaderSource)
+	}
+	if e.Type = seen[HeaderType]; e.Type == "" {
+		return bad("%s missing", HeaderType)
+	}
+	if v, ok := seen[HeaderTime]; ok {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return bad("%s %q is not RFC 3339", HeaderTime, v)
+		}
+		e.Time = t.UTC()
+	}
+	e.Subject = seen[HeaderSubject]
+	if v, ok := seen[HeaderContentType]; ok {
+		mt, _, err := mime.ParseMediaType(v)
+		if err != nil || mt != ContentTypeJSON {
+			return bad("%s %q, want %s", HeaderContentType, v, ContentTypeJSON)
+		}
+	}
+	if !json.Valid(m.Value) {
+		return bad("value is not JSON")
+	}
+	e.Data = json.RawMessage(append([]byte(nil), m.Value...))
+	return e, nil
+}
+
+func isEnvelopeHeader(k string) bool {
+	switch strings.ToLower(k) {
+	case HeaderSpecVersion, HeaderID, HeaderSource, HeaderType, HeaderTime, HeaderSubject, HeaderContentType:
+		return true
+	}
+	return false
+}
+
+// EnsureTopics creates the topics and their DLQ twins when missing, with the
+// given partition count and the broker's default replication factor. Topics
+// that already exist are left as they are.
+func EnsureTopics(ctx context.Context, brokers []string, partitions int, topics ...string) error {
+	if len(brokers) == 0 {
+		return fmt.Errorf("events: ensure topics: no brokers")
+	}
+	if partitions <= 0 {
+		return fmt.Errorf("events: ensure topics: partitions must be positive, got %d", partitions)
+	}
+	var configs []kafka.TopicConfig
+	for _, t := range topics {
+		for _, name := range []string{t, DLQ(t)} {
+			configs = append(configs, kafka.TopicConfig{Topic: name, NumPartitions: partitions, ReplicationFactor: -1})
+		}
+	}
+	if len(configs) == 0 {
+		return nil
+	}
+	client := &kafka.Client{Addr: kafka.TCP(brokers...), Timeout: 30 * time.Second}
+	resp, err := client.CreateTopics(ctx, &kafka.CreateTopicsRequest{Topics: configs})
+	if err != nil {
+		return fmt.Errorf("events: create topics: %w", err)
+	}
+	var errs []error
+	for name, terr := range resp.Errors {
+		if terr != nil && !errors.Is(terr, kafka.TopicAlreadyExists) {
+			errs = append(errs, fmt.Errorf("topic %s: %w", name, terr))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("events: create topics: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// dialTimeout bounds broker dials made by helpers of this package.
+var dialTimeout = 10 * time.Second
+
+// Reachable reports whether one of the brokers answers a metadata request;
+// services use it in their readiness check.
+func Reachable(ctx context.Context, brokers []string) error {
+	var errs []error
+	for _, b := range brokers {
+		d := &kafka.Dialer{Timeout: dialTimeout}
+		conn, err := d.DialContext(ctx, "tcp", b)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		_, err = conn.Brokers()
+		_ = conn.Close()
+		if err == nil {
+			return nil
+		}
+		errs = append(errs, err)
+	}
+	if len(errs) == 0 {
+		return fmt.Errorf("events: no brokers")
+	}
+	return fmt.Errorf("events: brokers unreachable: %w", errors.Join(errs...))
+}

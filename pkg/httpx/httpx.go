@@ -1,0 +1,173 @@
+// Package httpx is the HTTP app factory every service and the gateway share:
+// a Fiber v2 app with request ids, panic recovery, OpenTelemetry server
+// spans, Prometheus metrics, an access log, body limits and timeouts, and the
+// single error handler that turns any error into the spec's error object. It
+// also holds the request helpers (BindJSON, UUIDParam, QueryBool, QueryInt),
+// the response wrappers (OK, Created, List), the health endpoints and the
+// graceful server loop.
+package httpx
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/acctsuite/acct/pkg/apperr"
+)
+
+// Defaults applied when the matching Options field is zero.
+const (
+	DefaultBodyLimit    = 10 << 20
+	DefaultReadTimeout  = 30 * time.Second
+	DefaultWriteTimeout = 30 * time.Second
+	DefaultIdleTimeout  = 120 * time.Second
+)
+
+// Header and locals names shared with other packages.
+const (
+	HeaderRequestID = "X-Request-Id"
+	// LocalRequestID is the c.Locals key holding the request id (string).
+	LocalRequestID = "request_id"
+	// LocalClientID is the c.Locals key the access log reads the
+	// authenticated client id (string) from.
+	LocalClientID = "client_id"
+)
+
+// Options configures New.
+type Options struct {
+	Service           string // service label on metrics and logs
+	BodyLimit         int    // bytes; DefaultBodyLimit when 0
+	ReadTimeout       time.Duration
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
+	Logger            *slog.Logger // slog.Default() when nil
+	StreamRequestBody bool         // let handlers stream large bodies (gateway proxying)
+	// Metrics receives the HTTP metrics and is served at GET /metrics. When
+	// nil a private registry with Go and process collectors is used.
+	Metrics *prometheus.Registry
+}
+
+// New builds the app. Register routes on it, then call Finish last.
+func New(opts Options) *fiber.App {
+	if opts.BodyLimit <= 0 {
+		opts.BodyLimit = DefaultBodyLimit
+	}
+	if opts.ReadTimeout <= 0 {
+		opts.ReadTimeout = DefaultReadTimeout
+	}
+	if opts.WriteTimeout <= 0 {
+		opts.WriteTimeout = DefaultWriteTimeout
+	}
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Metrics == nil {
+		opts.Metrics = prometheus.NewRegistry()
+		opts.Metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	logger := opts.Logger
+
+	app := fiber.New(fiber.Config{
+		AppName:               opts.Service,
+		BodyLimit:             opts.BodyLimit,
+		ReadTimeout:           opts.ReadTimeout,
+		WriteTimeout:          opts.WriteTimeout,
+		IdleTimeout:           opts.IdleTimeout,
+		StreamRequestBody:     opts.StreamRequestBody,
+		ReadBufferSize:        16 << 10, // bearer tokens plus trace headers outgrow fasthttp's 4 KiB
+		DisableStartupMessage: true,
+		ErrorHandler:          ErrorHandler(logger),
+	})
+
+	loggers.Store(app, logger)
+	obs := newObserver(opts.Service, logger, opts.Metrics)
+	app.Use(obs.handle, tracing(), recoverer(logger))
+	app.Get("/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(opts.Metrics, promhttp.HandlerOpts{})))
+	return app
+}
+
+// loggers remembers each app's logger for helpers that only get the app.
+var loggers sync.Map // *fiber.App -> *slog.Logger
+
+func loggerOf(app *fiber.App) *slog.Logger {
+	if l, ok := loggers.Load(app); ok {
+		return l.(*slog.Logger)
+	}
+	return slog.Default()
+}
+
+// localUnmatched marks requests that reached Finish's catch-all.
+const localUnmatched = "httpx_unmatched"
+
+// Finish registers the catch-all that must come after every route. Nothing
+// matched, so fiber answers 405 MethodNotAllowed when the path exists under
+// another method and 404 NotFound otherwise, both as error objects.
+func Finish(app *fiber.App) {
+	app.Use(func(c *fiber.Ctx) error {
+		c.Locals(localUnmatched, true)
+		return c.Next()
+	})
+}
+
+// ErrorHandler is the one place an error becomes the error object:
+// *apperr.Error keeps its status and body, *fiber.Error maps through
+// apperr.TypeForStatus, anything else is a 500 logged with the request id
+// whose body reveals nothing.
+func ErrorHandler(logger *slog.Logger) fiber.ErrorHandler {
+	return func(c *fiber.Ctx, err error) error {
+		ae := toAppError(err)
+		status := ae.Status()
+		if status >= http.StatusInternalServerError {
+			rid, _ := c.Locals(LocalRequestID).(string)
+			logger.LogAttrs(c.UserContext(), slog.LevelError, "request failed",
+				slog.String("request_id", rid),
+				slog.String("method", c.Method()),
+				slog.String("path", c.Path()),
+				slog.Int("status", status),
+				slog.String("error", err.Error()))
+		}
+		if status == http.StatusUnauthorized && len(c.Response().Header.Peek(fiber.HeaderWWWAuthenticate)) == 0 {
+			c.Set(fiber.HeaderWWWAuthenticate, "Bearer")
+		}
+		return c.Status(status).JSON(ae.Body())
+	}
+}
+
+// WriteError writes err as the error object (for code that must answer
+// without returning the error up the handler chain).
+func WriteError(c *fiber.Ctx, err error) error {
+	return c.App().ErrorHandler(c, err)
+}
+
+func toAppError(err error) *apperr.Error {
+	var ae *apperr.Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		t := apperr.TypeForStatus(fe.Code)
+		msg := fe.Message
+		switch fe.Code {
+		case fiber.StatusNotFound:
+			msg = "route not found"
+		case fiber.StatusMethodNotAllowed:
+			msg = "method not allowed on this route"
+		case fiber.StatusRequestEntityTooLarge:
+			msg = "request body too large"
+		}
+		return &apperr.Error{Type: t, Message: msg, Err: err}
+	}
+	return apperr.Wrap(apperr.Internal, err, "internal error")
+}

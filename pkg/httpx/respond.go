@@ -1,0 +1,28 @@
+package httpx
+
+import "github.com/gofiber/fiber/v2"
+
+// envelope is the spec's success wrapper.
+type envelope struct {
+	Data any `json:"data"`
+}
+
+type listEnvelope struct {
+	Data any `json:"data"`
+	Meta any `json:"meta"`
+}
+
+// OK writes 200 {"data": data}.
+func OK(c *fiber.Ctx, data any) error {
+	return c.Status(fiber.StatusOK).JSON(envelope{Data: data})
+}
+
+// Created writes 201 {"data": data}.
+func Created(c *fiber.Ctx, data any) error {
+	return c.Status(fiber.StatusCreated).JSON(envelope{Data: data})
+}
+
+// List writes 200 {"data": data, "meta": meta}.
+func List(c *fiber.Ctx, data any, meta any) error {
+	return c.Status(fiber.StatusOK).JSON(listEnvelope{Data: data, Meta: meta})
+}

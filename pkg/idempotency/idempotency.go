@@ -1,0 +1,266 @@
+// Package idempotency makes creating POSTs safe to retry: a request carrying
+// an Idempotency-Key header is run at most once per (caller, key) within the
+// TTL (24 h); a retry with the same body gets the first response again, a
+// reuse of the key with another body gets 409. Keys live in PostgreSQL, so
+// every replica of a service shares them.
+package idempotency
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/uptrace/bun"
+
+	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/pgdb"
+)
+
+// Header names.
+const (
+	HeaderKey      = "Idempotency-Key"
+	HeaderReplayed = "Idempotent-Replayed"
+)
+
+// Error enums of the 409 responses.
+const (
+	EnumKeyReused     = "IdempotencyKeyReused"
+	EnumKeyInProgress = "IdempotencyKeyInProgress"
+)
+
+// MaxKeyLength is the longest accepted Idempotency-Key.
+const MaxKeyLength = 255
+
+// Defaults of Options.
+const (
+	DefaultTTL               = 24 * time.Hour
+	DefaultInProgressTimeout = 5 * time.Minute
+)
+
+// LocalsClientID is the fiber locals key read by the default Scope.
+const LocalsClientID = "client_id"
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations creates the idempotency_keys table; run it with pgdb.Migrate.
+var Migrations = pgdb.MigrationSet{Name: "idempotency", FS: mustSub(migrationFiles, "migrations")}
+
+func mustSub(fsys fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		panic(err) // the embedded directory is fixed at build time
+	}
+	return sub
+}
+
+// Options configure Middleware.
+type Options struct {
+	// Scope names who owns a key (the client id), so two callers never
+	// see each other's responses. Default: the string in locals "client_id".
+	Scope func(c *fiber.Ctx) string
+	// TTL is how long a key is remembered; DefaultTTL when 0.
+	TTL time.Duration
+	// InProgressTimeout is after how long a reservation whose request never
+	// finished (crashed process) may be taken over; DefaultInProgressTimeout
+	// when 0. Keep it well above the longest request.
+	InProgressTimeout time.Duration
+	// Logger reports failures to store responses; slog.Default() when nil.
+	Logger *slog.Logger
+	// Now is the clock; time.Now when nil (tests move it).
+	Now func() time.Time
+}
+
+func (o *Options) defaults() {
+	if o.Scope == nil {
+		o.Scope = func(c *fiber.Ctx) string {
+			s, _ := c.Locals(LocalsClientID).(string)
+			return s
+		}
+	}
+	if o.TTL <= 0 {
+		o.TTL = DefaultTTL
+	}
+	if o.InProgressTimeout <= 0 {
+		o.InProgressTimeout = DefaultInProgressTimeout
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+}
+
+// record is a row of idempotency_keys.
+type record struct {
+	Method       string `bun:"method"`
+	Path         string `bun:"path"`
+	RequestHash  []byte `bun:"request_hash"`
+	State        string `bun:"state"`
+	Status       sql.NullInt64
+	ContentType  sql.NullString
+	ResponseBody []byte `bun:"response_body"`
+}
+
+const (
+	stateInProgress = "in_progress"
+	stateDone       = "done"
+)
+
+// Middleware handles POST requests carrying an Idempotency-Key header; other
+// requests pass through. Mount it after authentication (it needs the scope)
+// and before the handlers that create resources.
+func Middleware(db *bun.DB, opts Options) fiber.Handler {
+	opts.defaults()
+	return func(c *fiber.Ctx) error {
+		if c.Method() != fiber.MethodPost {
+			return c.Next()
+		}
+		key := c.Get(HeaderKey)
+		if key == "" {
+			return c.Next()
+		}
+		if len(key) > MaxKeyLength {
+			return apperr.Field(HeaderKey, fmt.Sprintf("must be at most %d characters", MaxKeyLength))
+		}
+		scope := opts.Scope(c)
+		path := c.Path()
+		hash := requestHash(c.Method(), path, c.Body())
+		ctx := c.UserContext()
+
+		// A reservation deleted by a failing first request (5xx) between our
+		// insert and select makes us loop once more.
+		for attempt := 0; ; attempt++ {
+			now := opts.Now()
+			reserved, err := reserve(ctx, db, scope, key, c.Method(), path, hash, now, opts)
+			if err != nil {
+				return apperr.Wrap(apperr.Internal, err, "reserve idempotency key")
+			}
+			if reserved {
+				return run(c, db, scope, key, opts)
+			}
+			var rec record
+			err = db.NewSelect().TableExpr("idempotency_keys").
+				Column("method", "path", "request_hash", "state", "status", "content_type", "response_body").
+				Where("scope = ? AND key = ?", scope, key).Scan(ctx, &rec)
+			if errors.Is(err, sql.ErrNoRows) && attempt < 3 {
+				continue
+			}
+			if err != nil {
+				return apperr.Wrap(apperr.Internal, err, "read idempotency key")
+			}
+			switch {
+			case rec.Method != c.Method() || rec.Path != path || !bytes.Equal(rec.RequestHash, hash):
+				return apperr.New(apperr.Conflict,
+					"this Idempotency-Key was already used with a different request").WithEnum(EnumKeyReused)
+			case rec.State == stateInProgress:
+				return apperr.New(apperr.Conflict,
+					"a request with this Idempotency-Key is still in progress; retry later").WithEnum(EnumKeyInProgress)
+			}
+			c.Set(HeaderReplayed, "true")
+			if rec.ContentType.Valid && rec.ContentType.String != "" {
+				c.Set(fiber.HeaderContentType, rec.ContentType.String)
+			}
+			return c.Status(int(rec.Status.Int64)).Send(rec.ResponseBody)
+		}
+	}
+}
+
+// requestHash fingerprints what the key promises to repeat.
+func requestHash(method, path string, body []byte) []byte {
+	h := sha256.New()
+	h.Write([]byte(method))
+	h.Write([]byte{0})
+	h.Write([]byte(path))
+	h.Write([]byte{0})
+	h.Write(body)
+	return h.Sum(nil)
+}
+
+// reserve inserts an in_progress row, or takes over an expired or abandoned
+// one, in one statement so concurrent requests cannot both win.
+func reserve(ctx context.Context, db bun.IDB, scope, key, method, path string, hash []byte,
+	now time.Time, opts Options) (bool, error) {
+	res, err := db.ExecContext(ctx, `
+INSERT INTO idempotency_keys AS k (scope, key, method, path, request_hash, state, created_at, expires_at)
+VALUES (?, ?, ?, ?, ?, 'in_progress', ?, ?)
+ON CONFLICT (scope, key) DO UPDATE SET
+    method = EXCLUDED.method, path = EXCLUDED.path, request_hash = EXCLUDED.request_hash,
+    state = 'in_progress', status = NULL, content_type = NULL, response_body = NULL,
+    created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+WHERE k.expires_at <= ? OR (k.state = 'in_progress' AND k.created_at <= ?)`,
+		scope, key, method, path, hash, now, now.Add(opts.TTL), now, now.Add(-opts.InProgressTimeout))
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// run executes the rest of the chain for a reserved key and records the
+// outcome: responses below 500 are stored for replay; server errors (and
+// panics) release the key so the client's retry can run.
+func run(c *fiber.Ctx, db *bun.DB, scope, key string, opts Options) (err error) {
+	// The request context may be cancelled when the client goes away; the
+	// bookkeeping must still happen.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), 10*time.Second)
+	defer cancel()
+	release := func() {
+		if _, derr := db.NewDelete().TableExpr("idempotency_keys").
+			Where("scope = ? AND key = ? AND state = ?", scope, key, stateInProgress).Exec(ctx); derr != nil {
+			opts.Logger.ErrorContext(ctx, "release idempotency key", "key", key, "error", derr)
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			release()
+			panic(r)
+		}
+	}()
+
+	if herr := c.Next(); herr != nil {
+		// Render the error now so the stored response is what the client sees.
+		if werr := c.App().ErrorHandler(c, herr); werr != nil {
+			release()
+			return werr
+		}
+	}
+	resp := c.Response()
+	status := resp.StatusCode()
+	if status >= fiber.StatusInternalServerError {
+		release()
+		return nil
+	}
+	_, uerr := db.NewUpdate().TableExpr("idempotency_keys").
+		Set("state = ?", stateDone).
+		Set("status = ?", status).
+		Set("content_type = ?", string(resp.Header.ContentType())).
+		Set("response_body = ?", resp.Body()).
+		Where("scope = ? AND key = ?", scope, key).
+		Exec(ctx)
+	if uerr != nil {
+		// Without a stored response a retry must be able to run again.
+		opts.Logger.ErrorContext(ctx, "store idempotent response", "key", key, "error", uerr)
+		release()
+	}
+	return nil
+}
+
+// DeleteExpired removes keys that expired before now; run it periodically
+// to keep the table small (expired keys are also replaced on reuse).
+func DeleteExpired(ctx context.Context, db bun.IDB, now time.Time) (int64, error) {
+	res, err := db.NewDelete().TableExpr("idempotency_keys").Where("expires_at <= ?", now).Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("delete expired idempotency keys: %w", err)
+	}
+	return res.RowsAffected()
+}

@@ -1,0 +1,361 @@
+package pgdb_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/acctsuite/acct/pkg/pgdb"
+	"github.com/acctsuite/acct/pkg/testkit"
+)
+
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
+
+func open(t *testing.T, url, schema string) *bun.DB {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	db, err := pgdb.Open(ctx, pgdb.Config{URL: url, Schema: schema, MaxConns: 5})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		cfg     pgdb.Config
+		wantErr string
+	}{
+		{"ok", pgdb.Config{URL: "postgres://u@h:5432/d?sslmode=disable", Schema: "auth", MaxConns: 1}, ""},
+		{"ok default schema", pgdb.Config{URL: "postgres://u@h/d", MaxConns: 20}, ""},
+		{"missing url", pgdb.Config{MaxConns: 1}, "DATABASE_URL is required"},
+		{"bad scheme", pgdb.Config{URL: "mysql://u@h/d", MaxConns: 1}, "DATABASE_URL"},
+		{"bad sslmode", pgdb.Config{URL: "postgres://u@h/d?sslmode=bogus", MaxConns: 1}, "DATABASE_URL"},
+		{"upper-case schema", pgdb.Config{URL: "postgres://u@h/d", Schema: "Auth", MaxConns: 1}, "DB_SCHEMA"},
+		{"injection schema", pgdb.Config{URL: "postgres://u@h/d", Schema: `a"; drop`, MaxConns: 1}, "DB_SCHEMA"},
+		{"digit first", pgdb.Config{URL: "postgres://u@h/d", Schema: "1a", MaxConns: 1}, "DB_SCHEMA"},
+		{"too long", pgdb.Config{URL: "postgres://u@h/d", Schema: strings.Repeat("a", 64), MaxConns: 1}, "DB_SCHEMA"},
+		{"zero conns", pgdb.Config{URL: "postgres://u@h/d", MaxConns: 0}, "DB_MAX_CONNS"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.cfg.Validate()
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Validate() = %v, want error containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestOpenUsesSchema(t *testing.T) {
+	ctx := context.Background()
+	url := testkit.NewDatabase(t)
+	a := open(t, url, "svc_a")
+	b := open(t, url, "svc_b")
+	for _, db := range []*bun.DB{a, b} {
+		if _, err := db.ExecContext(ctx, "CREATE TABLE things (id int PRIMARY KEY)"); err != nil {
+			t.Fatalf("create table: %v", err)
+		}
+	}
+	if _, err := a.ExecContext(ctx, "INSERT INTO things VALUES (1), (2)"); err != nil {
+		t.Fatalf("insert: %v", err)
+	}
+	var n int
+	if err := b.QueryRowContext(ctx, "SELECT count(*) FROM things").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("svc_b sees %d rows (%v), want 0", n, err)
+	}
+	if err := a.QueryRowContext(ctx, "SELECT count(*) FROM svc_a.things").Scan(&n); err != nil || n != 2 {
+		t.Fatalf("svc_a.things has %d rows (%v), want 2", n, err)
+	}
+	// Opening again with an existing schema is fine.
+	open(t, url, "svc_a")
+}
+
+func TestOpenFailsWithoutServer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := pgdb.Open(ctx, pgdb.Config{URL: "postgres://u@127.0.0.1:1/d?sslmode=disable", MaxConns: 1})
+	if err == nil {
+		t.Fatal("Open against a closed port succeeded")
+	}
+}
+
+func set(name string, files map[string]string) pgdb.MigrationSet {
+	fsys := fstest.MapFS{}
+	for k, v := range files {
+		fsys[k] = &fstest.MapFile{Data: []byte(v)}
+	}
+	return pgdb.MigrationSet{Name: name, FS: fsys}
+}
+
+func appliedNames(t *testing.T, db *bun.DB, set string) []string {
+	t.Helper()
+	var names []string
+	if err := db.NewSelect().TableExpr("bun_migrations_"+set).Column("name").Order("name").
+		Scan(context.Background(), &names); err != nil {
+		t.Fatalf("read applied migrations: %v", err)
+	}
+	return names
+}
+
+func TestMigrateIdempotentAndIncremental(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, testkit.NewDatabase(t), "svc")
+	files := map[string]string{
+		"20260101000001_accounts.up.sql":   "CREATE TABLE accounts (id int PRIMARY KEY);\nCREATE INDEX accounts_id ON accounts (id);",
+		"20260101000001_accounts.down.sql": "DROP TABLE accounts;",
+		"20260101000002_more.tx.up.sql":    "ALTER TABLE accounts ADD COLUMN name text;\n--bun:split\nINSERT INTO accounts VALUES (1, 'a');",
+		"README.md":                        "not a migration",
+	}
+	for i := 0; i < 2; i++ {
+		if err := pgdb.Migrate(ctx, db, set("svc", files)); err != nil {
+			t.Fatalf("migrate run %d: %v", i, err)
+		}
+	}
+	if got := appliedNames(t, db, "svc"); strings.Join(got, ",") != "20260101000001,20260101000002" {
+		t.Fatalf("applied = %v", got)
+	}
+	files["20260101000003_extra.up.sql"] = "INSERT INTO accounts VALUES (2, 'b');"
+	if err := pgdb.Migrate(ctx, db, set("svc", files)); err != nil {
+		t.Fatalf("incremental migrate: %v", err)
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM svc.accounts").Scan(&n); err != nil || n != 2 {
+		t.Fatalf("accounts rows = %d (%v), want 2 (each migration ran once)", n, err)
+	}
+}
+
+func TestMigrateSetsAreIndependent(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, testkit.NewDatabase(t), "svc")
+	a := set("outbox", map[string]string{"20260101000001_a.up.sql": "CREATE TABLE a (id int);"})
+	b := set("service", map[string]string{"20260101000001_b.up.sql": "CREATE TABLE b (id int);"})
+	if err := pgdb.Migrate(ctx, db, a, b); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	for _, s := range []string{"outbox", "service"} {
+		if got := appliedNames(t, db, s); len(got) != 1 {
+			t.Fatalf("set %s applied %v, want one migration with the same id as the other set", s, got)
+		}
+	}
+}
+
+func TestMigrateRejectsBadSets(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, testkit.NewDatabase(t), "svc")
+	tests := []struct {
+		name string
+		set  pgdb.MigrationSet
+	}{
+		{"bad name", set("Bad-Name", map[string]string{"20260101000001_a.up.sql": "SELECT 1"})},
+		{"nil fs", pgdb.MigrationSet{Name: "x"}},
+		{"empty fs", set("x", map[string]string{"notes.txt": "x"})},
+		{"bad file name", set("x", map[string]string{"abc_a.up.sql": "SELECT 1"})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := pgdb.Migrate(ctx, db, tt.set); err == nil {
+				t.Fatal("Migrate succeeded, want error")
+			}
+		})
+	}
+}
+
+func TestMigrateFailureStaysUnapplied(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, testkit.NewDatabase(t), "svc")
+	bad := set("svc", map[string]string{
+		"20260101000001_ok.up.sql":  "CREATE TABLE ok (id int);",
+		"20260101000002_bad.up.sql": "CREATE TABLE broken (id nosuchtype);",
+	})
+	if err := pgdb.Migrate(ctx, db, bad); err == nil {
+		t.Fatal("broken migration succeeded")
+	}
+	if got := appliedNames(t, db, "svc"); strings.Join(got, ",") != "20260101000001" {
+		t.Fatalf("applied after failure = %v, want only the first", got)
+	}
+	fixed := set("svc", map[string]string{
+		"20260101000001_ok.up.sql":  "CREATE TABLE ok (id int);",
+		"20260101000002_bad.up.sql": "CREATE TABLE broken (id int);",
+	})
+	// The failed run released its locks, so the fixed release proceeds.
+	if err := pgdb.Migrate(ctx, db, fixed); err != nil {
+		t.Fatalf("fixed migrate: %v", err)
+	}
+	if got := appliedNames(t, db, "svc"); len(got) != 2 {
+		t.Fatalf("applied = %v, want both", got)
+	}
+}
+
+func TestMigrateClearsStaleLock(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, testkit.NewDatabase(t), "svc")
+	s := set("svc", map[string]string{"20260101000001_a.up.sql": "CREATE TABLE a (id int);"})
+	if err := pgdb.Migrate(ctx, db, s); err != nil {
+		t.Fatal(err)
+	}
+	// A process that died between Lock and Unlock leaves this row behind.
+	if _, err := db.ExecContext(ctx,
+		`INSERT INTO bun_migration_locks_svc (table_name) VALUES ('bun_migrations_svc')`); err != nil {
+		t.Fatalf("plant stale lock: %v", err)
+	}
+	s.FS.(fstest.MapFS)["20260101000002_b.up.sql"] = &fstest.MapFile{Data: []byte("CREATE TABLE b (id int);")}
+	if err := pgdb.Migrate(ctx, db, s); err != nil {
+		t.Fatalf("migrate with stale lock: %v", err)
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM bun_migration_locks_svc").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("lock rows = %d (%v), want 0", n, err)
+	}
+}
+
+func TestMigrateConcurrentProcesses(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	url := testkit.NewDatabase(t)
+	files := map[string]string{
+		"20260101000001_a.up.sql": "CREATE TABLE a (id int PRIMARY KEY);",
+		// Not idempotent: running twice would fail with a duplicate key.
+		"20260101000002_b.up.sql": "INSERT INTO a VALUES (1);",
+	}
+	const procs = 4
+	dbs := make([]*bun.DB, procs)
+	for i := range dbs {
+		dbs[i] = open(t, url, "shared")
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, procs)
+	for i := range dbs {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			errs[i] = pgdb.Migrate(ctx, dbs[i], set("svc", files))
+		}(i)
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatalf("concurrent migrate: %v", err)
+	}
+	if got := appliedNames(t, dbs[0], "svc"); len(got) != 2 {
+		t.Fatalf("applied = %v", got)
+	}
+}
+
+func TestMigrateWaitHonoursContext(t *testing.T) {
+	url := testkit.NewDatabase(t)
+	holder := open(t, url, "svc")
+	ctx := context.Background()
+	conn, err := holder.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx,
+		"SELECT pg_advisory_lock(hashtextextended(current_schema() || ':' || 'pgdb.migrate.svc', 0))"); err != nil {
+		t.Fatalf("hold lock: %v", err)
+	}
+	waiter := open(t, url, "svc")
+	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	err = pgdb.Migrate(short, waiter, set("svc", map[string]string{"20260101000001_a.up.sql": "SELECT 1;"}))
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Migrate while locked = %v, want deadline exceeded", err)
+	}
+}
+
+func TestInTxAndErrors(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, testkit.NewDatabase(t), "svc")
+	if _, err := db.ExecContext(ctx, `CREATE TABLE u (id int PRIMARY KEY, p int REFERENCES u(id))`); err != nil {
+		t.Fatal(err)
+	}
+	errBoom := errors.New("boom")
+	err := pgdb.InTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO u VALUES (1, NULL)"); err != nil {
+			return err
+		}
+		return errBoom
+	})
+	if !errors.Is(err, errBoom) {
+		t.Fatalf("InTx = %v, want boom", err)
+	}
+	count := func() int {
+		var n int
+		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM u").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("rolled back tx left %d rows", n)
+	}
+	if err := pgdb.InTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+		_, err := tx.ExecContext(ctx, "INSERT INTO u VALUES (1, NULL)")
+		return err
+	}); err != nil {
+		t.Fatalf("InTx commit: %v", err)
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("committed tx left %d rows, want 1", n)
+	}
+
+	_, dupErr := db.ExecContext(ctx, "INSERT INTO u VALUES (1, NULL)")
+	_, fkErr := db.ExecContext(ctx, "INSERT INTO u VALUES (2, 99)")
+	tests := []struct {
+		name       string
+		err        error
+		unique, fk bool
+		constraint string
+	}{
+		{"duplicate", dupErr, true, false, "u_pkey"},
+		{"foreign key", fkErr, false, true, "u_p_fkey"},
+		{"wrapped duplicate", errors.Join(errors.New("ctx"), dupErr), true, false, "u_pkey"},
+		{"other", errBoom, false, false, ""},
+		{"nil", nil, false, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := pgdb.IsUniqueViolation(tt.err); got != tt.unique {
+				t.Errorf("IsUniqueViolation = %v, want %v", got, tt.unique)
+			}
+			if got := pgdb.IsForeignKeyViolation(tt.err); got != tt.fk {
+				t.Errorf("IsForeignKeyViolation = %v, want %v", got, tt.fk)
+			}
+			if got := pgdb.Constraint(tt.err); got != tt.constraint {
+				t.Errorf("Constraint = %q, want %q", got, tt.constraint)
+			}
+			if pgdb.IsRetryable(tt.err) {
+				t.Errorf("IsRetryable = true")
+			}
+		})
+	}
+}
+
+func TestReadyCheck(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, testkit.NewDatabase(t), "")
+	check := pgdb.ReadyCheck(db)
+	if err := check(ctx); err != nil {
+		t.Fatalf("ready: %v", err)
+	}
+	db.Close()
+	if err := check(ctx); err == nil {
+		t.Fatal("ready after close = nil, want error")
+	}
+}

@@ -1,0 +1,111 @@
+// Package config is the auth-tokens configuration, read from the
+// environment (see docs/internals.md for every variable).
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	pkgconfig "github.com/acctsuite/acct/pkg/config"
+	"github.com/acctsuite/acct/pkg/pgdb"
+	"github.com/acctsuite/acct/pkg/telemetry"
+	"github.com/acctsuite/acct/services/auth-tokens/internal/domain"
+	"github.com/acctsuite/acct/services/auth-tokens/internal/signing"
+)
+
+// ServiceName names the service in logs, traces and metrics.
+const ServiceName = "auth-tokens"
+
+// DefaultSchema is the service's PostgreSQL schema.
+const DefaultSchema = "auth"
+
+// Config is the whole service configuration.
+type Config struct {
+	pkgconfig.HTTP
+	pkgconfig.Log
+	pkgconfig.Kafka
+	DB        pgdb.Config
+	Telemetry telemetry.Config
+
+	PageCursorSecret string `env:"PAGE_CURSOR_SECRET"`
+
+	SigningKeyEncryptionKey     string        `env:"SIGNING_KEY_ENCRYPTION_KEY"`
+	SigningKeyEncryptionKeyFile string        `env:"SIGNING_KEY_ENCRYPTION_KEY_FILE"`
+	SigningKeyRotation          time.Duration `env:"SIGNING_KEY_ROTATION" envDefault:"720h"`
+
+	TokenIssuer             string `env:"TOKEN_ISSUER" envDefault:"acct-auth-tokens"`
+	BusinessTokenMaxSeconds int    `env:"BUSINESS_TOKEN_MAX_SECONDS" envDefault:"86400"`
+
+	BootstrapClientID     string `env:"BOOTSTRAP_CLIENT_ID"`
+	BootstrapClientSecret string `env:"BOOTSTRAP_CLIENT_SECRET"`
+	BootstrapClientName   string `env:"BOOTSTRAP_CLIENT_NAME"`
+
+	encryptionKey []byte
+}
+
+// Load reads and validates the configuration from the environment.
+func Load() (Config, error) {
+	var c Config
+	if err := pkgconfig.Load(&c); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// Validate checks the settings and resolves the signing key encryption key
+// (inline or from the mounted file); a missing or short key is an error.
+func (c *Config) Validate() error {
+	if c.DB.Schema == "" {
+		c.DB.Schema = DefaultSchema
+	}
+	if c.Telemetry.ServiceName == "" {
+		c.Telemetry.ServiceName = ServiceName
+	}
+	if c.BootstrapClientName == "" && c.BootstrapClientID != "" {
+		c.BootstrapClientName = c.BootstrapClientID
+	}
+	var errs []error
+	raw := c.SigningKeyEncryptionKey
+	switch {
+	case raw != "" && c.SigningKeyEncryptionKeyFile != "":
+		errs = append(errs, errors.New("set SIGNING_KEY_ENCRYPTION_KEY or SIGNING_KEY_ENCRYPTION_KEY_FILE, not both"))
+	case c.SigningKeyEncryptionKeyFile != "":
+		b, err := os.ReadFile(c.SigningKeyEncryptionKeyFile)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("SIGNING_KEY_ENCRYPTION_KEY_FILE: %w", err))
+		}
+		raw = string(b)
+	case raw == "":
+		errs = append(errs, errors.New("SIGNING_KEY_ENCRYPTION_KEY (base64 of 32 bytes) or SIGNING_KEY_ENCRYPTION_KEY_FILE is required"))
+	}
+	if raw != "" {
+		k, err := signing.ParseEncryptionKey(raw)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("SIGNING_KEY_ENCRYPTION_KEY: %w", err))
+		}
+		c.encryptionKey = k
+	}
+	if c.SigningKeyRotation < time.Hour {
+		errs = append(errs, fmt.Errorf("SIGNING_KEY_ROTATION must be at least 1h, got %s", c.SigningKeyRotation))
+	}
+	if c.TokenIssuer == "" {
+		errs = append(errs, errors.New("TOKEN_ISSUER must not be empty"))
+	}
+	if c.BusinessTokenMaxSeconds < 60 || c.BusinessTokenMaxSeconds > 30*24*3600 {
+		errs = append(errs, fmt.Errorf("BUSINESS_TOKEN_MAX_SECONDS must be between 60 and 2592000, got %d", c.BusinessTokenMaxSeconds))
+	}
+	if c.BootstrapClientID != "" || c.BootstrapClientSecret != "" {
+		if !domain.ValidClientID(c.BootstrapClientID) {
+			errs = append(errs, errors.New("BOOTSTRAP_CLIENT_ID must be 1 to 64 characters of A-Z a-z 0-9 . _ -"))
+		}
+		if c.BootstrapClientSecret == "" {
+			errs = append(errs, errors.New("BOOTSTRAP_CLIENT_SECRET is required with BOOTSTRAP_CLIENT_ID"))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// EncryptionKey is the resolved 32-byte signing key encryption key.
+func (c Config) EncryptionKey() []byte { return c.encryptionKey }

@@ -1,0 +1,62 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func valid() Config {
+	return Config{
+		BodyLimit: 1 << 20, JWKSURL: "http://127.0.0.1:8081/.well-known/jwks.json",
+		Upstreams:       Upstreams{AuthTokens: "http://127.0.0.1:8081"},
+		UpstreamTimeout: time.Second, UpstreamMaxConns: 10, OpenAPIRefresh: time.Second,
+		RateLimitRPS: 1, RateLimitBurst: 1, RateLimitMaxClients: 1,
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		mutate  func(*Config)
+		wantErr string
+	}{
+		{"valid", func(*Config) {}, ""},
+		{"body limit", func(c *Config) { c.BodyLimit = 0 }, "BODY_LIMIT_BYTES"},
+		{"rps", func(c *Config) { c.RateLimitRPS = 0 }, "RATE_LIMIT_RPS"},
+		{"burst", func(c *Config) { c.RateLimitBurst = 0 }, "RATE_LIMIT_BURST"},
+		{"jwks", func(c *Config) { c.JWKSURL = "ftp://x" }, "JWKS_URL"},
+		{"upstream", func(c *Config) { c.Upstreams.AuthTokens = "" }, "upstream auth-tokens"},
+		{"timeouts", func(c *Config) { c.UpstreamTimeout = 0 }, "UPSTREAM_TIMEOUT"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := valid()
+			tt.mutate(&c)
+			err := c.Validate()
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("Validate() = %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Validate() = %v, want mention of %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestLoadDefaults(t *testing.T) {
+	t.Setenv("CORS_ALLOWED_ORIGINS", "https://a.example,https://b.example")
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.BodyLimit != 33554432 || c.RateLimitRPS != 200 || c.RateLimitBurst != 400 || c.Addr != ":8080" {
+		t.Fatalf("defaults: %+v", c)
+	}
+	if c.Upstreams.AuthTokens != "http://127.0.0.1:8081" || len(c.CORSAllowedOrigins) != 2 {
+		t.Fatalf("upstreams/cors: %+v", c)
+	}
+}

@@ -1,0 +1,173 @@
+// Package routes is the gateway's routing table: the single source of truth
+// for which public paths exist, which service owns them, and which
+// authentication and tenancy rules guard them. Adding a service means adding
+// rows here (and its UPSTREAM_<SERVICE>_URL); the gateway's wiring and its
+// table-driven tests pick the rows up automatically.
+package routes
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Upstream service names. Each has an UPSTREAM_<NAME>_URL variable.
+const (
+	AuthTokens = "auth-tokens"
+)
+
+// BusinessParam is the path parameter that carries the business id on
+// business-scoped routes.
+const BusinessParam = "businessId"
+
+// Auth says whether a route needs a bearer token.
+type Auth int
+
+const (
+	// Public routes are reachable without a token (rate limited per IP).
+	Public Auth = iota
+	// Token routes need a valid bearer token (rate limited per client).
+	Token
+)
+
+func (a Auth) String() string {
+	if a == Public {
+		return "public"
+	}
+	return "token"
+}
+
+// Tenancy is a set of tenancy rules; rules combine with |.
+type Tenancy uint8
+
+const (
+	// TenancyNone: any authenticated identity may call the route.
+	TenancyNone Tenancy = 0
+	// PlatformOnly: business-scoped tokens get 403 Forbidden.
+	PlatformOnly Tenancy = 1 << iota
+	// Business: the :businessId path parameter must be a business the
+	// identity may see (owned by the platform client, or the business
+	// token's own business); otherwise 404.
+	Business
+)
+
+// Has reports whether all rules of r are in t.
+func (t Tenancy) Has(r Tenancy) bool { return r != 0 && t&r == r }
+
+func (t Tenancy) String() string {
+	var parts []string
+	if t.Has(Business) {
+		parts = append(parts, "business")
+	}
+	if t.Has(PlatformOnly) {
+		parts = append(parts, "platform-only")
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, "+")
+}
+
+// Route is one row of the table.
+type Route struct {
+	Methods  []string // HTTP methods; GET implies HEAD
+	Path     string   // fiber-style pattern, e.g. /v1/businesses/:businessId
+	Upstream string   // service name, a key of the upstream URL map
+	Auth     Auth
+	Tenancy  Tenancy
+}
+
+// Table is the gateway's routing table. Order matters only for readability:
+// fiber matches static segments and parameters independently of order here.
+var Table = []Route{
+	{Methods: []string{http.MethodPost}, Path: "/oauth2/token", Upstream: AuthTokens, Auth: Public},
+	{Methods: []string{http.MethodGet}, Path: "/.well-known/jwks.json", Upstream: AuthTokens, Auth: Public},
+	{Methods: []string{http.MethodGet}, Path: "/whoami", Upstream: AuthTokens, Auth: Token},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses", Upstream: AuthTokens, Auth: Token},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses", Upstream: AuthTokens, Auth: Token, Tenancy: PlatformOnly},
+	{Methods: []string{http.MethodGet, http.MethodPatch}, Path: "/v1/businesses/:businessId", Upstream: AuthTokens, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/auth-token", Upstream: AuthTokens, Auth: Token, Tenancy: Business | PlatformOnly},
+}
+
+// Upstreams lists the distinct upstream names used by the table, in order of
+// first appearance.
+func Upstreams(table []Route) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range table {
+		if !seen[r.Upstream] {
+			seen[r.Upstream] = true
+			out = append(out, r.Upstream)
+		}
+	}
+	return out
+}
+
+// Paths maps each distinct path pattern to the methods it accepts (with HEAD
+// added where GET is), in table order. The gateway answers 405 with an Allow
+// header for any other method on these paths.
+func Paths(table []Route) (order []string, allowed map[string][]string) {
+	allowed = map[string][]string{}
+	for _, r := range table {
+		if _, ok := allowed[r.Path]; !ok {
+			order = append(order, r.Path)
+		}
+		for _, m := range Methods(r) {
+			if !contains(allowed[r.Path], m) {
+				allowed[r.Path] = append(allowed[r.Path], m)
+			}
+		}
+	}
+	return order, allowed
+}
+
+// Methods returns the methods a route is registered for: its own plus HEAD
+// for GET routes.
+func Methods(r Route) []string {
+	out := append([]string(nil), r.Methods...)
+	if contains(out, http.MethodGet) && !contains(out, http.MethodHead) {
+		out = append(out, http.MethodHead)
+	}
+	return out
+}
+
+// Concrete fills a pattern's :params with values (param name → value), for
+// tests and documentation.
+func Concrete(pattern string, values map[string]string) string {
+	segs := strings.Split(pattern, "/")
+	for i, s := range segs {
+		if strings.HasPrefix(s, ":") {
+			if v, ok := values[strings.TrimPrefix(s, ":")]; ok {
+				segs[i] = v
+			}
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Validate checks the table's internal consistency: every rule needs a token,
+// business tenancy needs the :businessId parameter, every row names methods
+// and an upstream.
+func Validate(table []Route) error {
+	for _, r := range table {
+		if len(r.Methods) == 0 || r.Path == "" || r.Upstream == "" {
+			return fmt.Errorf("route %q: methods, path and upstream are required", r.Path)
+		}
+		if r.Auth == Public && r.Tenancy != TenancyNone {
+			return fmt.Errorf("route %q: tenancy rules need token auth", r.Path)
+		}
+		if r.Tenancy.Has(Business) && !strings.Contains(r.Path, "/:"+BusinessParam) {
+			return fmt.Errorf("route %q: business tenancy needs the :%s parameter", r.Path, BusinessParam)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+package service
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/acctsuite/acct/pkg/authn"
+	"github.com/acctsuite/acct/pkg/testkit"
+
+	"github.com/acctsuite/acct/services/gateway/internal/config"
+)
+
+// fakeAuthTokens stands in for auth-tokens: it answers the owner lookups
+// from owners, serves a small OpenAPI document, and echoes every other
+// request while remembering what it received.
+type fakeAuthTokens struct {
+	*httptest.Server
+	owners map[uuid.UUID]string
+
+	mu   sync.Mutex
+	last map[string]*http.Request // "METHOD path" → last request seen
+}
+
+func newFakeAuthTokens(t testing.TB, owners map[uuid.UUID]string) *fakeAuthTokens {
+	f := &fakeAuthTokens{owners: owners, last: map[string]*http.Request{}}
+	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.Close)
+	return f
+}
+
+const fakeDoc = `{"openapi":"3.0.3","info":{"title":"auth-tokens","version":"1"},"paths":{"/whoami":{"get":{"responses":{"200":{"description":"ok"}}}}}}`
+
+func (f *fakeAuthTokens) serve(w http.ResponseWriter, r *http.Request) {
+	if id, ok := strings.CutPrefix(r.URL.Path, "/internal/v1/businesses/"); ok {
+		bid, err := uuid.Parse(strings.TrimSuffix(id, "/owner"))
+		owner, found := f.owners[bid]
+		if err != nil || !found {
+			http.NotFound(w, r)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(map[string]string{"client_id": owner})
+		return
+	}
+	if r.URL.Path == "/openapi.json" {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, fakeDoc)
+		return
+	}
+	_, _ = io.Copy(io.Discard, r.Body)
+	f.mu.Lock()
+	f.last[r.Method+" "+r.URL.Path] = r
+	f.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, `{"data":{"upstream":"auth-tokens"}}`)
+}
+
+// seen returns the last request the fake received for method and path.
+func (f *fakeAuthTokens) seen(method, path string) *http.Request {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.last[method+" "+path]
+}
+
+// issuer signs tokens and serves their JWKS.
+type issuer struct {
+	signer *authn.Signer
+	jwks   *httptest.Server
+}
+
+func newIssuer(t testing.TB) *issuer {
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := authn.NewSigner(authn.DefaultIssuer, "k1", priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := json.Marshal(authn.JWKS{Keys: []authn.JWK{authn.PublicJWK("k1", pub)}})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	return &issuer{signer: s, jwks: srv}
+}
+
+func (is *issuer) platform(t testing.TB, client string) string {
+	return is.token(t, is.signer, authn.Identity{ClientID: client, ClientName: client + " name", Scope: authn.ScopePlatform}, time.Hour)
+}
+
+func (is *issuer) business(t testing.TB, client string, bid uuid.UUID) string {
+	return is.token(t, is.signer, authn.Identity{ClientID: client, Scope: authn.ScopeBusiness, BusinessID: bid}, time.Hour)
+}
+
+func (is *issuer) expired(t testing.TB, client string) string {
+	past := is.signer.WithClock(func() time.Time { return time.Now().Add(-2 * time.Hour) })
+	return is.token(t, past, authn.Identity{ClientID: client, Scope: authn.ScopePlatform}, time.Minute)
+}
+
+func (is *issuer) token(t testing.TB, s *authn.Signer, id authn.Identity, ttl time.Duration) string {
+	tok, _, err := s.Issue(id, ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// testConfig is a valid configuration pointing at the fakes.
+func testConfig(jwksURL, upstream string) config.Config {
+	return config.Config{
+		Addr: "127.0.0.1:0", BodyLimit: 1 << 20, ShutdownTimeout: time.Second,
+		JWKSURL:         jwksURL,
+		Upstreams:       config.Upstreams{AuthTokens: upstream},
+		UpstreamTimeout: 10 * time.Second, UpstreamMaxConns: 64, OpenAPIRefresh: time.Minute,
+		RateLimitRPS: 10000, RateLimitBurst: 10000, RateLimitMaxClients: 1000,
+	}
+}
+
+// startGateway builds the service and serves it on a real listener.
+func startGateway(t testing.TB, cfg config.Config) (*Service, string) {
+	t.Helper()
+	svc, err := New(t.Context(), cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Close() })
+	// Like a load balancer waiting for /readyz: requests start once the
+	// signing keys are loaded (ignored when a test makes them unreachable).
+	_ = svc.jwksReady(t.Context())
+	return svc, testkit.Serve(t, svc.App())
+}
+
+// call sends one request and returns status, headers and body.
+func call(t testing.TB, method, url, token string, body io.Reader, headers map[string]string) (int, http.Header, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, data
+}

@@ -1,0 +1,369 @@
+package chartcheck
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+const (
+	repoRoot = "../.."
+	chartDir = repoRoot + "/charts/acct"
+)
+
+var (
+	helmOnce sync.Once
+	helmBin  Helm
+	helmErr  error
+)
+
+// helm returns the shared helm binary, building it once per test process if needed.
+func helm(t *testing.T) Helm {
+	t.Helper()
+	helmOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+		defer cancel()
+		helmBin, helmErr = FindHelm(ctx, filepath.Join(repoRoot, ".cache", "bin"), t.Logf)
+	})
+	if helmErr != nil {
+		t.Fatalf("helm unavailable: %v", helmErr)
+	}
+	return helmBin
+}
+
+func render(t *testing.T, valueFiles ...string) []Object {
+	t.Helper()
+	out, err := helm(t).Template(context.Background(), chartDir, valueFiles...)
+	if err != nil {
+		t.Fatalf("helm template: %v", err)
+	}
+	objs, err := Decode(out)
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	return objs
+}
+
+func kinds(objs []Object) map[string]int {
+	n := map[string]int{}
+	for _, o := range objs {
+		n[o.GVK.Kind]++
+	}
+	return n
+}
+
+// TestChartValueSets lints and renders the chart for the default values and every ci/*.yaml set,
+// decodes each object strictly, applies the policies and checks what each set must render.
+func TestChartValueSets(t *testing.T) {
+	sets, err := filepath.Glob(filepath.Join(chartDir, "ci", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sets) < 3 {
+		t.Fatalf("want at least 3 value sets in charts/acct/ci, found %d", len(sets))
+	}
+	want := map[string]map[string]int{
+		"default": {"Deployment": 2, "Service": 2, "ServiceAccount": 2, "PodDisruptionBudget": 2,
+			"NetworkPolicy": 2, "Job": 1, "Secret": 1, "Ingress": 0, "HorizontalPodAutoscaler": 0},
+		"minimal-external": {"Deployment": 2, "Ingress": 1, "Secret": 1, "Job": 1, "Kafka": 0, "Cluster": 0},
+		"bundled": {"Kafka": 1, "KafkaNodePool": 1, "KafkaTopic": 2, "Cluster": 1, "HTTPRoute": 1,
+			"Ingress": 0, "Job": 1, "Secret": 1},
+		"autoscaling-keda-servicemonitor": {"HorizontalPodAutoscaler": 1, "ScaledObject": 1,
+			"ServiceMonitor": 2, "Secret": 0, "Job": 1},
+	}
+	cases := []string{"default"}
+	for _, s := range sets {
+		cases = append(cases, strings.TrimSuffix(filepath.Base(s), ".yaml"))
+	}
+	for _, name := range cases {
+		t.Run(name, func(t *testing.T) {
+			var files []string
+			if name != "default" {
+				files = []string{filepath.Join(chartDir, "ci", name+".yaml")}
+			}
+			if err := helm(t).Lint(context.Background(), chartDir, files...); err != nil {
+				t.Fatalf("helm lint: %v", err)
+			}
+			objs := render(t, files...)
+			if err := Check(objs); err != nil {
+				t.Fatalf("policy violations:\n%v", err)
+			}
+			got := kinds(objs)
+			exp, ok := want[name]
+			if !ok {
+				t.Fatalf("value set %s has no expectations in this test: add them", name)
+			}
+			for kind, n := range exp {
+				if got[kind] != n {
+					t.Errorf("%s: want %d, rendered %d (all: %v)", kind, n, got[kind], got)
+				}
+			}
+		})
+	}
+}
+
+// TestChartWiring checks the values that connect the services: upstream URLs, JWKS, brokers and
+// the database secret.
+func TestChartWiring(t *testing.T) {
+	objs := render(t, filepath.Join(chartDir, "ci", "bundled.yaml"))
+	env := map[string]map[string]corev1.EnvVar{}
+	for _, o := range objs {
+		if d, ok := o.Typed.(*appsv1.Deployment); ok {
+			m := map[string]corev1.EnvVar{}
+			for _, e := range d.Spec.Template.Spec.Containers[0].Env {
+				m[e.Name] = e
+			}
+			env[d.Labels[labelName]] = m
+		}
+	}
+	tests := []struct {
+		service, name, value, secret, key string
+	}{
+		{service: "gateway", name: "UPSTREAM_AUTH_TOKENS_URL", value: "http://acct-auth-tokens"},
+		{service: "gateway", name: "JWKS_URL", value: "http://acct-auth-tokens/.well-known/jwks.json"},
+		{service: "gateway", name: "BODY_LIMIT_BYTES", value: "33554432"},
+		{service: "gateway", name: "SHUTDOWN_TIMEOUT", value: "20s"},
+		{service: "auth-tokens", name: "KAFKA_BROKERS", value: "acct-kafka-kafka-bootstrap:9092"},
+		{service: "auth-tokens", name: "DB_SCHEMA", value: "auth"},
+		{service: "auth-tokens", name: "MIGRATE_ON_START", value: "false"},
+		{service: "auth-tokens", name: "LOG_LEVEL", value: "debug"},
+		{service: "auth-tokens", name: "DATABASE_URL", secret: "acct-pg-app", key: "uri"},
+		{service: "auth-tokens", name: "SIGNING_KEY_ENCRYPTION_KEY", secret: "acct-auth-tokens", key: "SIGNING_KEY_ENCRYPTION_KEY"},
+		{service: "auth-tokens", name: "BOOTSTRAP_CLIENT_SECRET", secret: "acct-auth-tokens", key: "BOOTSTRAP_CLIENT_SECRET"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.service+"/"+tc.name, func(t *testing.T) {
+			e, ok := env[tc.service][tc.name]
+			if !ok {
+				t.Fatalf("%s not set", tc.name)
+			}
+			if tc.secret == "" {
+				if e.Value != tc.value {
+					t.Fatalf("value %q, want %q", e.Value, tc.value)
+				}
+				return
+			}
+			ref := e.ValueFrom
+			if ref == nil || ref.SecretKeyRef == nil || ref.SecretKeyRef.Name != tc.secret || ref.SecretKeyRef.Key != tc.key {
+				t.Fatalf("valueFrom %+v, want secret %s key %s", ref, tc.secret, tc.key)
+			}
+		})
+	}
+	for _, o := range objs {
+		if s, ok := o.Typed.(*corev1.Secret); ok {
+			if len(s.Data["SIGNING_KEY_ENCRYPTION_KEY"]) != 44 {
+				t.Errorf("SIGNING_KEY_ENCRYPTION_KEY must be base64 of 32 bytes, got %d chars", len(s.Data["SIGNING_KEY_ENCRYPTION_KEY"]))
+			}
+			if string(s.Data["BOOTSTRAP_CLIENT_ID"]) != "platform-admin" {
+				t.Errorf("BOOTSTRAP_CLIENT_ID %q, want the configured id", s.Data["BOOTSTRAP_CLIENT_ID"])
+			}
+		}
+		if j, ok := o.Typed.(*batchv1.Job); ok && j.Annotations["helm.sh/hook"] != "post-install,pre-upgrade" {
+			t.Errorf("with a bundled CNPG cluster the migration hook must run post-install, got %q", j.Annotations["helm.sh/hook"])
+		}
+	}
+}
+
+// TestChartRejectsBadValues feeds invalid values: values.schema.json or the templates must refuse them.
+func TestChartRejectsBadValues(t *testing.T) {
+	tests := []struct {
+		name, values, wantErr string
+	}{
+		{"unknown log level", "global: {logLevel: verbose}", "logLevel"},
+		{"unknown top-level key", "gatewayy: {}", "gatewayy"},
+		{"unknown service field", "services: {gateway: {replicas: 3}}", "replicas"},
+		{"replicaCount type", "services: {gateway: {replicaCount: two}}", "replicaCount"},
+		{"service missing from catalog", "services: {ledger: {enabled: true, image: {}, replicaCount: 1, resources: {requests: {}, limits: {}}, autoscaling: {enabled: false, minReplicas: 1, maxReplicas: 1, targetCPUUtilizationPercentage: 50}, pdb: {enabled: true}}}", "unknown service"},
+		{"no database source", "postgresql: {external: {auth-tokens: {url: '', existingSecret: ''}}}", "postgresql.external.auth-tokens"},
+		{"database url scheme", "postgresql: {external: {auth-tokens: {url: 'mysql://x', existingSecret: ''}}}", "url"},
+		{"kafka lag without topic", "keda: {enabled: true}\nservices: {auth-tokens: {autoscaling: {enabled: true, kafkaLag: {enabled: true}}}}", "topic and consumerGroup"},
+		{"httpRoute without parentRefs", "gatewayAPI: {httpRoute: {enabled: true}}", "parentRefs"},
+		{"pull policy enum", "global: {image: {pullPolicy: Sometimes}}", "pullPolicy"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "values.yaml")
+			if err := os.WriteFile(f, []byte(tc.values), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := helm(t).Template(context.Background(), chartDir, f)
+			if err == nil {
+				t.Fatalf("helm template accepted %q", tc.values)
+			}
+			if !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("error does not mention %q:\n%v", tc.wantErr, err)
+			}
+		})
+	}
+}
+
+// TestCheckRejectsBrokenPolicies breaks one policy at a time in a compliant rendering and expects
+// Check to name the violation.
+func TestCheckRejectsBrokenPolicies(t *testing.T) {
+	out, err := helm(t).Template(context.Background(), chartDir, filepath.Join(chartDir, "ci", "minimal-external.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := func(t *testing.T) []Object {
+		objs, err := Decode(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return objs
+	}
+	if err := Check(good(t)); err != nil {
+		t.Fatalf("baseline must pass: %v", err)
+	}
+	deployment := func(objs []Object, name string) *appsv1.Deployment {
+		for _, o := range objs {
+			if d, ok := o.Typed.(*appsv1.Deployment); ok && d.Labels[labelName] == name {
+				return d
+			}
+		}
+		t.Fatalf("no Deployment for %s", name)
+		return nil
+	}
+	without := func(objs []Object, kind, service string) []Object {
+		var kept []Object
+		for _, o := range objs {
+			if o.GVK.Kind == kind && o.Labels[labelName] == service {
+				continue
+			}
+			kept = append(kept, o)
+		}
+		return kept
+	}
+	f := false
+	tr := true
+	root := int64(0)
+	tests := []struct {
+		name    string
+		mutate  func([]Object) []Object
+		wantErr string
+	}{
+		{"no liveness probe", func(o []Object) []Object {
+			deployment(o, "gateway").Spec.Template.Spec.Containers[0].LivenessProbe = nil
+			return o
+		}, "liveness probe must GET /healthz"},
+		{"readiness on wrong path", func(o []Object) []Object {
+			deployment(o, "auth-tokens").Spec.Template.Spec.Containers[0].ReadinessProbe.HTTPGet.Path = "/healthz"
+			return o
+		}, "readiness probe must GET /readyz"},
+		{"runs as root", func(o []Object) []Object {
+			d := deployment(o, "gateway")
+			d.Spec.Template.Spec.Containers[0].SecurityContext.RunAsNonRoot = &f
+			d.Spec.Template.Spec.Containers[0].SecurityContext.RunAsUser = &root
+			return o
+		}, "runAsNonRoot must be true"},
+		{"writable root filesystem", func(o []Object) []Object {
+			deployment(o, "gateway").Spec.Template.Spec.Containers[0].SecurityContext.ReadOnlyRootFilesystem = &f
+			return o
+		}, "readOnlyRootFilesystem"},
+		{"privilege escalation", func(o []Object) []Object {
+			deployment(o, "gateway").Spec.Template.Spec.Containers[0].SecurityContext.AllowPrivilegeEscalation = &tr
+			return o
+		}, "allowPrivilegeEscalation"},
+		{"capabilities kept", func(o []Object) []Object {
+			deployment(o, "gateway").Spec.Template.Spec.Containers[0].SecurityContext.Capabilities.Drop = nil
+			return o
+		}, "drop ALL"},
+		{"no seccomp", func(o []Object) []Object {
+			d := deployment(o, "gateway")
+			d.Spec.Template.Spec.Containers[0].SecurityContext.SeccompProfile = nil
+			d.Spec.Template.Spec.SecurityContext.SeccompProfile = nil
+			return o
+		}, "seccompProfile"},
+		{"no memory limit", func(o []Object) []Object {
+			delete(deployment(o, "auth-tokens").Spec.Template.Spec.Containers[0].Resources.Limits, corev1.ResourceMemory)
+			return o
+		}, "resources.limits.memory"},
+		{"zero cpu request", func(o []Object) []Object {
+			deployment(o, "auth-tokens").Spec.Template.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("0")
+			return o
+		}, "resources.requests.cpu"},
+		{"grace shorter than drain", func(o []Object) []Object {
+			g := int64(10)
+			deployment(o, "gateway").Spec.Template.Spec.TerminationGracePeriodSeconds = &g
+			return o
+		}, "must exceed SHUTDOWN_TIMEOUT"},
+		{"token automounted", func(o []Object) []Object {
+			deployment(o, "gateway").Spec.Template.Spec.AutomountServiceAccountToken = nil
+			return o
+		}, "automountServiceAccountToken"},
+		{"missing PDB", func(o []Object) []Object { return without(o, "PodDisruptionBudget", "auth-tokens") }, "no PodDisruptionBudget"},
+		{"missing NetworkPolicy", func(o []Object) []Object { return without(o, "NetworkPolicy", "gateway") }, "no NetworkPolicy"},
+		{"missing Service", func(o []Object) []Object { return without(o, "Service", "auth-tokens") }, "no Service selects"},
+		{"missing ServiceAccount", func(o []Object) []Object { return without(o, "ServiceAccount", "gateway") }, "ServiceAccount"},
+		{"missing migration Job", func(o []Object) []Object { return without(o, "Job", "auth-tokens") }, "no migration Job"},
+		{"internal service open to all", func(o []Object) []Object {
+			for _, x := range o {
+				if np, ok := x.Typed.(*networkingv1.NetworkPolicy); ok && np.Labels[labelName] == "auth-tokens" {
+					np.Spec.Ingress = append(np.Spec.Ingress, networkingv1.NetworkPolicyIngressRule{})
+				}
+			}
+			return o
+		}, "allows ingress from anywhere"},
+		{"ingress to an internal service", func(o []Object) []Object {
+			for _, x := range o {
+				if ing, ok := x.Typed.(*networkingv1.Ingress); ok {
+					ing.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Name = "acct-auth-tokens"
+				}
+			}
+			return o
+		}, "is not the gateway Service"},
+		{"job without hook", func(o []Object) []Object {
+			for _, x := range o {
+				if j, ok := x.Typed.(*batchv1.Job); ok {
+					delete(j.Annotations, "helm.sh/hook")
+				}
+			}
+			return o
+		}, "helm.sh/hook must include"},
+		{"migrations on start", func(o []Object) []Object {
+			env := deployment(o, "auth-tokens").Spec.Template.Spec.Containers[0].Env
+			for i := range env {
+				if env[i].Name == "MIGRATE_ON_START" {
+					env[i].Value = "true"
+				}
+			}
+			return o
+		}, "MIGRATE_ON_START must be false"},
+		{"autoscaler targets a missing Deployment", func(o []Object) []Object {
+			hpa := &autoscalingv2.HorizontalPodAutoscaler{}
+			hpa.Name = "stray"
+			hpa.Spec.ScaleTargetRef.Name = "acct-missing"
+			return append(o, Object{GVK: autoscalingv2.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler"), Name: "stray", Typed: hpa})
+		}, `scale target Deployment "acct-missing" not rendered`},
+		{"pdb selects nothing", func(o []Object) []Object {
+			for _, x := range o {
+				if p, ok := x.Typed.(*policyv1.PodDisruptionBudget); ok && p.Labels[labelName] == "gateway" {
+					p.Spec.Selector.MatchLabels = map[string]string{labelName: "other"}
+				}
+			}
+			return o
+		}, "no PodDisruptionBudget"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Check(tc.mutate(good(t)))
+			if err == nil {
+				t.Fatal("Check accepted the broken manifests")
+			}
+			if !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("error does not mention %q:\n%v", tc.wantErr, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,247 @@
+// Command bench is `make bench`: it starts the suite (as `make run` does, on
+// free ports and a throw-away data folder) and measures the gateway's
+// overhead on GET /whoami: requests/s, p50 and p99 through the gateway
+// versus directly on auth-tokens, plus a bare Fiber JSON endpoint as the
+// machine's ceiling. Every figure is reported as a ratio to a baseline
+// measured in the same run, because shared machines are noisy.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
+
+	"github.com/acctsuite/acct/tools/internal/stack"
+)
+
+func main() {
+	root := flag.String("root", ".", "repository root")
+	dur := flag.Duration("duration", 8*time.Second, "length of each measured run")
+	conns := flag.Int("connections", 32, "concurrent connections")
+	rounds := flag.Int("rounds", 2, "alternating rounds per target (best round is kept)")
+	bare := flag.String("serve-bare", "", "internal: serve the bare Fiber endpoint on this address")
+	flag.Parse()
+	if *bare != "" {
+		serveBare(*bare)
+		return
+	}
+	if err := run(*root, *dur, *conns, *rounds); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// serveBare is the machine's ceiling: a Fiber app answering a small JSON
+// document, with no middleware, in its own process like the services.
+func serveBare(addr string) {
+	app := fiber.New(fiber.Config{DisableStartupMessage: true})
+	app.Get("/whoami", func(c *fiber.Ctx) error {
+		return c.JSON(fiber.Map{"data": fiber.Map{"type": "whoami", "clientName": "bench", "clientId": "bench"}})
+	})
+	go func() {
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, syscall.SIGTERM, os.Interrupt)
+		<-ch
+		_ = app.Shutdown()
+	}()
+	if err := app.Listen(addr); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+type result struct {
+	name          string
+	requests      int64
+	errors        int64
+	rps           float64
+	p50, p90, p99 time.Duration
+}
+
+func run(root string, dur time.Duration, conns, rounds int) error {
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	dataDir, err := os.MkdirTemp("", "acct-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dataDir)
+	logFile, err := os.Create(filepath.Join(os.TempDir(), "acct-bench.log"))
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	fmt.Printf("starting the suite (logs: %s)...\n", logFile.Name())
+	st, err := stack.Start(ctx, stack.Options{
+		BinDir:      filepath.Join(root, "bin"),
+		DataDir:     dataDir,
+		DatabaseURL: os.Getenv("DATABASE_URL"),
+		PGPort:      stack.FreePort(),
+		BrokerPort:  stack.FreePort(),
+		BasePort:    stack.FreePort(),
+		GatewayAddr: fmt.Sprintf("127.0.0.1:%d", stack.FreePort()),
+		Logs:        logFile,
+		// Defaults except a rate limit that would otherwise throttle the
+		// load generator's single client.
+		ExtraEnv: []string{"LOG_LEVEL=warn", "RATE_LIMIT_RPS=1000000", "RATE_LIMIT_BURST=1000000"},
+	})
+	if err != nil {
+		return err
+	}
+	defer st.Stop()
+
+	bareAddr := fmt.Sprintf("127.0.0.1:%d", stack.FreePort())
+	self, _ := os.Executable()
+	bareCmd := exec.Command(self, "-serve-bare", bareAddr)
+	if err := bareCmd.Start(); err != nil {
+		return err
+	}
+	defer func() { _ = bareCmd.Process.Signal(syscall.SIGTERM); _ = bareCmd.Wait() }()
+	waitTCP(bareAddr)
+
+	token, err := fetchToken(st)
+	if err != nil {
+		return err
+	}
+	targets := []struct{ name, url string }{
+		{"bare-fiber", "http://" + bareAddr + "/whoami"},
+		{"auth-tokens direct", st.ServiceURLs["auth-tokens"] + "/whoami"},
+		{"via gateway", st.GatewayURL + "/whoami"},
+	}
+	for _, t := range targets { // warm-up: connection pools, JIT-free but caches
+		if _, err := load(ctx, t.name, t.url, token, conns, time.Second); err != nil {
+			return err
+		}
+	}
+	best := map[string]result{}
+	for r := 0; r < rounds; r++ {
+		for _, t := range targets {
+			res, err := load(ctx, t.name, t.url, token, conns, dur)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("  round %d %-20s %9.0f req/s  p50 %-9s p99 %-9s errors %d\n", r+1, t.name, res.rps, res.p50, res.p99, res.errors)
+			if b, ok := best[t.name]; !ok || res.rps > b.rps {
+				best[t.name] = res
+			}
+		}
+	}
+	bareR, direct, gw := best["bare-fiber"], best["auth-tokens direct"], best["via gateway"]
+	fmt.Printf("\nGET /whoami, %d connections, %s per run, best of %d rounds (load generator on the same cores)\n", conns, dur, rounds)
+	fmt.Printf("%-20s %10s %10s %10s %10s\n", "target", "req/s", "p50", "p90", "p99")
+	for _, r := range []result{bareR, direct, gw} {
+		fmt.Printf("%-20s %10.0f %10s %10s %10s\n", r.name, r.rps, r.p50, r.p90, r.p99)
+	}
+	ratio := gw.rps / direct.rps
+	added := gw.p50 - direct.p50
+	fmt.Printf("\ngateway / direct throughput: %.2f (target >= 0.60) %s\n", ratio, verdict(ratio >= 0.60))
+	fmt.Printf("gateway added p50 latency:   %s (target <= 1ms) %s\n", added, verdict(added <= time.Millisecond))
+	fmt.Printf("direct / bare-fiber throughput: %.2f; gateway / bare-fiber: %.2f\n", direct.rps/bareR.rps, gw.rps/bareR.rps)
+	if direct.errors+gw.errors > 0 {
+		return fmt.Errorf("%d requests failed", direct.errors+gw.errors)
+	}
+	return nil
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "MET"
+	}
+	return "NOT MET"
+}
+
+func fetchToken(st *stack.Stack) (string, error) {
+	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {st.ClientID}, "scope": {"bench"}}
+	req, _ := http.NewRequest(http.MethodPost, st.GatewayURL+"/oauth2/token", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth(st.ClientID, st.ClientSecret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var body struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || body.AccessToken == "" {
+		return "", fmt.Errorf("token request: status %d, %v", resp.StatusCode, err)
+	}
+	return body.AccessToken, nil
+}
+
+// load runs a closed loop of conns workers against url for d.
+func load(ctx context.Context, name, url, token string, conns int, d time.Duration) (result, error) {
+	client := &fasthttp.Client{MaxConnsPerHost: conns * 2, ReadTimeout: 5 * time.Second, WriteTimeout: 5 * time.Second}
+	var total, errs atomic.Int64
+	lat := make([][]time.Duration, conns)
+	var wg sync.WaitGroup
+	deadline := time.Now().Add(d)
+	start := time.Now()
+	for w := 0; w < conns; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+			defer fasthttp.ReleaseRequest(req)
+			defer fasthttp.ReleaseResponse(resp)
+			req.SetRequestURI(url)
+			req.Header.Set("Authorization", "Bearer "+token)
+			samples := make([]time.Duration, 0, 1<<16)
+			for time.Now().Before(deadline) && ctx.Err() == nil {
+				t0 := time.Now()
+				err := client.Do(req, resp)
+				el := time.Since(t0)
+				total.Add(1)
+				if err != nil || resp.StatusCode() != http.StatusOK {
+					errs.Add(1)
+					continue
+				}
+				samples = append(samples, el)
+			}
+			lat[w] = samples
+		}(w)
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	var all []time.Duration
+	for _, s := range lat {
+		all = append(all, s...)
+	}
+	if len(all) == 0 {
+		return result{}, fmt.Errorf("%s: no successful request (errors %d)", name, errs.Load())
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	pct := func(p float64) time.Duration { return all[int(float64(len(all)-1)*p)].Round(time.Microsecond) }
+	return result{
+		name: name, requests: total.Load(), errors: errs.Load(),
+		rps: float64(len(all)) / elapsed.Seconds(),
+		p50: pct(0.50), p90: pct(0.90), p99: pct(0.99),
+	}, nil
+}
+
+func waitTCP(addr string) {
+	for i := 0; i < 100; i++ {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -1,0 +1,351 @@
+// Package stack runs the whole suite on one machine without containers: a
+// private PostgreSQL (or the one at DATABASE_URL), the embedded Kafka-protocol
+// broker and every service as its own process. `make run`, `make bench` and
+// the through-the-gateway HTTP tests all start the suite with it, so there is
+// one way to wire the services together locally.
+package stack
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+)
+
+// Options configure a stack.
+type Options struct {
+	BinDir  string // where the built binaries are (gateway, auth-tokens, broker)
+	DataDir string // PostgreSQL cluster, broker log, generated secrets
+
+	DatabaseURL string // use this server instead of a private cluster
+	PGPort      int
+	BrokerPort  int
+	GatewayAddr string // host:port
+	// BasePort is the first port of the services behind the gateway
+	// (auth-tokens = BasePort, the next service BasePort+1, ...).
+	BasePort int
+
+	BootstrapClientID     string
+	BootstrapClientSecret string
+
+	// Logs receives every process's output, each line prefixed with its name.
+	Logs io.Writer
+	// ExtraEnv is added to every service's environment (e.g. LOG_LEVEL).
+	ExtraEnv []string
+}
+
+// Defaults fills unset options for a local run.
+func (o *Options) Defaults() {
+	if o.PGPort == 0 {
+		o.PGPort = 54329
+	}
+	if o.BrokerPort == 0 {
+		o.BrokerPort = 9092
+	}
+	if o.GatewayAddr == "" {
+		o.GatewayAddr = "127.0.0.1:8080"
+	}
+	if o.BasePort == 0 {
+		o.BasePort = 8081
+	}
+	if o.Logs == nil {
+		o.Logs = os.Stdout
+	}
+}
+
+// Stack is a running suite.
+type Stack struct {
+	opts         Options
+	pg           *Postgres
+	procs        []*Proc
+	GatewayURL   string
+	ServiceURLs  map[string]string
+	BrokerAddr   string
+	DatabaseURL  string
+	ClientID     string
+	ClientSecret string
+}
+
+// serviceSpec describes one service process behind the gateway. New
+// services join the local stack by adding a row here.
+type serviceSpec struct {
+	name   string
+	schema string
+	env    func(s *Stack, secrets map[string]string) []string
+}
+
+var services = []serviceSpec{
+	{
+		name:   "auth-tokens",
+		schema: "auth",
+		env: func(s *Stack, secrets map[string]string) []string {
+			return []string{
+				"SIGNING_KEY_ENCRYPTION_KEY=" + secrets["SIGNING_KEY_ENCRYPTION_KEY"],
+				"BOOTSTRAP_CLIENT_ID=" + s.ClientID,
+				"BOOTSTRAP_CLIENT_SECRET=" + s.ClientSecret,
+				"BOOTSTRAP_CLIENT_NAME=local platform",
+			}
+		},
+	},
+}
+
+// ServiceNames lists the services behind the gateway, in start order.
+func ServiceNames() []string {
+	names := make([]string, len(services))
+	for i, s := range services {
+		names[i] = s.name
+	}
+	return names
+}
+
+// Start brings the whole suite up and waits until every process is ready.
+// On error everything already started is stopped again.
+func Start(ctx context.Context, opts Options) (st *Stack, err error) {
+	opts.Defaults()
+	s := &Stack{opts: opts, ServiceURLs: map[string]string{}}
+	defer func() {
+		if err != nil {
+			s.Stop()
+		}
+	}()
+	if err := os.MkdirAll(opts.DataDir, 0o755); err != nil {
+		return nil, err
+	}
+	secrets, err := loadSecrets(filepath.Join(opts.DataDir, "secrets.env"))
+	if err != nil {
+		return nil, err
+	}
+	s.ClientID, s.ClientSecret = opts.BootstrapClientID, opts.BootstrapClientSecret
+	if s.ClientID == "" || s.ClientSecret == "" {
+		s.ClientID, s.ClientSecret = secrets["BOOTSTRAP_CLIENT_ID"], secrets["BOOTSTRAP_CLIENT_SECRET"]
+	}
+
+	// 1. PostgreSQL.
+	if opts.DatabaseURL != "" {
+		s.DatabaseURL = opts.DatabaseURL
+	} else {
+		pg, err := StartPostgres(ctx, filepath.Join(opts.DataDir, "postgres"), opts.PGPort, s.logf)
+		if err != nil {
+			return nil, err
+		}
+		s.pg = pg
+		if err := pg.EnsureDatabase(ctx, "acct"); err != nil {
+			return nil, err
+		}
+		s.DatabaseURL = pg.AdminURL("acct")
+	}
+
+	// 2. Broker.
+	s.BrokerAddr = fmt.Sprintf("127.0.0.1:%d", opts.BrokerPort)
+	brokerHealth := freeAddr()
+	broker, err := s.spawn("broker", filepath.Join(opts.BinDir, "broker"), []string{
+		"BROKER_LISTEN=" + s.BrokerAddr,
+		"BROKER_ADVERTISE=" + s.BrokerAddr,
+		"BROKER_HEALTH_ADDR=" + brokerHealth,
+		"BROKER_DATA_DIR=" + filepath.Join(opts.DataDir, "kafka"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := waitHTTP(ctx, "http://"+brokerHealth+"/healthz", broker, 30*time.Second); err != nil {
+		return nil, fmt.Errorf("broker: %w", err)
+	}
+
+	// 3. Services behind the gateway.
+	for i, svc := range services {
+		addr := fmt.Sprintf("127.0.0.1:%d", opts.BasePort+i)
+		url := "http://" + addr
+		s.ServiceURLs[svc.name] = url
+		env := append([]string{
+			"HTTP_ADDR=" + addr,
+			"DATABASE_URL=" + s.DatabaseURL,
+			"DB_SCHEMA=" + svc.schema,
+			"KAFKA_BROKERS=" + s.BrokerAddr,
+			"MIGRATE_ON_START=true",
+			"JWKS_URL=" + s.authURL() + "/.well-known/jwks.json",
+			"PAGE_CURSOR_SECRET=" + secrets["PAGE_CURSOR_SECRET"],
+		}, svc.env(s, secrets)...)
+		p, err := s.spawn(svc.name, filepath.Join(opts.BinDir, svc.name), env)
+		if err != nil {
+			return nil, err
+		}
+		if err := waitHTTP(ctx, url+"/readyz", p, 60*time.Second); err != nil {
+			return nil, fmt.Errorf("%s: %w", svc.name, err)
+		}
+	}
+
+	// 4. Gateway.
+	genv := []string{
+		"HTTP_ADDR=" + opts.GatewayAddr,
+		"JWKS_URL=" + s.authURL() + "/.well-known/jwks.json",
+	}
+	for name, url := range s.ServiceURLs {
+		genv = append(genv, "UPSTREAM_"+envName(name)+"_URL="+url)
+	}
+	gw, err := s.spawn("gateway", filepath.Join(opts.BinDir, "gateway"), genv)
+	if err != nil {
+		return nil, err
+	}
+	s.GatewayURL = "http://" + opts.GatewayAddr
+	if err := waitHTTP(ctx, s.GatewayURL+"/readyz", gw, 60*time.Second); err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	return s, nil
+}
+
+func (s *Stack) authURL() string { return s.ServiceURLs["auth-tokens"] }
+
+// Proc returns the named process (for fault tests).
+func (s *Stack) Proc(name string) *Proc {
+	for _, p := range s.procs {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// Stop terminates every process in reverse start order (SIGTERM, then
+// SIGKILL after a grace period) and stops the private PostgreSQL.
+func (s *Stack) Stop() {
+	for i := len(s.procs) - 1; i >= 0; i-- {
+		s.procs[i].Stop(25 * time.Second)
+	}
+	s.procs = nil
+	if s.pg != nil {
+		if err := s.pg.Stop(); err != nil {
+			s.logf("stopping PostgreSQL: %v", err)
+		}
+		s.pg = nil
+	}
+}
+
+func (s *Stack) spawn(name, bin string, env []string) (*Proc, error) {
+	if !fileExists(bin) {
+		return nil, fmt.Errorf("%s: binary %s not found (run `make build` first)", name, bin)
+	}
+	env = append(append(env, s.opts.ExtraEnv...), "OTEL_SERVICE_NAME="+name)
+	p := &Proc{Name: name, Path: bin, Env: env, logs: s.opts.Logs}
+	if err := p.Start(); err != nil {
+		return nil, err
+	}
+	s.procs = append(s.procs, p)
+	return p, nil
+}
+
+func (s *Stack) logf(format string, args ...any) {
+	fmt.Fprintf(s.opts.Logs, "[devstack] "+format+"\n", args...)
+}
+
+// waitHTTP polls url until it answers 200, the process exits, or timeout.
+func waitHTTP(ctx context.Context, url string, p *Proc, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	client := &http.Client{Timeout: time.Second}
+	for time.Now().Before(deadline) {
+		if p != nil && p.Exited() {
+			return fmt.Errorf("process exited before it became ready (see its log lines above)")
+		}
+		resp, err := client.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("%s not ready after %s", url, timeout)
+}
+
+func envName(service string) string {
+	return strings.ToUpper(strings.ReplaceAll(service, "-", "_"))
+}
+
+// freeAddr returns a currently free 127.0.0.1 address.
+func freeAddr() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "127.0.0.1:0"
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// FreePort returns a currently free 127.0.0.1 port.
+func FreePort() int {
+	_, p, _ := net.SplitHostPort(freeAddr())
+	n, _ := strconv.Atoi(p)
+	return n
+}
+
+// loadSecrets reads KEY=VALUE lines from path, generating and persisting
+// the local secrets on first use so restarts keep tokens and keys valid.
+func loadSecrets(path string) (map[string]string, error) {
+	m := map[string]string{}
+	if b, err := os.ReadFile(path); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok {
+				m[k] = v
+			}
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	changed := false
+	gen := func(key string, f func() string) {
+		if m[key] == "" {
+			m[key] = f()
+			changed = true
+		}
+	}
+	gen("SIGNING_KEY_ENCRYPTION_KEY", func() string { return base64.StdEncoding.EncodeToString(randBytes(32)) })
+	gen("PAGE_CURSOR_SECRET", func() string { return hex.EncodeToString(randBytes(32)) })
+	gen("BOOTSTRAP_CLIENT_ID", func() string { return "local-" + hex.EncodeToString(randBytes(4)) })
+	gen("BOOTSTRAP_CLIENT_SECRET", func() string { return base64.RawURLEncoding.EncodeToString(randBytes(24)) })
+	if !changed {
+		return m, nil
+	}
+	var b strings.Builder
+	b.WriteString("# generated by make run; delete to regenerate\n")
+	for _, k := range []string{"SIGNING_KEY_ENCRYPTION_KEY", "PAGE_CURSOR_SECRET", "BOOTSTRAP_CLIENT_ID", "BOOTSTRAP_CLIENT_SECRET"} {
+		fmt.Fprintf(&b, "%s=%s\n", k, m[k])
+	}
+	return m, os.WriteFile(path, []byte(b.String()), 0o600)
+}
+
+func randBytes(n int) []byte {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// Exec runs the named service's binary with its environment and args (e.g.
+// `auth-tokens admin create-client --name N`) and returns its output.
+func (s *Stack) Exec(ctx context.Context, service string, args ...string) ([]byte, error) {
+	p := s.Proc(service)
+	if p == nil {
+		return nil, fmt.Errorf("no process %s", service)
+	}
+	cmd := exec.CommandContext(ctx, p.Path, args...)
+	cmd.Env = append(os.Environ(), p.Env...)
+	return cmd.CombinedOutput()
+}
