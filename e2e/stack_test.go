@@ -246,7 +246,7 @@ func startContainer(ctx context.Context, t *testing.T, cfg settings, alias, imag
 		})
 	}
 	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", image, err)
+		return nil, fmt.Errorf("run %s (service images come from `make images`, the offline PostgreSQL from `make pg-image`): %w", image, err)
 	}
 	return ctr, nil
 }

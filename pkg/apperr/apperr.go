@@ -22,6 +22,7 @@ const (
 	Forbidden            Type = "Forbidden"            // 403
 	NotFound             Type = "NotFound"             // 404
 	MethodNotAllowed     Type = "MethodNotAllowed"     // 405
+	RequestTimeout       Type = "RequestTimeout"       // 408
 	Conflict             Type = "Conflict"             // 409
 	PayloadTooLarge      Type = "PayloadTooLarge"      // 413
 	UnsupportedMediaType Type = "UnsupportedMediaType" // 415
@@ -37,6 +38,7 @@ var statusByType = map[Type]int{
 	Forbidden:            http.StatusForbidden,
 	NotFound:             http.StatusNotFound,
 	MethodNotAllowed:     http.StatusMethodNotAllowed,
+	RequestTimeout:       http.StatusRequestTimeout,
 	Conflict:             http.StatusConflict,
 	PayloadTooLarge:      http.StatusRequestEntityTooLarge,
 	UnsupportedMediaType: http.StatusUnsupportedMediaType,
@@ -67,6 +69,8 @@ func TypeForStatus(status int) Type {
 		return NotFound
 	case http.StatusMethodNotAllowed:
 		return MethodNotAllowed
+	case http.StatusRequestTimeout:
+		return RequestTimeout
 	case http.StatusConflict:
 		return Conflict
 	case http.StatusRequestEntityTooLarge:

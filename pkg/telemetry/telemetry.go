@@ -24,6 +24,9 @@ import (
 type Config struct {
 	ServiceName  string `env:"OTEL_SERVICE_NAME"`
 	OTLPEndpoint string `env:"OTEL_EXPORTER_OTLP_ENDPOINT"`
+	// PprofAddr, when set (e.g. 127.0.0.1:6060), serves net/http/pprof on
+	// its own listener, never on the public port. Off by default.
+	PprofAddr string `env:"PPROF_ADDR"`
 }
 
 // tracesPath is appended to OTEL_EXPORTER_OTLP_ENDPOINT, which names the
@@ -37,6 +40,11 @@ const tracesPath = "/v1/traces"
 // flushes pending spans; call it once on exit.
 func Setup(ctx context.Context, cfg Config) (shutdown func(context.Context) error, err error) {
 	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
+	if cfg.PprofAddr != "" {
+		if err := servePprof(cfg.PprofAddr); err != nil {
+			return nil, err
+		}
+	}
 	if strings.TrimSpace(cfg.OTLPEndpoint) == "" {
 		return func(context.Context) error { return nil }, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -197,5 +198,30 @@ func TestNewTracerProviderCarriesServiceName(t *testing.T) {
 	}
 	if name != "billing" {
 		t.Fatalf("service.name = %q", name)
+	}
+}
+
+func TestPprofListener(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	shutdown, err := Setup(context.Background(), Config{ServiceName: "t", PprofAddr: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shutdown(context.Background())
+	resp, err := http.Get("http://" + addr + "/debug/pprof/cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("pprof status %d", resp.StatusCode)
+	}
+	if _, err := Setup(context.Background(), Config{PprofAddr: addr}); err == nil {
+		t.Fatal("a second listener on the same address must fail")
 	}
 }

@@ -332,14 +332,14 @@ func secondClient(t *testing.T) (id, secret string) {
 		t.Fatalf("admin create-client: %v\n%s", err, out)
 	}
 	for _, line := range strings.Split(string(out), "\n") {
-		k, v, ok := strings.Cut(line, ":")
+		k, v, ok := strings.Cut(line, "=")
 		if !ok {
 			continue
 		}
 		switch strings.TrimSpace(strings.ToLower(k)) {
-		case "client_id", "client id":
+		case "client_id":
 			id = strings.TrimSpace(v)
-		case "client_secret", "client secret":
+		case "client_secret":
 			secret = strings.TrimSpace(v)
 		}
 	}

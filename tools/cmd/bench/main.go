@@ -37,9 +37,20 @@ func main() {
 	conns := flag.Int("connections", 32, "concurrent connections")
 	rounds := flag.Int("rounds", 2, "alternating rounds per target (best round is kept)")
 	bare := flag.String("serve-bare", "", "internal: serve the bare Fiber endpoint on this address")
+	target := flag.String("url", "", "load this URL only (with -token) instead of starting the suite")
+	token := flag.String("token", "", "bearer token for -url")
 	flag.Parse()
 	if *bare != "" {
 		serveBare(*bare)
+		return
+	}
+	if *target != "" {
+		res, err := load(context.Background(), *target, *target, *token, *conns, *dur)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("%s: %.0f req/s  p50 %s  p90 %s  p99 %s  errors %d\n", *target, res.rps, res.p50, res.p90, res.p99, res.errors)
 		return
 	}
 	if err := run(*root, *dur, *conns, *rounds); err != nil {

@@ -45,8 +45,11 @@ type Aggregator struct {
 // New makes an aggregator over upstreams (service name → base URL).
 func New(upstreams map[string]string, interval time.Duration, logger *slog.Logger) *Aggregator {
 	a := &Aggregator{
-		urls:     map[string]string{},
-		client:   &http.Client{Timeout: 5 * time.Second},
+		urls: map[string]string{},
+		// A fresh connection per refresh: the fetch runs every few
+		// seconds at most, and an idle keep-alive connection would race
+		// the upstream's own idle timeout.
+		client:   &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}},
 		interval: interval,
 		logger:   logger,
 		docs:     map[string]*openapi3.T{},
