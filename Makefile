@@ -13,6 +13,9 @@ TEST_TIMEOUT ?= 15m
 
 .DEFAULT_GOAL := help
 
+# Before the rules below: they use variables (HELM_BIN) defined there.
+include $(wildcard mk/*.mk)
+
 .PHONY: help
 help: ## list targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -30,9 +33,9 @@ run: build ## run the whole suite locally (PostgreSQL, broker, services, gateway
 test: test-go e2e-if-docker ## every test: unit, integration (PostgreSQL + broker), HTTP through the gateway, chart, e2e (when Docker answers)
 
 .PHONY: test-go
-test-go: ## unit + integration + contract + chart tests (no Docker needed)
+test-go: $(HELM_BIN) ## unit + integration + contract + chart tests (no Docker needed)
 	$(GO) vet ./pkg/... $(foreach s,$(SERVICES),./services/$(s)/...) ./tools/...
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./pkg/... $(foreach s,$(SERVICES),./services/$(s)/...) ./tools/...
+	HELM_BIN=$(HELM_BIN) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./pkg/... $(foreach s,$(SERVICES),./services/$(s)/...) ./tools/...
 
 .PHONY: bench
 bench: build ## gateway overhead: GET /whoami via gateway vs direct (ratio from one run)
@@ -45,5 +48,3 @@ fmt: ## gofmt every Go file
 .PHONY: clean
 clean: ## remove build output (keeps .data; `rm -rf .data` resets the local stack)
 	rm -rf $(BIN) dist
-
-include $(wildcard mk/*.mk)
