@@ -11,7 +11,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"time"
 
 	"github.com/google/uuid"
@@ -25,15 +24,7 @@ import (
 var migrationFiles embed.FS
 
 // Migrations creates the businesses table in the consuming service's schema.
-var Migrations = pgdb.MigrationSet{Name: "businessdir", FS: mustSub(migrationFiles, "migrations")}
-
-func mustSub(f fs.FS, dir string) fs.FS {
-	sub, err := fs.Sub(f, dir)
-	if err != nil {
-		panic(err)
-	}
-	return sub
-}
+var Migrations = pgdb.Embedded("businessdir", migrationFiles, "migrations")
 
 type businessRow struct {
 	bun.BaseModel `bun:"table:businesses"`

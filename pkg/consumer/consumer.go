@@ -13,7 +13,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -36,15 +35,7 @@ var migrationFiles embed.FS
 
 // Migrations creates the inbox and dead_letters tables in the service's
 // schema.
-var Migrations = pgdb.MigrationSet{Name: "consumer", FS: mustSub(migrationFiles, "migrations")}
-
-func mustSub(f fs.FS, dir string) fs.FS {
-	sub, err := fs.Sub(f, dir)
-	if err != nil {
-		panic(err)
-	}
-	return sub
-}
+var Migrations = pgdb.Embedded("consumer", migrationFiles, "migrations")
 
 // Handler applies one event using tx, the transaction that also records the
 // event in the inbox. Returning an error rolls both back; the event is then

@@ -52,7 +52,7 @@ const LocalsClientID = "client_id"
 var migrationFiles embed.FS
 
 // Migrations creates the idempotency_keys table; run it with pgdb.Migrate.
-var Migrations = pgdb.MigrationSet{Name: "idempotency", FS: mustSub(migrationFiles, "migrations")}
+var Migrations = pgdb.Embedded("idempotency", migrationFiles, "migrations")
 
 func mustSub(fsys fs.FS, dir string) fs.FS {
 	sub, err := fs.Sub(fsys, dir)

@@ -12,7 +12,6 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"sync"
 	"time"
 
@@ -27,15 +26,7 @@ import (
 var migrationFiles embed.FS
 
 // Migrations creates the outbox table in the service's schema.
-var Migrations = pgdb.MigrationSet{Name: "outbox", FS: mustSub(migrationFiles, "migrations")}
-
-func mustSub(f fs.FS, dir string) fs.FS {
-	sub, err := fs.Sub(f, dir)
-	if err != nil {
-		panic(err)
-	}
-	return sub
-}
+var Migrations = pgdb.Embedded("outbox", migrationFiles, "migrations")
 
 // row is the outbox table's row.
 type row struct {

@@ -122,3 +122,14 @@ func advisoryLock(ctx context.Context, db *bun.DB, name string) (func() error, e
 		return errors.Join(err, conn.Close())
 	}, nil
 }
+
+// Embedded is the MigrationSet of the SQL files in dir of an embedded FS
+// (`//go:embed migrations/*.sql`). A wrong dir is a programming error
+// caught at start-up, hence the panic.
+func Embedded(name string, files fs.FS, dir string) MigrationSet {
+	sub, err := fs.Sub(files, dir)
+	if err != nil {
+		panic(fmt.Sprintf("pgdb: migrations %s: %v", name, err))
+	}
+	return MigrationSet{Name: name, FS: sub}
+}

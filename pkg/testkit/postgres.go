@@ -13,22 +13,21 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/uptrace/bun/driver/pgdriver"
+
+	"github.com/acctsuite/acct/pkg/pgcluster"
 )
 
 // EnvTestDatabaseURL names an admin URL of an existing server; when set,
 // NewDatabase creates its databases there instead of starting a cluster.
 const EnvTestDatabaseURL = "TEST_DATABASE_URL"
 
-const installHint = "PostgreSQL server binaries not found (initdb, pg_ctl): install them with " +
-	"`apt-get update && apt-get install -y postgresql`, or set " + EnvTestDatabaseURL +
+const installHint = pgcluster.InstallHint + ", or set " + EnvTestDatabaseURL +
 	" to an admin URL such as postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
 
 // cluster is the private PostgreSQL instance of this test process.
@@ -112,55 +111,19 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// findBinDir locates initdb/pg_ctl: pg_config --bindir, the newest
-// /usr/lib/postgresql/*/bin, then PATH.
-func findBinDir() (string, error) {
-	has := func(dir string) bool {
-		for _, b := range []string{"initdb", "pg_ctl"} {
-			if fi, err := os.Stat(filepath.Join(dir, b)); err != nil || fi.IsDir() {
-				return false
-			}
-		}
-		return true
-	}
-	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
-		if dir := strings.TrimSpace(string(out)); has(dir) {
-			return dir, nil
-		}
-	}
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
-	sort.Slice(dirs, func(i, j int) bool { return pgMajor(dirs[i]) > pgMajor(dirs[j]) })
-	for _, d := range dirs {
-		if has(d) {
-			return d, nil
-		}
-	}
-	if p, err := exec.LookPath("initdb"); err == nil {
-		if dir := filepath.Dir(p); has(dir) {
-			return dir, nil
-		}
-	}
-	return "", errors.New(installHint)
-}
-
-func pgMajor(binDir string) int {
-	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
-	return n
-}
 
 func startCluster() (*cluster, error) {
-	bindir, err := findBinDir()
+	bindir, err := pgcluster.BinDir()
 	if err != nil {
-		return nil, err
+		return nil, errors.New(installHint)
 	}
 	dir, err := os.MkdirTemp("", "testkit-pg-")
 	if err != nil {
 		return nil, err
 	}
 	c := &cluster{dir: dir, bindir: bindir}
-	if os.Geteuid() == 0 {
+	if c.asUser = pgcluster.ServerUser(); c.asUser != "" {
 		// PostgreSQL refuses to run as root.
-		c.asUser = "postgres"
 		if err := chownTo(dir, c.asUser); err != nil {
 			_ = os.RemoveAll(dir)
 			return nil, err
@@ -223,16 +186,8 @@ func waitReady(admin string, within time.Duration) error {
 	}
 }
 
-// command runs argv as c.asUser when set (runuser, else su).
-func (c *cluster) command(argv ...string) *exec.Cmd {
-	if c.asUser == "" {
-		return exec.Command(argv[0], argv[1:]...)
-	}
-	if p, err := exec.LookPath("runuser"); err == nil {
-		return exec.Command(p, append([]string{"-u", c.asUser, "--"}, argv...)...)
-	}
-	return exec.Command("su", c.asUser, "-s", "/bin/sh", "-c", shellJoin(argv))
-}
+// command runs argv as the cluster's OS user.
+func (c *cluster) command(argv ...string) *exec.Cmd { return pgcluster.Command(c.asUser, argv...) }
 
 func (c *cluster) run(argv ...string) ([]byte, error) {
 	cmd := c.command(argv...)
@@ -243,10 +198,10 @@ func (c *cluster) run(argv ...string) ([]byte, error) {
 // startWatchdog spawns a detached shell that stops the cluster and removes
 // its directory once this process is gone, however it ended.
 func (c *cluster) startWatchdog() {
-	stop := shellJoin(c.command(filepath.Join(c.bindir, "pg_ctl"), "-D", filepath.Join(c.dir, "data"),
+	stop := pgcluster.ShellJoin(c.command(filepath.Join(c.bindir, "pg_ctl"), "-D", filepath.Join(c.dir, "data"),
 		"-m", "immediate", "stop").Args)
 	script := fmt.Sprintf("while kill -0 %d 2>/dev/null; do sleep 1; done; %s >/dev/null 2>&1; rm -rf %s",
-		os.Getpid(), stop, shellQuote(c.dir))
+		os.Getpid(), stop, pgcluster.ShellQuote(c.dir))
 	cmd := exec.Command("/bin/sh", "-c", script)
 	cmd.SysProcAttr = detachedProcAttr()
 	if err := cmd.Start(); err == nil {
@@ -292,12 +247,4 @@ func chownTo(dir, username string) error {
 	return os.Chown(dir, uid, gid)
 }
 
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-func shellJoin(argv []string) string {
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		q[i] = shellQuote(a)
-	}
-	return strings.Join(q, " ")
-}

@@ -3,23 +3,20 @@ package stack
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/acctsuite/acct/pkg/pgcluster"
 )
 
 // ErrNoPostgres is returned when no PostgreSQL server binaries are found.
-var ErrNoPostgres = errors.New("PostgreSQL server binaries (initdb, pg_ctl) not found: install them with " +
-	"`sudo apt-get update && sudo apt-get install -y postgresql` (Debian/Ubuntu), " +
-	"or point DATABASE_URL at an existing server")
+var ErrNoPostgres = pgcluster.ErrNotInstalled
 
 // Postgres is a private PostgreSQL cluster in a data folder, managed with the
 // local initdb/pg_ctl. It runs as the `postgres` OS user when we are root,
@@ -31,46 +28,19 @@ type Postgres struct {
 	runAs string // OS user to run as, "" for the current user
 }
 
-// FindPostgresBin returns the directory holding initdb and pg_ctl.
-func FindPostgresBin() (string, error) {
-	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
-		dir := strings.TrimSpace(string(out))
-		if fileExists(filepath.Join(dir, "initdb")) {
-			return dir, nil
-		}
-	}
-	matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
-	sort.Slice(matches, func(i, j int) bool { return versionOf(matches[i]) > versionOf(matches[j]) })
-	for _, m := range matches {
-		if fileExists(filepath.Join(m, "initdb")) && fileExists(filepath.Join(m, "pg_ctl")) {
-			return m, nil
-		}
-	}
-	if p, err := exec.LookPath("initdb"); err == nil {
-		return filepath.Dir(p), nil
-	}
-	return "", ErrNoPostgres
-}
-
-func versionOf(binDir string) int {
-	v, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
-	return v
-}
-
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // StartPostgres initialises dir on first use and starts the server on port.
 func StartPostgres(ctx context.Context, dir string, port int, logf func(string, ...any)) (*Postgres, error) {
-	bin, err := FindPostgresBin()
+	bin, err := pgcluster.BinDir()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w, or point DATABASE_URL at an existing server", err)
 	}
-	pg := &Postgres{Dir: dir, Port: port, bin: bin}
-	if os.Geteuid() == 0 {
-		if _, err := user.Lookup("postgres"); err != nil {
-			return nil, fmt.Errorf("running as root needs the `postgres` OS user (created by the postgresql package): %w", err)
+	pg := &Postgres{Dir: dir, Port: port, bin: bin, runAs: pgcluster.ServerUser()}
+	if pg.runAs != "" {
+		if _, err := user.Lookup(pg.runAs); err != nil {
+			return nil, fmt.Errorf("running as root needs the %q OS user (created by the postgresql package): %w", pg.runAs, err)
 		}
-		pg.runAs = "postgres"
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -88,7 +58,7 @@ func StartPostgres(ctx context.Context, dir string, port int, logf func(string, 
 	}
 	if !fileExists(filepath.Join(dir, "PG_VERSION")) {
 		logf("initialising PostgreSQL cluster in %s", dir)
-		if out, err := pg.cmd(ctx, "initdb", "-D", dir, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C").CombinedOutput(); err != nil {
+		if out, err := pg.cmd("initdb", "-D", dir, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C").CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("initdb: %w\n%s", err, out)
 		}
 	}
@@ -97,7 +67,7 @@ func StartPostgres(ctx context.Context, dir string, port int, logf func(string, 
 	}
 	opts := fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200", port)
 	logFile := filepath.Join(dir, "server.log")
-	if out, err := pg.cmd(ctx, "pg_ctl", "-D", dir, "-l", logFile, "-o", opts, "-w", "-t", "60", "start").CombinedOutput(); err != nil {
+	if out, err := pg.cmd("pg_ctl", "-D", dir, "-l", logFile, "-o", opts, "-w", "-t", "60", "start").CombinedOutput(); err != nil {
 		tail, _ := os.ReadFile(logFile)
 		return nil, fmt.Errorf("pg_ctl start: %w\n%s\n%s", err, out, lastLines(string(tail), 20))
 	}
@@ -116,19 +86,15 @@ func (p *Postgres) EnsureDatabase(ctx context.Context, name string) error {
 
 // Stop shuts the server down (fast mode: in-flight transactions roll back).
 func (p *Postgres) Stop() error {
-	out, err := p.cmd(context.Background(), "pg_ctl", "-D", p.Dir, "-m", "fast", "-w", "stop").CombinedOutput()
+	out, err := p.cmd("pg_ctl", "-D", p.Dir, "-m", "fast", "-w", "stop").CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("pg_ctl stop: %w: %s", err, out)
 	}
 	return nil
 }
 
-func (p *Postgres) cmd(ctx context.Context, tool string, args ...string) *exec.Cmd {
-	path := filepath.Join(p.bin, tool)
-	if p.runAs != "" {
-		return exec.CommandContext(ctx, "runuser", append([]string{"-u", p.runAs, "--", path}, args...)...)
-	}
-	return exec.CommandContext(ctx, path, args...)
+func (p *Postgres) cmd(tool string, args ...string) *exec.Cmd {
+	return pgcluster.Command(p.runAs, append([]string{filepath.Join(p.bin, tool)}, args...)...)
 }
 
 // EnsureDatabase creates database name on the server at adminURL if missing.

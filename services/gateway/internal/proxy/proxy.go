@@ -157,8 +157,7 @@ func (u *Upstream) Forward(c *fiber.Ctx) error {
 	in := c.Request()
 	cl := in.Header.ContentLength()
 	if int64(cl) > u.bodyLimit {
-		// The body stays unread: the connection cannot carry another request.
-		c.Context().SetConnectionClose()
+		drainRejected(c, int64(cl))
 		return TooLarge(u.bodyLimit)
 	}
 
@@ -281,6 +280,25 @@ func setForwarded(c *fiber.Ctx, h *fasthttp.RequestHeader) {
 	if len(h.PeekBytes(headerForwardedHost)) == 0 {
 		h.SetBytesKV(headerForwardedHost, c.Request().Header.Host())
 	}
+}
+
+// maxDrain bounds how much of a rejected body the gateway reads and drops.
+const maxDrain = 64 << 20
+
+// drainRejected reads and discards a moderately oversized body before the
+// 413 goes out. Closing a socket with unread input makes the kernel answer
+// with a reset, which can destroy the 413 before the client reads it; a
+// drained connection stays clean (and alive). Larger bodies get the 413
+// and a closed connection.
+func drainRejected(c *fiber.Ctx, contentLength int64) {
+	if stream := c.Context().RequestBodyStream(); stream != nil && contentLength <= maxDrain {
+		if _, err := io.CopyN(io.Discard, stream, contentLength); err == nil {
+			c.Locals(BodyConsumedKey, true)
+			return
+		}
+	}
+	// The body stays unread: the connection cannot carry another request.
+	c.Context().SetConnectionClose()
 }
 
 // TooLarge is the 413 error object for a body over limit bytes.

@@ -1,9 +1,11 @@
 package proxy
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -324,5 +326,47 @@ func TestDownloadStreams(t *testing.T) {
 	}
 	if resp.Header.Get("Content-Type") != "text/csv" {
 		t.Fatalf("content type = %q", resp.Header.Get("Content-Type"))
+	}
+}
+
+// TestOversizedBodyIsDrained: a body moderately over the limit is read and
+// dropped before the 413, so the client never meets a connection reset and
+// the keep-alive connection serves the next request.
+func TestOversizedBodyIsDrained(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"ok":true}`))
+	}))
+	defer srv.Close()
+	const limit = 64 << 10
+	gw := gatewayFor(t, newUpstream(t, srv.URL, limit), 2*maxDrain)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(gw, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	body := bytes.Repeat([]byte("a"), 4*limit)
+	fmt.Fprintf(conn, "POST /upload HTTP/1.1\r\nHost: gw\r\nContent-Type: application/octet-stream\r\nContent-Length: %d\r\n\r\n", len(body))
+	if _, err := conn.Write(body); err != nil {
+		t.Fatalf("writing the whole oversized body: %v", err)
+	}
+	fmt.Fprintf(conn, "GET /next HTTP/1.1\r\nHost: gw\r\n\r\n")
+	br := bufio.NewReader(conn)
+	first, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, first.Body)
+	first.Body.Close()
+	if first.StatusCode != http.StatusRequestEntityTooLarge || first.Close {
+		t.Fatalf("first response %d close=%v, want 413 on a kept-alive connection", first.StatusCode, first.Close)
+	}
+	second, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("second request on the same connection: %v", err)
+	}
+	defer second.Body.Close()
+	if second.StatusCode != http.StatusOK {
+		t.Fatalf("second response %d", second.StatusCode)
 	}
 }

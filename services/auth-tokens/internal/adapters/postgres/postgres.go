@@ -6,7 +6,6 @@ package postgres
 import (
 	"context"
 	"embed"
-	"io/fs"
 
 	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/uptrace/bun"
@@ -16,15 +15,7 @@ import (
 var migrationFiles embed.FS
 
 // Migrations are the service's own tables.
-var Migrations = pgdb.MigrationSet{Name: "auth", FS: mustSub(migrationFiles, "migrations")}
-
-func mustSub(f fs.FS, dir string) fs.FS {
-	sub, err := fs.Sub(f, dir)
-	if err != nil {
-		panic(err)
-	}
-	return sub
-}
+var Migrations = pgdb.Embedded("auth", migrationFiles, "migrations")
 
 // Store implements the app's stores.
 type Store struct {
