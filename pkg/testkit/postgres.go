@@ -111,7 +111,6 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-
 func startCluster() (*cluster, error) {
 	bindir, err := pgcluster.BinDir()
 	if err != nil {
@@ -246,5 +245,3 @@ func chownTo(dir, username string) error {
 	gid, _ := strconv.Atoi(u.Gid)
 	return os.Chown(dir, uid, gid)
 }
-
-
