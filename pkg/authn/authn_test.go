@@ -429,7 +429,7 @@ func TestJWKSNeverReachableIsUnavailable(t *testing.T) {
 	js.setDown(true)
 	v := NewJWKSVerifier(js.URL, VerifierOptions{Now: clk.Now})
 	tok, _, _ := s.Issue(platformID(), time.Hour)
-	for range 2 { // the second attempt is rate limited, same answer
+	for range 2 { // a second attempt tries again (no key set yet), same answer
 		if _, err := v.Verify(context.Background(), tok); !apperr.Is(err, apperr.Unavailable) {
 			t.Fatalf("err = %v, want Unavailable", err)
 		}
@@ -439,6 +439,38 @@ func TestJWKSNeverReachableIsUnavailable(t *testing.T) {
 	clk.Add(6 * time.Second)
 	if _, err := v.Verify(context.Background(), tok); err != nil {
 		t.Fatalf("after recovery: %v", err)
+	}
+}
+
+// TestFirstFetchIsJoined: requests arriving while the very first JWKS
+// download is still running wait for it (one download) instead of failing.
+func TestFirstFetchIsJoined(t *testing.T) {
+	clk := newClock()
+	s := newSigner(t, "k1", newKey(t), clk)
+	release := make(chan struct{})
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		<-release
+		_ = json.NewEncoder(w).Encode(JWKS{Keys: []JWK{PublicJWK(s.KeyID(), s.PublicKey())}})
+	}))
+	defer srv.Close()
+	v := NewJWKSVerifier(srv.URL, VerifierOptions{Now: clk.Now, CacheSize: -1})
+	tok, _, _ := s.Issue(platformID(), time.Hour)
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() { _, err := v.Verify(context.Background(), tok); errs <- err }()
+	}
+	waitFor(t, func() bool { return hits.Load() == 1 })
+	time.Sleep(50 * time.Millisecond) // let every caller reach the fetch
+	close(release)
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatalf("verify during the first fetch: %v", err)
+		}
+	}
+	if n := hits.Load(); n != 1 {
+		t.Fatalf("%d JWKS downloads, want 1", n)
 	}
 }
 

@@ -96,14 +96,15 @@ func (s *jwksSource) PublicKey(ctx context.Context, kid string) (ed25519.PublicK
 		}
 		return key, nil
 	}
-	if !attemptedAt.IsZero() && now.Sub(attemptedAt) < s.minRefetch {
+	if known && !attemptedAt.IsZero() && now.Sub(attemptedAt) < s.minRefetch {
 		// Rate limit: a stream of tokens with made-up kids must not turn
 		// into a stream of JWKS fetches.
-		if !known {
-			return nil, ErrKeysUnavailable
-		}
 		return nil, ErrUnknownKey
 	}
+	// No key set yet (start-up, or the JWKS endpoint has been down since):
+	// join the fetch in flight, or start one, rather than failing a valid
+	// token while the first download is still running. Concurrent callers
+	// share one download.
 	if err := s.fetch(ctx); err != nil && !known {
 		return nil, fmt.Errorf("%w: %v", ErrKeysUnavailable, err)
 	}
