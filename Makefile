@@ -35,7 +35,10 @@ test: test-go e2e-if-docker ## every test: unit, integration (PostgreSQL + broke
 .PHONY: test-go
 test-go: $(HELM_BIN) ## unit + integration + contract + chart tests (no Docker needed)
 	$(GO) vet ./pkg/... $(foreach s,$(SERVICES),./services/$(s)/...) ./tools/...
-	HELM_BIN=$(HELM_BIN) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./pkg/... $(foreach s,$(SERVICES),./services/$(s)/...) ./tools/...
+	# Shared code and services under the race detector: outbox, consumer, caches and
+	# the proxy are concurrent by design.
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./pkg/... $(foreach s,$(SERVICES),./services/$(s)/...)
+	HELM_BIN=$(HELM_BIN) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./tools/...
 
 .PHONY: bench
 bench: build ## gateway overhead: GET /whoami via gateway vs direct (ratio from one run)
