@@ -76,7 +76,7 @@ func TestChartValueSets(t *testing.T) {
 	}
 	want := map[string]map[string]int{
 		"default": {"Deployment": 2, "Service": 2, "ServiceAccount": 2, "PodDisruptionBudget": 2,
-			"NetworkPolicy": 2, "Job": 1, "Secret": 1, "Ingress": 0, "HorizontalPodAutoscaler": 0},
+			"NetworkPolicy": 3, "Job": 1, "Secret": 1, "Ingress": 0, "HorizontalPodAutoscaler": 0},
 		"minimal-external": {"Deployment": 2, "Ingress": 1, "Secret": 1, "Job": 1, "Kafka": 0, "Cluster": 0},
 		"bundled": {"Kafka": 1, "KafkaNodePool": 1, "KafkaTopic": 2, "Cluster": 1, "HTTPRoute": 1,
 			"Ingress": 0, "Job": 1, "Secret": 1},
@@ -307,6 +307,16 @@ func TestCheckRejectsBrokenPolicies(t *testing.T) {
 		{"missing Service", func(o []Object) []Object { return without(o, "Service", "auth-tokens") }, "no Service selects"},
 		{"missing ServiceAccount", func(o []Object) []Object { return without(o, "ServiceAccount", "gateway") }, "ServiceAccount"},
 		{"missing migration Job", func(o []Object) []Object { return without(o, "Job", "auth-tokens") }, "no migration Job"},
+		{"migration pods without NetworkPolicy", func(o []Object) []Object {
+			var kept []Object
+			for _, x := range o {
+				if x.GVK.Kind == "NetworkPolicy" && x.Labels["app.kubernetes.io/component"] == "migrate" {
+					continue
+				}
+				kept = append(kept, x)
+			}
+			return kept
+		}, "no NetworkPolicy selects its pods"},
 		{"internal service open to all", func(o []Object) []Object {
 			for _, x := range o {
 				if np, ok := x.Typed.(*networkingv1.NetworkPolicy); ok && np.Labels[labelName] == "auth-tokens" {

@@ -78,6 +78,13 @@ func Check(objs []Object) error {
 	}
 	for _, j := range ix.jobs {
 		errs = append(errs, checkJob(j)...)
+		// With network policies on, a default-deny namespace would cut the
+		// migration pods off PostgreSQL unless a policy of their own selects them.
+		if len(ix.policies) > 0 && !slices.ContainsFunc(ix.policies, func(p *networkingv1.NetworkPolicy) bool {
+			return selectsLS(&p.Spec.PodSelector, j.Spec.Template.Labels)
+		}) {
+			errs = append(errs, fmt.Errorf("Job/%s: no NetworkPolicy selects its pods", j.Name))
+		}
 	}
 	errs = append(errs, checkExposure(ix)...)
 	errs = append(errs, checkScaleTargets(ix)...)
