@@ -187,7 +187,52 @@ func run(root string, dur time.Duration, conns, rounds, rate int) error {
 	if n := direct.errors + gw.errors + fd.errors + fg.errors; n > 0 {
 		return fmt.Errorf("%d requests failed", n)
 	}
+
+	// The same comparison on a read that reaches the database (tenancy
+	// check and business row): the gateway's share of a realistic request.
+	bizID, err := createBusiness(st, token)
+	if err != nil {
+		return err
+	}
+	path := "/v1/businesses/" + bizID
+	dbDirect, err := load(ctx, "auth-tokens direct", st.ServiceURLs["auth-tokens"]+path, token, conns, dur)
+	if err != nil {
+		return err
+	}
+	dbGW, err := load(ctx, "via gateway", st.GatewayURL+path, token, conns, dur)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\nGET /v1/businesses/{id} (PostgreSQL read), %d connections, %s per run\n", conns, dur)
+	for _, r := range []result{dbDirect, dbGW} {
+		fmt.Printf("  %-20s %10.0f %10s %10s %10s\n", r.name, r.rps, r.p50, r.p90, r.p99)
+	}
+	fmt.Printf("gateway / direct throughput on a database read: %.2f\n", dbGW.rps/dbDirect.rps)
+	if n := dbDirect.errors + dbGW.errors; n > 0 {
+		return fmt.Errorf("%d requests failed", n)
+	}
 	return nil
+}
+
+func createBusiness(st *stack.Stack, token string) (string, error) {
+	body := strings.NewReader(`{"legal_name":"Bench Co","external_id":"bench-1","country":"US"}`)
+	req, _ := http.NewRequest(http.MethodPost, st.GatewayURL+"/v1/businesses", body)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Data struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.Data.ID == "" {
+		return "", fmt.Errorf("create business: status %d, %v", resp.StatusCode, err)
+	}
+	return out.Data.ID, nil
 }
 
 func verdict(ok bool) string {
