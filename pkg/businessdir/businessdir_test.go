@@ -25,20 +25,6 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
 
-func openSchema(t *testing.T, url, schema string, sets ...pgdb.MigrationSet) *bun.DB {
-	t.Helper()
-	ctx := context.Background()
-	db, err := pgdb.Open(ctx, pgdb.Config{URL: url, Schema: schema, MaxConns: 10})
-	if err != nil {
-		t.Fatalf("open %s: %v", schema, err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := pgdb.Migrate(ctx, db, sets...); err != nil {
-		t.Fatalf("migrate %s: %v", schema, err)
-	}
-	return db
-}
-
 func ptr(s string) *string { return &s }
 
 var t0 = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
@@ -69,8 +55,8 @@ func TestProjectionFromAnotherService(t *testing.T) {
 
 	url := testkit.NewDatabase(t)
 	broker := testkit.Broker(t, events.TopicBusiness)
-	auth := openSchema(t, url, "auth", outbox.Migrations)
-	reports := openSchema(t, url, "reports", consumer.Migrations, businessdir.Migrations)
+	auth := testkit.OpenSchema(t, url, "auth", outbox.Migrations)
+	reports := testkit.OpenSchema(t, url, "reports", consumer.Migrations, businessdir.Migrations)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -180,7 +166,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 func TestHandle(t *testing.T) {
 	url := testkit.NewDatabase(t)
-	db := openSchema(t, url, "svc", businessdir.Migrations)
+	db := testkit.OpenSchema(t, url, "svc", businessdir.Migrations)
 	ctx := context.Background()
 	dir := businessdir.New(db)
 	id := uuid.Must(uuid.NewV7())

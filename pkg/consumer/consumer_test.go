@@ -16,7 +16,6 @@ import (
 
 	"github.com/acctsuite/acct/pkg/consumer"
 	"github.com/acctsuite/acct/pkg/events"
-	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/testkit"
 )
 
@@ -69,17 +68,9 @@ func TestConfigValidate(t *testing.T) {
 // An undecodable message goes to the DLQ at once.
 func TestPoisonMessageGoesToDLQ(t *testing.T) {
 	const maxAttempts = 3
-	url := testkit.NewDatabase(t)
 	broker := testkit.Broker(t, topic)
 	ctx := context.Background()
-	db, err := pgdb.Open(ctx, pgdb.Config{URL: url, Schema: "svc", MaxConns: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := pgdb.Migrate(ctx, db, consumer.Migrations); err != nil {
-		t.Fatal(err)
-	}
+	db := testkit.DB(t, "svc", consumer.Migrations)
 	if _, err := db.ExecContext(ctx, "CREATE TABLE applied (event_id uuid PRIMARY KEY, name text NOT NULL)"); err != nil {
 		t.Fatal(err)
 	}

@@ -32,21 +32,6 @@ func testLogger(t *testing.T) *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-// openSchema opens url with its own schema and applies the migration sets.
-func openSchema(t *testing.T, url, schema string, sets ...pgdb.MigrationSet) *bun.DB {
-	t.Helper()
-	ctx := context.Background()
-	db, err := pgdb.Open(ctx, pgdb.Config{URL: url, Schema: schema, MaxConns: 20})
-	if err != nil {
-		t.Fatalf("open %s: %v", schema, err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := pgdb.Migrate(ctx, db, sets...); err != nil {
-		t.Fatalf("migrate %s: %v", schema, err)
-	}
-	return db
-}
-
 func mustExec(t *testing.T, db bun.IDB, query string, args ...any) {
 	t.Helper()
 	if _, err := db.ExecContext(context.Background(), query, args...); err != nil {
@@ -168,9 +153,9 @@ func TestDeliveryExactlyOnceThroughBrokerOutage(t *testing.T) {
 
 	url := testkit.NewDatabase(t)
 	broker := testkit.Broker(t, testTopic)
-	producer := openSchema(t, url, "producer", outbox.Migrations)
+	producer := testkit.OpenSchema(t, url, "producer", outbox.Migrations)
 	mustExec(t, producer, "CREATE TABLE domain_writes (business uuid NOT NULL, n int NOT NULL, PRIMARY KEY (business, n))")
-	sink := openSchema(t, url, "sink", consumer.Migrations)
+	sink := testkit.OpenSchema(t, url, "sink", consumer.Migrations)
 	mustExec(t, sink, `CREATE TABLE applied (
 		event_id uuid PRIMARY KEY, business uuid NOT NULL, n int NOT NULL,
 		applications int NOT NULL, applied_seq bigserial)`)
@@ -339,7 +324,7 @@ func topicMessages(t *testing.T, brokers []string, topic string) int {
 
 func TestEnqueueValidatesAndRollsBack(t *testing.T) {
 	url := testkit.NewDatabase(t)
-	db := openSchema(t, url, "svc", outbox.Migrations)
+	db := testkit.OpenSchema(t, url, "svc", outbox.Migrations)
 	ctx := context.Background()
 	good, err := events.New(testTopic, "test.step", "outbox-test", uuid.Must(uuid.NewV7()), step{N: 1})
 	if err != nil {
@@ -431,7 +416,7 @@ func (p *failingPublisher) Publish(_ context.Context, evts []events.Event) error
 
 func TestRelayRetriesTheSameBatchInOrder(t *testing.T) {
 	url := testkit.NewDatabase(t)
-	db := openSchema(t, url, "svc", outbox.Migrations)
+	db := testkit.OpenSchema(t, url, "svc", outbox.Migrations)
 	ctx := context.Background()
 	business := uuid.Must(uuid.NewV7())
 	var want []uuid.UUID
