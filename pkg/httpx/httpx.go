@@ -53,6 +53,9 @@ type Options struct {
 	// Metrics receives the HTTP metrics and is served at GET /metrics. When
 	// nil a private registry with Go and process collectors is used.
 	Metrics *prometheus.Registry
+	// NoMetricsRoute leaves GET /metrics off this app (the registry is
+	// served on an admin listener instead).
+	NoMetricsRoute bool
 }
 
 // New builds the app. Register routes on it, then call Finish last.
@@ -93,7 +96,9 @@ func New(opts Options) *fiber.App {
 	loggers.Store(app, logger)
 	obs := newObserver(opts.Service, logger, opts.Metrics)
 	app.Use(obs.handle, tracing(), recoverer(logger))
-	app.Get("/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(opts.Metrics, promhttp.HandlerOpts{})))
+	if !opts.NoMetricsRoute {
+		app.Get("/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(opts.Metrics, promhttp.HandlerOpts{})))
+	}
 	return app
 }
 
@@ -142,12 +147,6 @@ func ErrorHandler(logger *slog.Logger) fiber.ErrorHandler {
 		}
 		return c.Status(status).JSON(ae.Body())
 	}
-}
-
-// WriteError writes err as the error object (for code that must answer
-// without returning the error up the handler chain).
-func WriteError(c *fiber.Ctx, err error) error {
-	return c.App().ErrorHandler(c, err)
 }
 
 func toAppError(err error) *apperr.Error {

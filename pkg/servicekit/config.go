@@ -1,0 +1,77 @@
+package servicekit
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	pkgconfig "github.com/acctsuite/acct/pkg/config"
+	"github.com/acctsuite/acct/pkg/pgdb"
+	"github.com/acctsuite/acct/pkg/telemetry"
+)
+
+// Base is the configuration block every service embeds: its listener, its
+// logs and traces, and the admin listener.
+type Base struct {
+	Addr string `env:"HTTP_ADDR" envDefault:":8080"`
+	// BodyLimit 0 means the service's default (Definition.DefaultBodyLimit).
+	BodyLimit       int           `env:"BODY_LIMIT_BYTES"`
+	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" envDefault:"20s"`
+	// AdminAddr, when set, serves /metrics there instead of on the public
+	// listener (Definition.DefaultAdminAddr when unset).
+	AdminAddr string `env:"ADMIN_ADDR"`
+
+	Log       pkgconfig.Log
+	Telemetry telemetry.Config
+}
+
+// Validate rejects values that would make the server unusable.
+func (b Base) Validate() error {
+	var errs []error
+	if b.Addr == "" {
+		errs = append(errs, errors.New("HTTP_ADDR must not be empty"))
+	}
+	if b.BodyLimit < 0 {
+		errs = append(errs, fmt.Errorf("BODY_LIMIT_BYTES must be positive, got %d", b.BodyLimit))
+	}
+	if b.ShutdownTimeout < 0 {
+		errs = append(errs, fmt.Errorf("SHUTDOWN_TIMEOUT must not be negative, got %s", b.ShutdownTimeout))
+	}
+	return errors.Join(errs...)
+}
+
+// Data is the block of a service that owns a database schema and takes part
+// in the event flow (every service but the gateway).
+type Data struct {
+	DB    pgdb.Config
+	Kafka pkgconfig.Kafka
+	// TopicPartitions is the partition count of topics the service creates.
+	TopicPartitions int `env:"KAFKA_TOPIC_PARTITIONS" envDefault:"3"`
+	// PageCursorSecret keys the HMAC of pagination cursors; replicas must
+	// share it. Empty means a random key per process (cursors then break
+	// across replicas and restarts; the kit logs a warning).
+	PageCursorSecret string `env:"PAGE_CURSOR_SECRET"`
+}
+
+// Validate checks the partition count (DB and Kafka validate themselves).
+func (d Data) Validate() error {
+	if d.TopicPartitions < 1 {
+		return fmt.Errorf("KAFKA_TOPIC_PARTITIONS must be at least 1, got %d", d.TopicPartitions)
+	}
+	return nil
+}
+
+// Auth is the block of a service that verifies bearer tokens against
+// auth-tokens' published keys (every domain service).
+type Auth struct {
+	JWKSURL     string `env:"JWKS_URL" envDefault:"http://127.0.0.1:8081/.well-known/jwks.json"`
+	TokenIssuer string `env:"TOKEN_ISSUER" envDefault:"acct-auth-tokens"`
+}
+
+// Validate requires the JWKS URL.
+func (a Auth) Validate() error {
+	if a.JWKSURL == "" {
+		return errors.New("JWKS_URL must not be empty")
+	}
+	return nil
+}

@@ -1,0 +1,399 @@
+package servicekit_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+	"github.com/segmentio/kafka-go"
+	"github.com/uptrace/bun"
+
+	pkgconfig "github.com/acctsuite/acct/pkg/config"
+	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/httpx"
+	"github.com/acctsuite/acct/pkg/outbox"
+	"github.com/acctsuite/acct/pkg/pgdb"
+	"github.com/acctsuite/acct/pkg/servicekit"
+	"github.com/acctsuite/acct/pkg/tenancy"
+	"github.com/acctsuite/acct/pkg/testkit"
+)
+
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
+
+const topicWidgets = "acct.widgets.v1"
+
+// widgetsConfig is a service configuration as every service writes it.
+type widgetsConfig struct {
+	Base servicekit.Base
+	Data servicekit.Data
+	Auth servicekit.Auth
+}
+
+var widgetMigrations = pgdb.Embedded("widgets", fstest.MapFS{
+	"m/20260101000001_widgets.up.sql": {Data: []byte(
+		"CREATE TABLE widgets (id uuid PRIMARY KEY, business_id uuid NOT NULL, name text NOT NULL);")},
+	"m/20260101000001_widgets.down.sql": {Data: []byte("DROP TABLE widgets;")},
+}, "m")
+
+const widgetsOpenAPI = `openapi: 3.0.3
+info: {title: widgets, version: "1"}
+paths: {}
+`
+
+// widgets is a minimal service on the kit: one creating route that writes a
+// row and an event in one transaction, the business projection, and a
+// handler of its own on the business topic.
+type widgets struct {
+	businessEvents atomic.Int64
+	started        atomic.Bool
+	background     atomic.Bool
+}
+
+func (w *widgets) definition(cfg *widgetsConfig) servicekit.Definition {
+	return servicekit.Definition{
+		Name: "widgets", Base: &cfg.Base, Data: &cfg.Data, Auth: &cfg.Auth,
+		Migrations: []pgdb.MigrationSet{widgetMigrations},
+		Produces:   []string{topicWidgets},
+		Businesses: true,
+		OpenAPI:    []byte(widgetsOpenAPI),
+		Setup: func(ctx context.Context, k *servicekit.Kit) error {
+			k.Consume(events.TopicBusiness, func(ctx context.Context, tx bun.Tx, e events.Event) error {
+				w.businessEvents.Add(1)
+				return nil
+			})
+			k.OnStart(func(context.Context) error { w.started.Store(true); return nil })
+			k.Go(func(ctx context.Context) { w.background.Store(true); <-ctx.Done() })
+			k.App().Post("/v1/businesses/:businessId/widgets", k.Authenticate(), k.RequireBusiness(), k.Idempotency(),
+				func(c *fiber.Ctx) error {
+					var body struct {
+						Name string `json:"name"`
+					}
+					if err := httpx.BindJSON(c, &body); err != nil {
+						return err
+					}
+					bid, _ := tenancy.BusinessIDFrom(c)
+					id := uuid.Must(uuid.NewV7())
+					err := k.DB().RunInTx(c.UserContext(), nil, func(ctx context.Context, tx bun.Tx) error {
+						if _, err := tx.ExecContext(ctx, "INSERT INTO widgets VALUES (?, ?, ?)", id, bid, body.Name); err != nil {
+							return err
+						}
+						e, err := events.New(topicWidgets, "widget.created", k.Name(), bid, map[string]string{"id": id.String(), "name": body.Name})
+						if err != nil {
+							return err
+						}
+						return outbox.Enqueue(ctx, tx, e)
+					})
+					if err != nil {
+						return err
+					}
+					return c.Status(fiber.StatusCreated).JSON(fiber.Map{"data": fiber.Map{"id": id}})
+				})
+			return nil
+		},
+		Commands: map[string]servicekit.Command{
+			"count": func(ctx context.Context, k *servicekit.Kit, args []string, out io.Writer) error {
+				var n int
+				if err := k.DB().NewRaw("SELECT count(*) FROM widgets").Scan(ctx, &n); err != nil {
+					return err
+				}
+				_, err := fmt.Fprintf(out, "%d %s\n", n, strings.Join(args, ","))
+				return err
+			},
+		},
+	}
+}
+
+func startWidgets(t *testing.T, env map[string]string) (*widgets, *testkit.Service) {
+	t.Helper()
+	w := &widgets{}
+	svc := testkit.StartService(t, func(env map[string]string) (servicekit.Definition, error) {
+		var cfg widgetsConfig
+		if err := pkgconfig.LoadFrom(&cfg, env); err != nil {
+			return servicekit.Definition{}, err
+		}
+		return w.definition(&cfg), nil
+	}, testkit.ServiceOptions{Env: env})
+	return w, svc
+}
+
+func call(t *testing.T, method, url, token, body string, header ...string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var out map[string]any
+	_ = json.Unmarshal(raw, &out)
+	return resp.StatusCode, out
+}
+
+func TestServiceLifecycle(t *testing.T) {
+	w, svc := startWidgets(t, nil)
+	if !w.started.Load() {
+		t.Fatal("OnStart did not run before serving")
+	}
+
+	// Health, readiness with database and broker, OpenAPI and metrics.
+	if code, body := call(t, "GET", svc.URL+"/readyz", "", ""); code != 200 {
+		t.Fatalf("readyz: %d %v", code, body)
+	}
+	if code, body := call(t, "GET", svc.URL+"/openapi.json", "", ""); code != 200 || body["openapi"] != "3.0.3" {
+		t.Fatalf("openapi.json: %d %v", code, body)
+	}
+	if code, _ := call(t, "GET", svc.URL+"/metrics", "", ""); code != 200 {
+		t.Fatalf("metrics on the public listener without ADMIN_ADDR: %d", code)
+	}
+	if code, body := call(t, "GET", svc.URL+"/nope", "", ""); code != 404 || body["error_enum"] == nil {
+		t.Fatalf("unknown route after Finish: %d %v", code, body)
+	}
+
+	// Tenancy from the business projection: the owner reaches it, another
+	// client gets 404.
+	bid := svc.SeedBusiness(t, "owner")
+	url := svc.URL + "/v1/businesses/" + bid.String() + "/widgets"
+	if code, body := call(t, "POST", url, svc.Tokens.Platform(t, "other"), `{"name":"x"}`); code != 404 {
+		t.Fatalf("foreign business: %d %v", code, body)
+	}
+	if code, _ := call(t, "POST", url, "", `{"name":"x"}`); code != 401 {
+		t.Fatalf("no token: %d", code)
+	}
+	token := svc.Tokens.Platform(t, "owner")
+	code, first := call(t, "POST", url, token, `{"name":"gear"}`, "Idempotency-Key", "k1")
+	if code != 201 {
+		t.Fatalf("create: %d %v", code, first)
+	}
+	// Idempotency middleware is wired: the same key replays the first answer.
+	code, again := call(t, "POST", url, token, `{"name":"gear"}`, "Idempotency-Key", "k1")
+	if code != 201 || fmt.Sprint(again["data"]) != fmt.Sprint(first["data"]) {
+		t.Fatalf("replay: %d %v vs %v", code, again, first)
+	}
+
+	// The event reaches the broker through the outbox relay; topics were
+	// created at start.
+	got := readEvent(t, svc, topicWidgets)
+	if got.Subject != bid.String() || got.Type != "widget.created" || got.Source != "widgets" {
+		t.Fatalf("event: %+v", got)
+	}
+
+	// A business.created published by auth-tokens reaches both the
+	// projection and the service's own handler.
+	published := publishBusiness(t, svc, "late-client")
+	waitFor(t, "business projection", func() bool {
+		_, found, err := svc.Kit.Businesses().OwnerOf(context.Background(), published)
+		return err == nil && found
+	})
+	waitFor(t, "service handler on the business topic", func() bool { return w.businessEvents.Load() >= 1 })
+	if !w.background.Load() {
+		t.Fatal("background work did not run")
+	}
+}
+
+// readEvent reads the first event of topic over every partition.
+func readEvent(t *testing.T, svc *testkit.Service, topic string) events.Event {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	r := kafka.NewReader(kafka.ReaderConfig{Brokers: svc.Broker.Addrs(), GroupID: "test-" + uuid.NewString(), Topic: topic,
+		MaxWait: 100 * time.Millisecond, StartOffset: kafka.FirstOffset})
+	defer r.Close()
+	m, err := r.FetchMessage(ctx)
+	if err != nil {
+		t.Fatalf("read %s: %v", topic, err)
+	}
+	e, err := events.FromMessage(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func publishBusiness(t *testing.T, svc *testkit.Service, clientID string) uuid.UUID {
+	t.Helper()
+	now := time.Now().UTC()
+	b := events.Business{ID: uuid.Must(uuid.NewV7()), ClientID: clientID, LegalName: "Late LLC", Country: "US",
+		DefaultReportingBasis: "ACCRUAL", CreatedAt: now, UpdatedAt: now}
+	e, err := events.New(events.TopicBusiness, events.TypeBusinessCreated, "auth-tokens", b.ID, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wr := &kafka.Writer{Addr: kafka.TCP(svc.Broker.Addrs()...), Balancer: &kafka.Hash{}, BatchTimeout: 5 * time.Millisecond}
+	defer wr.Close()
+	if err := wr.WriteMessages(context.Background(), events.ToMessage(e)); err != nil {
+		t.Fatal(err)
+	}
+	return b.ID
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestReadinessNamesTheBrokerWhenItIsDown(t *testing.T) {
+	_, svc := startWidgets(t, nil)
+	svc.Broker.Stop()
+	code, body := call(t, "GET", svc.URL+"/readyz", "", "")
+	if code != 503 {
+		t.Fatalf("readyz with the broker down: %d %v", code, body)
+	}
+	meta, _ := body["meta"].(map[string]any)
+	if fmt.Sprint(meta["failed_checks"]) != "[broker]" {
+		t.Fatalf("failed checks: %v", body)
+	}
+	svc.Broker.Restart()
+	waitFor(t, "ready again", func() bool { c, _ := call(t, "GET", svc.URL+"/readyz", "", ""); return c == 200 })
+}
+
+func TestMetricsMoveToTheAdminListener(t *testing.T) {
+	admin := freeAddr(t)
+	_, svc := startWidgets(t, map[string]string{"ADMIN_ADDR": admin})
+	if code, _ := call(t, "GET", svc.URL+"/metrics", "", ""); code != 404 {
+		t.Fatalf("public /metrics with ADMIN_ADDR: %d, want 404", code)
+	}
+	resp, err := http.Get("http://" + admin + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !bytes.Contains(raw, []byte("go_goroutines")) {
+		t.Fatalf("admin /metrics: %d %.200s", resp.StatusCode, raw)
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// The outbox is flushed on stop: events committed while the broker was away
+// are published once it is back and the service is stopping.
+func TestStopFlushesTheOutbox(t *testing.T) {
+	var cfg widgetsConfig
+	broker := testkit.Broker(t)
+	tokens := testkit.NewTokens(t)
+	env := map[string]string{"DATABASE_URL": testkit.NewDatabase(t), "KAFKA_BROKERS": broker.Addrs()[0],
+		"JWKS_URL": tokens.JWKSURL, "PAGE_CURSOR_SECRET": "s", "SHUTDOWN_TIMEOUT": "20s"}
+	if err := pkgconfig.LoadFrom(&cfg, env); err != nil {
+		t.Fatal(err)
+	}
+	w := &widgets{}
+	k, err := servicekit.New(context.Background(), w.definition(&cfg), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- k.Serve(ctx, ln) }()
+	url := "http://" + ln.Addr().String()
+	waitFor(t, "serving", func() bool { c, _ := call(t, "GET", url+"/healthz", "", ""); return c == 200 })
+
+	bid := uuid.Must(uuid.NewV7())
+	err = k.DB().RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO businesses (id, client_id, legal_name, country, default_reporting_basis, created_at, updated_at, last_event_time)
+			VALUES (?, 'owner', 'B', 'US', 'ACCRUAL', now(), now(), now())`, bid)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	broker.Stop()
+	for i := range 5 {
+		if code, body := call(t, "POST", fmt.Sprintf("%s/v1/businesses/%s/widgets", url, bid), tokens.Platform(t, "owner"), fmt.Sprintf(`{"name":"w%d"}`, i)); code != 201 {
+			t.Fatalf("create while the broker is down: %d %v", code, body)
+		}
+	}
+	if n, err := k.Relay().Pending(context.Background()); err != nil || n != 5 {
+		t.Fatalf("pending with the broker down: %d %v", n, err)
+	}
+	cancel() // SIGTERM
+	time.Sleep(500 * time.Millisecond)
+	broker.Restart()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("stop: %v", err)
+		}
+	case <-time.After(40 * time.Second):
+		t.Fatal("service did not stop")
+	}
+	if n, err := k.Relay().Pending(context.Background()); err != nil || n != 0 {
+		t.Fatalf("pending after a graceful stop: %d %v", n, err)
+	}
+}
+
+func TestExecuteCommands(t *testing.T) {
+	broker := testkit.Broker(t)
+	env := map[string]string{"DATABASE_URL": testkit.NewDatabase(t), "KAFKA_BROKERS": broker.Addrs()[0], "PAGE_CURSOR_SECRET": "s"}
+	load := func() (servicekit.Definition, error) {
+		var cfg widgetsConfig
+		if err := pkgconfig.LoadFrom(&cfg, env); err != nil {
+			return servicekit.Definition{}, err
+		}
+		return (&widgets{}).definition(&cfg), nil
+	}
+	ctx := context.Background()
+	if err := servicekit.Execute(ctx, load, []string{"migrate"}, io.Discard); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	var out bytes.Buffer
+	if err := servicekit.Execute(ctx, load, []string{"count", "a", "b"}, &out); err != nil {
+		t.Fatalf("custom command: %v", err)
+	}
+	if out.String() != "0 a,b\n" {
+		t.Fatalf("custom command printed %q", out.String())
+	}
+	err := servicekit.Execute(ctx, load, []string{"bogus"}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "serve, migrate, count") {
+		t.Fatalf("unknown command: %v", err)
+	}
+	bad := func() (servicekit.Definition, error) { return servicekit.Definition{}, errors.New("config: DATABASE_URL is required") }
+	if err := servicekit.Execute(ctx, bad, nil, io.Discard); err == nil || !strings.Contains(err.Error(), "DATABASE_URL") {
+		t.Fatalf("config error: %v", err)
+	}
+}
