@@ -392,7 +392,9 @@ func TestExecuteCommands(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "serve, migrate, count") {
 		t.Fatalf("unknown command: %v", err)
 	}
-	bad := func() (servicekit.Definition, error) { return servicekit.Definition{}, errors.New("config: DATABASE_URL is required") }
+	bad := func() (servicekit.Definition, error) {
+		return servicekit.Definition{}, errors.New("config: DATABASE_URL is required")
+	}
 	if err := servicekit.Execute(ctx, bad, nil, io.Discard); err == nil || !strings.Contains(err.Error(), "DATABASE_URL") {
 		t.Fatalf("config error: %v", err)
 	}

@@ -9,8 +9,7 @@ import (
 	"time"
 
 	pkgconfig "github.com/acctsuite/acct/pkg/config"
-	"github.com/acctsuite/acct/pkg/pgdb"
-	"github.com/acctsuite/acct/pkg/telemetry"
+	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/domain"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/signing"
 )
@@ -23,13 +22,10 @@ const DefaultSchema = "auth"
 
 // Config is the whole service configuration.
 type Config struct {
-	pkgconfig.HTTP
-	pkgconfig.Log
-	pkgconfig.Kafka
-	DB        pgdb.Config
-	Telemetry telemetry.Config
-
-	PageCursorSecret string `env:"PAGE_CURSOR_SECRET"`
+	// The kit's blocks: listener, logs, telemetry, database, broker,
+	// cursor secret.
+	Base servicekit.Base
+	Data servicekit.Data
 
 	SigningKeyEncryptionKey     string        `env:"SIGNING_KEY_ENCRYPTION_KEY"`
 	SigningKeyEncryptionKeyFile string        `env:"SIGNING_KEY_ENCRYPTION_KEY_FILE"`
@@ -54,14 +50,20 @@ func Load() (Config, error) {
 	return c, nil
 }
 
+// LoadFrom is Load reading the given variables (tests).
+func LoadFrom(env map[string]string) (Config, error) {
+	var c Config
+	if err := pkgconfig.LoadFrom(&c, env); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
 // Validate checks the settings and resolves the signing key encryption key
 // (inline or from the mounted file); a missing or short key is an error.
 func (c *Config) Validate() error {
-	if c.DB.Schema == "" {
-		c.DB.Schema = DefaultSchema
-	}
-	if c.Telemetry.ServiceName == "" {
-		c.Telemetry.ServiceName = ServiceName
+	if c.Data.DB.Schema == "" {
+		c.Data.DB.Schema = DefaultSchema
 	}
 	if c.BootstrapClientName == "" && c.BootstrapClientID != "" {
 		c.BootstrapClientName = c.BootstrapClientID

@@ -38,8 +38,8 @@ func TestLoad(t *testing.T) {
 		check   func(t *testing.T, c Config)
 	}{
 		{"defaults", base(), "", func(t *testing.T, c Config) {
-			if c.DB.Schema != "auth" || c.TokenIssuer != "acct-auth-tokens" || c.BusinessTokenMaxSeconds != 86400 ||
-				c.SigningKeyRotation != 720*time.Hour || c.Addr != ":8080" || len(c.EncryptionKey()) != 32 || c.Telemetry.ServiceName != "auth-tokens" {
+			if c.Data.DB.Schema != "auth" || c.TokenIssuer != "acct-auth-tokens" || c.BusinessTokenMaxSeconds != 86400 ||
+				c.SigningKeyRotation != 720*time.Hour || c.Base.Addr != ":8080" || len(c.EncryptionKey()) != 32 {
 				t.Fatalf("config = %+v", c)
 			}
 		}},

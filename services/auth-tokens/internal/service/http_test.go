@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -15,12 +14,11 @@ import (
 	"time"
 
 	"github.com/acctsuite/acct/pkg/authn"
-	pkgconfig "github.com/acctsuite/acct/pkg/config"
 	"github.com/acctsuite/acct/pkg/openapi"
 	"github.com/acctsuite/acct/pkg/openapi/openapitest"
+	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/testkit"
 	authtokens "github.com/acctsuite/acct/services/auth-tokens"
-	"github.com/acctsuite/acct/services/auth-tokens/internal/adapters/postgres"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/app"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/config"
 	"github.com/getkin/kin-openapi/openapi3"
@@ -44,35 +42,23 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	var s *Service
+	var maxBT int
+	svc := testkit.StartService(t, func(env map[string]string) (servicekit.Definition, error) {
+		env["SIGNING_KEY_ENCRYPTION_KEY"] = base64.StdEncoding.EncodeToString([]byte(strings.Repeat("e", 32)))
+		env["BUSINESS_TOKEN_MAX_SECONDS"] = "7200"
+		cfg, err := config.LoadFrom(env)
+		if err != nil {
+			return servicekit.Definition{}, err
+		}
+		maxBT = cfg.BusinessTokenMaxSeconds
+		var def servicekit.Definition
+		s, def = New(cfg)
+		return def, nil
+	}, testkit.ServiceOptions{})
 	ctx := context.Background()
-	var cfg config.Config
-	err := pkgconfig.LoadFrom(&cfg, map[string]string{
-		"DATABASE_URL":               testkit.NewDatabase(t),
-		"SIGNING_KEY_ENCRYPTION_KEY": base64.StdEncoding.EncodeToString([]byte(strings.Repeat("e", 32))),
-		"BUSINESS_TOKEN_MAX_SECONDS": "7200",
-		"PAGE_CURSOR_SECRET":         "test-cursor-secret",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := OpenDB(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := Migrate(ctx, db); err != nil {
-		t.Fatal(err)
-	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	a, keys, err := NewApp(ctx, cfg, db, logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := keys.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range [][3]string{{"demo", "Demo Platform", "demo-secret"}, {"other", "Other Platform", "other-secret"}} {
-		if err := a.EnsureClient(ctx, c[0], c[1], c[2]); err != nil {
+		if err := s.App.EnsureClient(ctx, c[0], c[1], c[2]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -80,13 +66,9 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	docJSON, err := openapi.MarshalJSON(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
 	return &env{
-		t: t, http: NewHTTP(cfg, a, postgres.New(db), docJSON, logger, db), v: openapitest.New(t, authtokens.OpenAPI),
-		errS: doc.Components.Schemas["Error"].Value, db: db, app: a, keys: keys, maxBT: cfg.BusinessTokenMaxSeconds,
+		t: t, http: svc.Kit.App(), v: openapitest.New(t, authtokens.OpenAPI),
+		errS: doc.Components.Schemas["Error"].Value, db: svc.Kit.DB(), app: s.App, keys: s.Keys, maxBT: maxBT,
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/acctsuite/acct/pkg/authn"
-	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/testkit"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/adapters/postgres"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/app"
@@ -20,14 +19,7 @@ import (
 // TestKeyRotation runs key rings (replicas) against one real database.
 func TestKeyRotation(t *testing.T) {
 	ctx := context.Background()
-	db, err := pgdb.Open(ctx, pgdb.Config{URL: testkit.NewDatabase(t), Schema: "auth", MaxConns: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := Migrate(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+	db := testkit.DB(t, "auth", postgres.Migrations)
 	encKey := make([]byte, 32)
 	_, _ = rand.Read(encKey)
 	cipher, err := signing.NewCipher(encKey)

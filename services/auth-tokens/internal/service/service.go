@@ -1,62 +1,103 @@
-// Package service wires auth-tokens together: configuration → database →
-// migrations → signing keys → bootstrap client → outbox relay → HTTP, and
-// stops it in reverse order, flushing the outbox.
+// Package service wires auth-tokens onto the service kit: the key ring and
+// the use cases on the kit's database, start-up work (signing keys, the
+// bootstrap client), the key rotation loop, the HTTP routes and the admin
+// command. The kit does the rest (see pkg/servicekit).
 package service
 
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"log/slog"
-	"sync"
 	"time"
+
+	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/authn"
 	"github.com/acctsuite/acct/pkg/events"
-	"github.com/acctsuite/acct/pkg/httpx"
-	"github.com/acctsuite/acct/pkg/openapi"
-	"github.com/acctsuite/acct/pkg/outbox"
-	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/pgdb"
-	"github.com/acctsuite/acct/pkg/telemetry"
+	"github.com/acctsuite/acct/pkg/servicekit"
 	authtokens "github.com/acctsuite/acct/services/auth-tokens"
 	httpadapter "github.com/acctsuite/acct/services/auth-tokens/internal/adapters/http"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/adapters/postgres"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/app"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/config"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/signing"
-	"github.com/gofiber/fiber/v2"
-	"github.com/uptrace/bun"
 )
 
 // keySyncInterval is how often signing keys are checked for rotation.
 const keySyncInterval = time.Minute
 
-// Service is the running auth-tokens.
+// Service holds what Setup built (tests reach the use cases through it).
 type Service struct {
-	cfg       config.Config
-	log       *slog.Logger
-	db        *bun.DB
-	app       *app.App
-	keys      *app.KeyRing
-	pub       *outbox.KafkaPublisher
-	relay     *outbox.Relay
-	http      *fiber.App
-	telemetry func(context.Context) error
+	App  *app.App
+	Keys *app.KeyRing
 }
 
-// Migrate applies every migration set the service needs.
-func Migrate(ctx context.Context, db *bun.DB) error {
-	return pgdb.Migrate(ctx, db, migrationSets()...)
+// New describes auth-tokens to the kit; the returned Service is filled in
+// when the kit runs Setup.
+func New(cfg config.Config) (*Service, servicekit.Definition) {
+	s := &Service{}
+	return s, servicekit.Definition{
+		Name:       config.ServiceName,
+		Base:       &cfg.Base,
+		Data:       &cfg.Data,
+		Migrations: []pgdb.MigrationSet{postgres.Migrations},
+		Produces:   []string{events.TopicBusiness},
+		OpenAPI:    authtokens.OpenAPI,
+		Setup:      func(ctx context.Context, k *servicekit.Kit) error { return s.setup(cfg, k) },
+		Commands:   map[string]servicekit.Command{"admin": s.admin},
+	}
 }
 
-// OpenDB opens the service's database (for the migrate and admin commands).
-func OpenDB(ctx context.Context, cfg config.Config) (*bun.DB, error) {
-	return pgdb.Open(ctx, cfg.DB)
+// Load reads the configuration from the environment and describes the
+// service (the binary's main).
+func Load() (servicekit.Definition, error) {
+	cfg, err := config.Load()
+	if err != nil {
+		return servicekit.Definition{}, err
+	}
+	_, def := New(cfg)
+	return def, nil
 }
 
-// NewApp builds the use cases on db without HTTP or relay (admin command).
-func NewApp(ctx context.Context, cfg config.Config, db *bun.DB, logger *slog.Logger) (*app.App, *app.KeyRing, error) {
+func (s *Service) setup(cfg config.Config, k *servicekit.Kit) error {
+	var err error
+	if s.App, s.Keys, err = NewApp(cfg, k.DB(), k.Logger()); err != nil {
+		return err
+	}
+	store := postgres.New(k.DB())
+	// auth-tokens verifies with its own key ring and owns the businesses.
+	k.SetVerifier(authn.NewVerifier(s.App.Keys(), authn.VerifierOptions{Issuer: cfg.TokenIssuer}))
+	k.SetOwners(store)
+	k.OnStart(func(ctx context.Context) error {
+		if err := s.Keys.Sync(ctx); err != nil {
+			return err
+		}
+		if cfg.BootstrapClientID == "" {
+			return nil
+		}
+		if err := s.App.EnsureClient(ctx, cfg.BootstrapClientID, cfg.BootstrapClientName, cfg.BootstrapClientSecret); err != nil {
+			return fmt.Errorf("bootstrap client: %w", err)
+		}
+		k.Logger().Info("bootstrap client ready", slog.String("client_id", cfg.BootstrapClientID))
+		return nil
+	})
+	k.Go(func(ctx context.Context) { s.Keys.Run(ctx, keySyncInterval) })
+	httpadapter.New(httpadapter.Options{
+		App:         s.App,
+		Verifier:    k.Verifier(),
+		Owners:      store,
+		Cursors:     k.Cursors(),
+		Idempotency: k.Idempotency(),
+	}).Register(k.App())
+	return nil
+}
+
+// NewApp builds the use cases and the key ring on db.
+func NewApp(cfg config.Config, db *bun.DB, logger *slog.Logger) (*app.App, *app.KeyRing, error) {
 	cipher, err := signing.NewCipher(cfg.EncryptionKey())
 	if err != nil {
 		return nil, nil, err
@@ -74,114 +115,25 @@ func NewApp(ctx context.Context, cfg config.Config, db *bun.DB, logger *slog.Log
 	return a, keys, nil
 }
 
-// New builds the service; Run starts it.
-func New(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *Service, err error) {
-	s := &Service{cfg: cfg, log: logger}
-	defer func() {
-		if err != nil {
-			s.Close()
-		}
-	}()
-	if s.telemetry, err = telemetry.Setup(ctx, cfg.Telemetry); err != nil {
-		return nil, fmt.Errorf("telemetry: %w", err)
+// admin is `auth-tokens admin create-client --name N`: it prints the new
+// client's id and secret once (only the secret's hash is stored).
+func (s *Service) admin(ctx context.Context, _ *servicekit.Kit, args []string, out io.Writer) error {
+	if len(args) == 0 || args[0] != "create-client" {
+		return errors.New("usage: auth-tokens admin create-client --name NAME")
 	}
-	if s.db, err = OpenDB(ctx, cfg); err != nil {
-		return nil, fmt.Errorf("database: %w", err)
+	fs := flag.NewFlagSet("create-client", flag.ContinueOnError)
+	fs.SetOutput(out)
+	name := fs.String("name", "", "client name (required)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
 	}
-	if cfg.DB.MigrateOnStart {
-		if err := Migrate(ctx, s.db); err != nil {
-			return nil, err
-		}
+	if *name == "" {
+		return errors.New("--name is required")
 	}
-	if s.app, s.keys, err = NewApp(ctx, cfg, s.db, logger); err != nil {
-		return nil, err
-	}
-	if err := s.keys.Sync(ctx); err != nil {
-		return nil, err
-	}
-	if cfg.BootstrapClientID != "" {
-		if err := s.app.EnsureClient(ctx, cfg.BootstrapClientID, cfg.BootstrapClientName, cfg.BootstrapClientSecret); err != nil {
-			return nil, fmt.Errorf("bootstrap client: %w", err)
-		}
-		logger.Info("bootstrap client ready", slog.String("client_id", cfg.BootstrapClientID))
-	}
-	s.pub = outbox.NewKafkaPublisher(cfg.Brokers)
-	s.relay = outbox.NewRelay(s.db, s.pub, logger, outbox.RelayOptions{})
-
-	doc, err := openapi.Load(authtokens.OpenAPI)
+	creds, err := s.App.CreateClient(ctx, *name)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	docJSON, err := openapi.MarshalJSON(doc)
-	if err != nil {
-		return nil, err
-	}
-	s.http = NewHTTP(cfg, s.app, postgres.New(s.db), docJSON, logger, s.db)
-	return s, nil
-}
-
-// NewHTTP builds the HTTP app (also used by tests).
-func NewHTTP(cfg config.Config, a *app.App, store *postgres.Store, docJSON []byte, logger *slog.Logger, db *bun.DB) *fiber.App {
-	h := httpx.New(httpx.Options{Service: config.ServiceName, BodyLimit: cfg.BodyLimit, Logger: logger})
-	httpx.Health(h, map[string]func(context.Context) error{"database": pgdb.ReadyCheck(db)})
-	verifier := authn.NewVerifier(a.Keys(), authn.VerifierOptions{Issuer: cfg.TokenIssuer})
-	httpadapter.New(httpadapter.Options{
-		App:         a,
-		Verifier:    verifier,
-		Owners:      store,
-		Cursors:     page.NewCodec([]byte(cfg.PageCursorSecret)),
-		Idempotency: idempotencyMiddleware(db, logger),
-	}).Register(h)
-	openapi.Serve(h, func() []byte { return docJSON })
-	httpx.Finish(h)
-	return h
-}
-
-// App is the HTTP app (tests).
-func (s *Service) App() *fiber.App { return s.http }
-
-// Run serves until ctx ends, then drains HTTP and flushes the outbox.
-func (s *Service) Run(ctx context.Context) error {
-	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
-	defer stop()
-	go func() {
-		tctx, cancel := context.WithTimeout(bg, 10*time.Second)
-		defer cancel()
-		if err := events.EnsureTopics(tctx, s.cfg.Brokers, 3, events.TopicBusiness); err != nil {
-			s.log.Warn("could not ensure topics; the relay will retry publishing", slog.Any("error", err))
-		}
-	}()
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); s.keys.Run(bg, keySyncInterval) }()
-	relayErr := make(chan error, 1)
-	go func() { defer wg.Done(); relayErr <- s.relay.Run(bg) }()
-
-	s.log.Info("listening", slog.String("addr", s.cfg.Addr))
-	serveErr := httpx.Serve(ctx, s.http, s.cfg.Addr, s.cfg.ShutdownTimeout)
-
-	stop()
-	wg.Wait()
-	fctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
-	defer cancel()
-	flushErr := s.relay.Flush(fctx)
-	if flushErr != nil {
-		flushErr = fmt.Errorf("flush outbox: %w", flushErr)
-	}
-	return errors.Join(serveErr, <-relayErr, flushErr)
-}
-
-// Close releases what New opened.
-func (s *Service) Close() {
-	if s.pub != nil {
-		_ = s.pub.Close()
-	}
-	if s.db != nil {
-		_ = s.db.Close()
-	}
-	if s.telemetry != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = s.telemetry(ctx)
-	}
+	_, err = fmt.Fprintf(out, "client_id=%s\nclient_secret=%s\n", creds.Client.ID, creds.Secret)
+	return err
 }
