@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"sync"
 	"time"
 
@@ -114,6 +115,7 @@ type Kit struct {
 
 	telemetry func(context.Context) error
 	closeOnce sync.Once
+	adminLn   net.Addr
 }
 
 // IdempotencyPurgeInterval is how often expired Idempotency-Keys are deleted.
@@ -268,6 +270,15 @@ func (k *Kit) adminAddr() string {
 		return k.def.Base.AdminAddr
 	}
 	return k.def.DefaultAdminAddr
+}
+
+// AdminAddr is the address the admin listener (/metrics) is bound to once
+// Serve started it ("" when there is none).
+func (k *Kit) AdminAddr() string {
+	if k.adminLn == nil {
+		return ""
+	}
+	return k.adminLn.String()
 }
 
 // Name is the service's name.

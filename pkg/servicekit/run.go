@@ -114,6 +114,7 @@ func (k *Kit) startAdmin() (*http.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: admin listen %s: %w", k.def.Name, addr, err)
 	}
+	k.adminLn = ln.Addr()
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(k.metrics, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {

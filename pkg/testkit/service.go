@@ -88,6 +88,16 @@ func StartService(t testing.TB, build func(env map[string]string) (servicekit.De
 	if err != nil {
 		t.Fatalf("testkit: build service: %v", err)
 	}
+	s.Kit, s.URL = RunKit(t, def)
+	return s
+}
+
+// RunKit builds def with the kit, serves it on a loopback port until the
+// test ends (then stops it gracefully, failing the test if the stop fails)
+// and returns it with its base URL once /healthz answers. StartService
+// uses it; a test that builds its configuration by hand calls it directly.
+func RunKit(t testing.TB, def servicekit.Definition) (*servicekit.Kit, string) {
+	t.Helper()
 	logger := slog.New(slog.DiscardHandler)
 	if os.Getenv("TESTKIT_LOG") != "" {
 		logger = telemetry.NewLogger(os.Stderr, def.Name, "debug")
@@ -118,9 +128,9 @@ func StartService(t testing.TB, build func(env map[string]string) (servicekit.De
 		}
 		k.Close()
 	})
-	s.Kit, s.URL = k, "http://"+ln.Addr().String()
-	waitServing(t, s.URL+"/healthz")
-	return s
+	url := "http://" + ln.Addr().String()
+	waitServing(t, url+"/healthz")
+	return k, url
 }
 
 func waitServing(t testing.TB, url string) {

@@ -124,7 +124,7 @@ BOOTSTRAP_CLIENT_NAME: {{ $b.name | default "bootstrap" | b64enc }}
 {{/* Container env of a service (also used by its migration Job). */}}
 {{- define "acct.env" -}}
 {{- $root := .root -}}
-{{- $plain := dict "HTTP_ADDR" ":8080" "LOG_LEVEL" $root.Values.global.logLevel "SHUTDOWN_TIMEOUT" (printf "%ds" (int $root.Values.global.shutdownTimeoutSeconds)) "OTEL_SERVICE_NAME" .name -}}
+{{- $plain := dict "HTTP_ADDR" ":8080" "ADMIN_ADDR" ":9090" "LOG_LEVEL" $root.Values.global.logLevel "SHUTDOWN_TIMEOUT" (printf "%ds" (int $root.Values.global.shutdownTimeoutSeconds)) "OTEL_SERVICE_NAME" .name -}}
 {{- with $root.Values.global.otlpEndpoint }}{{ $_ := set $plain "OTEL_EXPORTER_OTLP_ENDPOINT" . }}{{ end -}}
 {{- $enabled := include "acct.enabledServices" $root | fromYaml -}}
 {{- if .traits.database -}}

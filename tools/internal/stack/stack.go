@@ -190,6 +190,7 @@ func Start(ctx context.Context, opts Options) (st *Stack, err error) {
 	// 4. Gateway.
 	genv := []string{
 		"HTTP_ADDR=" + opts.GatewayAddr,
+		"ADMIN_ADDR=" + freeAddr(),
 		"JWKS_URL=" + s.authURL() + "/.well-known/jwks.json",
 	}
 	for name, url := range s.ServiceURLs {

@@ -8,23 +8,17 @@ import (
 	"time"
 
 	pkgconfig "github.com/acctsuite/acct/pkg/config"
-	"github.com/acctsuite/acct/pkg/telemetry"
+	"github.com/acctsuite/acct/pkg/servicekit"
 
 	"github.com/acctsuite/acct/services/gateway/internal/routes"
 )
 
 // Config is the gateway's whole configuration.
 type Config struct {
-	// The gateway does not embed pkgconfig.HTTP because its body limit
-	// default differs (32 MiB instead of 10 MiB: uploads pass through it).
-	Addr            string        `env:"HTTP_ADDR" envDefault:":8080"`
-	BodyLimit       int           `env:"BODY_LIMIT_BYTES" envDefault:"33554432"`
-	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" envDefault:"20s"`
+	// The kit's blocks: listener, logs, telemetry, admin listener; JWKS.
+	Base servicekit.Base
+	Auth servicekit.Auth
 
-	Log       pkgconfig.Log
-	Telemetry telemetry.Config
-
-	JWKSURL   string `env:"JWKS_URL" envDefault:"http://127.0.0.1:8081/.well-known/jwks.json"`
 	Upstreams Upstreams
 
 	// UpstreamTimeout bounds reading an upstream response (headers and
@@ -37,6 +31,23 @@ type Config struct {
 	RateLimitBurst      int           `env:"RATE_LIMIT_BURST" envDefault:"400"`
 	RateLimitMaxClients int           `env:"RATE_LIMIT_MAX_CLIENTS" envDefault:"100000"`
 	CORSAllowedOrigins  []string      `env:"CORS_ALLOWED_ORIGINS" envSeparator:","`
+}
+
+// DefaultBodyLimit is the gateway's request body limit when
+// BODY_LIMIT_BYTES is unset: above the services' 10 MiB, because uploads
+// (receipts, multipart records) pass through it.
+const DefaultBodyLimit = 32 << 20
+
+// DefaultAdminAddr is where /metrics is served when ADMIN_ADDR is unset:
+// never on the public listener.
+const DefaultAdminAddr = ":9090"
+
+// BodyLimit is the effective request body limit.
+func (c Config) BodyLimit() int {
+	if c.Base.BodyLimit > 0 {
+		return c.Base.BodyLimit
+	}
+	return DefaultBodyLimit
 }
 
 // Upstreams holds one base URL per upstream service.
@@ -60,10 +71,7 @@ func Load() (Config, error) {
 
 // Validate checks values that would otherwise fail late or silently.
 func (c Config) Validate() error {
-	var errs []error
-	if c.BodyLimit <= 0 {
-		errs = append(errs, errors.New("BODY_LIMIT_BYTES must be positive"))
-	}
+	errs := []error{c.Base.Validate()}
 	if c.RateLimitRPS <= 0 {
 		errs = append(errs, errors.New("RATE_LIMIT_RPS must be positive"))
 	}
@@ -79,7 +87,7 @@ func (c Config) Validate() error {
 	if c.UpstreamMaxConns < 1 {
 		errs = append(errs, errors.New("UPSTREAM_MAX_CONNS must be at least 1"))
 	}
-	if err := checkURL("JWKS_URL", c.JWKSURL); err != nil {
+	if err := checkURL("JWKS_URL", c.Auth.JWKSURL); err != nil {
 		errs = append(errs, err)
 	}
 	urls := c.Upstreams.URLs()

@@ -4,11 +4,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acctsuite/acct/pkg/servicekit"
 )
 
 func valid() Config {
 	return Config{
-		BodyLimit: 1 << 20, JWKSURL: "http://127.0.0.1:8081/.well-known/jwks.json",
+		Base:            servicekit.Base{Addr: ":8080"},
+		Auth:            servicekit.Auth{JWKSURL: "http://127.0.0.1:8081/.well-known/jwks.json"},
 		Upstreams:       Upstreams{AuthTokens: "http://127.0.0.1:8081"},
 		UpstreamTimeout: time.Second, UpstreamMaxConns: 10, OpenAPIRefresh: time.Second,
 		RateLimitRPS: 1, RateLimitBurst: 1, RateLimitMaxClients: 1,
@@ -22,10 +25,10 @@ func TestValidate(t *testing.T) {
 		wantErr string
 	}{
 		{"valid", func(*Config) {}, ""},
-		{"body limit", func(c *Config) { c.BodyLimit = 0 }, "BODY_LIMIT_BYTES"},
+		{"body limit", func(c *Config) { c.Base.BodyLimit = -1 }, "BODY_LIMIT_BYTES"},
 		{"rps", func(c *Config) { c.RateLimitRPS = 0 }, "RATE_LIMIT_RPS"},
 		{"burst", func(c *Config) { c.RateLimitBurst = 0 }, "RATE_LIMIT_BURST"},
-		{"jwks", func(c *Config) { c.JWKSURL = "ftp://x" }, "JWKS_URL"},
+		{"jwks", func(c *Config) { c.Auth.JWKSURL = "ftp://x" }, "JWKS_URL"},
 		{"upstream", func(c *Config) { c.Upstreams.AuthTokens = "" }, "upstream auth-tokens"},
 		{"timeouts", func(c *Config) { c.UpstreamTimeout = 0 }, "UPSTREAM_TIMEOUT"},
 	}
@@ -53,7 +56,7 @@ func TestLoadDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.BodyLimit != 33554432 || c.RateLimitRPS != 200 || c.RateLimitBurst != 400 || c.Addr != ":8080" {
+	if c.BodyLimit() != 33554432 || c.RateLimitRPS != 200 || c.RateLimitBurst != 400 || c.Base.Addr != ":8080" {
 		t.Fatalf("defaults: %+v", c)
 	}
 	if c.Upstreams.AuthTokens != "http://127.0.0.1:8081" || len(c.CORSAllowedOrigins) != 2 {

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/authn"
+	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/testkit"
 
 	"github.com/acctsuite/acct/services/gateway/internal/config"
@@ -120,8 +120,8 @@ func (is *issuer) token(t testing.TB, s *authn.Signer, id authn.Identity, ttl ti
 // testConfig is a valid configuration pointing at the fakes.
 func testConfig(jwksURL, upstream string) config.Config {
 	return config.Config{
-		Addr: "127.0.0.1:0", BodyLimit: 1 << 20, ShutdownTimeout: time.Second,
-		JWKSURL:         jwksURL,
+		Base:            servicekit.Base{Addr: "127.0.0.1:0", BodyLimit: 1 << 20, ShutdownTimeout: time.Second, AdminAddr: "127.0.0.1:0"},
+		Auth:            servicekit.Auth{JWKSURL: jwksURL},
 		Upstreams:       config.Upstreams{AuthTokens: upstream},
 		UpstreamTimeout: 10 * time.Second, UpstreamMaxConns: 64, OpenAPIRefresh: time.Minute,
 		RateLimitRPS: 10000, RateLimitBurst: 10000, RateLimitMaxClients: 1000,
@@ -131,15 +131,12 @@ func testConfig(jwksURL, upstream string) config.Config {
 // startGateway builds the service and serves it on a real listener.
 func startGateway(t testing.TB, cfg config.Config) (*Service, string) {
 	t.Helper()
-	svc, err := New(t.Context(), cfg, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = svc.Close() })
+	svc, def := New(cfg)
+	_, url := testkit.RunKit(t, def)
 	// Like a load balancer waiting for /readyz: requests start once the
 	// signing keys are loaded (ignored when a test makes them unreachable).
-	_ = svc.jwksReady(t.Context())
-	return svc, testkit.Serve(t, svc.App())
+	_ = svc.verifier.(*authn.JWKSVerifier).Refresh(t.Context())
+	return svc, url
 }
 
 // call sends one request and returns status, headers and body.

@@ -11,18 +11,15 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/cors"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/authn"
 	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/pkg/openapi"
+	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/tenancy"
 
 	"github.com/acctsuite/acct/services/gateway/internal/apidocs"
@@ -33,127 +30,93 @@ import (
 	"github.com/acctsuite/acct/services/gateway/internal/routes"
 )
 
-// Service is the running gateway.
+// Service is the gateway's own parts, built by the kit's Setup.
 type Service struct {
 	cfg       config.Config
 	logger    *slog.Logger
-	app       *fiber.App
-	verifier  *authn.JWKSVerifier
+	verifier  authn.TokenVerifier
 	owners    *owners.Directory
 	limiter   *ratelimit.Limiter
 	upstreams map[string]*proxy.Upstream
 	docs      *apidocs.Aggregator
-
-	stop context.CancelFunc
-	wg   sync.WaitGroup
+	kit       *servicekit.Kit
 }
 
-// New builds the gateway and starts its background work (JWKS warm-up,
-// OpenAPI aggregation); Close stops it.
-func New(ctx context.Context, cfg config.Config, logger *slog.Logger) (*Service, error) {
+// New describes the gateway to the kit: no database, no events; the kit
+// verifies tokens against JWKS_URL, serves /metrics on the admin port and
+// runs the OpenAPI aggregation in the background.
+func New(cfg config.Config) (*Service, servicekit.Definition) {
+	s := &Service{cfg: cfg, upstreams: map[string]*proxy.Upstream{}}
+	return s, servicekit.Definition{
+		Name:             "gateway",
+		Base:             &s.cfg.Base,
+		Auth:             &s.cfg.Auth,
+		DefaultBodyLimit: config.DefaultBodyLimit,
+		DefaultAdminAddr: config.DefaultAdminAddr,
+		HTTP: httpx.Options{
+			// Long enough for large uploads and CSV downloads streaming through.
+			ReadTimeout:       cfg.UpstreamTimeout,
+			WriteTimeout:      cfg.UpstreamTimeout,
+			StreamRequestBody: true,
+		},
+		Setup: s.setup,
+	}
+}
+
+// Load reads the configuration from the environment and describes the
+// gateway (the binary's main).
+func Load() (servicekit.Definition, error) {
+	cfg, err := config.Load()
+	if err != nil {
+		return servicekit.Definition{}, err
+	}
+	_, def := New(cfg)
+	return def, nil
+}
+
+func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 	if err := routes.Validate(routes.Table); err != nil {
-		return nil, err
+		return err
 	}
-	urls := cfg.Upstreams.URLs()
-	s := &Service{
-		cfg:       cfg,
-		logger:    logger,
-		verifier:  authn.NewJWKSVerifier(cfg.JWKSURL, authn.VerifierOptions{}),
-		owners:    owners.New(urls[routes.AuthTokens], owners.Options{Service: routes.AuthTokens}),
-		limiter:   ratelimit.New(cfg.RateLimitRPS, cfg.RateLimitBurst, cfg.RateLimitMaxClients),
-		upstreams: map[string]*proxy.Upstream{},
-	}
+	s.kit, s.logger, s.verifier = k, k.Logger(), k.Verifier()
+	urls := s.cfg.Upstreams.URLs()
+	s.owners = owners.New(urls[routes.AuthTokens], owners.Options{Service: routes.AuthTokens})
+	s.limiter = ratelimit.New(s.cfg.RateLimitRPS, s.cfg.RateLimitBurst, s.cfg.RateLimitMaxClients)
 	used := map[string]string{}
 	for _, name := range routes.Upstreams(routes.Table) {
 		base, ok := urls[name]
 		if !ok || base == "" {
-			return nil, fmt.Errorf("gateway: no URL configured for upstream %s", name)
+			return fmt.Errorf("gateway: no URL configured for upstream %s", name)
 		}
 		up, err := proxy.New(proxy.Options{
 			Name:      name,
 			BaseURL:   base,
-			MaxConns:  cfg.UpstreamMaxConns,
-			Timeout:   cfg.UpstreamTimeout,
-			BodyLimit: int64(cfg.BodyLimit),
-			Logger:    logger,
+			MaxConns:  s.cfg.UpstreamMaxConns,
+			Timeout:   s.cfg.UpstreamTimeout,
+			BodyLimit: int64(s.cfg.BodyLimit()),
+			Logger:    s.logger,
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.upstreams[name] = up
 		used[name] = base
 	}
-	s.docs = apidocs.New(used, cfg.OpenAPIRefresh, logger)
-	s.app = s.buildApp()
-
-	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
-	s.stop = stop
-	s.wg.Go(func() { s.warmJWKS(bg) })
-	s.wg.Go(func() { s.docs.Run(bg) })
-	return s, nil
-}
-
-// App is the fiber app (tests serve it directly).
-func (s *Service) App() *fiber.App { return s.app }
-
-// Run serves HTTP until ctx ends, then drains within SHUTDOWN_TIMEOUT.
-func (s *Service) Run(ctx context.Context) error {
-	return httpx.Serve(ctx, s.app, s.cfg.Addr, s.cfg.ShutdownTimeout)
-}
-
-// Close stops the background work and drops idle upstream connections.
-func (s *Service) Close() error {
-	s.stop()
-	s.wg.Wait()
-	for _, up := range s.upstreams {
-		up.Close()
-	}
-	return nil
-}
-
-// warmJWKS fetches the signing keys until it succeeds once, so /readyz turns
-// green without waiting for the first request; afterwards the verifier keeps
-// its cached keys (and serves) even while auth-tokens is down.
-func (s *Service) warmJWKS(ctx context.Context) {
-	delay := 200 * time.Millisecond
-	for {
-		err := s.verifier.Refresh(ctx)
-		if err == nil || ctx.Err() != nil {
-			return
+	s.docs = apidocs.New(used, s.cfg.OpenAPIRefresh, s.logger)
+	k.Go(s.docs.Run)
+	k.Go(func(ctx context.Context) {
+		<-ctx.Done()
+		for _, up := range s.upstreams {
+			up.Close()
 		}
-		s.logger.DebugContext(ctx, "jwks not loaded yet", slog.String("error", err.Error()))
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(delay):
-		}
-		delay = min(delay*2, 5*time.Second)
-	}
-}
-
-func (s *Service) jwksReady(ctx context.Context) error {
-	if len(s.verifier.KeyIDs()) > 0 {
-		return nil
-	}
-	if err := s.verifier.Refresh(ctx); err != nil {
-		return fmt.Errorf("jwks not loaded: %w", err)
-	}
-	return nil
-}
-
-func (s *Service) buildApp() *fiber.App {
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	app := httpx.New(httpx.Options{
-		Service:   "gateway",
-		BodyLimit: s.cfg.BodyLimit,
-		// Long enough for large uploads and CSV downloads streaming through.
-		ReadTimeout:       s.cfg.UpstreamTimeout,
-		WriteTimeout:      s.cfg.UpstreamTimeout,
-		Logger:            s.logger,
-		StreamRequestBody: true,
-		Metrics:           reg,
 	})
+	s.register(k.App())
+	return nil
+}
+
+// register mounts the gateway's routes: CORS, the entry middleware, the
+// merged OpenAPI document, and one handler chain per routing-table row.
+func (s *Service) register(app *fiber.App) {
 	// Multipart uploads must stream to the service, not be parsed (and
 	// spooled) by the gateway.
 	app.Server().DisablePreParseMultipartForm = true
@@ -169,7 +132,6 @@ func (s *Service) buildApp() *fiber.App {
 	}
 	app.Use(entry)
 
-	httpx.Health(app, map[string]func(context.Context) error{"jwks": s.jwksReady})
 	openapi.Serve(app, s.docs.Document)
 
 	auth := authn.Middleware(s.verifier)
@@ -204,8 +166,6 @@ func (s *Service) buildApp() *fiber.App {
 			return apperr.Newf(apperr.MethodNotAllowed, "method %s not allowed on this route", c.Method()).WithEnum("MethodNotAllowed")
 		})
 	}
-	httpx.Finish(app)
-	return app
 }
 
 // entry runs first on every request: client-supplied identity headers are

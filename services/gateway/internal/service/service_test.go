@@ -237,11 +237,11 @@ func TestBodyLimit(t *testing.T) {
 	fake := newFakeAuthTokens(t, nil)
 	is := newIssuer(t)
 	cfg := testConfig(is.jwks.URL, fake.URL)
-	cfg.BodyLimit = 64 << 10
+	cfg.Base.BodyLimit = 64 << 10
 	_, gw := startGateway(t, cfg)
 	tok := is.platform(t, "client-a")
 
-	big := bytes.Repeat([]byte("x"), 3*cfg.BodyLimit)
+	big := bytes.Repeat([]byte("x"), 3*cfg.Base.BodyLimit)
 	tests := []struct {
 		name string
 		body io.Reader
@@ -335,10 +335,18 @@ func TestOpenAPIDocsAndHealth(t *testing.T) {
 			t.Fatalf("/docs references %s", cdn)
 		}
 	}
-	for _, p := range []string{"/healthz", "/readyz", "/metrics"} {
+	for _, p := range []string{"/healthz", "/readyz"} {
 		if status, _, data := call(t, http.MethodGet, gw+p, "", nil, nil); status != http.StatusOK {
 			t.Fatalf("%s: %d %s", p, status, data)
 		}
+	}
+	// Metrics are on the admin listener only, never on the public port.
+	if status, _, _ := call(t, http.MethodGet, gw+"/metrics", "", nil, nil); status != http.StatusNotFound {
+		t.Fatalf("public /metrics: %d, want 404", status)
+	}
+	status, _, data = call(t, http.MethodGet, "http://"+svc.kit.AdminAddr()+"/metrics", "", nil, nil)
+	if status != http.StatusOK || !bytes.Contains(data, []byte(`http_requests_total{`)) {
+		t.Fatalf("admin /metrics: %d %.300s", status, data)
 	}
 }
 
