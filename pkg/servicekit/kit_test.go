@@ -27,6 +27,7 @@ import (
 	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/servicekit"
+	"github.com/acctsuite/acct/pkg/telemetry"
 	"github.com/acctsuite/acct/pkg/tenancy"
 	"github.com/acctsuite/acct/pkg/testkit"
 )
@@ -397,5 +398,28 @@ func TestExecuteCommands(t *testing.T) {
 	}
 	if err := servicekit.Execute(ctx, bad, nil, io.Discard); err == nil || !strings.Contains(err.Error(), "DATABASE_URL") {
 		t.Fatalf("config error: %v", err)
+	}
+}
+
+func TestMissingCursorSecretIsLoudAtStart(t *testing.T) {
+	for _, secret := range []string{"", "shared-secret"} {
+		var cfg widgetsConfig
+		env := map[string]string{"DATABASE_URL": testkit.NewDatabase(t), "PAGE_CURSOR_SECRET": secret}
+		if err := pkgconfig.LoadFrom(&cfg, env); err != nil {
+			t.Fatal(err)
+		}
+		var logs bytes.Buffer
+		k, err := servicekit.New(context.Background(), (&widgets{}).definition(&cfg), telemetry.NewLogger(&logs, "widgets", "info"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		k.Close()
+		warned := strings.Contains(logs.String(), "PAGE_CURSOR_SECRET is not set")
+		if warned != (secret == "") {
+			t.Fatalf("secret %q: warning logged = %v: %s", secret, warned, logs.String())
+		}
+		if k.Cursors() == nil {
+			t.Fatal("no cursor codec")
+		}
 	}
 }
