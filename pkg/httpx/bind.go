@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"reflect"
 	"strconv"
 	"strings"
@@ -150,4 +151,12 @@ func QueryInt(c *fiber.Ctx, name string, def, minimum, maximum int) (int, error)
 		return def, apperr.Field(name, fmt.Sprintf("must be an integer between %d and %d", minimum, maximum))
 	}
 	return n, nil
+}
+
+// Query is the request's query string as url.Values, repeated parameters
+// kept in order (for framework-free parsers such as page.Parse).
+func Query(c *fiber.Ctx) url.Values {
+	q := url.Values{}
+	c.Context().QueryArgs().VisitAll(func(k, v []byte) { q.Add(string(k), string(v)) })
+	return q
 }

@@ -1,22 +1,20 @@
 // Package page implements the cursor pagination of every listing endpoint
 // (the spec's Pagination section): parsing and validating sort_by,
-// sort_order, cursor, limit and show_total_count; keyset queries on Bun
-// ordered by (sort column, id) so ties never skip or repeat rows; opaque
-// HMAC-signed cursors bound to the sort and the filters; and the
-// `request_metadata` response meta.
+// sort_order, cursor, limit and show_total_count; opaque HMAC-signed cursors
+// bound to the sort and the filters; and the `request_metadata` response
+// meta. It depends on neither the HTTP framework nor the database: handlers
+// pass the query values (httpx.Query), and package pagebun runs the keyset
+// queries on Bun.
 package page
 
 import (
-	"context"
 	"fmt"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
 )
@@ -120,19 +118,12 @@ func (s Spec) limits() (def, max int) {
 	return def, max
 }
 
-// Parse reads the pagination parameters of a Fiber request. See ParseValues.
-func Parse(c *fiber.Ctx, spec Spec, codec *Codec, filterFingerprint string) (Params, error) {
-	q := url.Values{}
-	c.Context().QueryArgs().VisitAll(func(k, v []byte) { q.Add(string(k), string(v)) })
-	return ParseValues(q, spec, codec, filterFingerprint)
-}
-
-// ParseValues validates the pagination parameters. filterFingerprint
+// Parse validates the pagination parameters of a request's query. filterFingerprint
 // identifies the request's other filters (for example the canonical query
 // string without pagination parameters, plus the business id): a cursor
 // only works with the sort and filters it was issued for. Errors are 400
 // InvalidParameters naming the parameter.
-func ParseValues(q url.Values, spec Spec, codec *Codec, filterFingerprint string) (Params, error) {
+func Parse(q url.Values, spec Spec, codec *Codec, filterFingerprint string) (Params, error) {
 	if err := spec.Validate(); err != nil {
 		return Params{}, apperr.Wrap(apperr.Internal, err, "pagination misconfigured")
 	}
@@ -202,22 +193,6 @@ func ParseValues(q url.Values, spec Spec, codec *Codec, filterFingerprint string
 	return p, nil
 }
 
-// Apply adds the keyset condition, the (sort column, id) order and a limit
-// of p.Limit+1 (the extra row tells whether there is a next page).
-// idColumn must be unique so the order is total.
-func Apply(q *bun.SelectQuery, p Params, idColumn string) *bun.SelectQuery {
-	col, id := bun.Safe(p.Key.Column), bun.Safe(idColumn)
-	if p.After != nil {
-		op := bun.Safe(">")
-		if p.Order == Desc {
-			op = bun.Safe("<")
-		}
-		q = q.Where("(?, ?) ? (?, ?)", col, id, op, p.After.Value, p.After.ID)
-	}
-	dir := bun.Safe(string(p.Order))
-	return q.OrderExpr("? ?, ? ?", col, dir, id, dir).Limit(int64(p.Limit) + 1)
-}
-
 // Finish trims rows fetched with Apply (at most Limit+1) to one page and
 // builds the response meta; key returns a row's sort value (of the key's
 // Kind) and id. Set the total with Meta.WithTotal when ShowTotalCount.
@@ -241,33 +216,6 @@ func Finish[T any](rows []T, p Params, key func(T) (any, uuid.UUID)) ([]T, Meta,
 	})
 	meta.Pagination.Cursor = &next
 	meta.Pagination.HasMore = true
-	return rows, meta, nil
-}
-
-// Fetch runs a filtered listing query as one page: the total count when
-// requested, then Apply, Scan into []T and Finish. q must select rows
-// scannable into T (for example NewSelect().Model((*row)(nil)).Where(...)).
-func Fetch[T any](ctx context.Context, q *bun.SelectQuery, p Params, idColumn string,
-	key func(T) (any, uuid.UUID)) ([]T, Meta, error) {
-	var total int
-	if p.ShowTotalCount {
-		n, err := q.Clone().Count(ctx)
-		if err != nil {
-			return nil, Meta{}, fmt.Errorf("count: %w", err)
-		}
-		total = int(n)
-	}
-	rows := make([]T, 0, p.Limit+1)
-	if err := Apply(q, p, idColumn).Scan(ctx, &rows); err != nil {
-		return nil, Meta{}, fmt.Errorf("list: %w", err)
-	}
-	rows, meta, err := Finish(rows, p, key)
-	if err != nil {
-		return nil, Meta{}, err
-	}
-	if p.ShowTotalCount {
-		meta = meta.WithTotal(total)
-	}
 	return rows, meta, nil
 }
 

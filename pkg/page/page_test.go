@@ -31,7 +31,7 @@ func mustCursor(t *testing.T, codec *Codec, sortBy string, o Order, filter strin
 	return *meta.Pagination.Cursor
 }
 
-func TestParseValues(t *testing.T) {
+func TestParse(t *testing.T) {
 	codec := NewCodec([]byte("secret"))
 	day := time.Date(2026, 3, 4, 5, 6, 7, 123456000, time.UTC)
 	good := mustCursor(t, codec, "date", Asc, "biz=1", day)
@@ -95,11 +95,11 @@ func TestParseValues(t *testing.T) {
 			if spec.Keys == nil {
 				spec = testSpec
 			}
-			got, err := ParseValues(q, spec, codec, "biz=1")
+			got, err := Parse(q, spec, codec, "biz=1")
 			if tt.wantField != "" || tt.wantType != "" {
 				ae := apperr.From(err)
 				if err == nil {
-					t.Fatalf("ParseValues(%q) = %+v, want error", tt.query, got)
+					t.Fatalf("Parse(%q) = %+v, want error", tt.query, got)
 				}
 				if tt.wantType != "" {
 					if ae.Type != tt.wantType {
@@ -114,7 +114,7 @@ func TestParseValues(t *testing.T) {
 				return
 			}
 			if err != nil {
-				t.Fatalf("ParseValues(%q): %v", tt.query, err)
+				t.Fatalf("Parse(%q): %v", tt.query, err)
 			}
 			if got.SortBy != tt.want.SortBy || got.Order != tt.want.Order || got.Limit != tt.want.Limit ||
 				got.ShowTotalCount != tt.want.ShowTotalCount || got.Key != spec.Keys[tt.want.SortBy] {
@@ -142,10 +142,10 @@ func TestCursorBoundToFilters(t *testing.T) {
 	codec := NewCodec([]byte("secret"))
 	cur := mustCursor(t, codec, "name", Asc, "business=a&status=PENDING", "m")
 	q := url.Values{"sort_by": {"name"}, "cursor": {cur}}
-	if _, err := ParseValues(q, testSpec, codec, "business=a&status=PENDING"); err != nil {
+	if _, err := Parse(q, testSpec, codec, "business=a&status=PENDING"); err != nil {
 		t.Fatalf("same filters: %v", err)
 	}
-	_, err := ParseValues(q, testSpec, codec, "business=b&status=PENDING")
+	_, err := Parse(q, testSpec, codec, "business=b&status=PENDING")
 	if !apperr.Is(err, apperr.InvalidParameters) || !strings.Contains(err.Error(), "other filters") {
 		t.Fatalf("other filters: %v, want InvalidParameters naming the filters", err)
 	}
@@ -155,10 +155,10 @@ func TestNewCodecRandomSecret(t *testing.T) {
 	a, b := NewCodec(nil), NewCodec(nil)
 	cur := mustCursor(t, a, "name", Asc, "", "x")
 	q := url.Values{"sort_by": {"name"}, "cursor": {cur}}
-	if _, err := ParseValues(q, testSpec, a, ""); err != nil {
+	if _, err := Parse(q, testSpec, a, ""); err != nil {
 		t.Fatalf("own cursor: %v", err)
 	}
-	if _, err := ParseValues(q, testSpec, b, ""); err == nil {
+	if _, err := Parse(q, testSpec, b, ""); err == nil {
 		t.Fatal("cursor accepted by another random codec")
 	}
 }
@@ -199,7 +199,7 @@ func TestFinish(t *testing.T) {
 				}
 				return
 			}
-			next, err := ParseValues(url.Values{"sort_by": {"name"}, "cursor": {*meta.Pagination.Cursor}}, testSpec, codec, "")
+			next, err := Parse(url.Values{"sort_by": {"name"}, "cursor": {*meta.Pagination.Cursor}}, testSpec, codec, "")
 			if err != nil {
 				t.Fatal(err)
 			}

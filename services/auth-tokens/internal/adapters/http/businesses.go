@@ -85,7 +85,7 @@ func (h *Handlers) createBusiness(c *fiber.Ctx) error {
 func (h *Handlers) listBusinesses(c *fiber.Ctx) error {
 	id := identity(c)
 	// Cursors are bound to the caller: one client's cursor is useless to another.
-	p, err := page.Parse(c, postgres.BusinessPageSpec, h.codec, id.ClientID+"|"+id.BusinessID.String())
+	p, err := page.Parse(httpx.Query(c), postgres.BusinessPageSpec, h.codec, id.ClientID+"|"+id.BusinessID.String())
 	if err != nil {
 		return err
 	}

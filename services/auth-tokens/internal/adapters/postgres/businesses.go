@@ -10,6 +10,7 @@ import (
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/page"
+	"github.com/acctsuite/acct/pkg/page/pagebun"
 	"github.com/acctsuite/acct/pkg/tenancy"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/app"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/domain"
@@ -138,7 +139,7 @@ func (s *Store) FindBusinesses(ctx context.Context, f app.BusinessFilter, p page
 	if f.BusinessID != nil {
 		q = q.Where("id = ?", *f.BusinessID)
 	}
-	rows, meta, err := page.Fetch(ctx, q, p, "id", func(r businessRow) (any, uuid.UUID) {
+	rows, meta, err := pagebun.Fetch(ctx, q, p, "id", func(r businessRow) (any, uuid.UUID) {
 		if p.SortBy == "legal_name" {
 			return r.LegalName, r.ID
 		}

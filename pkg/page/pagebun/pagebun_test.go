@@ -1,4 +1,4 @@
-package page_test
+package pagebun_test
 
 import (
 	"bytes"
@@ -20,7 +20,9 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/pkg/page"
+	"github.com/acctsuite/acct/pkg/page/pagebun"
 	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/testkit"
 )
@@ -65,7 +67,7 @@ func listApp(db *bun.DB, codec *page.Codec) *fiber.App {
 	}})
 	app.Get("/items", func(c *fiber.Ctx) error {
 		group := c.Query("group")
-		p, err := page.Parse(c, itemSpec, codec, "group="+group)
+		p, err := page.Parse(httpx.Query(c), itemSpec, codec, "group="+group)
 		if err != nil {
 			return err
 		}
@@ -73,7 +75,7 @@ func listApp(db *bun.DB, codec *page.Codec) *fiber.App {
 		if group != "" {
 			q = q.Where("grp = ?", group)
 		}
-		rows, meta, err := page.Fetch(c.UserContext(), q, p, "id", itemKey(p.SortBy))
+		rows, meta, err := pagebun.Fetch(c.UserContext(), q, p, "id", itemKey(p.SortBy))
 		if err != nil {
 			return err
 		}
