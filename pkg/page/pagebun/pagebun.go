@@ -56,4 +56,3 @@ func Fetch[T any](ctx context.Context, q *bun.SelectQuery, p page.Params, idColu
 	}
 	return rows, meta, nil
 }
-
