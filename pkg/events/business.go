@@ -18,9 +18,11 @@ type Business struct {
 	Country               string    `json:"country"`
 	EntityType            *string   `json:"entity_type"`
 	PhoneNumber           *string   `json:"phone_number"`
-	ActivationAt          *string   `json:"activation_at"`
+	ActivationAt          *string   `json:"activation_at"` // RFC 3339 date-time (older events: a date)
 	NAICSCode             *string   `json:"naics_code"`
 	DefaultReportingBasis string    `json:"default_reporting_basis"`
 	CreatedAt             time.Time `json:"created_at"`
 	UpdatedAt             time.Time `json:"updated_at"`
+	// IsDemo marks a sandbox business; absent (older events) means false.
+	IsDemo bool `json:"is_demo,omitempty"`
 }

@@ -3,6 +3,13 @@
 // TTL (24 h); a retry with the same body gets the first response again, a
 // reuse of the key with another body gets 409. Keys live in PostgreSQL, so
 // every replica of a service shares them.
+//
+// A replay repeats the stored status, Content-Type, body, Cache-Control,
+// Pragma and Location (so a response marked no-store stays so).
+// Routes whose responses are secrets (bearer tokens) mount the middleware
+// with Options.NoStore: the key still guards against concurrent duplicates
+// and reuse with another request, but no response is ever written to the
+// table, and a retry runs the handler again.
 package idempotency
 
 import (
@@ -11,9 +18,9 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"time"
 
@@ -39,6 +46,11 @@ const (
 // MaxKeyLength is the longest accepted Idempotency-Key.
 const MaxKeyLength = 255
 
+// replayedHeaders are the response headers stored with a response and sent
+// again on its replay, besides Content-Type: caching directives must survive
+// a replay, and a 201's Location names what was created.
+var replayedHeaders = [...]string{fiber.HeaderCacheControl, fiber.HeaderPragma, fiber.HeaderLocation}
+
 // Defaults of Options.
 const (
 	DefaultTTL               = 24 * time.Hour
@@ -53,14 +65,6 @@ var migrationFiles embed.FS
 
 // Migrations creates the idempotency_keys table; run it with pgdb.Migrate.
 var Migrations = pgdb.Embedded("idempotency", migrationFiles, "migrations")
-
-func mustSub(fsys fs.FS, dir string) fs.FS {
-	sub, err := fs.Sub(fsys, dir)
-	if err != nil {
-		panic(err) // the embedded directory is fixed at build time
-	}
-	return sub
-}
 
 // Options configure Middleware.
 type Options struct {
@@ -77,6 +81,12 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; time.Now when nil (tests move it).
 	Now func() time.Time
+	// NoStore never writes a response to the table: for routes whose
+	// responses hold secrets such as bearer tokens, which must not sit in a
+	// database for the TTL nor be handed out again. The key still answers
+	// 409 to a concurrent duplicate and to reuse with another request; a
+	// retry of a finished request runs the handler again (no replay).
+	NoStore bool
 }
 
 func (o *Options) defaults() {
@@ -108,7 +118,8 @@ type record struct {
 	State        string `bun:"state"`
 	Status       sql.NullInt64
 	ContentType  sql.NullString
-	ResponseBody []byte `bun:"response_body"`
+	ResponseBody []byte            `bun:"response_body"`
+	Headers      map[string]string `bun:"response_headers,type:jsonb"`
 }
 
 const (
@@ -150,7 +161,7 @@ func Middleware(db *bun.DB, opts Options) fiber.Handler {
 			}
 			var rec record
 			err = db.NewSelect().TableExpr("idempotency_keys").
-				Column("method", "path", "request_hash", "state", "status", "content_type", "response_body").
+				Column("method", "path", "request_hash", "state", "status", "content_type", "response_body", "response_headers").
 				Where("scope = ? AND key = ?", scope, key).Scan(ctx, &rec)
 			if errors.Is(err, sql.ErrNoRows) && attempt < 3 {
 				continue
@@ -165,10 +176,20 @@ func Middleware(db *bun.DB, opts Options) fiber.Handler {
 			case rec.State == stateInProgress:
 				return apperr.New(apperr.Conflict,
 					"a request with this Idempotency-Key is still in progress; retry later").WithEnum(EnumKeyInProgress)
+			case !rec.Status.Valid:
+				// Finished without a stored response (NoStore), and the
+				// reserve above lost a race to another retry that now runs it.
+				return apperr.New(apperr.Conflict,
+					"a request with this Idempotency-Key is still in progress; retry later").WithEnum(EnumKeyInProgress)
 			}
 			c.Set(HeaderReplayed, "true")
 			if rec.ContentType.Valid && rec.ContentType.String != "" {
 				c.Set(fiber.HeaderContentType, rec.ContentType.String)
+			}
+			for _, h := range replayedHeaders {
+				if v, ok := rec.Headers[h]; ok {
+					c.Set(h, v)
+				}
 			}
 			return c.Status(int(rec.Status.Int64)).Send(rec.ResponseBody)
 		}
@@ -187,7 +208,8 @@ func requestHash(method, path string, body []byte) []byte {
 }
 
 // reserve inserts an in_progress row, or takes over an expired or abandoned
-// one, in one statement so concurrent requests cannot both win.
+// one, or a finished one whose response was not stored (NoStore) for the
+// same request, in one statement so concurrent requests cannot both win.
 func reserve(ctx context.Context, db bun.IDB, scope, key, method, path string, hash []byte,
 	now time.Time, opts Options) (bool, error) {
 	res, err := db.ExecContext(ctx, `
@@ -195,9 +217,11 @@ INSERT INTO idempotency_keys AS k (scope, key, method, path, request_hash, state
 VALUES (?, ?, ?, ?, ?, 'in_progress', ?, ?)
 ON CONFLICT (scope, key) DO UPDATE SET
     method = EXCLUDED.method, path = EXCLUDED.path, request_hash = EXCLUDED.request_hash,
-    state = 'in_progress', status = NULL, content_type = NULL, response_body = NULL,
+    state = 'in_progress', status = NULL, content_type = NULL, response_body = NULL, response_headers = NULL,
     created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-WHERE k.expires_at <= ? OR (k.state = 'in_progress' AND k.created_at <= ?)`,
+WHERE k.expires_at <= ? OR (k.state = 'in_progress' AND k.created_at <= ?)
+   OR (k.state = 'done' AND k.status IS NULL AND k.method = EXCLUDED.method
+       AND k.path = EXCLUDED.path AND k.request_hash = EXCLUDED.request_hash)`,
 		scope, key, method, path, hash, now, now.Add(opts.TTL), now, now.Add(-opts.InProgressTimeout))
 	if err != nil {
 		return false, err
@@ -207,8 +231,9 @@ WHERE k.expires_at <= ? OR (k.state = 'in_progress' AND k.created_at <= ?)`,
 }
 
 // run executes the rest of the chain for a reserved key and records the
-// outcome: responses below 500 are stored for replay; server errors (and
-// panics) release the key so the client's retry can run.
+// outcome: responses below 500 are stored for replay (with NoStore, only
+// marked done); server errors (and panics) release the key so the client's
+// retry can run.
 func run(c *fiber.Ctx, db *bun.DB, scope, key string, opts Options) (err error) {
 	// The request context may be cancelled when the client goes away; the
 	// bookkeeping must still happen.
@@ -240,19 +265,38 @@ func run(c *fiber.Ctx, db *bun.DB, scope, key string, opts Options) (err error) 
 		release()
 		return nil
 	}
-	_, uerr := db.NewUpdate().TableExpr("idempotency_keys").
+	q := db.NewUpdate().TableExpr("idempotency_keys").
 		Set("state = ?", stateDone).
-		Set("status = ?", status).
-		Set("content_type = ?", string(resp.Header.ContentType())).
-		Set("response_body = ?", resp.Body()).
-		Where("scope = ? AND key = ?", scope, key).
-		Exec(ctx)
+		Where("scope = ? AND key = ?", scope, key)
+	if !opts.NoStore {
+		headers, herr := json.Marshal(headersToReplay(resp))
+		if herr != nil {
+			release()
+			return fmt.Errorf("encode replayed headers: %w", herr)
+		}
+		q = q.Set("status = ?", status).
+			Set("content_type = ?", string(resp.Header.ContentType())).
+			Set("response_body = ?", resp.Body()).
+			Set("response_headers = ?::jsonb", string(headers))
+	}
+	_, uerr := q.Exec(ctx)
 	if uerr != nil {
 		// Without a stored response a retry must be able to run again.
 		opts.Logger.ErrorContext(ctx, "store idempotent response", "key", key, "error", uerr)
 		release()
 	}
 	return nil
+}
+
+// headersToReplay picks the replayedHeaders resp carries.
+func headersToReplay(resp *fiber.Response) map[string]string {
+	out := map[string]string{}
+	for _, h := range replayedHeaders {
+		if v := resp.Header.Peek(h); len(v) > 0 {
+			out[h] = string(v)
+		}
+	}
+	return out
 }
 
 // DeleteExpired removes keys that expired before now; run it periodically

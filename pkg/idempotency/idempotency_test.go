@@ -3,6 +3,7 @@ package idempotency_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -62,33 +63,54 @@ func newFixture(t *testing.T) *fixture {
 		c.Locals(idempotency.LocalsClientID, c.Get("X-Test-Client", "client-a"))
 		return c.Next()
 	})
-	f.app.Use(idempotency.Middleware(db, idempotency.Options{Now: func() time.Time { return *f.now.Load() }}))
+	clock := func() time.Time { return *f.now.Load() }
+	store := idempotency.Middleware(db, idempotency.Options{Now: clock})
+	noStore := idempotency.Middleware(db, idempotency.Options{Now: clock, NoStore: true})
 	create := func(c *fiber.Ctx) error {
 		n := f.calls.Add(1)
 		return c.Status(fiber.StatusCreated).JSON(fiber.Map{"call": n, "body": string(c.Body())})
 	}
-	f.app.Post("/things", create)
-	f.app.Post("/other", create)
-	f.app.Get("/things", create)
-	f.app.Post("/invalid", func(c *fiber.Ctx) error {
+	f.app.Post("/things", store, create)
+	f.app.Post("/other", store, create)
+	f.app.Get("/things", store, create)
+	f.app.Post("/invalid", store, func(c *fiber.Ctx) error {
 		f.calls.Add(1)
 		return apperr.PayloadField("name", "is required")
 	})
-	f.app.Post("/fail", func(c *fiber.Ctx) error {
+	f.app.Post("/fail", store, func(c *fiber.Ctx) error {
 		if f.fail.Add(-1) >= 0 {
 			f.calls.Add(1)
 			return apperr.New(apperr.Unavailable, "try again")
 		}
 		return create(c)
 	})
-	f.app.Post("/panic", func(c *fiber.Ctx) error {
+	f.app.Post("/panic", store, func(c *fiber.Ctx) error {
 		f.calls.Add(1)
 		panic("boom")
 	})
-	f.app.Post("/slow", func(c *fiber.Ctx) error {
+	f.app.Post("/slow", store, func(c *fiber.Ctx) error {
 		f.started <- struct{}{}
 		<-f.release
 		return create(c)
+	})
+	// A created resource whose response must not be cached by anyone.
+	f.app.Post("/private", store, func(c *fiber.Ctx) error {
+		n := f.calls.Add(1)
+		c.Set(fiber.HeaderCacheControl, "no-store")
+		c.Set(fiber.HeaderPragma, "no-cache")
+		c.Set(fiber.HeaderLocation, fmt.Sprintf("/private/%d", n))
+		return c.Status(fiber.StatusCreated).JSON(fiber.Map{"call": n})
+	})
+	// A token-minting route: its body is a secret and must never be stored.
+	f.app.Post("/tokens", noStore, func(c *fiber.Ctx) error {
+		n := f.calls.Add(1)
+		c.Set(fiber.HeaderCacheControl, "no-store")
+		return c.JSON(fiber.Map{"access_token": fmt.Sprintf("secret-token-%d-%s", n, uuid.NewString())})
+	})
+	f.app.Post("/slow-tokens", noStore, func(c *fiber.Ctx) error {
+		f.started <- struct{}{}
+		<-f.release
+		return c.JSON(fiber.Map{"access_token": "secret-token-slow"})
 	})
 	return f
 }
@@ -98,6 +120,7 @@ type result struct {
 	body     string
 	replayed string
 	ctype    string
+	header   http.Header
 }
 
 func (f *fixture) post(t *testing.T, path, key, body string, hdr ...string) result {
@@ -121,7 +144,7 @@ func (f *fixture) do(t *testing.T, method, path, key, body string, hdr ...string
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return result{resp.StatusCode, string(b), resp.Header.Get(idempotency.HeaderReplayed), resp.Header.Get("Content-Type")}
+	return result{resp.StatusCode, string(b), resp.Header.Get(idempotency.HeaderReplayed), resp.Header.Get("Content-Type"), resp.Header}
 }
 
 func enumOf(t *testing.T, r result) string {
@@ -321,4 +344,88 @@ func TestConcurrentSameKeyRunsOnce(t *testing.T) {
 	if r := f.post(t, "/slow", k, `{"same":true}`); r.replayed != "true" || r.body != first.body {
 		t.Fatalf("after completion: %+v", r)
 	}
+}
+
+func TestReplayKeepsHeaders(t *testing.T) {
+	f := newFixture(t)
+	k := uuid.NewString()
+	first := f.post(t, "/private", k, `{}`)
+	replay := f.post(t, "/private", k, `{}`)
+	if first.status != 201 || replay.replayed != "true" || replay.body != first.body {
+		t.Fatalf("first %+v replay %+v", first, replay)
+	}
+	for _, h := range []string{"Cache-Control", "Pragma", "Location"} {
+		if got, want := replay.header.Get(h), first.header.Get(h); want == "" || got != want {
+			t.Errorf("replayed %s = %q, want %q", h, got, want)
+		}
+	}
+	if got := replay.header.Get("Cache-Control"); got != "no-store" {
+		t.Errorf("replayed Cache-Control = %q, want no-store", got)
+	}
+}
+
+func TestNoStore(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	storedBody := func(t *testing.T, k string) (status *int, body []byte, state string) {
+		t.Helper()
+		err := f.db.NewSelect().TableExpr("idempotency_keys").Column("status", "response_body", "state").
+			Where("scope = 'client-a' AND key = ?", k).Scan(ctx, &status, &body, &state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return status, body, state
+	}
+
+	t.Run("a retry runs again and nothing is stored", func(t *testing.T) {
+		k := uuid.NewString()
+		before := f.calls.Load()
+		first := f.post(t, "/tokens", k, `{"s":1}`)
+		second := f.post(t, "/tokens", k, `{"s":1}`)
+		if first.status != 200 || second.status != 200 {
+			t.Fatalf("first %+v second %+v", first, second)
+		}
+		if second.replayed != "" || second.body == first.body {
+			t.Fatalf("the token was replayed: %+v", second)
+		}
+		if got := f.calls.Load() - before; got != 2 {
+			t.Fatalf("handler ran %d times, want 2", got)
+		}
+		status, body, state := storedBody(t, k)
+		if status != nil || body != nil || state != "done" {
+			t.Fatalf("stored status %v body %q state %s; want nothing stored, state done", status, body, state)
+		}
+		n, err := f.db.NewSelect().TableExpr("idempotency_keys").
+			Where("position('secret-token' in convert_from(response_body, 'UTF8')) > 0").Count(ctx)
+		if err != nil || n != 0 {
+			t.Fatalf("rows holding a token = %d, %v", n, err)
+		}
+	})
+
+	t.Run("reuse with another body is still a conflict", func(t *testing.T) {
+		k := uuid.NewString()
+		f.post(t, "/tokens", k, `{"s":1}`)
+		if r := f.post(t, "/tokens", k, `{"s":2}`); r.status != 409 || enumOf(t, r) != idempotency.EnumKeyReused {
+			t.Fatalf("reuse = %+v", r)
+		}
+	})
+
+	t.Run("a duplicate in progress is still a conflict", func(t *testing.T) {
+		k := uuid.NewString()
+		done := make(chan result, 1)
+		go func() { done <- f.post(t, "/slow-tokens", k, `{}`) }()
+		select {
+		case <-f.started:
+		case <-time.After(15 * time.Second):
+			t.Fatal("handler did not start")
+		}
+		dup := f.post(t, "/slow-tokens", k, `{}`)
+		close(f.release)
+		if dup.status != 409 || enumOf(t, dup) != idempotency.EnumKeyInProgress {
+			t.Fatalf("duplicate = %+v, want 409 %s", dup, idempotency.EnumKeyInProgress)
+		}
+		if first := <-done; first.status != 200 {
+			t.Fatalf("first = %+v", first)
+		}
+	})
 }

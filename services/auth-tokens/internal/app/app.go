@@ -61,7 +61,12 @@ type BusinessStore interface {
 type Config struct {
 	Issuer                  string
 	BusinessTokenMaxSeconds int
-	HashParams              credentials.Params
+	HashParams              credentials.Params // for new secrets; DefaultParams when zero
+	// SecretChecks bounds concurrent argon2id checks on the token endpoint
+	// and sets the verified-secret cache (zero values: the defaults).
+	SecretChecks credentials.CheckerOptions
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
 }
 
 // App is the set of use cases.
@@ -80,11 +85,17 @@ func New(cfg Config, clients ClientStore, businesses BusinessStore, keys *KeyRin
 	if cfg.HashParams == (credentials.Params{}) {
 		cfg.HashParams = credentials.DefaultParams
 	}
-	checker, err := credentials.NewChecker(cfg.HashParams)
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	checker, err := credentials.NewChecker(cfg.HashParams, cfg.SecretChecks)
 	if err != nil {
 		return nil, err
 	}
-	return &App{clients: clients, businesses: businesses, keys: keys, checker: checker, cfg: cfg, log: logger, now: time.Now}, nil
+	// Microseconds: what PostgreSQL keeps, so a create answers the same
+	// timestamps a later read does.
+	now := func() time.Time { return cfg.Now().UTC().Truncate(time.Microsecond) }
+	return &App{clients: clients, businesses: businesses, keys: keys, checker: checker, cfg: cfg, log: logger, now: now}, nil
 }
 
 // Keys is the signing key ring.

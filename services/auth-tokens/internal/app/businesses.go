@@ -29,7 +29,7 @@ func (a *App) CreateBusiness(ctx context.Context, caller authn.Identity, in doma
 	if err != nil {
 		return CreateBusinessResult{}, err
 	}
-	b, err := domain.NewBusiness(id, caller.ClientID, in, a.now().UTC())
+	b, err := domain.NewBusiness(id, caller.ClientID, in, a.now())
 	if err != nil {
 		return CreateBusinessResult{}, err
 	}
@@ -77,7 +77,7 @@ func (a *App) UpdateBusiness(ctx context.Context, caller authn.Identity, id uuid
 		if !canSee(caller, *b) {
 			return nil, tenancy.NotFound()
 		}
-		if err := b.Update(in, a.now().UTC()); err != nil {
+		if err := b.Update(in, a.now()); err != nil {
 			return nil, err
 		}
 		evt, err := businessEvent(events.TypeBusinessUpdated, *b)
@@ -114,11 +114,13 @@ func businessEvent(eventType string, b domain.Business) (events.Event, error) {
 		s := string(*b.EntityType)
 		et = &s
 	}
+	activation := b.ActivationTime()
 	payload := events.Business{
 		ID: b.ID, ClientID: b.ClientID, ExternalID: b.ExternalID, LegalName: b.LegalName,
 		USState: b.USState, Country: b.Country, EntityType: et, PhoneNumber: b.PhoneNumber,
-		ActivationAt: b.ActivationDate(), NAICSCode: b.NAICSCode,
+		ActivationAt: &activation, NAICSCode: b.NAICSCode,
 		DefaultReportingBasis: string(b.DefaultReportingBasis), CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
+		IsDemo: b.IsDemo,
 	}
 	return events.New(events.TopicBusiness, eventType, EventSource, b.ID, payload)
 }

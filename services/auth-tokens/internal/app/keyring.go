@@ -25,11 +25,20 @@ type KeyStore interface {
 	RotateSigningKeys(ctx context.Context, fn func(keys []signing.StoredKey) (insert *signing.StoredKey, retire []string, err error)) error
 }
 
+// DefaultPublishLead is how long a new signing key is published before it
+// signs: above the gateway's JWKS refresh (5 min by default, see
+// authn.VerifierOptions.RefreshInterval) plus the JWKS max-age (60 s) plus
+// the replicas' key sync (1 min), so no verifier meets an unknown kid.
+const DefaultPublishLead = 10 * time.Minute
+
 // KeyRingConfig configures a KeyRing.
 type KeyRingConfig struct {
 	Issuer      string
-	Rotation    time.Duration // age after which a new key is made
+	Rotation    time.Duration // how long a key signs before its successor takes over
 	MaxLifetime time.Duration // longest token lifetime
+	// PublishLead is how long a new key is in the JWKS before it signs;
+	// DefaultPublishLead when 0.
+	PublishLead time.Duration
 	// ReloadInterval bounds reloads triggered by unknown kids (another
 	// replica rotated); default 5s.
 	ReloadInterval time.Duration
@@ -52,9 +61,16 @@ type KeyRing struct {
 }
 
 type keySnapshot struct {
+	// signers are the current key's then the pending keys', by activation:
+	// a pending key takes over at its activation even before the next sync.
+	signers []timedSigner
+	jwks    []byte
+	public  map[string]ed25519.PublicKey
+}
+
+type timedSigner struct {
+	from   time.Time
 	signer *authn.Signer
-	jwks   []byte
-	public map[string]ed25519.PublicKey
 }
 
 // NewKeyRing makes an empty ring; call Sync before use.
@@ -65,15 +81,23 @@ func NewKeyRing(store KeyStore, c *signing.Cipher, cfg KeyRingConfig, logger *sl
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.PublishLead <= 0 {
+		cfg.PublishLead = DefaultPublishLead
+	}
 	return &KeyRing{store: store, cipher: c, cfg: cfg, log: logger, now: cfg.Now}
 }
 
-// Sync creates a key when none is fresh enough, retires keys no token can
+func (k *KeyRing) policy() signing.Policy {
+	return signing.Policy{Rotation: k.cfg.Rotation, MaxLifetime: k.cfg.MaxLifetime, PublishLead: k.cfg.PublishLead}
+}
+
+// Sync creates the successor key when the current one is due (pending for
+// the publish lead; at once when there is no key), retires keys no token can
 // need any more, and reloads the ring.
 func (k *KeyRing) Sync(ctx context.Context) error {
 	err := k.store.RotateSigningKeys(ctx, func(keys []signing.StoredKey) (*signing.StoredKey, []string, error) {
 		now := k.now().UTC()
-		plan := signing.MakePlan(keys, now, k.cfg.Rotation, k.cfg.MaxLifetime)
+		plan := signing.MakePlan(keys, now, k.policy())
 		if !plan.NeedNew {
 			return nil, plan.Retire, nil
 		}
@@ -81,11 +105,11 @@ func (k *KeyRing) Sync(ctx context.Context) error {
 		if err != nil {
 			return nil, nil, err
 		}
-		nk, err := signing.NewKey(k.cipher, kid.String(), now)
+		nk, err := signing.NewKey(k.cipher, kid.String(), now, plan.NewActivatesAt)
 		if err != nil {
 			return nil, nil, err
 		}
-		k.log.Info("created signing key", slog.String("kid", nk.KID))
+		k.log.Info("created signing key", slog.String("kid", nk.KID), slog.Time("activates_at", nk.ActivatesAt))
 		// Retirement is judged again next time, against the new key.
 		return &nk, nil, nil
 	})
@@ -101,17 +125,21 @@ func (k *KeyRing) reload(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("list signing keys: %w", err)
 	}
-	plan := signing.MakePlan(keys, k.now().UTC(), k.cfg.Rotation, k.cfg.MaxLifetime)
+	plan := signing.MakePlan(keys, k.now().UTC(), k.policy())
 	if plan.Current == nil {
 		return errors.New("no signing key")
 	}
-	priv, err := k.cipher.Open(plan.Current.KID, plan.Current.PrivateEnc)
-	if err != nil {
-		return err
-	}
-	signer, err := authn.NewSigner(k.cfg.Issuer, plan.Current.KID, priv)
-	if err != nil {
-		return err
+	signers := make([]timedSigner, 0, 1+len(plan.Pending))
+	for _, sk := range append([]signing.StoredKey{*plan.Current}, plan.Pending...) {
+		priv, err := k.cipher.Open(sk.KID, sk.PrivateEnc)
+		if err != nil {
+			return err
+		}
+		signer, err := authn.NewSigner(k.cfg.Issuer, sk.KID, priv)
+		if err != nil {
+			return err
+		}
+		signers = append(signers, timedSigner{from: sk.ActivatesAt, signer: signer.WithClock(k.now)})
 	}
 	set := authn.JWKS{Keys: make([]authn.JWK, 0, len(plan.Published))}
 	public := make(map[string]ed25519.PublicKey, len(plan.Published))
@@ -123,7 +151,7 @@ func (k *KeyRing) reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	k.snap.Store(&keySnapshot{signer: signer, jwks: doc, public: public})
+	k.snap.Store(&keySnapshot{signers: signers, jwks: doc, public: public})
 	return nil
 }
 
@@ -152,13 +180,22 @@ func (k *KeyRing) snapshot() (*keySnapshot, error) {
 	return s, nil
 }
 
-// Signer is the signer of the current key.
+// Signer is the signer of the key active now: the latest whose activation
+// has come (the first one's when none has: see signing.Plan.Current).
 func (k *KeyRing) Signer() (*authn.Signer, error) {
 	s, err := k.snapshot()
 	if err != nil {
 		return nil, err
 	}
-	return s.signer, nil
+	now := k.now()
+	cur := s.signers[0].signer
+	for _, ts := range s.signers[1:] {
+		if ts.from.After(now) {
+			break
+		}
+		cur = ts.signer
+	}
+	return cur, nil
 }
 
 // JWKS is the JSON document listing every published key.

@@ -9,6 +9,7 @@ import (
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/authn"
 	"github.com/acctsuite/acct/pkg/tenancy"
+	"github.com/acctsuite/acct/services/auth-tokens/internal/credentials"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/domain"
 	"github.com/google/uuid"
 )
@@ -16,6 +17,11 @@ import (
 // ErrInvalidClient means unknown client or wrong secret; callers answer the
 // same way for both.
 var ErrInvalidClient = errors.New("invalid client credentials")
+
+// ErrBusy means the secret could not be checked now (every argon2id slot
+// taken): the caller should answer 503 with Retry-After. It is
+// credentials.ErrBusy; IssueClientToken wraps it.
+var ErrBusy = credentials.ErrBusy
 
 // IssuedToken is an access token and its lifetime.
 type IssuedToken struct {
@@ -39,7 +45,11 @@ func (a *App) IssueClientToken(ctx context.Context, clientID, secret string) (Is
 	}
 	// Always spend the hash, even for unknown ids: timing must not reveal
 	// which client ids exist.
-	if !a.checker.Check(secret, c.SecretHash, found) {
+	ok, err := a.checker.Check(ctx, clientID, secret, c.SecretHash, found)
+	if err != nil {
+		return IssuedToken{}, fmt.Errorf("check secret of %s: %w", clientID, err)
+	}
+	if !ok {
 		return IssuedToken{}, ErrInvalidClient
 	}
 	return a.issue(authn.Identity{ClientID: c.ID, ClientName: c.Name, Scope: authn.ScopePlatform}, PlatformTokenTTL)

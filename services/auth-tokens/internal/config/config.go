@@ -10,6 +10,7 @@ import (
 
 	pkgconfig "github.com/acctsuite/acct/pkg/config"
 	"github.com/acctsuite/acct/pkg/servicekit"
+	"github.com/acctsuite/acct/services/auth-tokens/internal/credentials"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/domain"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/signing"
 )
@@ -30,6 +31,18 @@ type Config struct {
 	SigningKeyEncryptionKey     string        `env:"SIGNING_KEY_ENCRYPTION_KEY"`
 	SigningKeyEncryptionKeyFile string        `env:"SIGNING_KEY_ENCRYPTION_KEY_FILE"`
 	SigningKeyRotation          time.Duration `env:"SIGNING_KEY_ROTATION" envDefault:"720h"`
+	// SigningKeyPublishLead: a new key is in the JWKS this long before it
+	// signs; keep it above the verifiers' JWKS refresh (gateway: 5m).
+	SigningKeyPublishLead time.Duration `env:"SIGNING_KEY_PUBLISH_LEAD" envDefault:"10m"`
+
+	// Token endpoint secret checks (argon2id, ~19 MiB each): at most
+	// CLIENT_SECRET_CHECK_CONCURRENCY at once (0: the number of CPUs); a
+	// request waits at most CLIENT_SECRET_CHECK_WAIT for a slot, then gets
+	// 503 with Retry-After. Verified secrets are remembered (HMAC, in
+	// memory) for CLIENT_SECRET_CACHE_TTL; a negative TTL disables that.
+	SecretCheckConcurrency int           `env:"CLIENT_SECRET_CHECK_CONCURRENCY" envDefault:"0"`
+	SecretCheckWait        time.Duration `env:"CLIENT_SECRET_CHECK_WAIT" envDefault:"250ms"`
+	SecretCacheTTL         time.Duration `env:"CLIENT_SECRET_CACHE_TTL" envDefault:"5m"`
 
 	TokenIssuer             string `env:"TOKEN_ISSUER" envDefault:"acct-auth-tokens"`
 	BusinessTokenMaxSeconds int    `env:"BUSINESS_TOKEN_MAX_SECONDS" envDefault:"86400"`
@@ -92,6 +105,18 @@ func (c *Config) Validate() error {
 	if c.SigningKeyRotation < time.Hour {
 		errs = append(errs, fmt.Errorf("SIGNING_KEY_ROTATION must be at least 1h, got %s", c.SigningKeyRotation))
 	}
+	if c.SigningKeyPublishLead <= 0 || c.SigningKeyPublishLead > c.SigningKeyRotation/2 {
+		errs = append(errs, fmt.Errorf("SIGNING_KEY_PUBLISH_LEAD must be positive and at most half of SIGNING_KEY_ROTATION, got %s", c.SigningKeyPublishLead))
+	}
+	if c.SecretCheckConcurrency < 0 {
+		errs = append(errs, fmt.Errorf("CLIENT_SECRET_CHECK_CONCURRENCY must not be negative, got %d", c.SecretCheckConcurrency))
+	}
+	if c.SecretCheckWait <= 0 || c.SecretCheckWait > 10*time.Second {
+		errs = append(errs, fmt.Errorf("CLIENT_SECRET_CHECK_WAIT must be between 1ns and 10s, got %s", c.SecretCheckWait))
+	}
+	if c.SecretCacheTTL > time.Hour {
+		errs = append(errs, fmt.Errorf("CLIENT_SECRET_CACHE_TTL must be at most 1h, got %s", c.SecretCacheTTL))
+	}
 	if c.TokenIssuer == "" {
 		errs = append(errs, errors.New("TOKEN_ISSUER must not be empty"))
 	}
@@ -111,3 +136,13 @@ func (c *Config) Validate() error {
 
 // EncryptionKey is the resolved 32-byte signing key encryption key.
 func (c Config) EncryptionKey() []byte { return c.encryptionKey }
+
+// SecretChecks are the token endpoint's argon2id bound and verified-secret
+// cache, for app.Config.SecretChecks.
+func (c Config) SecretChecks() credentials.CheckerOptions {
+	return credentials.CheckerOptions{
+		MaxConcurrent: c.SecretCheckConcurrency,
+		MaxWait:       c.SecretCheckWait,
+		CacheTTL:      c.SecretCacheTTL,
+	}
+}

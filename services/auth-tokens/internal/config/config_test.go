@@ -39,7 +39,9 @@ func TestLoad(t *testing.T) {
 	}{
 		{"defaults", base(), "", func(t *testing.T, c Config) {
 			if c.Data.DB.Schema != "auth" || c.TokenIssuer != "acct-auth-tokens" || c.BusinessTokenMaxSeconds != 86400 ||
-				c.SigningKeyRotation != 720*time.Hour || c.Base.Addr != ":8080" || len(c.EncryptionKey()) != 32 {
+				c.SigningKeyRotation != 720*time.Hour || c.Base.Addr != ":8080" || len(c.EncryptionKey()) != 32 ||
+				c.SigningKeyPublishLead != 10*time.Minute || c.SecretCheckConcurrency != 0 || c.SecretCheckWait != 250*time.Millisecond ||
+				c.SecretCacheTTL != 5*time.Minute {
 				t.Fatalf("config = %+v", c)
 			}
 		}},
@@ -62,6 +64,21 @@ func TestLoad(t *testing.T) {
 		{"bootstrap without secret", with("BOOTSTRAP_CLIENT_ID", "demo"), "BOOTSTRAP_CLIENT_SECRET", nil},
 		{"bad bootstrap id", with("BOOTSTRAP_CLIENT_ID", "no spaces", "BOOTSTRAP_CLIENT_SECRET", "x"), "BOOTSTRAP_CLIENT_ID", nil},
 		{"rotation too short", with("SIGNING_KEY_ROTATION", "1m"), "SIGNING_KEY_ROTATION", nil},
+		{"publish lead zero", with("SIGNING_KEY_PUBLISH_LEAD", "0s"), "SIGNING_KEY_PUBLISH_LEAD", nil},
+		{"publish lead over half the rotation", with("SIGNING_KEY_ROTATION", "2h", "SIGNING_KEY_PUBLISH_LEAD", "61m"), "SIGNING_KEY_PUBLISH_LEAD", nil},
+		{"negative check concurrency", with("CLIENT_SECRET_CHECK_CONCURRENCY", "-1"), "CLIENT_SECRET_CHECK_CONCURRENCY", nil},
+		{"zero check wait", with("CLIENT_SECRET_CHECK_WAIT", "0s"), "CLIENT_SECRET_CHECK_WAIT", nil},
+		{"cache ttl too long", with("CLIENT_SECRET_CACHE_TTL", "2h"), "CLIENT_SECRET_CACHE_TTL", nil},
+		{"cache disabled", with("CLIENT_SECRET_CACHE_TTL", "-1s"), "", func(t *testing.T, c Config) {
+			if c.SecretCacheTTL >= 0 || c.SecretChecks().CacheTTL >= 0 {
+				t.Fatalf("ttl = %s", c.SecretCacheTTL)
+			}
+		}},
+		{"secret checks", with("CLIENT_SECRET_CHECK_CONCURRENCY", "3", "CLIENT_SECRET_CHECK_WAIT", "1s", "CLIENT_SECRET_CACHE_TTL", "30s"), "", func(t *testing.T, c Config) {
+			if o := c.SecretChecks(); o.MaxConcurrent != 3 || o.MaxWait != time.Second || o.CacheTTL != 30*time.Second {
+				t.Fatalf("secret checks = %+v", o)
+			}
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

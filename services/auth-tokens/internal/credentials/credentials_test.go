@@ -1,9 +1,14 @@
 package credentials
 
 import (
+	"context"
 	"encoding/base64"
+	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // fast keeps the tests quick; the format and logic are the same.
@@ -71,7 +76,7 @@ func TestNewSecret(t *testing.T) {
 }
 
 func TestChecker(t *testing.T) {
-	c, err := NewChecker(fast)
+	c, err := NewChecker(fast, CheckerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +89,7 @@ func TestChecker(t *testing.T) {
 		want   bool
 	}{
 		{"known, right", "pw", h, true, true},
+		{"known, right again (remembered)", "pw", h, true, true},
 		{"known, wrong", "nope", h, true, false},
 		{"unknown client", "pw", "", false, false},
 		{"unknown client with a hash passed anyway", "pw", h, false, false},
@@ -91,9 +97,99 @@ func TestChecker(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := c.Check(tt.secret, tt.hash, tt.found); got != tt.want {
-				t.Fatalf("Check = %v, want %v", got, tt.want)
+			got, err := c.Check(context.Background(), "client", tt.secret, tt.hash, tt.found)
+			if err != nil || got != tt.want {
+				t.Fatalf("Check = %v, %v; want %v", got, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestCheckerSlots takes every argon2id slot and shows that checks needing
+// one give up with ErrBusy after MaxWait, while a remembered secret passes.
+func TestCheckerSlots(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	c, err := NewChecker(fast, CheckerOptions{MaxConcurrent: 2, MaxWait: 20 * time.Millisecond, CacheTTL: time.Minute, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := Hash("pw", fast)
+	ctx := context.Background()
+	if ok, err := c.Check(ctx, "a", "pw", h, true); !ok || err != nil {
+		t.Fatalf("first check = %v, %v", ok, err)
+	}
+	// Wrong secrets are never remembered: "nope" keeps needing a slot.
+	if ok, err := c.Check(ctx, "a", "nope", h, true); ok || err != nil {
+		t.Fatalf("wrong secret = %v, %v", ok, err)
+	}
+
+	c.slots <- struct{}{}
+	c.slots <- struct{}{}
+	rotated, _ := Hash("pw2", fast)
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	tests := []struct {
+		name     string
+		ctx      context.Context
+		client   string
+		secret   string
+		hash     string
+		found    bool
+		advance  time.Duration
+		want     bool
+		wantBusy bool
+	}{
+		{"remembered secret needs no slot", ctx, "a", "pw", h, true, 0, true, false},
+		{"wrong secret waits, then busy", ctx, "a", "nope", h, true, 0, false, true},
+		{"other client's secret is not shared", ctx, "b", "pw", h, true, 0, false, true},
+		{"unknown client spends a slot too", ctx, "ghost", "pw", "", false, 0, false, true},
+		{"cancelled request does not wait", cancelled, "a", "nope", h, true, 0, false, true},
+		{"secret changed: forgotten", ctx, "a", "pw", rotated, true, 0, false, true},
+		{"old hash again: entry is gone", ctx, "a", "pw", h, true, 0, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			got, err := c.Check(tt.ctx, tt.client, tt.secret, tt.hash, tt.found)
+			if got != tt.want || errors.Is(err, ErrBusy) != tt.wantBusy {
+				t.Fatalf("Check = %v, %v; want %v, busy %v", got, err, tt.want, tt.wantBusy)
+			}
+			if waited := time.Since(start); waited > 5*time.Second {
+				t.Fatalf("waited %s for a slot", waited)
+			}
+		})
+	}
+	<-c.slots
+	<-c.slots
+
+	// Expiry: after the TTL the secret needs argon2id again.
+	if ok, err := c.Check(ctx, "a", "pw", h, true); !ok || err != nil {
+		t.Fatalf("re-verify = %v, %v", ok, err)
+	}
+	mu.Lock()
+	now = now.Add(time.Minute)
+	mu.Unlock()
+	c.slots <- struct{}{}
+	c.slots <- struct{}{}
+	if ok, err := c.Check(ctx, "a", "pw", h, true); ok || !errors.Is(err, ErrBusy) {
+		t.Fatalf("after TTL = %v, %v; want ErrBusy (needs argon2id again)", ok, err)
+	}
+}
+
+func TestCheckerCacheBounded(t *testing.T) {
+	c, err := NewChecker(fast, CheckerOptions{CacheSize: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := Hash("pw", fast)
+	for i := range 10 {
+		if ok, err := c.Check(context.Background(), fmt.Sprint("client-", i), "pw", h, true); !ok || err != nil {
+			t.Fatalf("check %d = %v, %v", i, ok, err)
+		}
+	}
+	if n := len(c.good); n > 3 {
+		t.Fatalf("cache holds %d clients, want at most 3", n)
 	}
 }

@@ -39,7 +39,7 @@ const (
 // DefaultCountry applies when a new business names none.
 const DefaultCountry = "US"
 
-// DateLayout is the layout of activation_at.
+// DateLayout is the date-only form activation_at also accepts (midnight UTC).
 const DateLayout = "2006-01-02"
 
 var (
@@ -50,20 +50,25 @@ var (
 
 // Business is a business owned by one platform client.
 type Business struct {
-	ID                    uuid.UUID
-	ClientID              string
-	ExternalID            *string
-	LegalName             string
-	TIN                   *string
-	USState               *string
-	Country               string
-	EntityType            *EntityType
-	PhoneNumber           *string
-	ActivationAt          *time.Time // a date (UTC midnight)
+	ID          uuid.UUID
+	ClientID    string
+	ExternalID  *string
+	LegalName   string
+	TIN         *string
+	USState     *string
+	Country     string
+	EntityType  *EntityType
+	PhoneNumber *string
+	// ActivationAt is when the business started keeping its books with us
+	// (reports default to it); the creation time unless the platform says.
+	ActivationAt          time.Time
 	NAICSCode             *string
 	DefaultReportingBasis ReportingBasis
-	CreatedAt             time.Time
-	UpdatedAt             time.Time
+	// IsDemo marks a sandbox business a platform created to try things out;
+	// fixed at creation.
+	IsDemo    bool
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // Opt is a field of a partial update: absent (Set false), null (Set, Value
@@ -105,6 +110,7 @@ type BusinessInput struct {
 	ActivationAt          Opt[string]
 	NAICSCode             Opt[string]
 	DefaultReportingBasis Opt[string]
+	IsDemo                Opt[bool] // create only
 }
 
 // NewBusiness validates in and builds a business owned by clientID.
@@ -114,6 +120,7 @@ func NewBusiness(id uuid.UUID, clientID string, in BusinessInput, now time.Time)
 		ClientID:              clientID,
 		Country:               DefaultCountry,
 		DefaultReportingBasis: Accrual,
+		ActivationAt:          now,
 		CreatedAt:             now,
 		UpdatedAt:             now,
 	}
@@ -205,11 +212,21 @@ func (b *Business) apply(in BusinessInput, creating bool) error {
 	}
 	if in.ActivationAt.Set {
 		if v := in.ActivationAt.Value; v == nil {
-			b.ActivationAt = nil
-		} else if d, err := time.Parse(DateLayout, *v); err == nil {
-			b.ActivationAt = &d
+			b.ActivationAt = b.CreatedAt // null means the default
+		} else if at, ok := parseActivation(*v); ok {
+			b.ActivationAt = at
 		} else {
-			bad("activation_at", "must be a date YYYY-MM-DD")
+			bad("activation_at", "must be an RFC 3339 date-time (e.g. 2024-02-29T00:00:00Z) or a date YYYY-MM-DD")
+		}
+	}
+	if in.IsDemo.Set {
+		switch v := in.IsDemo.Value; {
+		case !creating:
+			bad("is_demo", "can only be set when the business is created")
+		case v == nil:
+			bad("is_demo", "must be true or false")
+		default:
+			b.IsDemo = *v
 		}
 	}
 	if in.DefaultReportingBasis.Set {
@@ -259,11 +276,19 @@ func validEntityType(et EntityType) bool {
 	return false
 }
 
-// ActivationDate renders activation_at as YYYY-MM-DD.
-func (b Business) ActivationDate() *string {
-	if b.ActivationAt == nil {
-		return nil
+// parseActivation reads an RFC 3339 date-time (kept as the instant, in
+// UTC) or a date (midnight UTC), the form clients used before.
+func parseActivation(v string) (time.Time, bool) {
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t.UTC().Truncate(time.Microsecond), true
 	}
-	s := b.ActivationAt.Format(DateLayout)
-	return &s
+	if d, err := time.Parse(DateLayout, v); err == nil {
+		return d, true
+	}
+	return time.Time{}, false
+}
+
+// ActivationTime renders activation_at as an RFC 3339 date-time in UTC.
+func (b Business) ActivationTime() string {
+	return b.ActivationAt.UTC().Format(time.RFC3339Nano)
 }

@@ -53,7 +53,11 @@ func TestNewBusinessValidation(t *testing.T) {
 		{"entity type wrong case", with(func(in *BusinessInput) { in.EntityType = Some("llc") }), []string{"entity_type"}},
 		{"unknown basis", with(func(in *BusinessInput) { in.DefaultReportingBasis = Some("MODIFIED_CASH") }), []string{"default_reporting_basis"}},
 		{"bad date", with(func(in *BusinessInput) { in.ActivationAt = Some("2023-02-29") }), []string{"activation_at"}},
-		{"timestamp not date", with(func(in *BusinessInput) { in.ActivationAt = Some("2024-01-01T00:00:00Z") }), []string{"activation_at"}},
+		{"date-time", with(func(in *BusinessInput) { in.ActivationAt = Some("2024-01-01T09:30:00+02:00") }), nil},
+		{"date-time without zone", with(func(in *BusinessInput) { in.ActivationAt = Some("2024-01-01T09:30:00") }), []string{"activation_at"}},
+		{"activation not a time", with(func(in *BusinessInput) { in.ActivationAt = Some("soon") }), []string{"activation_at"}},
+		{"demo", with(func(in *BusinessInput) { in.IsDemo = Some(true) }), nil},
+		{"demo null", with(func(in *BusinessInput) { in.IsDemo = Opt[bool]{Set: true} }), []string{"is_demo"}},
 		{"naics one digit", with(func(in *BusinessInput) { in.NAICSCode = Some("5") }), []string{"naics_code"}},
 		{"naics seven digits", with(func(in *BusinessInput) { in.NAICSCode = Some("5412111") }), []string{"naics_code"}},
 		{"naics letters", with(func(in *BusinessInput) { in.NAICSCode = Some("54a2") }), []string{"naics_code"}},
@@ -92,8 +96,40 @@ func TestNewBusinessDefaultsAndNormalisation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.LegalName != "Acme" || b.Country != "US" || *b.USState != "CA" || b.DefaultReportingBasis != Accrual || *b.ActivationDate() != "2024-03-01" {
+	if b.LegalName != "Acme" || b.Country != "US" || *b.USState != "CA" || b.DefaultReportingBasis != Accrual || b.IsDemo {
 		t.Fatalf("business = %+v", b)
+	}
+	tests := []struct {
+		name string
+		in   Opt[string]
+		want string
+	}{
+		{"absent: the creation time", Opt[string]{}, "2026-02-01T10:00:00Z"},
+		{"null: the creation time", Opt[string]{Set: true}, "2026-02-01T10:00:00Z"},
+		{"date: midnight UTC", Some("2024-03-01"), "2024-03-01T00:00:00Z"},
+		{"date-time: same instant in UTC", Some("2024-03-01T09:30:00.5+02:00"), "2024-03-01T07:30:00.5Z"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := NewBusiness(uuid.New(), "c", BusinessInput{LegalName: Some("Acme"), ActivationAt: tt.in}, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := b.ActivationTime(); got != tt.want {
+				t.Fatalf("activation_at = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestIsDemoOnlyAtCreation(t *testing.T) {
+	b, err := NewBusiness(uuid.New(), "c", BusinessInput{LegalName: Some("Sandbox"), IsDemo: Some(true)}, now)
+	if err != nil || !b.IsDemo {
+		t.Fatalf("demo business = %+v, %v", b, err)
+	}
+	err = b.Update(BusinessInput{IsDemo: Some(false)}, now.Add(time.Hour))
+	if f := fieldsOf(t, err); f["is_demo"] == "" || !b.IsDemo {
+		t.Fatalf("patching is_demo: fields %v, is_demo %v", f, b.IsDemo)
 	}
 }
 
@@ -121,6 +157,13 @@ func TestUpdate(t *testing.T) {
 	}
 	if err := b.Update(BusinessInput{Country: Some("CA"), USState: Opt[string]{Set: true}}, later); err != nil {
 		t.Fatalf("move with state cleared: %v", err)
+	}
+	// activation_at: a value sets it, null restores the default (creation time).
+	if err := b.Update(BusinessInput{ActivationAt: Some("2025-01-01")}, later); err != nil || b.ActivationTime() != "2025-01-01T00:00:00Z" {
+		t.Fatalf("set activation_at: %v, %s", err, b.ActivationTime())
+	}
+	if err := b.Update(BusinessInput{ActivationAt: Opt[string]{Set: true}}, later); err != nil || !b.ActivationAt.Equal(now) {
+		t.Fatalf("null activation_at: %v, %s", err, b.ActivationTime())
 	}
 }
 

@@ -260,7 +260,7 @@ func TestBusinesses(t *testing.T) {
 	}
 	created := data(e.do(req("POST", "/v1/businesses", demo, full), 201))
 	id := created["id"].(string)
-	if created["type"] != "Business" || created["previously_imported"] != false || created["activation_at"] != "2024-02-29" || created["tin"] != "12-3456789" {
+	if created["type"] != "Business" || created["previously_imported"] != false || created["activation_at"] != "2024-02-29T00:00:00Z" || created["tin"] != "12-3456789" {
 		t.Fatalf("created = %v", created)
 	}
 	// The event was enqueued with the business, in the outbox table.

@@ -65,20 +65,25 @@ func TestKeyRotation(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Past the rotation age, a new key signs; the old stays published.
+	// Past the rotation age, a new key is made and published at once, but
+	// the old one keeps signing for the publish lead; then the new one signs.
 	advance(721 * time.Hour)
 	r0 := rings[0]
 	if err := r0.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	second, _ := r0.Signer()
-	if second.KeyID() == first.KeyID() {
-		t.Fatal("no rotation")
-	}
 	doc, _ := r0.JWKS()
 	published, err := authn.ParseJWKS(doc)
 	if err != nil || len(published) != 2 {
 		t.Fatalf("published = %v, %v; want both keys", published, err)
+	}
+	if s, _ := r0.Signer(); s.KeyID() != first.KeyID() {
+		t.Fatal("the new key signs before its publish lead is over")
+	}
+	advance(app.DefaultPublishLead)
+	second, _ := r0.Signer()
+	if second.KeyID() == first.KeyID() {
+		t.Fatal("no rotation after the publish lead")
 	}
 	// Another replica that has not synced yet still verifies the new key's
 	// tokens: an unknown kid reloads from the database.

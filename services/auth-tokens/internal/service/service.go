@@ -17,6 +17,7 @@ import (
 
 	"github.com/acctsuite/acct/pkg/authn"
 	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/idempotency"
 	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/servicekit"
 	authtokens "github.com/acctsuite/acct/services/auth-tokens"
@@ -92,6 +93,8 @@ func (s *Service) setup(cfg config.Config, k *servicekit.Kit) error {
 		Owners:      store,
 		Cursors:     k.Cursors(),
 		Idempotency: k.Idempotency(),
+		// Token answers are never stored for replay (they hold bearer tokens).
+		TokenIdempotency: idempotency.Middleware(k.DB(), idempotency.Options{Logger: k.Logger(), NoStore: true}),
 	}).Register(k.App())
 	return nil
 }
@@ -107,8 +110,11 @@ func NewApp(cfg config.Config, db *bun.DB, logger *slog.Logger) (*app.App, *app.
 		Issuer:      cfg.TokenIssuer,
 		Rotation:    cfg.SigningKeyRotation,
 		MaxLifetime: app.MaxTokenLifetime(cfg.BusinessTokenMaxSeconds),
+		PublishLead: cfg.SigningKeyPublishLead,
 	}, logger)
-	a, err := app.New(app.Config{Issuer: cfg.TokenIssuer, BusinessTokenMaxSeconds: cfg.BusinessTokenMaxSeconds}, store, store, keys, logger)
+	a, err := app.New(app.Config{
+		Issuer: cfg.TokenIssuer, BusinessTokenMaxSeconds: cfg.BusinessTokenMaxSeconds, SecretChecks: cfg.SecretChecks(),
+	}, store, store, keys, logger)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -2,6 +2,11 @@
 // encryption at rest (AES-256-GCM under a key from the environment or a
 // mounted secret) and the rotation plan that decides which key signs, which
 // keys stay published in the JWKS, and when a new key is due.
+//
+// A new key is published before it signs: it is created pending, listed in
+// the JWKS at once and used only from its ActivatesAt, PublishLead later.
+// Verifiers that cache the JWKS (the gateway refreshes it every few minutes)
+// thus know a key before the first token it signs reaches them.
 package signing
 
 import (
@@ -82,15 +87,17 @@ func (c *Cipher) Open(kid string, sealed []byte) (ed25519.PrivateKey, error) {
 
 // StoredKey is a signing key as persisted.
 type StoredKey struct {
-	KID        string
-	PublicKey  ed25519.PublicKey
-	PrivateEnc []byte
-	CreatedAt  time.Time
-	RetiredAt  *time.Time
+	KID         string
+	PublicKey   ed25519.PublicKey
+	PrivateEnc  []byte
+	CreatedAt   time.Time
+	ActivatesAt time.Time // from then on it signs; until then it is only published
+	RetiredAt   *time.Time
 }
 
-// NewKey generates a key pair and seals its private half.
-func NewKey(c *Cipher, kid string, now time.Time) (StoredKey, error) {
+// NewKey generates a key pair that signs from activatesAt and seals its
+// private half.
+func NewKey(c *Cipher, kid string, now, activatesAt time.Time) (StoredKey, error) {
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		return StoredKey{}, fmt.Errorf("signing: generate: %w", err)
@@ -99,28 +106,54 @@ func NewKey(c *Cipher, kid string, now time.Time) (StoredKey, error) {
 	if err != nil {
 		return StoredKey{}, err
 	}
-	return StoredKey{KID: kid, PublicKey: pub, PrivateEnc: enc, CreatedAt: now}, nil
+	return StoredKey{KID: kid, PublicKey: pub, PrivateEnc: enc, CreatedAt: now, ActivatesAt: activatesAt}, nil
+}
+
+// Policy is how keys rotate.
+type Policy struct {
+	Rotation    time.Duration // how long a key signs before its successor takes over
+	MaxLifetime time.Duration // longest token lifetime: how long a replaced key stays published
+	// PublishLead is how long a new key is published before it signs; it
+	// must exceed the time every verifier takes to refresh its JWKS.
+	PublishLead time.Duration
 }
 
 // Plan is what to do with the keys at one moment.
 type Plan struct {
-	Current   *StoredKey  // newest live key: the one that signs (nil when none)
-	NeedNew   bool        // no key, or Current is older than the rotation age
-	Published []StoredKey // keys the JWKS lists, newest first
-	Retire    []string    // live keys that no longer need publishing
+	// Current is the key that signs now: the newest active one (nil when
+	// there is no live key). Were every live key still pending (a clock set
+	// back), the soonest pending key signs rather than none.
+	Current *StoredKey
+	// Pending are published keys that sign later, soonest first.
+	Pending []StoredKey
+	// NeedNew says a key must be created: there is none, or Current is due
+	// for a successor and none is pending.
+	NeedNew bool
+	// NewActivatesAt is when a key created now starts signing: at once when
+	// there is no key (nobody can hold a token to verify yet), else after
+	// the publish lead.
+	NewActivatesAt time.Time
+	Published      []StoredKey // keys the JWKS lists, latest activation first
+	Retire         []string    // live keys that no longer need publishing
 }
 
-// MakePlan decides, at now, which key signs and which stay published. A key
-// stays published until maxLifetime (the longest token lifetime) after its
-// successor appeared, so every token it signed can still be verified.
-func MakePlan(keys []StoredKey, now time.Time, rotation, maxLifetime time.Duration) Plan {
+// MakePlan decides, at now, which key signs and which stay published. A
+// replaced key stays published until MaxLifetime after its successor began
+// signing, so every token it signed can still be verified.
+func MakePlan(keys []StoredKey, now time.Time, pol Policy) Plan {
 	live := make([]StoredKey, 0, len(keys))
 	for _, k := range keys {
 		if k.RetiredAt == nil {
+			if k.ActivatesAt.IsZero() {
+				k.ActivatesAt = k.CreatedAt
+			}
 			live = append(live, k)
 		}
 	}
 	slices.SortFunc(live, func(a, b StoredKey) int {
+		if c := b.ActivatesAt.Compare(a.ActivatesAt); c != 0 {
+			return c
+		}
 		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
 			return c
 		}
@@ -128,20 +161,29 @@ func MakePlan(keys []StoredKey, now time.Time, rotation, maxLifetime time.Durati
 	})
 	var p Plan
 	if len(live) == 0 {
-		p.NeedNew = true
+		p.NeedNew, p.NewActivatesAt = true, now
 		return p
 	}
-	cur := live[0]
-	p.Current = &cur
-	p.NeedNew = now.Sub(cur.CreatedAt) >= rotation
-	p.Published = append(p.Published, cur)
-	for i := 1; i < len(live); i++ {
-		successorAt := live[i-1].CreatedAt
-		if now.Before(successorAt.Add(maxLifetime)) {
+	// live[:cur] are pending; live[cur] signs; live[cur+1:] were replaced.
+	cur := slices.IndexFunc(live, func(k StoredKey) bool { return !k.ActivatesAt.After(now) })
+	if cur < 0 {
+		cur = len(live) - 1
+	}
+	current := live[cur]
+	p.Current = &current
+	for i := cur - 1; i >= 0; i-- {
+		p.Pending = append(p.Pending, live[i])
+	}
+	p.Published = append(p.Published, live[:cur+1]...)
+	for i := cur + 1; i < len(live); i++ {
+		successorAt := live[i-1].ActivatesAt
+		if now.Before(successorAt.Add(pol.MaxLifetime)) {
 			p.Published = append(p.Published, live[i])
 		} else {
 			p.Retire = append(p.Retire, live[i].KID)
 		}
 	}
+	p.NeedNew = len(p.Pending) == 0 && !now.Before(current.ActivatesAt.Add(pol.Rotation-pol.PublishLead))
+	p.NewActivatesAt = now.Add(pol.PublishLead)
 	return p
 }

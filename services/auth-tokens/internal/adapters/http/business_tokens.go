@@ -14,7 +14,8 @@ type businessTokenBody struct {
 
 // createBusinessToken is POST /v1/businesses/{businessId}/auth-token. The
 // body is optional; the answer is the spec's AuthToken in the usual data
-// wrapper (only the OAuth token endpoint answers unwrapped).
+// wrapper (only the OAuth token endpoint answers unwrapped). It creates
+// nothing durable, and its answer is a secret: see Options.TokenIdempotency.
 func (h *Handlers) createBusinessToken(c *fiber.Ctx) error {
 	bid, _ := tenancy.BusinessIDFrom(c)
 	var body businessTokenBody
@@ -27,6 +28,6 @@ func (h *Handlers) createBusinessToken(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	c.Set(fiber.HeaderCacheControl, "no-store")
+	noStore(c)
 	return httpx.OK(c, tokenResponse{AccessToken: tok.AccessToken, ExpiresIn: tok.ExpiresIn, TokenType: "Bearer"})
 }

@@ -25,6 +25,7 @@ type businessBody struct {
 	ActivationAt          domain.Opt[string] `json:"activation_at"`
 	NAICSCode             domain.Opt[string] `json:"naics_code"`
 	DefaultReportingBasis domain.Opt[string] `json:"default_reporting_basis"`
+	IsDemo                domain.Opt[bool]   `json:"is_demo"`
 }
 
 func (b businessBody) input() domain.BusinessInput { return domain.BusinessInput(b) }
@@ -40,9 +41,10 @@ type businessJSON struct {
 	Country               string    `json:"country"`
 	EntityType            *string   `json:"entity_type"`
 	PhoneNumber           *string   `json:"phone_number"`
-	ActivationAt          *string   `json:"activation_at"`
+	ActivationAt          string    `json:"activation_at"`
 	NAICSCode             *string   `json:"naics_code"`
 	DefaultReportingBasis string    `json:"default_reporting_basis"`
+	IsDemo                bool      `json:"is_demo"`
 	CreatedAt             time.Time `json:"created_at"`
 	UpdatedAt             time.Time `json:"updated_at"`
 	PreviouslyImported    *bool     `json:"previously_imported,omitempty"`
@@ -57,7 +59,7 @@ func toBusinessJSON(b domain.Business) businessJSON {
 	return businessJSON{
 		Type: "Business", ID: b.ID, ExternalID: b.ExternalID, LegalName: b.LegalName, TIN: b.TIN,
 		USState: b.USState, Country: b.Country, EntityType: et, PhoneNumber: b.PhoneNumber,
-		ActivationAt: b.ActivationDate(), NAICSCode: b.NAICSCode,
+		ActivationAt: b.ActivationTime(), NAICSCode: b.NAICSCode, IsDemo: b.IsDemo,
 		DefaultReportingBasis: string(b.DefaultReportingBasis), CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
 	}
 }

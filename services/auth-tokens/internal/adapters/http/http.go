@@ -20,6 +20,9 @@ type Handlers struct {
 	codec    *page.Codec
 	// idempotency guards creating POSTs; nil lets requests straight through.
 	idempotency fiber.Handler
+	// tokenIdempotency guards token minting without storing responses;
+	// nil lets requests straight through.
+	tokenIdempotency fiber.Handler
 }
 
 // Options are the collaborators of the handlers.
@@ -29,19 +32,30 @@ type Options struct {
 	Owners      tenancy.OwnerLookup
 	Cursors     *page.Codec
 	Idempotency fiber.Handler // Idempotency-Key middleware for creating POSTs
+	// TokenIdempotency is the Idempotency-Key middleware of the token-minting
+	// route: it must be built with idempotency.Options{NoStore: true}, since
+	// a stored response would keep a bearer token in the database and hand
+	// it out again. Nil: the route ignores Idempotency-Key (minting twice is
+	// harmless). Idempotency is never used there.
+	TokenIdempotency fiber.Handler
 }
 
 // New makes the handlers.
 func New(o Options) *Handlers {
-	return &Handlers{app: o.App, verifier: o.Verifier, owners: o.Owners, codec: o.Cursors, idempotency: o.Idempotency}
+	return &Handlers{app: o.App, verifier: o.Verifier, owners: o.Owners, codec: o.Cursors,
+		idempotency: o.Idempotency, tokenIdempotency: o.TokenIdempotency}
 }
 
 // Register mounts every route on r.
 func (h *Handlers) Register(r fiber.Router) {
 	auth := authn.Middleware(h.verifier)
-	idem := h.idempotency
+	pass := func(c *fiber.Ctx) error { return c.Next() }
+	idem, tokenIdem := h.idempotency, h.tokenIdempotency
 	if idem == nil {
-		idem = func(c *fiber.Ctx) error { return c.Next() }
+		idem = pass
+	}
+	if tokenIdem == nil {
+		tokenIdem = pass
 	}
 	business := tenancy.RequireBusiness("businessId", h.owners)
 
@@ -53,7 +67,7 @@ func (h *Handlers) Register(r fiber.Router) {
 	r.Get("/v1/businesses", auth, h.listBusinesses)
 	r.Get("/v1/businesses/:businessId", auth, business, h.getBusiness)
 	r.Patch("/v1/businesses/:businessId", auth, business, tenancy.RequirePlatform(), h.updateBusiness)
-	r.Post("/v1/businesses/:businessId/auth-token", auth, business, tenancy.RequirePlatform(), idem, h.createBusinessToken)
+	r.Post("/v1/businesses/:businessId/auth-token", auth, business, tenancy.RequirePlatform(), tokenIdem, h.createBusinessToken)
 
 	// Not routed by the gateway: its tenancy lookup, inside the cluster network.
 	r.Get("/internal/v1/businesses/:businessId/owner", h.owner)

@@ -24,19 +24,27 @@ type tokenResponse struct {
 	TokenType   string `json:"token_type"`
 }
 
+// busyRetryAfter is the Retry-After (seconds) of a 503 answered when every
+// secret-check slot stayed taken: slots free up within milliseconds.
+const busyRetryAfter = "1"
+
 func writeOAuthError(c *fiber.Ctx, status int, code, desc string) error {
-	c.Set(fiber.HeaderCacheControl, "no-store")
-	c.Set("Pragma", "no-cache")
+	noStore(c)
 	if status == fiber.StatusUnauthorized {
 		c.Set(fiber.HeaderWWWAuthenticate, `Basic realm="acct"`)
 	}
 	return c.Status(status).JSON(oauthError{Error: code, ErrorDescription: desc})
 }
 
-func writeToken(c *fiber.Ctx, t app.IssuedToken) error {
-	// Tokens must never be cached (RFC 6749 §5.1).
+// noStore forbids caching a response that holds or concerns a bearer token
+// (RFC 6749 §5.1): Pragma for HTTP/1.0 caches.
+func noStore(c *fiber.Ctx) {
 	c.Set(fiber.HeaderCacheControl, "no-store")
-	c.Set("Pragma", "no-cache")
+	c.Set(fiber.HeaderPragma, "no-cache")
+}
+
+func writeToken(c *fiber.Ctx, t app.IssuedToken) error {
+	noStore(c)
 	return c.Status(fiber.StatusOK).JSON(tokenResponse{AccessToken: t.AccessToken, ExpiresIn: t.ExpiresIn, TokenType: "Bearer"})
 }
 
@@ -79,6 +87,12 @@ func (h *Handlers) token(c *fiber.Ctx) error {
 	tok, err := h.app.IssueClientToken(c.UserContext(), id, secret)
 	if errors.Is(err, app.ErrInvalidClient) {
 		return writeOAuthError(c, fiber.StatusUnauthorized, "invalid_client", "client authentication failed")
+	}
+	if errors.Is(err, app.ErrBusy) {
+		// Bounded argon2id work: shed load rather than queue (RFC 6749
+		// §4.1.2.1's code, the one OAuth clients know for "retry later").
+		c.Set(fiber.HeaderRetryAfter, busyRetryAfter)
+		return writeOAuthError(c, fiber.StatusServiceUnavailable, "temporarily_unavailable", "too many token requests; retry after the Retry-After delay")
 	}
 	if err != nil {
 		slog.ErrorContext(c.UserContext(), "issue token", slog.Any("error", err))

@@ -30,9 +30,10 @@ type businessRow struct {
 	Country               string    `bun:"country"`
 	EntityType            *string   `bun:"entity_type"`
 	PhoneNumber           *string   `bun:"phone_number"`
-	ActivationAt          *string   `bun:"activation_at,type:date"` // YYYY-MM-DD: pgdriver reads dates as text
+	ActivationAt          time.Time `bun:"activation_at"`
 	NAICSCode             *string   `bun:"naics_code"`
 	DefaultReportingBasis string    `bun:"default_reporting_basis"`
+	IsDemo                bool      `bun:"is_demo"`
 	CreatedAt             time.Time `bun:"created_at"`
 	UpdatedAt             time.Time `bun:"updated_at"`
 }
@@ -46,7 +47,7 @@ func toBusinessRow(b domain.Business) businessRow {
 	return businessRow{
 		ID: b.ID, ClientID: b.ClientID, ExternalID: b.ExternalID, LegalName: b.LegalName, TIN: b.TIN,
 		USState: b.USState, Country: b.Country, EntityType: et, PhoneNumber: b.PhoneNumber,
-		ActivationAt: b.ActivationDate(), NAICSCode: b.NAICSCode,
+		ActivationAt: b.ActivationAt, NAICSCode: b.NAICSCode, IsDemo: b.IsDemo,
 		DefaultReportingBasis: string(b.DefaultReportingBasis), CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
 	}
 }
@@ -55,19 +56,12 @@ func (r businessRow) domain() (domain.Business, error) {
 	b := domain.Business{
 		ID: r.ID, ClientID: r.ClientID, ExternalID: r.ExternalID, LegalName: r.LegalName, TIN: r.TIN,
 		USState: r.USState, Country: r.Country, PhoneNumber: r.PhoneNumber, NAICSCode: r.NAICSCode,
-		DefaultReportingBasis: domain.ReportingBasis(r.DefaultReportingBasis),
-		CreatedAt:             r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+		DefaultReportingBasis: domain.ReportingBasis(r.DefaultReportingBasis), IsDemo: r.IsDemo,
+		ActivationAt: r.ActivationAt.UTC(), CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 	}
 	if r.EntityType != nil {
 		et := domain.EntityType(*r.EntityType)
 		b.EntityType = &et
-	}
-	if r.ActivationAt != nil {
-		d, err := time.Parse(domain.DateLayout, (*r.ActivationAt)[:min(len(*r.ActivationAt), 10)])
-		if err != nil {
-			return domain.Business{}, fmt.Errorf("business %s: activation_at %q: %w", r.ID, *r.ActivationAt, err)
-		}
-		b.ActivationAt = &d
 	}
 	return b, nil
 }

@@ -16,11 +16,13 @@ type signingKeyRow struct {
 	PublicKey     []byte     `bun:"public_key,type:bytea"`
 	PrivateKeyEnc []byte     `bun:"private_key_enc,type:bytea"`
 	CreatedAt     time.Time  `bun:"created_at"`
+	ActivatesAt   time.Time  `bun:"activates_at"`
 	RetiredAt     *time.Time `bun:"retired_at"`
 }
 
 func (r signingKeyRow) stored() signing.StoredKey {
-	k := signing.StoredKey{KID: r.KID, PublicKey: ed25519.PublicKey(r.PublicKey), PrivateEnc: r.PrivateKeyEnc, CreatedAt: r.CreatedAt.UTC()}
+	k := signing.StoredKey{KID: r.KID, PublicKey: ed25519.PublicKey(r.PublicKey), PrivateEnc: r.PrivateKeyEnc,
+		CreatedAt: r.CreatedAt.UTC(), ActivatesAt: r.ActivatesAt.UTC()}
 	if r.RetiredAt != nil {
 		t := r.RetiredAt.UTC()
 		k.RetiredAt = &t
@@ -38,7 +40,7 @@ func (s *Store) ListSigningKeys(ctx context.Context) ([]signing.StoredKey, error
 
 func listKeys(ctx context.Context, db bun.IDB) ([]signing.StoredKey, error) {
 	var rows []signingKeyRow
-	if err := db.NewSelect().Model(&rows).Where("retired_at IS NULL").Order("created_at DESC").Scan(ctx); err != nil {
+	if err := db.NewSelect().Model(&rows).Where("retired_at IS NULL").Order("activates_at DESC", "created_at DESC").Scan(ctx); err != nil {
 		return nil, err
 	}
 	keys := make([]signing.StoredKey, len(rows))
@@ -64,7 +66,8 @@ func (s *Store) RotateSigningKeys(ctx context.Context, fn func([]signing.StoredK
 			return err
 		}
 		if insert != nil {
-			r := signingKeyRow{KID: insert.KID, PublicKey: insert.PublicKey, PrivateKeyEnc: insert.PrivateEnc, CreatedAt: insert.CreatedAt}
+			r := signingKeyRow{KID: insert.KID, PublicKey: insert.PublicKey, PrivateKeyEnc: insert.PrivateEnc,
+				CreatedAt: insert.CreatedAt, ActivatesAt: insert.ActivatesAt}
 			if _, err := tx.NewInsert().Model(&r).Exec(ctx); err != nil {
 				return err
 			}
