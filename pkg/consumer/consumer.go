@@ -3,9 +3,29 @@
 // inbox table and runs the service's handler in that same database
 // transaction, and commits the Kafka offset only after the transaction
 // committed. A redelivered event finds its inbox row and is skipped, so each
-// event changes the service's data exactly once. A message whose handler
-// keeps failing is retried a bounded number of times, then published to
-// <topic>.dlq and recorded in dead_letters, so it never blocks its partition.
+// event changes the service's data exactly once.
+//
+// Partitions are consumed concurrently, each in order. The consumer joins
+// its group with a kafka-go ConsumerGroup and, for every partition of each
+// generation's assignment, runs one goroutine with its own partition reader
+// starting at the committed offset. A goroutine handles its messages one
+// after the other and records the next offset to commit; a committer
+// commits the recorded offsets every CommitInterval and once more when the
+// generation ends (rebalance or shutdown), after the partition goroutines
+// stopped. A message that waits (a handler retrying) thus holds up only its
+// own partition, i.e. only the businesses hashed to it, never the others.
+//
+// Failures: a handler error that is a transient database condition
+// (pgdb.IsRetryable: serialization failure, deadlock, lock or statement
+// timeout, lost connection) is retried with backoff for as long as it
+// lasts and never counts as a failed attempt. Any other handler error is
+// retried MaxAttempts times, then the message is published to <topic>.dlq
+// and recorded in dead_letters, so it never blocks its partition; after a
+// fix, ReplayDeadLetters sends the recorded messages to their topic again.
+//
+// Inbox rows are kept for InboxRetention, longer than the topics keep
+// messages (TopicRetention), so no message the broker can still deliver
+// (after an offset reset or a lost commit) finds its inbox row purged.
 package consumer
 
 import (
@@ -39,16 +59,19 @@ var Migrations = pgdb.Embedded("consumer", migrationFiles, "migrations")
 
 // Handler applies one event using tx, the transaction that also records the
 // event in the inbox. Returning an error rolls both back; the event is then
-// retried and eventually dead-lettered.
+// retried and, unless the error is a transient database one, eventually
+// dead-lettered.
 type Handler func(ctx context.Context, tx bun.Tx, e events.Event) error
 
-// Headers added to a message published to a DLQ topic.
+// Headers added to a message published to a DLQ topic, or replayed from one.
 const (
 	HeaderError             = "x-error"
 	HeaderAttempts          = "x-attempts"
 	HeaderOriginalTopic     = "x-original-topic"
 	HeaderOriginalPartition = "x-original-partition"
 	HeaderOriginalOffset    = "x-original-offset"
+	// HeaderReplayOf is the dead_letters id a replayed message comes from.
+	HeaderReplayOf = "x-replay-of"
 )
 
 // Config configures a Consumer; zero values take the defaults.
@@ -59,7 +82,13 @@ type Config struct {
 	MaxAttempts int           // handler attempts before dead-lettering; default 5
 	Backoff     time.Duration // delay after the first failed attempt, doubled after each; default 200ms
 
-	InboxRetention time.Duration // how long inbox rows are kept; default 7 days
+	// TopicRetention is how long the consumed topics keep messages; default
+	// events.DefaultRetention (what events.EnsureTopics sets). Committed
+	// offsets are kept as long.
+	TopicRetention time.Duration
+	// InboxRetention is how long inbox rows are kept; it must exceed
+	// TopicRetention; default TopicRetention plus 7 days.
+	InboxRetention time.Duration
 	PurgeInterval  time.Duration // how often old inbox rows are purged; default 10m
 	MaxWait        time.Duration // longest fetch wait at the broker; default 250ms
 	// CommitInterval batches offset commits. Offsets are only ever committed
@@ -76,6 +105,10 @@ type Config struct {
 // maxBackoff caps both handler retries and infrastructure retries.
 const maxBackoff = 30 * time.Second
 
+// inboxMargin is how much longer than the topics the inbox keeps rows by
+// default.
+const inboxMargin = 7 * 24 * time.Hour
+
 func (c Config) withDefaults() Config {
 	if c.MaxAttempts <= 0 {
 		c.MaxAttempts = 5
@@ -83,8 +116,11 @@ func (c Config) withDefaults() Config {
 	if c.Backoff <= 0 {
 		c.Backoff = 200 * time.Millisecond
 	}
+	if c.TopicRetention <= 0 {
+		c.TopicRetention = events.DefaultRetention
+	}
 	if c.InboxRetention <= 0 {
-		c.InboxRetention = 7 * 24 * time.Hour
+		c.InboxRetention = c.TopicRetention + inboxMargin
 	}
 	if c.PurgeInterval <= 0 {
 		c.PurgeInterval = 10 * time.Minute
@@ -116,13 +152,17 @@ func (c Config) Validate() error {
 	if len(c.Topics) == 0 {
 		errs = append(errs, errors.New("no topics"))
 	}
+	if d := c.withDefaults(); d.InboxRetention <= d.TopicRetention {
+		errs = append(errs, fmt.Errorf("inbox retention %s must exceed the topic retention %s, or a redelivered event could be applied twice",
+			d.InboxRetention, d.TopicRetention))
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("consumer: config: %w", errors.Join(errs...))
 	}
 	return nil
 }
 
-// Consumer consumes the configured topics with one reader per topic.
+// Consumer consumes the configured topics as one member of its group.
 type Consumer struct {
 	db     *bun.DB
 	cfg    Config
@@ -147,8 +187,9 @@ func New(db *bun.DB, cfg Config, h Handler, logger *slog.Logger) *Consumer {
 	}
 }
 
-// Run consumes until ctx is cancelled, then closes its readers and returns
-// nil. It returns an error only for an invalid configuration.
+// Run consumes until ctx is cancelled, then stops its partition workers,
+// commits their offsets, leaves the group and returns nil. It returns an
+// error only for an invalid configuration.
 func (c *Consumer) Run(ctx context.Context) error {
 	if err := c.cfg.Validate(); err != nil {
 		return err
@@ -156,8 +197,57 @@ func (c *Consumer) Run(ctx context.Context) error {
 	if c.h == nil {
 		return errors.New("consumer: nil handler")
 	}
-	c.dlq = &kafka.Writer{
-		Addr:                   kafka.TCP(c.cfg.Brokers...),
+	c.dlq = newWriter(c.cfg.Brokers)
+	defer func() { _ = c.dlq.Close() }()
+
+	group, err := kafka.NewConsumerGroup(kafka.ConsumerGroupConfig{
+		ID:                c.cfg.GroupID,
+		Brokers:           c.cfg.Brokers,
+		Topics:            c.cfg.Topics,
+		SessionTimeout:    c.cfg.SessionTimeout,
+		RebalanceTimeout:  c.cfg.RebalanceTimeout,
+		HeartbeatInterval: min(c.cfg.SessionTimeout/3, 3*time.Second),
+		JoinGroupBackoff:  time.Second,
+		RetentionTime:     c.cfg.TopicRetention,
+		StartOffset:       kafka.FirstOffset,
+		Timeout:           10 * time.Second,
+		ErrorLogger: kafka.LoggerFunc(func(msg string, args ...any) {
+			c.log.Warn("kafka consumer group: " + fmt.Sprintf(msg, args...))
+		}),
+	})
+	if err != nil {
+		return fmt.Errorf("consumer: %w", err)
+	}
+
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		c.purgeLoop(ctx)
+	}()
+	for {
+		gen, err := group.Next(ctx)
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, kafka.ErrGroupClosed) {
+				break
+			}
+			c.log.Warn("consumer: joining the group failed, retrying", "error", err)
+			continue // the group backs off before its next attempt
+		}
+		c.startGeneration(ctx, gen)
+	}
+	// Ends the generation: the partition workers stop, the committer
+	// commits their offsets, then the member leaves the group.
+	if err := group.Close(); err != nil {
+		c.log.Warn("consumer: leave group", "error", err)
+	}
+	wg.Wait()
+	return nil
+}
+
+func newWriter(brokers []string) *kafka.Writer {
+	return &kafka.Writer{
+		Addr:                   kafka.TCP(brokers...),
 		Balancer:               &kafka.Hash{},
 		RequiredAcks:           kafka.RequireAll,
 		BatchTimeout:           5 * time.Millisecond,
@@ -165,50 +255,121 @@ func (c *Consumer) Run(ctx context.Context) error {
 		WriteTimeout:           10 * time.Second,
 		MaxAttempts:            3,
 	}
-	defer func() { _ = c.dlq.Close() }()
+}
 
-	var wg sync.WaitGroup
-	for _, topic := range c.cfg.Topics {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c.consume(ctx, topic)
-		}()
+// offsets are the next offsets to commit, per topic and partition, of one
+// generation.
+type offsets struct {
+	mu    sync.Mutex
+	next  map[string]map[int]int64
+	dirty bool
+}
+
+func (o *offsets) done(topic string, partition int, next int64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.next[topic] == nil {
+		o.next[topic] = map[int]int64{}
 	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		c.purgeLoop(ctx)
-	}()
-	wg.Wait()
+	o.next[topic][partition] = next
+	o.dirty = true
+}
+
+// commit commits the offsets recorded since the last successful commit.
+func (o *offsets) commit(gen *kafka.Generation) error {
+	o.mu.Lock()
+	if !o.dirty {
+		o.mu.Unlock()
+		return nil
+	}
+	snapshot := make(map[string]map[int]int64, len(o.next))
+	for t, ps := range o.next {
+		snapshot[t] = make(map[int]int64, len(ps))
+		for p, off := range ps {
+			snapshot[t][p] = off
+		}
+	}
+	o.dirty = false
+	o.mu.Unlock()
+	if err := gen.CommitOffsets(snapshot); err != nil {
+		o.mu.Lock()
+		o.dirty = true
+		o.mu.Unlock()
+		return err
+	}
 	return nil
 }
 
-func (c *Consumer) consume(ctx context.Context, topic string) {
+// startGeneration starts one worker per assigned partition and the
+// committer. They all run until the generation ends; kafka-go waits for
+// them before it joins the next one (or leaves).
+func (c *Consumer) startGeneration(ctx context.Context, gen *kafka.Generation) {
+	offs := &offsets{next: map[string]map[int]int64{}}
+	var workers sync.WaitGroup
+	assigned := 0
+	for topic, partitions := range gen.Assignments {
+		for _, pa := range partitions {
+			assigned++
+			workers.Add(1)
+			gen.Start(func(genCtx context.Context) {
+				defer workers.Done()
+				// Values (trace provider, ...) come from ctx; the end comes
+				// from the generation, which Run ends when ctx is done.
+				wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+				defer cancel()
+				stop := context.AfterFunc(genCtx, cancel)
+				defer stop()
+				c.consumePartition(wctx, topic, pa, offs)
+			})
+		}
+	}
+	c.log.Info("consumer: generation started", "generation", gen.ID, "partitions", assigned)
+	gen.Start(func(genCtx context.Context) {
+		t := time.NewTicker(c.cfg.CommitInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-genCtx.Done():
+				workers.Wait()
+				if err := offs.commit(gen); err != nil {
+					// Those messages come again; the inbox skips them.
+					c.log.Warn("consumer: final offset commit failed", "generation", gen.ID, "error", err)
+				}
+				return
+			case <-t.C:
+				if err := offs.commit(gen); err != nil {
+					c.log.Warn("consumer: offset commit failed", "generation", gen.ID, "error", err)
+				}
+			}
+		}
+	})
+}
+
+// consumePartition handles one partition's messages in order from the
+// assigned offset until ctx ends.
+func (c *Consumer) consumePartition(ctx context.Context, topic string, pa kafka.PartitionAssignment, offs *offsets) {
 	r := kafka.NewReader(kafka.ReaderConfig{
-		Brokers:           c.cfg.Brokers,
-		GroupID:           c.cfg.GroupID,
-		Topic:             topic,
-		MinBytes:          1,
-		MaxBytes:          10 << 20,
-		MaxWait:           c.cfg.MaxWait,
-		CommitInterval:    c.cfg.CommitInterval,
-		SessionTimeout:    c.cfg.SessionTimeout,
-		RebalanceTimeout:  c.cfg.RebalanceTimeout,
-		HeartbeatInterval: min(c.cfg.SessionTimeout/3, 3*time.Second),
-		StartOffset:       kafka.FirstOffset,
-		JoinGroupBackoff:  time.Second,
-		ReadBackoffMin:    100 * time.Millisecond,
-		ReadBackoffMax:    time.Second,
+		Brokers:        c.cfg.Brokers,
+		Topic:          topic,
+		Partition:      pa.ID,
+		MinBytes:       1,
+		MaxBytes:       2 << 20,
+		MaxWait:        c.cfg.MaxWait,
+		ReadBackoffMin: 100 * time.Millisecond,
+		ReadBackoffMax: time.Second,
 		ErrorLogger: kafka.LoggerFunc(func(msg string, args ...any) {
-			c.log.Warn("kafka reader: "+fmt.Sprintf(msg, args...), "topic", topic)
+			c.log.Warn("kafka reader: "+fmt.Sprintf(msg, args...), "topic", topic, "partition", pa.ID)
 		}),
 	})
 	defer func() {
 		if err := r.Close(); err != nil {
-			c.log.Warn("consumer: close reader", "topic", topic, "error", err)
+			c.log.Warn("consumer: close reader", "topic", topic, "partition", pa.ID, "error", err)
 		}
 	}()
+	if err := r.SetOffset(pa.Offset); err != nil {
+		c.log.Error("consumer: cannot start reading", "topic", topic, "partition", pa.ID, "offset", pa.Offset, "error", err)
+		return
+	}
 	backoff := c.cfg.Backoff
 	for {
 		m, err := r.FetchMessage(ctx)
@@ -216,7 +377,7 @@ func (c *Consumer) consume(ctx context.Context, topic string) {
 			if ctx.Err() != nil {
 				return
 			}
-			c.log.Warn("consumer: fetch failed", "topic", topic, "error", err)
+			c.log.Warn("consumer: fetch failed", "topic", topic, "partition", pa.ID, "error", err)
 			if !sleep(ctx, backoff) {
 				return
 			}
@@ -227,12 +388,7 @@ func (c *Consumer) consume(ctx context.Context, topic string) {
 		if !c.process(ctx, m) {
 			return
 		}
-		if err := r.CommitMessages(ctx, m); err != nil && ctx.Err() == nil {
-			// The message will come again after a rebalance or restart; the
-			// inbox makes that harmless.
-			c.log.Warn("consumer: commit offset failed", "topic", m.Topic,
-				"partition", m.Partition, "offset", m.Offset, "error", err)
-		}
+		offs.done(m.Topic, m.Partition, m.Offset+1)
 	}
 }
 
@@ -262,8 +418,10 @@ func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
 			return false
 		}
 		var herr *handlerError
-		if !errors.As(err, &herr) {
-			c.log.Warn("consumer: cannot apply event, retrying", "event_id", e.ID, "retry_in", infraBackoff, "error", err)
+		if !errors.As(err, &herr) || pgdb.IsRetryable(herr.err) {
+			// The database, not the event: wait it out, however long.
+			c.log.Warn("consumer: cannot apply event now, retrying", "event_id", e.ID, "type", e.Type,
+				"topic", m.Topic, "partition", m.Partition, "offset", m.Offset, "retry_in", infraBackoff, "error", err)
 			if !sleep(ctx, infraBackoff) {
 				return false
 			}
@@ -360,6 +518,8 @@ type deadLetterRow struct {
 	Error     string            `bun:"error"`
 	Attempts  int               `bun:"attempts"`
 	CreatedAt time.Time         `bun:"created_at,nullzero,default:now()"`
+	// ReplayedAt is when ReplayDeadLetters sent the message again.
+	ReplayedAt *time.Time `bun:"replayed_at"`
 }
 
 // maxErrorHeader bounds the error text copied into the DLQ header.
@@ -376,7 +536,7 @@ func (c *Consumer) deadLetter(ctx context.Context, m kafka.Message, e *events.Ev
 	original := make(map[string]string, len(m.Headers))
 	for _, h := range m.Headers {
 		switch h.Key {
-		case HeaderError, HeaderAttempts, HeaderOriginalTopic, HeaderOriginalPartition, HeaderOriginalOffset:
+		case HeaderError, HeaderAttempts, HeaderOriginalTopic, HeaderOriginalPartition, HeaderOriginalOffset, HeaderReplayOf:
 			continue // a message replayed from a DLQ carries stale copies
 		}
 		headers = append(headers, h)
@@ -404,8 +564,17 @@ func (c *Consumer) deadLetter(ctx context.Context, m kafka.Message, e *events.Ev
 	for published := false; ; {
 		var err error
 		if !published {
-			if err = c.dlq.WriteMessages(ctx, msg); err == nil {
+			err = c.dlq.WriteMessages(ctx, msg)
+			switch {
+			case err == nil:
 				published = true
+			case tooLarge(err):
+				// The DLQ headers pushed a message at the size limit over
+				// it. The dead_letters row is what replays read, so the
+				// message is not lost: record it without the DLQ copy.
+				c.log.Error("consumer: message too large for the DLQ topic, recorded in dead_letters only",
+					"topic", m.Topic, "partition", m.Partition, "offset", m.Offset, "error", err)
+				published, err = true, nil
 			}
 		}
 		if published {
@@ -427,6 +596,20 @@ func (c *Consumer) deadLetter(ctx context.Context, m kafka.Message, e *events.Ev
 	}
 }
 
+// tooLarge reports a write refused for the size of its message.
+func tooLarge(err error) bool {
+	var werrs kafka.WriteErrors
+	if errors.As(err, &werrs) {
+		for _, e := range werrs {
+			if e != nil && tooLarge(e) {
+				return true
+			}
+		}
+		return false
+	}
+	return errors.Is(err, kafka.MessageSizeTooLarge) || errors.Is(err, kafka.RecordListTooLarge)
+}
+
 func (c *Consumer) purgeLoop(ctx context.Context) {
 	t := time.NewTicker(c.cfg.PurgeInterval)
 	defer t.Stop()
@@ -442,8 +625,8 @@ func (c *Consumer) purgeLoop(ctx context.Context) {
 	}
 }
 
-// purge deletes inbox rows older than the retention: redeliveries arrive
-// within minutes, so a week of history is a wide safety margin.
+// purge deletes inbox rows older than the retention, which exceeds the
+// topics' retention: no message still deliverable can find its row gone.
 func (c *Consumer) purge(ctx context.Context) error {
 	_, err := c.db.NewDelete().Model((*inboxRow)(nil)).
 		Where("received_at < now() - make_interval(secs => ?)", c.cfg.InboxRetention.Seconds()).

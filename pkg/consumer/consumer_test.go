@@ -37,6 +37,14 @@ func TestConfigValidate(t *testing.T) {
 		{"valid", consumer.Config{Brokers: []string{"b:9092"}, GroupID: "g", Topics: []string{"t"}}, nil},
 		{"empty", consumer.Config{}, []string{"no brokers", "no group id", "no topics"}},
 		{"no topics", consumer.Config{Brokers: []string{"b:9092"}, GroupID: "g"}, []string{"no topics"}},
+		{"inbox shorter than the topics", consumer.Config{Brokers: []string{"b:9092"}, GroupID: "g", Topics: []string{"t"},
+			InboxRetention: 3 * 24 * time.Hour}, []string{"inbox retention 72h0m0s must exceed the topic retention 168h0m0s"}},
+		{"inbox as long as a custom topic retention", consumer.Config{Brokers: []string{"b:9092"}, GroupID: "g", Topics: []string{"t"},
+			TopicRetention: 30 * 24 * time.Hour, InboxRetention: 30 * 24 * time.Hour}, []string{"must exceed the topic retention"}},
+		{"default inbox follows a custom topic retention", consumer.Config{Brokers: []string{"b:9092"}, GroupID: "g", Topics: []string{"t"},
+			TopicRetention: 30 * 24 * time.Hour}, nil},
+		{"explicit longer inbox", consumer.Config{Brokers: []string{"b:9092"}, GroupID: "g", Topics: []string{"t"},
+			InboxRetention: 8 * 24 * time.Hour}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"mime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -118,20 +119,65 @@ func isEnvelopeHeader(k string) bool {
 	return false
 }
 
+// DefaultRetention is how long the topics EnsureTopics creates keep their
+// messages (retention.ms). It is explicit rather than the broker's default so
+// that every deployment has the same replay window, and so that consumers can
+// keep their inbox longer than any message can be redelivered (see
+// consumer.Config.InboxRetention).
+const DefaultRetention = 7 * 24 * time.Hour
+
+// TopicOptions describes the topics EnsureTopicsWith creates.
+type TopicOptions struct {
+	// Partitions per topic; must be positive. Events are keyed by business,
+	// so this bounds how many businesses are consumed in parallel.
+	Partitions int
+	// Retention is the topics' retention.ms; DefaultRetention when zero.
+	// The DLQ twins get the same: dead letters are also kept in the
+	// consumer's dead_letters table, which replays read from.
+	Retention time.Duration
+	// ReplicationFactor per topic; the broker's default when zero.
+	ReplicationFactor int
+}
+
 // EnsureTopics creates the topics and their DLQ twins when missing, with the
-// given partition count and the broker's default replication factor. Topics
-// that already exist are left as they are.
+// given partition count, DefaultRetention and the broker's default
+// replication factor. Topics that already exist are left as they are.
 func EnsureTopics(ctx context.Context, brokers []string, partitions int, topics ...string) error {
+	return EnsureTopicsWith(ctx, brokers, TopicOptions{Partitions: partitions}, topics...)
+}
+
+// EnsureTopicsWith creates the topics and their DLQ twins when missing, as
+// opts describes. Topics that already exist are left as they are: their
+// settings belong to whoever created them (in production, the KafkaTopic
+// resources of the Helm chart).
+func EnsureTopicsWith(ctx context.Context, brokers []string, opts TopicOptions, topics ...string) error {
 	if len(brokers) == 0 {
 		return fmt.Errorf("events: ensure topics: no brokers")
 	}
-	if partitions <= 0 {
-		return fmt.Errorf("events: ensure topics: partitions must be positive, got %d", partitions)
+	if opts.Partitions <= 0 {
+		return fmt.Errorf("events: ensure topics: partitions must be positive, got %d", opts.Partitions)
 	}
+	if opts.Retention < 0 {
+		return fmt.Errorf("events: ensure topics: negative retention %s", opts.Retention)
+	}
+	if opts.Retention == 0 {
+		opts.Retention = DefaultRetention
+	}
+	if opts.Retention < time.Millisecond {
+		return fmt.Errorf("events: ensure topics: retention %s is under a millisecond", opts.Retention)
+	}
+	replication := opts.ReplicationFactor
+	if replication <= 0 {
+		replication = -1 // the broker's default.replication.factor
+	}
+	retention := kafka.ConfigEntry{ConfigName: "retention.ms", ConfigValue: strconv.FormatInt(opts.Retention.Milliseconds(), 10)}
 	var configs []kafka.TopicConfig
 	for _, t := range topics {
 		for _, name := range []string{t, DLQ(t)} {
-			configs = append(configs, kafka.TopicConfig{Topic: name, NumPartitions: partitions, ReplicationFactor: -1})
+			configs = append(configs, kafka.TopicConfig{
+				Topic: name, NumPartitions: opts.Partitions, ReplicationFactor: replication,
+				ConfigEntries: []kafka.ConfigEntry{retention},
+			})
 		}
 	}
 	if len(configs) == 0 {

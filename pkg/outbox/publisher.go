@@ -2,6 +2,7 @@ package outbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -14,8 +15,46 @@ import (
 // only when every event was acknowledged; on error the relay sends the whole
 // batch again, so a Publisher may deliver some events twice but must never
 // deliver a later event of a key before an earlier one of the same call.
+//
+// An error matching ErrRejected (see Rejected) says the broker refused an
+// event for good; the relay then publishes the batch event by event and
+// parks the refused ones. Any other error is taken as transient and the
+// batch is retried with backoff.
 type Publisher interface {
 	Publish(ctx context.Context, evts []events.Event) error
+}
+
+// ErrRejected marks a publish error that no retry can cure because it is
+// about an event itself: too large for the topic, an invalid topic name or
+// record. Transient failures (broker down, leader moving, timeouts, missing
+// topic that may be being created, authorisation) must not match it.
+var ErrRejected = errors.New("outbox: rejected by the broker")
+
+// Rejected marks err as a permanent refusal: errors.Is(result, ErrRejected)
+// holds and err stays in the chain.
+func Rejected(err error) error { return fmt.Errorf("%w: %w", ErrRejected, err) }
+
+// refusesEvent reports the kafka-go errors that a retry of the same record
+// would meet again.
+func refusesEvent(err error) bool {
+	var werrs kafka.WriteErrors
+	if errors.As(err, &werrs) {
+		for _, e := range werrs {
+			if e != nil && refusesEvent(e) {
+				return true
+			}
+		}
+		return false
+	}
+	var kerr kafka.Error
+	if errors.As(err, &kerr) { // MessageTooLargeError (client side) unwraps to MessageSizeTooLarge
+		switch kerr {
+		case kafka.MessageSizeTooLarge, kafka.RecordListTooLarge, kafka.InvalidRecord,
+			kafka.InvalidTopic, kafka.InvalidTimestamp:
+			return true
+		}
+	}
+	return false
 }
 
 // KafkaPublisher publishes with a kafka-go Writer: acknowledged by all
@@ -56,7 +95,8 @@ func NewKafkaPublisher(brokers []string) *KafkaPublisher {
 }
 
 // Publish writes the events in chunks, one chunk after the other, stopping
-// at the first failure.
+// at the first failure. An event the broker refuses for good (see
+// ErrRejected) fails its chunk with an error matching ErrRejected.
 func (p *KafkaPublisher) Publish(ctx context.Context, evts []events.Event) error {
 	msgs := make([]kafka.Message, 0, len(evts))
 	size := 0
@@ -65,17 +105,18 @@ func (p *KafkaPublisher) Publish(ctx context.Context, evts []events.Event) error
 			return nil
 		}
 		if err := p.w.WriteMessages(ctx, msgs...); err != nil {
-			return fmt.Errorf("outbox: publish %d messages: %w", len(msgs), err)
+			err = fmt.Errorf("outbox: publish %d messages: %w", len(msgs), err)
+			if refusesEvent(err) {
+				return Rejected(err)
+			}
+			return err
 		}
 		msgs, size = msgs[:0], 0
 		return nil
 	}
 	for _, e := range evts {
 		m := events.ToMessage(e)
-		n := len(m.Key) + len(m.Value) + 64
-		for _, h := range m.Headers {
-			n += len(h.Key) + len(h.Value)
-		}
+		n := recordSize(m)
 		if len(msgs) == maxChunk || (len(msgs) > 0 && size+n > maxChunkBytes) {
 			if err := flush(); err != nil {
 				return err

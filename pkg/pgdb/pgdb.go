@@ -6,9 +6,15 @@ package pgdb
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"regexp"
+	"strings"
+	"syscall"
+	"time"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -62,7 +68,8 @@ func dsnOption(dsn string) (opt pgdriver.Option, err error) {
 }
 
 // Open connects to cfg.URL, creates cfg.Schema if missing and makes it the
-// search_path of every connection of the pool.
+// search_path of every connection of the pool. Connections probe their peer
+// with TCP keepalives (see keepAliveDialer).
 func Open(ctx context.Context, cfg Config) (*bun.DB, error) {
 	if cfg.MaxConns == 0 {
 		cfg.MaxConns = 20
@@ -83,6 +90,7 @@ func Open(ctx context.Context, cfg Config) (*bun.DB, error) {
 		}
 		params["search_path"] = schema
 		c.ConnParams = params
+		c.Dialer = keepAliveDialer(c)
 	})
 	sqldb := sql.OpenDB(connector)
 	sqldb.SetMaxOpenConns(cfg.MaxConns)
@@ -100,6 +108,21 @@ func Open(ctx context.Context, cfg Config) (*bun.DB, error) {
 		}
 	}
 	return db, nil
+}
+
+// keepAliveDialer is pgdriver's dialer with TCP keepalive probes after 10 s
+// of silence, 5 s apart, 3 of them: a server that vanished without closing
+// the connection (host down, network partition) is noticed within about
+// 25 s instead of pgdriver's 5-minute keepalive period or the OS's hours.
+// That matters most for connections that sit idle in a read, such as
+// LISTEN, and for the outbox relay's lock session, whose loss hands
+// leadership over.
+func keepAliveDialer(c *pgdriver.Config) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	keepAlive := net.KeepAliveConfig{Enable: true, Idle: 10 * time.Second, Interval: 5 * time.Second, Count: 3}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		d := &net.Dialer{Timeout: c.DialTimeout, KeepAliveConfig: keepAlive}
+		return d.DialContext(ctx, network, addr)
+	}
 }
 
 func ensureSchema(ctx context.Context, db *bun.DB, schema string) error {
@@ -127,35 +150,49 @@ func SQLState(err error) string {
 	return ""
 }
 
-// Constraint is the name of the constraint err violated, if any.
-func Constraint(err error) string {
-	var pgErr pgdriver.Error
-	if errors.As(err, &pgErr) {
-		return pgErr.Field('n')
-	}
-	return ""
-}
-
 // PostgreSQL error codes the suite reacts to.
 const (
-	CodeUniqueViolation     = "23505"
-	CodeForeignKeyViolation = "23503"
-	CodeCheckViolation      = "23514"
-	CodeSerialization       = "40001"
-	CodeDeadlock            = "40P01"
+	codeUniqueViolation    = "23505"
+	codeSerialization      = "40001" // serialization_failure
+	codeDeadlock           = "40P01" // deadlock_detected
+	codeLockNotAvailable   = "55P03" // lock_not_available (lock_timeout, NOWAIT)
+	codeQueryCanceled      = "57014" // query_canceled (statement_timeout)
+	codeTooManyConnections = "53300" // too_many_connections
 )
 
 // IsUniqueViolation reports a duplicate key (SQLSTATE 23505).
-func IsUniqueViolation(err error) bool { return SQLState(err) == CodeUniqueViolation }
+func IsUniqueViolation(err error) bool { return SQLState(err) == codeUniqueViolation }
 
-// IsForeignKeyViolation reports a missing referenced row (SQLSTATE 23503).
-func IsForeignKeyViolation(err error) bool { return SQLState(err) == CodeForeignKeyViolation }
-
-// IsRetryable reports serialization failures and deadlocks, which succeed
-// when the transaction is retried.
+// IsRetryable reports errors that say nothing about the statement and that
+// the same transaction, run again a little later, can get past: conflicts
+// with concurrent transactions (serialization failure, deadlock, lock or
+// statement timeout), a server that is restarting or full (57P01-57P03,
+// 53300, class 08), and a lost connection (driver.ErrBadConn, EOF, network
+// errors). Event consumers retry these without limit instead of treating
+// them as a bad event.
 func IsRetryable(err error) bool {
-	s := SQLState(err)
-	return s == CodeSerialization || s == CodeDeadlock
+	if err == nil {
+		return false
+	}
+	switch s := SQLState(err); {
+	case s == codeSerialization, s == codeDeadlock, s == codeLockNotAvailable, s == codeQueryCanceled,
+		s == codeTooManyConnections:
+		return true
+	case strings.HasPrefix(s, "08"): // connection exception
+		return true
+	case s == "57P01", s == "57P02", s == "57P03": // admin/crash shutdown, cannot connect now
+		return true
+	case s != "":
+		return false // any other server error is about the statement
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return false // the caller's deadline, not the database (and a net.Error look-alike)
+	}
+	var netErr net.Error
+	return errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) ||
+		errors.As(err, &netErr)
 }
 
 // ReadyCheck is a readiness probe for httpx.Health.

@@ -2,10 +2,16 @@ package pgdb_test
 
 import (
 	"context"
+	"database/sql"
+	"database/sql/driver"
 	"errors"
+	"fmt"
+	"io"
+	"net"
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -318,30 +324,70 @@ func TestInTxAndErrors(t *testing.T) {
 	_, dupErr := db.ExecContext(ctx, "INSERT INTO u VALUES (1, NULL)")
 	_, fkErr := db.ExecContext(ctx, "INSERT INTO u VALUES (2, 99)")
 	tests := []struct {
-		name       string
-		err        error
-		unique, fk bool
-		constraint string
+		name   string
+		err    error
+		unique bool
 	}{
-		{"duplicate", dupErr, true, false, "u_pkey"},
-		{"foreign key", fkErr, false, true, "u_p_fkey"},
-		{"wrapped duplicate", errors.Join(errors.New("ctx"), dupErr), true, false, "u_pkey"},
-		{"other", errBoom, false, false, ""},
-		{"nil", nil, false, false, ""},
+		{"duplicate", dupErr, true},
+		{"foreign key", fkErr, false},
+		{"wrapped duplicate", errors.Join(errors.New("ctx"), dupErr), true},
+		{"other", errBoom, false},
+		{"nil", nil, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := pgdb.IsUniqueViolation(tt.err); got != tt.unique {
 				t.Errorf("IsUniqueViolation = %v, want %v", got, tt.unique)
 			}
-			if got := pgdb.IsForeignKeyViolation(tt.err); got != tt.fk {
-				t.Errorf("IsForeignKeyViolation = %v, want %v", got, tt.fk)
-			}
-			if got := pgdb.Constraint(tt.err); got != tt.constraint {
-				t.Errorf("Constraint = %q, want %q", got, tt.constraint)
-			}
-			if pgdb.IsRetryable(tt.err) {
-				t.Errorf("IsRetryable = true")
+		})
+	}
+}
+
+// TestIsRetryable checks real server errors raised with each SQLSTATE and
+// the client-side errors of a lost connection.
+func TestIsRetryable(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, testkit.NewDatabase(t), "")
+	raise := func(code string) error {
+		t.Helper()
+		_, err := db.ExecContext(ctx, "DO $$ BEGIN RAISE EXCEPTION 'raised' USING ERRCODE = '"+code+"'; END $$")
+		if err == nil || pgdb.SQLState(err) != code {
+			t.Fatalf("raise %s: got %v", code, err)
+		}
+		return err
+	}
+	_, syntaxErr := db.ExecContext(ctx, "SELEC 1")
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"serialization failure", raise("40001"), true},
+		{"deadlock", raise("40P01"), true},
+		{"lock not available", raise("55P03"), true},
+		{"statement timeout", raise("57014"), true},
+		{"connection failure", raise("08006"), true},
+		{"admin shutdown", raise("57P01"), true},
+		{"too many connections", raise("53300"), true},
+		{"wrapped deadlock", fmt.Errorf("post entry: %w", raise("40P01")), true},
+		{"bad connection", driver.ErrBadConn, true},
+		{"connection done", sql.ErrConnDone, true},
+		{"EOF", fmt.Errorf("read: %w", io.EOF), true},
+		{"unexpected EOF", io.ErrUnexpectedEOF, true},
+		{"connection reset", &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, true},
+		{"unique violation", raise("23505"), false},
+		{"check violation", raise("23514"), false},
+		{"syntax error", syntaxErr, false},
+		{"domain error", errors.New("ledger account missing"), false},
+		{"no rows", sql.ErrNoRows, false},
+		{"caller's deadline", fmt.Errorf("call bank: %w", context.DeadlineExceeded), false},
+		{"network timeout", &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}, true},
+		{"nil", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := pgdb.IsRetryable(tt.err); got != tt.want {
+				t.Errorf("IsRetryable(%v) = %v, want %v", tt.err, got, tt.want)
 			}
 		})
 	}
