@@ -150,10 +150,13 @@ func New(ctx context.Context, def Definition, logger *slog.Logger) (_ *Kit, err 
 	if k.telemetry, err = telemetry.Setup(ctx, tcfg); err != nil {
 		return nil, fmt.Errorf("%s: telemetry: %w", def.Name, err)
 	}
+	k.metrics = prometheus.NewRegistry()
+	k.metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if def.Data != nil {
 		if err := k.openData(ctx); err != nil {
 			return nil, err
 		}
+		k.registerRelayMetrics()
 	}
 	if def.Auth != nil {
 		k.jwks = authn.NewJWKSVerifier(def.Auth.JWKSURL, authn.VerifierOptions{Issuer: def.Auth.TokenIssuer})
@@ -230,9 +233,29 @@ func (k *Kit) openData(ctx context.Context) error {
 	return nil
 }
 
+// registerRelayMetrics exposes the outbox relay's state: alert on parked
+// events (a business's events wait behind them) and on no replica leading.
+func (k *Kit) registerRelayMetrics() {
+	stats := k.relay.Stats
+	k.metrics.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "outbox_relay_leading",
+			Help: "1 while this replica's relay holds the outbox lock and publishes."},
+			func() float64 {
+				if stats().Leading {
+					return 1
+				}
+				return 0
+			}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "outbox_events_published_total",
+			Help: "Events this replica's relay had acknowledged by the broker."},
+			func() float64 { return float64(stats().Published) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "outbox_events_parked_total",
+			Help: "Events this replica's relay parked because the broker refused them for good."},
+			func() float64 { return float64(stats().Parked) }),
+	)
+}
+
 func (k *Kit) buildApp() {
-	k.metrics = prometheus.NewRegistry()
-	k.metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	opts := k.def.HTTP
 	opts.Service = k.def.Name
 	opts.Logger = k.log

@@ -27,6 +27,7 @@ import (
 	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/servicekit"
+	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
 	"github.com/acctsuite/acct/pkg/telemetry"
 	"github.com/acctsuite/acct/pkg/tenancy"
 	"github.com/acctsuite/acct/pkg/testkit"
@@ -59,8 +60,11 @@ paths: {}
 // handler of its own on the business topic.
 type widgets struct {
 	businessEvents atomic.Int64
-	started        atomic.Bool
-	background     atomic.Bool
+	// broken makes the business handler fail for every event (a bug that
+	// dead-letters them until it is fixed).
+	broken     atomic.Bool
+	started    atomic.Bool
+	background atomic.Bool
 }
 
 func (w *widgets) definition(cfg *widgetsConfig) servicekit.Definition {
@@ -72,6 +76,9 @@ func (w *widgets) definition(cfg *widgetsConfig) servicekit.Definition {
 		OpenAPI:    []byte(widgetsOpenAPI),
 		Setup: func(ctx context.Context, k *servicekit.Kit) error {
 			k.Consume(events.TopicBusiness, func(ctx context.Context, tx bun.Tx, e events.Event) error {
+				if w.broken.Load() {
+					return errors.New("handler bug")
+				}
 				w.businessEvents.Add(1)
 				return nil
 			})
@@ -117,16 +124,16 @@ func (w *widgets) definition(cfg *widgetsConfig) servicekit.Definition {
 	}
 }
 
-func startWidgets(t *testing.T, env map[string]string) (*widgets, *testkit.Service) {
+func startWidgets(t *testing.T, env map[string]string) (*widgets, *servicetest.Service) {
 	t.Helper()
 	w := &widgets{}
-	svc := testkit.StartService(t, func(env map[string]string) (servicekit.Definition, error) {
+	svc := servicetest.StartService(t, func(env map[string]string) (servicekit.Definition, error) {
 		var cfg widgetsConfig
 		if err := pkgconfig.LoadFrom(&cfg, env); err != nil {
 			return servicekit.Definition{}, err
 		}
 		return w.definition(&cfg), nil
-	}, testkit.ServiceOptions{Env: env})
+	}, servicetest.ServiceOptions{Env: env})
 	return w, svc
 }
 
@@ -218,7 +225,7 @@ func TestServiceLifecycle(t *testing.T) {
 }
 
 // readEvent reads the first event of topic over every partition.
-func readEvent(t *testing.T, svc *testkit.Service, topic string) events.Event {
+func readEvent(t *testing.T, svc *servicetest.Service, topic string) events.Event {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -236,7 +243,7 @@ func readEvent(t *testing.T, svc *testkit.Service, topic string) events.Event {
 	return e
 }
 
-func publishBusiness(t *testing.T, svc *testkit.Service, clientID string) uuid.UUID {
+func publishBusiness(t *testing.T, svc *servicetest.Service, clientID string) uuid.UUID {
 	t.Helper()
 	now := time.Now().UTC()
 	b := events.Business{ID: uuid.Must(uuid.NewV7()), ClientID: clientID, LegalName: "Late LLC", Country: "US",
@@ -291,7 +298,7 @@ func TestMetricsMoveToTheAdminListener(t *testing.T) {
 	}
 	raw, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || !bytes.Contains(raw, []byte("go_goroutines")) {
+	if resp.StatusCode != 200 || !bytes.Contains(raw, []byte("go_goroutines")) || !bytes.Contains(raw, []byte("outbox_relay_leading 1")) {
 		t.Fatalf("admin /metrics: %d %.200s", resp.StatusCode, raw)
 	}
 }
@@ -312,7 +319,7 @@ func freeAddr(t *testing.T) string {
 func TestStopFlushesTheOutbox(t *testing.T) {
 	var cfg widgetsConfig
 	broker := testkit.Broker(t)
-	tokens := testkit.NewTokens(t)
+	tokens := servicetest.NewTokens(t)
 	env := map[string]string{"DATABASE_URL": testkit.NewDatabase(t), "KAFKA_BROKERS": broker.Addrs()[0],
 		"JWKS_URL": tokens.JWKSURL, "PAGE_CURSOR_SECRET": "s", "SHUTDOWN_TIMEOUT": "20s"}
 	if err := pkgconfig.LoadFrom(&cfg, env); err != nil {
@@ -390,7 +397,7 @@ func TestExecuteCommands(t *testing.T) {
 		t.Fatalf("custom command printed %q", out.String())
 	}
 	err := servicekit.Execute(ctx, load, []string{"bogus"}, io.Discard)
-	if err == nil || !strings.Contains(err.Error(), "serve, migrate, count") {
+	if err == nil || !strings.Contains(err.Error(), "serve, migrate, dlq, count") {
 		t.Fatalf("unknown command: %v", err)
 	}
 	bad := func() (servicekit.Definition, error) {
@@ -422,4 +429,52 @@ func TestMissingCursorSecretIsLoudAtStart(t *testing.T) {
 			t.Fatal("no cursor codec")
 		}
 	}
+}
+
+// A handler bug dead-letters an event; after the fix `dlq replay` delivers
+// it again and it is applied exactly once.
+func TestDLQReplayCommand(t *testing.T) {
+	w, svc := startWidgets(t, nil)
+	w.broken.Store(true)
+	publishBusiness(t, svc, "dlq-client")
+	waitFor(t, "the event dead-lettered", func() bool { return deadLetters(t, svc) == 1 })
+	if w.businessEvents.Load() != 0 {
+		t.Fatal("a failing handler counted the event")
+	}
+	w.broken.Store(false) // the fix
+	load := func() (servicekit.Definition, error) {
+		var cfg widgetsConfig
+		if err := pkgconfig.LoadFrom(&cfg, svc.Env); err != nil {
+			return servicekit.Definition{}, err
+		}
+		return (&widgets{}).definition(&cfg), nil
+	}
+	var out bytes.Buffer
+	if err := servicekit.Execute(context.Background(), load, []string{"dlq", "replay", "--topic", events.TopicBusiness}, &out); err != nil {
+		t.Fatalf("dlq replay: %v", err)
+	}
+	if out.String() != "replayed 1 dead letters\n" {
+		t.Fatalf("dlq replay printed %q", out.String())
+	}
+	waitFor(t, "the replayed event applied", func() bool { return w.businessEvents.Load() == 1 })
+	out.Reset()
+	if err := servicekit.Execute(context.Background(), load, []string{"dlq", "replay"}, &out); err != nil || out.String() != "replayed 0 dead letters\n" {
+		t.Fatalf("second replay: %q %v", out.String(), err)
+	}
+	time.Sleep(time.Second)
+	if n := w.businessEvents.Load(); n != 1 {
+		t.Fatalf("event applied %d times", n)
+	}
+	if err := servicekit.Execute(context.Background(), load, []string{"dlq", "replay", "--event-id", "nope"}, io.Discard); err == nil {
+		t.Fatal("a bad --event-id was accepted")
+	}
+}
+
+func deadLetters(t *testing.T, svc *servicetest.Service) int {
+	t.Helper()
+	var n int
+	if err := svc.Kit.DB().NewRaw("SELECT count(*) FROM dead_letters").Scan(context.Background(), &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -21,6 +21,7 @@ import (
 //
 //	<service> [serve]     run the service (default)
 //	<service> migrate     apply the database migrations and exit
+//	<service> dlq replay  re-deliver dead letters after a fix (see dlq.go)
 //	<service> <command>   a command of Definition.Commands
 func Main(load func() (Definition, error)) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -80,6 +81,8 @@ func Execute(ctx context.Context, load func() (Definition, error), args []string
 		}
 		logger.Info("migrations applied")
 		return nil
+	case "dlq":
+		return dlq(ctx, def, args, out)
 	}
 	command, ok := def.Commands[cmd]
 	if !ok {
@@ -94,10 +97,10 @@ func Execute(ctx context.Context, load func() (Definition, error), args []string
 }
 
 func usage(def Definition, cmd string) string {
-	names := []string{"serve", "migrate"}
+	names := []string{"serve", "migrate", "dlq"}
 	for name := range def.Commands {
 		names = append(names, name)
 	}
-	slices.Sort(names[2:])
+	slices.Sort(names[3:])
 	return fmt.Sprintf("unknown command %q; commands: %s", cmd, strings.Join(names, ", "))
 }

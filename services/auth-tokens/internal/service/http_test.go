@@ -17,6 +17,7 @@ import (
 	"github.com/acctsuite/acct/pkg/openapi"
 	"github.com/acctsuite/acct/pkg/openapi/openapitest"
 	"github.com/acctsuite/acct/pkg/servicekit"
+	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
 	"github.com/acctsuite/acct/pkg/testkit"
 	authtokens "github.com/acctsuite/acct/services/auth-tokens"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/app"
@@ -44,7 +45,7 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	var s *Service
 	var maxBT int
-	svc := testkit.StartService(t, func(env map[string]string) (servicekit.Definition, error) {
+	svc := servicetest.StartService(t, func(env map[string]string) (servicekit.Definition, error) {
 		env["SIGNING_KEY_ENCRYPTION_KEY"] = base64.StdEncoding.EncodeToString([]byte(strings.Repeat("e", 32)))
 		env["BUSINESS_TOKEN_MAX_SECONDS"] = "7200"
 		cfg, err := config.LoadFrom(env)
@@ -55,7 +56,7 @@ func newEnv(t *testing.T) *env {
 		var def servicekit.Definition
 		s, def = New(cfg)
 		return def, nil
-	}, testkit.ServiceOptions{})
+	}, servicetest.ServiceOptions{})
 	ctx := context.Background()
 	for _, c := range [][3]string{{"demo", "Demo Platform", "demo-secret"}, {"other", "Other Platform", "other-secret"}} {
 		if err := s.App.EnsureClient(ctx, c[0], c[1], c[2]); err != nil {

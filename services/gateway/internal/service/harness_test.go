@@ -16,7 +16,7 @@ import (
 
 	"github.com/acctsuite/acct/pkg/authn"
 	"github.com/acctsuite/acct/pkg/servicekit"
-	"github.com/acctsuite/acct/pkg/testkit"
+	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
 
 	"github.com/acctsuite/acct/services/gateway/internal/config"
 )
@@ -132,7 +132,7 @@ func testConfig(jwksURL, upstream string) config.Config {
 func startGateway(t testing.TB, cfg config.Config) (*Service, string) {
 	t.Helper()
 	svc, def := New(cfg)
-	_, url := testkit.RunKit(t, def)
+	_, url := servicetest.RunKit(t, def)
 	// Like a load balancer waiting for /readyz: requests start once the
 	// signing keys are loaded (ignored when a test makes them unreachable).
 	_ = svc.verifier.(*authn.JWKSVerifier).Refresh(t.Context())

@@ -1,4 +1,10 @@
-package testkit
+// Package servicetest builds a service under test from its own kit
+// Definition: a fresh database and the in-process broker from pkg/testkit,
+// a loopback port, a JWKS endpoint with a signing key to mint the tokens it
+// accepts, and a graceful stop at the end of the test. It is servicekit's
+// counterpart of net/http/httptest (pkg/testkit cannot hold it: the kit
+// imports the packages whose own tests use testkit).
+package servicetest
 
 import (
 	"context"
@@ -21,6 +27,7 @@ import (
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/telemetry"
+	"github.com/acctsuite/acct/pkg/testkit"
 )
 
 // Service is a service under test: built from its own Definition by the
@@ -34,7 +41,7 @@ type Service struct {
 	// Env is the environment the definition was built from.
 	Env map[string]string
 	// Broker is the broker the service talks to.
-	Broker *BrokerHandle
+	Broker *testkit.BrokerHandle
 	// Tokens mints bearer tokens the service accepts (its JWKS_URL points at
 	// them).
 	Tokens *Tokens
@@ -45,7 +52,7 @@ type ServiceOptions struct {
 	// Env adds or overrides environment variables.
 	Env map[string]string
 	// Broker is shared with other services of the test (default: a new one).
-	Broker *BrokerHandle
+	Broker *testkit.BrokerHandle
 	// Tokens is shared with other services of the test (default: new ones).
 	Tokens *Tokens
 }
@@ -67,13 +74,13 @@ func StartService(t testing.TB, build func(env map[string]string) (servicekit.De
 	t.Helper()
 	s := &Service{Broker: opts.Broker, Tokens: opts.Tokens}
 	if s.Broker == nil {
-		s.Broker = Broker(t)
+		s.Broker = testkit.Broker(t)
 	}
 	if s.Tokens == nil {
 		s.Tokens = NewTokens(t)
 	}
 	s.Env = map[string]string{
-		"DATABASE_URL":       NewDatabase(t),
+		"DATABASE_URL":       testkit.NewDatabase(t),
 		"KAFKA_BROKERS":      s.Broker.Addrs()[0],
 		"HTTP_ADDR":          "127.0.0.1:0",
 		"PAGE_CURSOR_SECRET": "testkit-cursor-secret",
@@ -86,7 +93,7 @@ func StartService(t testing.TB, build func(env map[string]string) (servicekit.De
 	}
 	def, err := build(s.Env)
 	if err != nil {
-		t.Fatalf("testkit: build service: %v", err)
+		t.Fatalf("servicetest: build service: %v", err)
 	}
 	s.Kit, s.URL = RunKit(t, def)
 	return s
@@ -106,13 +113,13 @@ func RunKit(t testing.TB, def servicekit.Definition) (*servicekit.Kit, string) {
 	k, err := servicekit.New(ctx, def, logger)
 	if err != nil {
 		cancel()
-		t.Fatalf("testkit: start %s: %v", def.Name, err)
+		t.Fatalf("servicetest: start %s: %v", def.Name, err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		cancel()
 		k.Close()
-		t.Fatalf("testkit: listen: %v", err)
+		t.Fatalf("servicetest: listen: %v", err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- k.Serve(ctx, ln) }()
@@ -121,10 +128,10 @@ func RunKit(t testing.TB, def servicekit.Definition) (*servicekit.Kit, string) {
 		select {
 		case err := <-done:
 			if err != nil {
-				t.Errorf("testkit: %s stopped with: %v", def.Name, err)
+				t.Errorf("servicetest: %s stopped with: %v", def.Name, err)
 			}
 		case <-time.After(60 * time.Second):
-			t.Errorf("testkit: %s did not stop within 60s", def.Name)
+			t.Errorf("servicetest: %s did not stop within 60s", def.Name)
 		}
 		k.Close()
 	})
@@ -145,7 +152,7 @@ func waitServing(t testing.TB, url string) {
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("testkit: %s did not answer: %v", url, err)
+			t.Fatalf("servicetest: %s did not answer: %v", url, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -167,13 +174,13 @@ func (s *Service) SeedBusiness(t testing.TB, clientID string, edit ...func(*even
 	}
 	e, err := events.New(events.TopicBusiness, events.TypeBusinessCreated, "testkit", b.ID, b)
 	if err != nil {
-		t.Fatalf("testkit: business event: %v", err)
+		t.Fatalf("servicetest: business event: %v", err)
 	}
 	err = s.Kit.DB().RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
 		return businessdir.Handle(ctx, tx, e)
 	})
 	if err != nil {
-		t.Fatalf("testkit: seed business: %v", err)
+		t.Fatalf("servicetest: seed business: %v", err)
 	}
 	return b.ID
 }
@@ -191,16 +198,16 @@ func NewTokens(t testing.TB) *Tokens {
 	t.Helper()
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
-		t.Fatalf("testkit: key: %v", err)
+		t.Fatalf("servicetest: key: %v", err)
 	}
 	kid := "testkit-" + uuid.NewString()[:8]
 	signer, err := authn.NewSigner(authn.DefaultIssuer, kid, priv)
 	if err != nil {
-		t.Fatalf("testkit: signer: %v", err)
+		t.Fatalf("servicetest: signer: %v", err)
 	}
 	doc, err := json.Marshal(authn.JWKS{Keys: []authn.JWK{authn.PublicJWK(kid, pub)}})
 	if err != nil {
-		t.Fatalf("testkit: jwks: %v", err)
+		t.Fatalf("servicetest: jwks: %v", err)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -226,7 +233,7 @@ func (tk *Tokens) issue(t testing.TB, id authn.Identity) string {
 	t.Helper()
 	tok, _, err := tk.signer.Issue(id, time.Hour)
 	if err != nil {
-		t.Fatalf("testkit: issue token: %v", err)
+		t.Fatalf("servicetest: issue token: %v", err)
 	}
 	return tok
 }

@@ -1,0 +1,79 @@
+package servicekit
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/acctsuite/acct/pkg/consumer"
+	"github.com/acctsuite/acct/pkg/pgdb"
+)
+
+const dlqUsage = "usage: dlq replay [--topic T] [--event-id UUID,...] [--id N,...] [--limit N]"
+
+// dlq is the `<service> dlq replay` command: after the cause of a dead
+// letter is fixed, it sends the matching dead letters of the service's
+// schema back to their original topics (once: replayed rows are marked) and
+// prints how many it sent.
+func dlq(ctx context.Context, def Definition, args []string, out io.Writer) error {
+	if def.Data == nil {
+		return fmt.Errorf("%s consumes no events", def.Name)
+	}
+	if len(args) == 0 || args[0] != "replay" {
+		return errors.New(dlqUsage)
+	}
+	fs := flag.NewFlagSet("dlq replay", flag.ContinueOnError)
+	fs.SetOutput(out)
+	topic := fs.String("topic", "", "only dead letters consumed from this topic")
+	eventIDs := fs.String("event-id", "", "only these event ids (comma-separated)")
+	ids := fs.String("id", "", "only these dead_letters rows (comma-separated)")
+	limit := fs.Int("limit", 0, "at most this many (0: all)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return fmt.Errorf("%w; %s", err, dlqUsage)
+	}
+	filter := consumer.DeadLetterFilter{Topic: *topic, Limit: *limit}
+	for _, s := range splitList(*eventIDs) {
+		id, err := uuid.Parse(s)
+		if err != nil {
+			return fmt.Errorf("--event-id %q: not a UUID", s)
+		}
+		filter.EventIDs = append(filter.EventIDs, id)
+	}
+	for _, s := range splitList(*ids) {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 1 {
+			return fmt.Errorf("--id %q: not a row id", s)
+		}
+		filter.IDs = append(filter.IDs, n)
+	}
+	if *limit < 0 {
+		return errors.New("--limit must not be negative")
+	}
+	db, err := pgdb.Open(ctx, def.Data.DB)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	n, err := consumer.ReplayDeadLetters(ctx, db, def.Data.Kafka.Brokers, filter)
+	if err != nil {
+		return fmt.Errorf("replay dead letters (%d sent before the error): %w", n, err)
+	}
+	_, err = fmt.Fprintf(out, "replayed %d dead letters\n", n)
+	return err
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
