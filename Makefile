@@ -33,7 +33,7 @@ run: build ## run the whole suite locally (PostgreSQL, broker, services, gateway
 test: test-go e2e-if-docker ## every test: unit, integration (PostgreSQL + broker), HTTP through the gateway, chart, e2e (when Docker answers)
 
 .PHONY: test-go
-test-go: $(HELM_BIN) ## unit + integration + contract + chart tests (no Docker needed)
+test-go: $(HELM_BIN) $(VERSITYGW_BIN) ## unit + integration + contract + chart tests (no Docker needed)
 	$(GO) vet ./pkg/... $(foreach s,$(SERVICES),./services/$(s)/...) ./tools/...
 	# Shared code and services under the race detector: outbox, consumer, caches and
 	# the proxy are concurrent by design.

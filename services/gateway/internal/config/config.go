@@ -9,6 +9,7 @@ import (
 
 	pkgconfig "github.com/acctsuite/acct/pkg/config"
 	"github.com/acctsuite/acct/pkg/servicekit"
+	"github.com/acctsuite/acct/pkg/storage"
 
 	"github.com/acctsuite/acct/services/gateway/internal/routes"
 )
@@ -31,6 +32,25 @@ type Config struct {
 	RateLimitBurst      int           `env:"RATE_LIMIT_BURST" envDefault:"400"`
 	RateLimitMaxClients int           `env:"RATE_LIMIT_MAX_CLIENTS" envDefault:"100000"`
 	CORSAllowedOrigins  []string      `env:"CORS_ALLOWED_ORIGINS" envSeparator:","`
+
+	// StorageDir and StorageSigningKey enable the public download route of
+	// the filesystem object store (signed, expiring URLs the services hand
+	// out); both or neither. Deployments on S3 leave them unset.
+	StorageDir        string `env:"STORAGE_DIR"`
+	StorageSigningKey string `env:"STORAGE_SIGNING_KEY"`
+}
+
+// DownloadRoute reports whether the filesystem store's download route is
+// on, with its decoded signing key.
+func (c Config) DownloadRoute() (on bool, key []byte, err error) {
+	if c.StorageDir == "" && c.StorageSigningKey == "" {
+		return false, nil, nil
+	}
+	if c.StorageDir == "" {
+		return false, nil, errors.New("STORAGE_DIR is required with STORAGE_SIGNING_KEY")
+	}
+	key, err = storage.Config{SigningKey: c.StorageSigningKey}.SigningKeyBytes()
+	return err == nil, key, err
 }
 
 // DefaultBodyLimit is the gateway's request body limit when
@@ -88,6 +108,9 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("UPSTREAM_MAX_CONNS must be at least 1"))
 	}
 	if err := checkURL("JWKS_URL", c.Auth.JWKSURL); err != nil {
+		errs = append(errs, err)
+	}
+	if _, _, err := c.DownloadRoute(); err != nil {
 		errs = append(errs, err)
 	}
 	urls := c.Upstreams.URLs()

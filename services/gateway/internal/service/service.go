@@ -20,6 +20,7 @@ import (
 	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/pkg/openapi"
 	"github.com/acctsuite/acct/pkg/servicekit"
+	"github.com/acctsuite/acct/pkg/storage"
 	"github.com/acctsuite/acct/pkg/tenancy"
 
 	"github.com/acctsuite/acct/services/gateway/internal/apidocs"
@@ -40,6 +41,8 @@ type Service struct {
 	upstreams map[string]*proxy.Upstream
 	docs      *apidocs.Aggregator
 	kit       *servicekit.Kit
+	// download serves the filesystem store's signed URLs (nil when off).
+	download fiber.Handler
 }
 
 // New describes the gateway to the kit: no database, no events; the kit
@@ -102,6 +105,13 @@ func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 		s.upstreams[name] = up
 		used[name] = base
 	}
+	if on, key, err := s.cfg.DownloadRoute(); err != nil {
+		return err
+	} else if on {
+		if s.download, err = storage.NewDownloadHandler(storage.DownloadOptions{Dir: s.cfg.StorageDir, SigningKey: key}); err != nil {
+			return err
+		}
+	}
 	s.docs = apidocs.New(used, s.cfg.OpenAPIRefresh, s.logger)
 	k.Go(s.docs.Run)
 	k.Go(func(ctx context.Context) {
@@ -137,6 +147,10 @@ func (s *Service) register(app *fiber.App) {
 	auth := authn.Middleware(s.verifier)
 	byClient := s.rateLimit(clientKey)
 	byIP := s.rateLimit(ipKey)
+	if s.download != nil {
+		// Public: the signature in the URL is the credential.
+		app.Get(storage.DownloadRoute, byIP, s.download)
+	}
 	for _, r := range routes.Table {
 		handlers := make([]fiber.Handler, 0, 6)
 		if r.Auth == routes.Token {

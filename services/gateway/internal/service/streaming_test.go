@@ -1,13 +1,19 @@
 package service
 
 import (
+	"bytes"
+	"encoding/base64"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/storage"
 )
 
 // TestDownloadStreamsThroughFullApp proves the whole gateway app (httpx
@@ -74,4 +80,35 @@ func TestDownloadStreamsThroughFullApp(t *testing.T) {
 	if ct := resp.Header.Get("Content-Type"); ct != "text/csv" {
 		t.Fatalf("content type = %q", ct)
 	}
+}
+
+// The filesystem store's signed URLs are served by the gateway without a
+// bearer token; the signature and the expiry are the credential.
+func TestStorageDownloadRoute(t *testing.T) {
+	fake := newFakeAuthTokens(t, nil)
+	is := newIssuer(t)
+	cfg := testConfig(is.jwks.URL, fake.URL)
+	key := bytes.Repeat([]byte("k"), 32)
+	cfg.StorageDir, cfg.StorageSigningKey = t.TempDir(), base64.StdEncoding.EncodeToString(key)
+	_, gw := startGateway(t, cfg)
+
+	store, err := storage.NewFS(storage.FSOptions{Dir: cfg.StorageDir, PublicBaseURL: gw, SigningKey: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := bytes.Repeat([]byte("receipt,"), 4096)
+	if err := store.Put(t.Context(), "b1/receipts/r1.csv", bytes.NewReader(body), int64(len(body)), "text/csv"); err != nil {
+		t.Fatal(err)
+	}
+	url, err := store.PresignGet(t.Context(), "b1/receipts/r1.csv", time.Minute, storage.PresignOptions{Filename: "r1.csv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, h, got := call(t, http.MethodGet, url, "", nil, nil)
+	if status != http.StatusOK || !bytes.Equal(got, body) || h.Get("Content-Type") != "text/csv" {
+		t.Fatalf("download: %d %s %d bytes", status, h.Get("Content-Type"), len(got))
+	}
+	tampered := strings.Replace(url, "r1.csv?", "r2.csv?", 1)
+	status, _, data := call(t, http.MethodGet, tampered, "", nil, nil)
+	wantError(t, status, data, http.StatusForbidden, apperr.Forbidden)
 }
