@@ -28,5 +28,19 @@ func Serve(t testing.TB, app *fiber.App) string {
 			t.Errorf("testkit: serve app: %v", err)
 		}
 	})
-	return "http://" + ln.Addr().String()
+	url := "http://" + ln.Addr().String()
+	// Wait for the first answer: a shutdown that ran before the serving
+	// goroutine started would leave the app serving forever.
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		resp, err := http.Get(url + "/")
+		if err == nil {
+			_ = resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("testkit: app at %s does not answer: %v", url, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return url
 }
