@@ -16,6 +16,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 const (
@@ -253,6 +254,25 @@ func TestCheckRejectsBrokenPolicies(t *testing.T) {
 		mutate  func([]Object) []Object
 		wantErr string
 	}{
+		{"metrics on the API port", func(o []Object) []Object {
+			c := &deployment(o, "auth-tokens").Spec.Template.Spec.Containers[0]
+			for i := range c.Env {
+				if c.Env[i].Name == "ADMIN_ADDR" {
+					c.Env[i].Value = ""
+				}
+			}
+			return o
+		}, "ADMIN_ADDR=:9090"},
+		{"public metrics port", func(o []Object) []Object {
+			for _, obj := range o {
+				if np, ok := obj.Typed.(*networkingv1.NetworkPolicy); ok && np.Labels[labelName] == "gateway" {
+					metrics := intstr.FromString("metrics")
+					np.Spec.Ingress = append(np.Spec.Ingress, networkingv1.NetworkPolicyIngressRule{
+						Ports: []networkingv1.NetworkPolicyPort{{Port: &metrics}}})
+				}
+			}
+			return o
+		}, "only the http port may be public"},
 		{"no liveness probe", func(o []Object) []Object {
 			deployment(o, "gateway").Spec.Template.Spec.Containers[0].LivenessProbe = nil
 			return o

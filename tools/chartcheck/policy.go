@@ -132,6 +132,11 @@ func checkDeployment(d *appsv1.Deployment, ix index) []error {
 		} else if grace <= drain {
 			fail("%s: terminationGracePeriodSeconds %s must exceed SHUTDOWN_TIMEOUT %s", cw, grace, drain)
 		}
+		// /metrics lives on the admin port, never on the API port.
+		if v := envValue(c.Env, "ADMIN_ADDR"); v == nil || v.Value != ":9090" ||
+			!slices.ContainsFunc(c.Ports, func(p corev1.ContainerPort) bool { return p.Name == "metrics" && p.ContainerPort == 9090 }) {
+			fail("%s: ADMIN_ADDR=:9090 and a container port named metrics (9090) are required", cw)
+		}
 		if envValue(c.Env, "DATABASE_URL") != nil {
 			if v := envValue(c.Env, "MIGRATE_ON_START"); v == nil || v.Value != "false" {
 				fail("%s: MIGRATE_ON_START must be false (migrations run in the hook Job)", cw)
@@ -162,6 +167,14 @@ func checkDeployment(d *appsv1.Deployment, ix index) []error {
 		for _, r := range np.Spec.Ingress {
 			if len(r.From) == 0 {
 				fail("NetworkPolicy %s allows ingress from anywhere; only %s may", np.Name, PublicService)
+			}
+		}
+	default:
+		for _, r := range np.Spec.Ingress {
+			for _, p := range r.Ports {
+				if len(r.From) == 0 && (p.Port == nil || p.Port.String() != "http") {
+					fail("NetworkPolicy %s opens port %v to anywhere; only the http port may be public (metrics stays internal)", np.Name, p.Port)
+				}
 			}
 		}
 	}
