@@ -54,13 +54,12 @@ const (
 	ModeDefault CategoryMode = "DEFAULT"
 )
 
-// ParseCategoryMode reads the mode query parameter ("" is DEFAULT; case
-// does not matter).
+// ParseCategoryMode reads the mode query parameter ("" is DEFAULT).
 func ParseCategoryMode(s string) (CategoryMode, error) {
 	if s == "" {
 		return ModeDefault, nil
 	}
-	m := CategoryMode(strings.ToUpper(s))
+	m := CategoryMode(s)
 	switch m {
 	case ModeAll, ModeExpenses, ModeRevenue, ModeDefault:
 		return m, nil

@@ -65,10 +65,13 @@ func TestCategories(t *testing.T) {
 		})
 	}
 
-	for in, want := range map[string]CategoryMode{"": ModeDefault, "all": ModeAll, "EXPENSES": ModeExpenses, "Revenue": ModeRevenue} {
+	for in, want := range map[string]CategoryMode{"": ModeDefault, "ALL": ModeAll, "EXPENSES": ModeExpenses, "REVENUE": ModeRevenue} {
 		if got, err := ParseCategoryMode(in); err != nil || got != want {
 			t.Errorf("ParseCategoryMode(%q) = %s, %v", in, got, err)
 		}
+	}
+	if _, err := ParseCategoryMode("all"); err == nil {
+		t.Error("lower-case mode accepted")
 	}
 	if _, err := ParseCategoryMode("INCOME"); err == nil {
 		t.Error("unknown mode accepted")

@@ -19,13 +19,16 @@ import (
 
 	"github.com/acctsuite/acct/pkg/businessdir"
 	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/money"
 	"github.com/acctsuite/acct/pkg/openapi"
 	"github.com/acctsuite/acct/pkg/openapi/openapitest"
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/testkit"
 	transactions "github.com/acctsuite/acct/services/transactions"
 	kafkaadapter "github.com/acctsuite/acct/services/transactions/internal/adapters/kafka"
+	"github.com/acctsuite/acct/services/transactions/internal/app"
 	"github.com/acctsuite/acct/services/transactions/internal/config"
+	"github.com/acctsuite/acct/services/transactions/internal/domain"
 )
 
 func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
@@ -39,6 +42,13 @@ type env struct {
 	v    *openapitest.Validator
 	errS *openapi3.Schema
 	db   *bun.DB
+}
+
+// with is e reporting to t (a subtest).
+func (e *env) with(t *testing.T) *env {
+	c := *e
+	c.t = t
+	return &c
 }
 
 func newEnv(t *testing.T) *env {
@@ -205,4 +215,53 @@ func cents(v any) int64 {
 		return i
 	}
 	panic(fmt.Sprintf("not a number: %T %v", v, v))
+}
+
+// balances returns the balance of every node of GET /ledger/balances by
+// stable name (and by id).
+func (e *env) balances(bid uuid.UUID, token, query string) map[string]int64 {
+	e.t.Helper()
+	d := data(e.do(req("GET", base(bid)+"/ledger/balances"+query, token, nil), 200))
+	if d["type"] != "Ledger_Balances" {
+		e.t.Fatalf("type = %v", d["type"])
+	}
+	out := map[string]int64{}
+	var walk func(nodes []any)
+	walk = func(nodes []any) {
+		for _, n := range nodes {
+			node := n.(map[string]any)
+			b := cents(node["balance"])
+			if s, ok := node["stable_name"].(string); ok {
+				out[s] = b
+			}
+			out[node["id"].(string)] = b
+			walk(node["sub_accounts"].([]any))
+		}
+	}
+	walk(d["accounts"].([]any))
+	return out
+}
+
+// postBank posts, through the ledger's API as the bank-transaction use
+// cases do, the categorization of a money-out bank transaction: debit the
+// category, credit BANK_ACCOUNTS.
+func (e *env) postBank(bid uuid.UUID, txID, version, category string, amount int64) domain.Entry {
+	e.t.Helper()
+	var out domain.Entry
+	err := e.db.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		out, err = e.s.Ledger.PostEntry(ctx, tx, bid, app.NewEntry{
+			EntryType: domain.EntryBank, Agent: domain.AgentAPI, EntryAt: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC),
+			Source: domain.Source{Type: "BANK_TRANSACTION", ID: txID, Version: version},
+			Lines: []domain.JournalLine{
+				{Account: domain.ByStableName(category), Amount: money.Cents(amount), Direction: domain.Debit},
+				{Account: domain.ByStableName("BANK_ACCOUNTS"), Amount: money.Cents(amount), Direction: domain.Credit},
+			},
+		})
+		return err
+	})
+	if err != nil {
+		e.t.Fatalf("post bank entry: %v", err)
+	}
+	return out
 }
