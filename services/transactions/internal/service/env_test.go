@@ -265,3 +265,7 @@ func (e *env) postBank(bid uuid.UUID, txID, version, category string, amount int
 	}
 	return out
 }
+
+func moneyCents(v int64) money.Cents { return money.Cents(v) }
+
+func ptr[T any](v T) *T { return &v }
