@@ -117,9 +117,6 @@ var subtypes = map[AccountType][]Subtype{
 	},
 }
 
-// SubtypesOf lists the subtypes valid for t.
-func SubtypesOf(t AccountType) []Subtype { return append([]Subtype(nil), subtypes[t]...) }
-
 // LookupSubtype returns the subtype value of type t, if it is one.
 func LookupSubtype(t AccountType, value string) (Subtype, bool) {
 	for _, s := range subtypes[t] {

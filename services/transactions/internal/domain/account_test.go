@@ -178,12 +178,13 @@ func TestAccountTypeAndDirection(t *testing.T) {
 	for _, tc := range []struct {
 		typ  AccountType
 		want Direction
-	}{{Asset, Debit}, {Expense, Debit}, {Liability, Credit}, {Equity, Credit}, {Revenue, Credit}} {
+		root string
+	}{{Asset, Debit, "ASSETS"}, {Expense, Debit, "EXPENSES"}, {Liability, Credit, "LIABILITIES"}, {Equity, Credit, "EQUITY"}, {Revenue, Credit, "REVENUE"}} {
 		if got := tc.typ.DefaultNormality(); got != tc.want || !tc.typ.Valid() || tc.typ.DisplayName() == "" {
 			t.Errorf("%s: normality %s, want %s", tc.typ, got, tc.want)
 		}
-		if subs := SubtypesOf(tc.typ); len(subs) == 0 {
-			t.Errorf("%s has no subtypes", tc.typ)
+		if _, ok := LookupSubtype(tc.typ, tc.root); !ok {
+			t.Errorf("%s lacks its root subtype %s", tc.typ, tc.root)
 		}
 	}
 	if AccountType("ASSETS").Valid() || Direction("debit").Valid() || Debit.Opposite() != Credit || Credit.Opposite() != Debit {

@@ -272,23 +272,6 @@ func LedgerID(businessID uuid.UUID) uuid.UUID {
 	return uuid.NewSHA1(chartNamespace, []byte("ledger:"+businessID.String()))
 }
 
-// Totals sums the entry's lines.
-func (e Entry) Totals() (DebitCredit, error) {
-	var dc DebitCredit
-	var err error
-	for _, l := range e.Lines {
-		if l.Direction == Debit {
-			dc.Debits, err = dc.Debits.Add(l.Amount)
-		} else {
-			dc.Credits, err = dc.Credits.Add(l.Amount)
-		}
-		if err != nil {
-			return DebitCredit{}, err
-		}
-	}
-	return dc, nil
-}
-
 // Reversible reports why e cannot be reversed (nil when it can): a
 // reversal is never reversed, and an entry is reversed at most once.
 func (e Entry) Reversible() error {

@@ -276,6 +276,11 @@ func TestLedgerEntries(t *testing.T) {
 			t.Fatal("last page has more")
 		}
 		same(t, ids(list("?sort_by=entry_number&sort_order=DESC")), opening, apr, mar, feb, jan)
+		byNumber := list("?sort_by=entry_number&sort_order=DESC&limit=3")
+		same(t, ids(byNumber), opening, apr, mar)
+		next := byNumber["meta"].(map[string]any)["pagination"].(map[string]any)["cursor"].(string)
+		same(t, ids(list("?sort_by=entry_number&sort_order=DESC&limit=3&cursor="+next)), feb, jan)
+		e.doInvalid(req("GET", entries+"?sort_by=entry_at&limit=3&cursor="+next, tok, nil), 400, "InvalidParameters")
 		same(t, ids(list("?sort_by=created_at")), jan, feb, mar, apr, opening)
 		// A cursor only works with the filters it was issued for.
 		e.doInvalid(req("GET", entries+"?limit=2&entry_type=MANUAL&cursor="+meta["cursor"].(string), tok, nil), 400, "InvalidParameters")
