@@ -1,0 +1,13 @@
+// Command transactions runs the transactions service: bank transactions,
+// categorization, the chart of accounts and the double-entry ledger.
+//
+//	transactions [serve]   run the service (default)
+//	transactions migrate   apply database migrations and exit
+package main
+
+import (
+	"github.com/acctsuite/acct/pkg/servicekit"
+	"github.com/acctsuite/acct/services/transactions/internal/service"
+)
+
+func main() { servicekit.Main(service.Load) }

@@ -1,0 +1,72 @@
+// Package http is the transactions service's HTTP adapter: Fiber handlers
+// that parse a request, call the ledger and render the answer in the
+// spec's shapes (and the client SDK's, see client-shapes.md), one file per
+// resource. Errors go to httpx's error handler unchanged.
+//
+// Ledger accounts appear in two forms. Where the spec shows the
+// Single_Chart_Account (GET, POST and PUT /ledger/accounts...), `id` is
+// {type: "AccountId", id} and `stable_name` is {type: "StableName",
+// stable_name}, as the spec shows. Everywhere the SDK's shapes apply (a
+// journal line's `account`, chart nodes, balance nodes) they are plain
+// strings.
+package http
+
+import (
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/acctsuite/acct/pkg/authn"
+	"github.com/acctsuite/acct/pkg/page"
+	"github.com/acctsuite/acct/pkg/tenancy"
+	"github.com/acctsuite/acct/services/transactions/internal/app"
+)
+
+// Options are the collaborators of the handlers.
+type Options struct {
+	Ledger      *app.Ledger
+	Auth        fiber.Handler // bearer-token verification
+	Business    fiber.Handler // tenancy check of :businessId
+	Idempotency fiber.Handler // Idempotency-Key on creating POSTs
+	Cursors     *page.Codec
+}
+
+type handlers struct {
+	ledger *app.Ledger
+	codec  *page.Codec
+}
+
+// Register mounts every ledger route on r.
+func Register(r fiber.Router, o Options) {
+	h := &handlers{ledger: o.Ledger, codec: o.Cursors}
+	idem := o.Idempotency
+	if idem == nil {
+		idem = func(c *fiber.Ctx) error { return c.Next() }
+	}
+	const p = "/v1/businesses/:businessId"
+	auth, biz := o.Auth, o.Business
+
+	r.Get(p+"/ledger/chart", auth, biz, h.getChart)
+	r.Get(p+"/ledger/accounts/:accountId", auth, biz, h.getAccount)
+	r.Post(p+"/ledger/accounts", auth, biz, idem, h.createAccount)
+	r.Put(p+"/ledger/accounts/:accountId", auth, biz, h.updateAccount)
+	r.Post(p+"/ledger/accounts/:accountId/archive", auth, biz, h.archiveAccount)
+	r.Get(p+"/categories", auth, biz, h.listCategories)
+
+	r.Get(p+"/ledger/entries", auth, biz, h.listEntries)
+	r.Get(p+"/ledger/entries/:entryId", auth, biz, h.getEntry)
+	r.Post(p+"/ledger/entries/:entryId/reverse", auth, biz, idem, h.reverseEntry)
+	r.Post(p+"/ledger/journal-entries", auth, biz, idem, h.createJournalEntry)
+	r.Get(p+"/ledger/balances", auth, biz, h.getBalances)
+}
+
+// businessID is the business RequireBusiness authorised.
+func businessID(c *fiber.Ctx) uuid.UUID {
+	id, _ := tenancy.BusinessIDFrom(c)
+	return id
+}
+
+// identity is the verified caller.
+func identity(c *fiber.Ctx) authn.Identity {
+	id, _ := authn.IdentityFrom(c)
+	return id
+}

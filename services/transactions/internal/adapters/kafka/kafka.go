@@ -1,0 +1,112 @@
+// Package kafka is the transactions service's event adapter: the ledger's
+// events encoded for acct.ledger.v1 (enqueued through the transactional
+// outbox, never published directly) and the handlers of the events it
+// consumes.
+package kafka
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/acctsuite/acct/pkg/consumer"
+	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/outbox"
+	"github.com/acctsuite/acct/pkg/tags"
+	"github.com/acctsuite/acct/services/transactions/internal/app"
+	"github.com/acctsuite/acct/services/transactions/internal/domain"
+)
+
+// Source is the CloudEvents source of the service's events.
+const Source = "acct/transactions"
+
+// DateLayout is the layout of an event's calendar date.
+const DateLayout = "2006-01-02"
+
+// Publisher implements app.Publisher with the outbox.
+type Publisher struct{}
+
+var _ app.Publisher = Publisher{}
+
+// EntryPosted implements app.Publisher: ledger.entry.posted, keyed by the
+// business so a business's entries keep their order.
+func (Publisher) EntryPosted(ctx context.Context, db bun.IDB, e domain.Entry, accounts map[uuid.UUID]domain.Account) error {
+	payload := EntryPayload(e, accounts)
+	evt, err := events.New(events.TopicLedger, events.TypeLedgerEntryPosted, Source, e.BusinessID, payload)
+	if err != nil {
+		return fmt.Errorf("ledger event: %w", err)
+	}
+	return outbox.Enqueue(ctx, db, evt)
+}
+
+// EntryPayload is the event payload of a posted entry. accounts supplies
+// the ancestry of the lines' accounts (an account missing from it has no
+// ancestors in the payload).
+func EntryPayload(e domain.Entry, accounts map[uuid.UUID]domain.Account) events.LedgerEntryPosted {
+	entryTags := ledgerTags(e.Tags)
+	p := events.LedgerEntryPosted{
+		EntryID: e.ID, BusinessID: e.BusinessID, LedgerID: domain.LedgerID(e.BusinessID), EntryNumber: e.EntryNumber,
+		EntryType: string(e.EntryType), Agent: string(e.Agent), Date: e.Date.UTC().Format(DateLayout),
+		EntryAt: e.EntryAt, SourceType: e.Source.Type, SourceID: e.Source.ID, SourceVersion: e.Source.Version,
+		ReversalOfID: e.ReversalOfID, Memo: e.Memo, Tags: entryTags, Lines: make([]events.LedgerLine, len(e.Lines)),
+		CreatedAt: e.CreatedAt, Metadata: e.Metadata,
+	}
+	for i, l := range e.Lines {
+		ancestors := []events.LedgerAccountRef{}
+		for _, a := range domain.Ancestors(accounts, l.Account.ID) {
+			ancestors = append(ancestors, events.LedgerAccountRef{AccountID: a.ID, StableName: a.StableName, Name: a.Name})
+		}
+		p.Lines[i] = events.LedgerLine{
+			LineID: l.ID, AccountID: l.Account.ID, AccountName: l.Account.Name, StableName: l.Account.StableName,
+			AccountType: string(l.Account.Type), AccountSubtype: l.Account.Subtype, Normality: string(l.Account.Normality),
+			Ancestors: ancestors, Direction: string(l.Direction), Amount: int64(l.Amount), SignedAmount: int64(l.Signed()),
+			Memo: l.Memo, Tags: mergeTags(ledgerTags(l.Tags), entryTags),
+		}
+	}
+	return p
+}
+
+func ledgerTags(ts []tags.Tag) []events.LedgerTag {
+	out := make([]events.LedgerTag, len(ts))
+	for i, t := range ts {
+		out[i] = events.LedgerTag{
+			ID: t.ID, Key: t.Key, Value: t.Value, DimensionID: t.DimensionID, DefinitionID: t.DefinitionID,
+			DimensionDisplayName: t.DimensionDisplayName, ValueDisplayName: t.ValueDisplayName,
+		}
+	}
+	return out
+}
+
+// mergeTags is the line's tags followed by the entry's tags it lacks (by
+// value definition).
+func mergeTags(line, entry []events.LedgerTag) []events.LedgerTag {
+	out := slices.Clone(line)
+	for _, t := range entry {
+		if !slices.ContainsFunc(out, func(x events.LedgerTag) bool { return x.DefinitionID == t.DefinitionID }) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// BusinessHandler seeds the chart of accounts of every business created
+// (or updated: see app.Ledger.SeedChart) on acct.business.v1. It runs in
+// the inbox transaction, after the business directory's own handler.
+func BusinessHandler(l *app.Ledger) consumer.Handler {
+	return func(ctx context.Context, tx bun.Tx, e events.Event) error {
+		if e.Type != events.TypeBusinessCreated && e.Type != events.TypeBusinessUpdated {
+			return nil
+		}
+		var b events.Business
+		if err := e.Decode(&b); err != nil {
+			return err
+		}
+		if b.ID == uuid.Nil || b.Country == "" {
+			return fmt.Errorf("business event %s: payload lacks id or country", e.ID)
+		}
+		return l.SeedChart(ctx, tx, b)
+	}
+}

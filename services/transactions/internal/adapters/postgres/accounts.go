@@ -1,0 +1,219 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/acctsuite/acct/pkg/pgdb"
+	"github.com/acctsuite/acct/services/transactions/internal/app"
+	"github.com/acctsuite/acct/services/transactions/internal/domain"
+)
+
+// accountRow is a row of ledger_accounts.
+type accountRow struct {
+	bun.BaseModel `bun:"table:ledger_accounts,alias:a"`
+
+	ID             uuid.UUID  `bun:"id,pk,type:uuid"`
+	BusinessID     uuid.UUID  `bun:"business_id,type:uuid"`
+	ParentID       *uuid.UUID `bun:"parent_id,type:uuid"`
+	Name           string     `bun:"name"`
+	AccountNumber  *string    `bun:"account_number"`
+	StableName     *string    `bun:"stable_name"`
+	Normality      string     `bun:"normality"`
+	AccountType    string     `bun:"account_type"`
+	AccountSubtype string     `bun:"account_subtype"`
+	IsDefault      bool       `bun:"is_default"`
+	Position       int        `bun:"position"`
+	ArchivedAt     *time.Time `bun:"archived_at"`
+	CreatedAt      time.Time  `bun:"created_at"`
+	UpdatedAt      time.Time  `bun:"updated_at"`
+}
+
+func toAccountRow(a domain.Account) accountRow {
+	return accountRow{
+		ID: a.ID, BusinessID: a.BusinessID, ParentID: a.ParentID, Name: a.Name, AccountNumber: a.AccountNumber,
+		StableName: a.StableName, Normality: string(a.Normality), AccountType: string(a.Type),
+		AccountSubtype: a.Subtype, IsDefault: a.Default, Position: a.Position, ArchivedAt: a.ArchivedAt,
+		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
+	}
+}
+
+func (r accountRow) account() domain.Account {
+	a := domain.Account{
+		ID: r.ID, BusinessID: r.BusinessID, ParentID: r.ParentID, Name: r.Name, AccountNumber: r.AccountNumber,
+		StableName: r.StableName, Normality: domain.Direction(r.Normality), Type: domain.AccountType(r.AccountType),
+		Subtype: r.AccountSubtype, Default: r.IsDefault, Position: r.Position, ArchivedAt: r.ArchivedAt,
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+	}
+	if a.ArchivedAt != nil {
+		t := a.ArchivedAt.UTC()
+		a.ArchivedAt = &t
+	}
+	return a
+}
+
+func accounts(rows []accountRow) []domain.Account {
+	out := make([]domain.Account, len(rows))
+	for i, r := range rows {
+		out[i] = r.account()
+	}
+	return out
+}
+
+// SeedAccounts implements app.Store: one multi-row insert that skips rows
+// conflicting on the id or on the business's stable name.
+func (s *Store) SeedAccounts(ctx context.Context, db bun.IDB, as []domain.Account) (int, error) {
+	if len(as) == 0 {
+		return 0, nil
+	}
+	rows := make([]accountRow, len(as))
+	for i, a := range as {
+		rows[i] = toAccountRow(a)
+	}
+	res, err := db.NewInsert().Model(&rows).On("CONFLICT DO NOTHING").Exec(ctx)
+	if err != nil {
+		return 0, wrap("seed accounts", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), wrap("seed accounts", err)
+}
+
+// InsertAccount implements app.Store.
+func (s *Store) InsertAccount(ctx context.Context, db bun.IDB, a domain.Account) error {
+	r := toAccountRow(a)
+	if _, err := db.NewInsert().Model(&r).Exec(ctx); err != nil {
+		if pgdb.IsUniqueViolation(err) && pgdb.Constraint(err) == "ledger_accounts_stable_name_key" && a.StableName != nil {
+			return domain.ErrDuplicateStableName(*a.StableName)
+		}
+		return wrap("insert account", err)
+	}
+	return nil
+}
+
+func (s *Store) findAccount(ctx context.Context, q *bun.SelectQuery, lock app.Lock) (domain.Account, bool, error) {
+	var r accountRow
+	err := selectLocked(q.Model(&r), lock).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return domain.Account{}, false, nil
+	}
+	if err != nil {
+		return domain.Account{}, false, err
+	}
+	return r.account(), true, nil
+}
+
+// FindAccount implements app.Store.
+func (s *Store) FindAccount(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, lock app.Lock) (domain.Account, bool, error) {
+	return s.findAccount(ctx, db.NewSelect().Where("a.business_id = ? AND a.id = ?", businessID, id), lock)
+}
+
+// FindAccountByStableName implements app.Store.
+func (s *Store) FindAccountByStableName(ctx context.Context, db bun.IDB, businessID uuid.UUID, name string, lock app.Lock) (domain.Account, bool, error) {
+	return s.findAccount(ctx, db.NewSelect().Where("a.business_id = ? AND a.stable_name = ?", businessID, name), lock)
+}
+
+// FindAccountsByRefs implements app.Store with one query. Rows are locked
+// in id order, so concurrent postings never wait on each other in a cycle.
+func (s *Store) FindAccountsByRefs(ctx context.Context, db bun.IDB, businessID uuid.UUID, refs []domain.AccountRef, lock app.Lock) ([]domain.Account, error) {
+	var ids []uuid.UUID
+	var names []string
+	for _, r := range refs {
+		if r.IsStableName() {
+			names = append(names, r.StableName)
+		} else {
+			ids = append(ids, r.ID)
+		}
+	}
+	if len(ids) == 0 && len(names) == 0 {
+		return nil, nil
+	}
+	var rows []accountRow
+	q := db.NewSelect().Model(&rows).Where("a.business_id = ?", businessID).
+		WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+			if len(ids) > 0 {
+				q = q.WhereOr("a.id IN (?)", bun.In(ids))
+			}
+			if len(names) > 0 {
+				q = q.WhereOr("a.stable_name IN (?)", bun.In(names))
+			}
+			return q
+		}).OrderExpr("a.id")
+	if err := selectLocked(q, lock).Scan(ctx); err != nil {
+		return nil, wrap("find accounts", err)
+	}
+	return accounts(rows), nil
+}
+
+// AccountsWithAncestors implements app.Store with a recursive query.
+func (s *Store) AccountsWithAncestors(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) ([]domain.Account, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var rows []accountRow
+	err := db.NewRaw(`
+		WITH RECURSIVE up AS (
+			SELECT a.* FROM ledger_accounts a WHERE a.business_id = ? AND a.id IN (?)
+			UNION
+			SELECT p.* FROM ledger_accounts p JOIN up ON p.id = up.parent_id AND p.business_id = up.business_id
+		)
+		SELECT * FROM up`, businessID, bun.In(ids)).Scan(ctx, &rows)
+	if err != nil {
+		return nil, wrap("accounts with ancestors", err)
+	}
+	return accounts(rows), nil
+}
+
+// ListAccounts implements app.Store.
+func (s *Store) ListAccounts(ctx context.Context, db bun.IDB, businessID uuid.UUID, withArchived bool) ([]domain.Account, error) {
+	var rows []accountRow
+	q := db.NewSelect().Model(&rows).Where("a.business_id = ?", businessID)
+	if !withArchived {
+		q = q.Where("a.archived_at IS NULL")
+	}
+	if err := q.OrderExpr("a.position, a.created_at, a.id").Scan(ctx); err != nil {
+		return nil, wrap("list accounts", err)
+	}
+	return accounts(rows), nil
+}
+
+// UpdateAccount implements app.Store.
+func (s *Store) UpdateAccount(ctx context.Context, db bun.IDB, a domain.Account) error {
+	r := toAccountRow(a)
+	_, err := db.NewUpdate().Model(&r).
+		Column("name", "account_number", "stable_name", "account_subtype", "archived_at", "updated_at").
+		Where("a.business_id = ? AND a.id = ?", a.BusinessID, a.ID).Exec(ctx)
+	if err != nil {
+		if pgdb.IsUniqueViolation(err) && a.StableName != nil {
+			return domain.ErrDuplicateStableName(*a.StableName)
+		}
+		return wrap("update account", err)
+	}
+	return nil
+}
+
+// AccountUsage implements app.Store.
+func (s *Store) AccountUsage(ctx context.Context, db bun.IDB, businessID, id uuid.UUID) (domain.DebitCredit, int, error) {
+	var u struct {
+		Debits   int64 `bun:"debits"`
+		Credits  int64 `bun:"credits"`
+		Children int   `bun:"children"`
+	}
+	err := db.NewRaw(`
+		SELECT
+			(SELECT coalesce(sum(amount) FILTER (WHERE direction = 'DEBIT'), 0)
+			   FROM ledger_lines WHERE business_id = ? AND account_id = ?) AS debits,
+			(SELECT coalesce(sum(amount) FILTER (WHERE direction = 'CREDIT'), 0)
+			   FROM ledger_lines WHERE business_id = ? AND account_id = ?) AS credits,
+			(SELECT count(*) FROM ledger_accounts
+			  WHERE business_id = ? AND parent_id = ? AND archived_at IS NULL) AS children`,
+		businessID, id, businessID, id, businessID, id).Scan(ctx, &u)
+	if err != nil {
+		return domain.DebitCredit{}, 0, wrap("account usage", err)
+	}
+	return domain.DebitCredit{Debits: moneyOf(u.Debits), Credits: moneyOf(u.Credits)}, u.Children, nil
+}

@@ -1,0 +1,306 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/acctsuite/acct/pkg/money"
+	"github.com/acctsuite/acct/pkg/page"
+	"github.com/acctsuite/acct/pkg/page/pagebun"
+	"github.com/acctsuite/acct/pkg/tags"
+	"github.com/acctsuite/acct/services/transactions/internal/app"
+	"github.com/acctsuite/acct/services/transactions/internal/domain"
+)
+
+// EntryPageSpec is the pagination of GET /ledger/entries. Cursor positions
+// are bound as literal values of the (sort column, id) comparison, so the
+// listing seeks its index at any depth.
+var EntryPageSpec = page.Spec{
+	Keys: map[string]page.Key{
+		"entry_at":     {Column: "e.entry_at", Kind: page.KindTime},
+		"entry_number": {Column: "e.entry_number", Kind: page.KindInt},
+		"created_at":   {Column: "e.created_at", Kind: page.KindTime},
+	},
+	Default:      "entry_at",
+	DefaultLimit: 100,
+	MaxLimit:     500,
+}
+
+// entryRow is a row of ledger_entries.
+type entryRow struct {
+	bun.BaseModel `bun:"table:ledger_entries,alias:e"`
+
+	ID              uuid.UUID       `bun:"id,pk,type:uuid"`
+	BusinessID      uuid.UUID       `bun:"business_id,type:uuid"`
+	EntryNumber     int64           `bun:"entry_number"`
+	EntryType       string          `bun:"entry_type"`
+	Agent           string          `bun:"agent"`
+	Date            time.Time       `bun:"date"`
+	EntryAt         time.Time       `bun:"entry_at"`
+	SourceType      string          `bun:"source_type"`
+	SourceID        string          `bun:"source_id"`
+	SourceVersion   string          `bun:"source_version"`
+	ReversalOfID    *uuid.UUID      `bun:"reversal_of_id,type:uuid"`
+	ReversalID      *uuid.UUID      `bun:"reversal_id,type:uuid"`
+	Memo            *string         `bun:"memo"`
+	ReferenceNumber *string         `bun:"reference_number"`
+	Metadata        json.RawMessage `bun:"metadata,type:jsonb"`
+	Tags            []tags.Tag      `bun:"tags,type:jsonb"`
+	CreatedAt       time.Time       `bun:"created_at"`
+}
+
+func (r entryRow) entry() domain.Entry {
+	e := domain.Entry{
+		ID: r.ID, BusinessID: r.BusinessID, EntryNumber: r.EntryNumber, EntryType: domain.EntryType(r.EntryType),
+		Agent: domain.Agent(r.Agent), Date: r.Date.UTC(), EntryAt: r.EntryAt.UTC(),
+		Source:       domain.Source{Type: r.SourceType, ID: r.SourceID, Version: r.SourceVersion},
+		ReversalOfID: r.ReversalOfID, ReversalID: r.ReversalID, Memo: r.Memo, Reference: r.ReferenceNumber,
+		Tags: nonNilTags(r.Tags), CreatedAt: r.CreatedAt.UTC(),
+	}
+	if len(r.Metadata) > 0 && string(r.Metadata) != "null" {
+		e.Metadata = r.Metadata
+	}
+	return e
+}
+
+// lineRow is a row of ledger_lines.
+type lineRow struct {
+	bun.BaseModel `bun:"table:ledger_lines,alias:l"`
+
+	ID         uuid.UUID  `bun:"id,pk,type:uuid"`
+	EntryID    uuid.UUID  `bun:"entry_id,type:uuid"`
+	BusinessID uuid.UUID  `bun:"business_id,type:uuid"`
+	LineNumber int        `bun:"line_number"`
+	AccountID  uuid.UUID  `bun:"account_id,type:uuid"`
+	Direction  string     `bun:"direction"`
+	Amount     int64      `bun:"amount"`
+	EntryAt    time.Time  `bun:"entry_at"`
+	Memo       *string    `bun:"memo"`
+	Tags       []tags.Tag `bun:"tags,type:jsonb"`
+	CreatedAt  time.Time  `bun:"created_at"`
+}
+
+// lineWithAccount is a line joined to its account's current state.
+type lineWithAccount struct {
+	lineRow
+	Account accountRow `bun:"acct,embed:acct__"`
+}
+
+func nonNilTags(ts []tags.Tag) []tags.Tag {
+	if ts == nil {
+		return []tags.Tag{}
+	}
+	return ts
+}
+
+func moneyOf(v int64) money.Cents { return money.Cents(v) }
+
+// InsertEntry implements app.Store: the entry row first (ON CONFLICT DO
+// NOTHING against the source indexes), then every line in one statement.
+// The deferred triggers check the balance at commit.
+func (s *Store) InsertEntry(ctx context.Context, db bun.IDB, e *domain.Entry) (bool, error) {
+	var metadata *string
+	if len(e.Metadata) > 0 {
+		m := string(e.Metadata)
+		metadata = &m
+	}
+	entryTags, err := json.Marshal(nonNilTags(e.Tags))
+	if err != nil {
+		return false, wrap("encode entry tags", err)
+	}
+	err = db.NewRaw(`
+		INSERT INTO ledger_entries (id, business_id, entry_type, agent, date, entry_at, source_type, source_id,
+			source_version, reversal_of_id, memo, reference_number, metadata, tags, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?)
+		ON CONFLICT DO NOTHING
+		RETURNING entry_number`,
+		e.ID, e.BusinessID, string(e.EntryType), string(e.Agent), e.Date, e.EntryAt, e.Source.Type, e.Source.ID,
+		e.Source.Version, e.ReversalOfID, e.Memo, e.Reference, metadata, string(entryTags), e.CreatedAt,
+	).Scan(ctx, &e.EntryNumber)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, wrap("insert entry", err)
+	}
+	rows := make([]lineRow, len(e.Lines))
+	for i, l := range e.Lines {
+		rows[i] = lineRow{
+			ID: l.ID, EntryID: e.ID, BusinessID: e.BusinessID, LineNumber: l.Number, AccountID: l.Account.ID,
+			Direction: string(l.Direction), Amount: int64(l.Amount), EntryAt: l.EntryAt, Memo: l.Memo,
+			Tags: nonNilTags(l.Tags), CreatedAt: l.CreatedAt,
+		}
+	}
+	if _, err := db.NewInsert().Model(&rows).Exec(ctx); err != nil {
+		return false, wrap("insert lines", err)
+	}
+	return true, nil
+}
+
+// SetReversal implements app.Store (the one update the append-only
+// trigger allows).
+func (s *Store) SetReversal(ctx context.Context, db bun.IDB, businessID, entryID, reversalID uuid.UUID) error {
+	res, err := db.NewUpdate().Table("ledger_entries").Set("reversal_id = ?", reversalID).
+		Where("business_id = ? AND id = ? AND reversal_id IS NULL", businessID, entryID).Exec(ctx)
+	if err != nil {
+		return wrap("set reversal", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return fmt.Errorf("set reversal of %s: %d rows: %v", entryID, n, err)
+	}
+	return nil
+}
+
+// FindEntry implements app.Store.
+func (s *Store) FindEntry(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, lock app.Lock) (domain.Entry, bool, error) {
+	return s.findOne(ctx, db, db.NewSelect().Where("e.business_id = ? AND e.id = ?", businessID, id), lock)
+}
+
+// FindEntryBySource implements app.Store: the original (not a reversal)
+// posted for that source version.
+func (s *Store) FindEntryBySource(ctx context.Context, db bun.IDB, businessID uuid.UUID, src domain.Source) (domain.Entry, bool, error) {
+	return s.findOne(ctx, db, db.NewSelect().Where(
+		"e.business_id = ? AND e.source_type = ? AND e.source_id = ? AND e.source_version = ? AND e.reversal_of_id IS NULL",
+		businessID, src.Type, src.ID, src.Version), app.NoLock)
+}
+
+// FindLiveEntry implements app.Store.
+func (s *Store) FindLiveEntry(ctx context.Context, db bun.IDB, businessID uuid.UUID, sourceType, sourceID string) (domain.Entry, bool, error) {
+	return s.findOne(ctx, db, db.NewSelect().Where(
+		"e.business_id = ? AND e.source_type = ? AND e.source_id = ? AND e.reversal_of_id IS NULL AND e.reversal_id IS NULL",
+		businessID, sourceType, sourceID), app.NoLock)
+}
+
+func (s *Store) findOne(ctx context.Context, db bun.IDB, q *bun.SelectQuery, lock app.Lock) (domain.Entry, bool, error) {
+	var r entryRow
+	err := selectLocked(q.Model(&r), lock).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return domain.Entry{}, false, nil
+	}
+	if err != nil {
+		return domain.Entry{}, false, wrap("find entry", err)
+	}
+	es, err := s.withLines(ctx, db, []entryRow{r})
+	if err != nil {
+		return domain.Entry{}, false, err
+	}
+	return es[0], true, nil
+}
+
+// withLines loads the lines (with their accounts) of the entries in one query.
+func (s *Store) withLines(ctx context.Context, db bun.IDB, rows []entryRow) ([]domain.Entry, error) {
+	if len(rows) == 0 {
+		return []domain.Entry{}, nil
+	}
+	ids := make([]uuid.UUID, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	var lines []lineWithAccount
+	err := db.NewRaw(`
+		SELECT l.*,
+			acct.id AS acct__id, acct.business_id AS acct__business_id, acct.parent_id AS acct__parent_id,
+			acct.name AS acct__name, acct.account_number AS acct__account_number, acct.stable_name AS acct__stable_name,
+			acct.normality AS acct__normality, acct.account_type AS acct__account_type,
+			acct.account_subtype AS acct__account_subtype, acct.is_default AS acct__is_default,
+			acct.position AS acct__position, acct.archived_at AS acct__archived_at,
+			acct.created_at AS acct__created_at, acct.updated_at AS acct__updated_at
+		FROM ledger_lines l
+		JOIN ledger_accounts acct ON acct.business_id = l.business_id AND acct.id = l.account_id
+		WHERE l.business_id = ? AND l.entry_id IN (?)
+		ORDER BY l.entry_id, l.line_number`, rows[0].BusinessID, bun.In(ids)).Scan(ctx, &lines)
+	if err != nil {
+		return nil, wrap("load lines", err)
+	}
+	byEntry := make(map[uuid.UUID][]domain.Line, len(rows))
+	for _, l := range lines {
+		byEntry[l.EntryID] = append(byEntry[l.EntryID], domain.Line{
+			ID: l.ID, EntryID: l.EntryID, Number: l.LineNumber, Account: l.Account.account(), Amount: moneyOf(l.Amount),
+			Direction: domain.Direction(l.Direction), Memo: l.Memo, Tags: nonNilTags(l.Tags),
+			EntryAt: l.EntryAt.UTC(), CreatedAt: l.CreatedAt.UTC(),
+		})
+	}
+	out := make([]domain.Entry, len(rows))
+	for i, r := range rows {
+		out[i] = r.entry()
+		out[i].Lines = byEntry[r.ID]
+	}
+	return out, nil
+}
+
+// FindEntries implements app.Store: one keyset page, then the page's lines.
+func (s *Store) FindEntries(ctx context.Context, db bun.IDB, f app.EntryFilter, p page.Params) ([]domain.Entry, page.Meta, error) {
+	q := db.NewSelect().Model((*entryRow)(nil)).Where("e.business_id = ?", f.BusinessID)
+	if f.From != nil {
+		q = q.Where("e.entry_at >= ?", *f.From)
+	}
+	if f.Until != nil {
+		q = q.Where("e.entry_at < ?", *f.Until)
+	}
+	if len(f.EntryTypes) > 0 {
+		types := make([]string, len(f.EntryTypes))
+		for i, t := range f.EntryTypes {
+			types[i] = string(t)
+		}
+		slices.Sort(types)
+		q = q.Where("e.entry_type IN (?)", bun.In(types))
+	}
+	if f.AccountIDs != nil {
+		q = q.Where(`EXISTS (SELECT 1 FROM ledger_lines l
+			WHERE l.business_id = e.business_id AND l.entry_id = e.id AND l.account_id IN (?))`, bun.In(f.AccountIDs))
+	}
+	rows, meta, err := pagebun.Fetch(ctx, q, p, "e.id", func(r entryRow) (any, uuid.UUID) {
+		switch p.SortBy {
+		case "entry_number":
+			return r.EntryNumber, r.ID
+		case "created_at":
+			return r.CreatedAt, r.ID
+		}
+		return r.EntryAt, r.ID
+	})
+	if err != nil {
+		return nil, page.Meta{}, wrap("list entries", err)
+	}
+	entries, err := s.withLines(ctx, db, rows)
+	if err != nil {
+		return nil, page.Meta{}, err
+	}
+	return entries, meta, nil
+}
+
+// AccountTotals implements app.Store.
+func (s *Store) AccountTotals(ctx context.Context, db bun.IDB, businessID uuid.UUID, f app.PeriodFilter) (map[uuid.UUID]domain.DebitCredit, error) {
+	var rows []struct {
+		AccountID uuid.UUID `bun:"account_id,type:uuid"`
+		Debits    int64     `bun:"debits"`
+		Credits   int64     `bun:"credits"`
+	}
+	q := db.NewSelect().TableExpr("ledger_lines AS l").
+		ColumnExpr("l.account_id").
+		ColumnExpr("coalesce(sum(l.amount) FILTER (WHERE l.direction = 'DEBIT'), 0) AS debits").
+		ColumnExpr("coalesce(sum(l.amount) FILTER (WHERE l.direction = 'CREDIT'), 0) AS credits").
+		Where("l.business_id = ?", businessID).
+		GroupExpr("l.account_id")
+	if f.From != nil {
+		q = q.Where("l.entry_at >= ?", *f.From)
+	}
+	if f.Until != nil {
+		q = q.Where("l.entry_at < ?", *f.Until)
+	}
+	if err := q.Scan(ctx, &rows); err != nil {
+		return nil, wrap("account totals", err)
+	}
+	out := make(map[uuid.UUID]domain.DebitCredit, len(rows))
+	for _, r := range rows {
+		out[r.AccountID] = domain.DebitCredit{Debits: moneyOf(r.Debits), Credits: moneyOf(r.Credits)}
+	}
+	return out, nil
+}

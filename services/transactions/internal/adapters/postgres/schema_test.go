@@ -1,0 +1,292 @@
+package postgres
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/acctsuite/acct/pkg/consumer"
+	"github.com/acctsuite/acct/pkg/idempotency"
+	"github.com/acctsuite/acct/pkg/outbox"
+	"github.com/acctsuite/acct/pkg/pgdb"
+	"github.com/acctsuite/acct/pkg/testkit"
+	"github.com/acctsuite/acct/services/transactions/internal/domain"
+)
+
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
+
+// schema opens a fresh database with the service's schema and a seeded
+// US business; it returns the business id.
+func schema(t *testing.T) (*bun.DB, uuid.UUID) {
+	t.Helper()
+	db := testkit.DB(t, "transactions", outbox.Migrations, idempotency.Migrations, consumer.Migrations, Migrations)
+	bid := uuid.New()
+	if _, err := New().SeedAccounts(context.Background(), db, domain.SeedChart(bid, "US", time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	return db, bid
+}
+
+// rawEntry inserts an entry row with raw SQL, as code that bypasses the
+// application would.
+func rawEntry(ctx context.Context, t *testing.T, tx bun.IDB, bid uuid.UUID, sourceID string) uuid.UUID {
+	t.Helper()
+	id := uuid.Must(uuid.NewV7())
+	_, err := tx.ExecContext(ctx, `INSERT INTO ledger_entries (id, business_id, entry_type, agent, date, entry_at,
+		source_type, source_id, created_at) VALUES (?, ?, 'MANUAL', 'API', now(), now(), 'RAW', ?, now())`, id, bid, sourceID)
+	if err != nil {
+		t.Fatalf("insert entry: %v", err)
+	}
+	return id
+}
+
+func rawLine(ctx context.Context, tx bun.IDB, bid, entry uuid.UUID, n int, stable, direction string, amount int64) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO ledger_lines (id, entry_id, business_id, line_number, account_id, direction,
+		amount, entry_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, now(), now())`,
+		uuid.Must(uuid.NewV7()), entry, bid, n, domain.DefaultAccountID(bid, stable), direction, amount)
+	return err
+}
+
+// TestDatabaseRefusesUnbalancedEntries commits entries written with raw SQL:
+// only balanced ones with at least two lines survive the commit.
+func TestDatabaseRefusesUnbalancedEntries(t *testing.T) {
+	db, bid := schema(t)
+	ctx := context.Background()
+	type line struct {
+		stable, dir string
+		amount      int64
+	}
+	tests := []struct {
+		name  string
+		lines []line
+		ok    bool
+	}{
+		{"balanced", []line{{"CASH", "DEBIT", 500}, {"SALES", "CREDIT", 500}}, true},
+		{"balanced three lines", []line{{"CASH", "DEBIT", 500}, {"SALES", "CREDIT", 300}, {"TIPS", "CREDIT", 200}}, true},
+		{"unbalanced", []line{{"CASH", "DEBIT", 500}, {"SALES", "CREDIT", 499}}, false},
+		{"one line", []line{{"CASH", "DEBIT", 500}}, false},
+		{"no lines", nil, false},
+		{"debits only", []line{{"CASH", "DEBIT", 500}, {"SALES", "DEBIT", 500}}, false},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+				entry := rawEntry(ctx, t, tx, bid, tt.name)
+				for n, l := range tt.lines {
+					if err := rawLine(ctx, tx, bid, entry, n+1, l.stable, l.dir, l.amount); err != nil {
+						return err
+					}
+				}
+				return nil // the check runs at COMMIT
+			})
+			if tt.ok != (err == nil) {
+				t.Fatalf("commit error = %v, want success %v", err, tt.ok)
+			}
+			if err != nil && (pgdb.SQLState(err) != pgdb.CodeCheckViolation || pgdb.Constraint(err) != "ledger_entry_balanced") {
+				t.Fatalf("error %v: state %s constraint %s", err, pgdb.SQLState(err), pgdb.Constraint(err))
+			}
+			n, _ := db.NewSelect().Table("ledger_entries").Where("source_id = ?", tt.name).Count(ctx)
+			if want := map[bool]int64{true: 1, false: 0}[tt.ok]; int64(n) != want {
+				t.Fatalf("%d entries after commit, want %d (case %d)", n, want, i)
+			}
+		})
+	}
+
+	t.Run("lines added to a committed entry", func(t *testing.T) {
+		var entry uuid.UUID
+		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			entry = rawEntry(ctx, t, tx, bid, "later")
+			if err := rawLine(ctx, tx, bid, entry, 1, "CASH", "DEBIT", 100); err != nil {
+				return err
+			}
+			return rawLine(ctx, tx, bid, entry, 2, "SALES", "CREDIT", 100)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			return rawLine(ctx, tx, bid, entry, 3, "CASH", "DEBIT", 1)
+		})
+		if pgdb.Constraint(err) != "ledger_entry_balanced" {
+			t.Fatalf("adding an unbalancing line later: %v", err)
+		}
+	})
+
+	t.Run("checked immediately when constraints are immediate", func(t *testing.T) {
+		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			if _, err := tx.ExecContext(ctx, "SET CONSTRAINTS ALL IMMEDIATE"); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO ledger_entries (id, business_id, entry_type, agent, date, entry_at,
+				source_type, source_id, created_at) VALUES (?, ?, 'MANUAL', 'API', now(), now(), 'RAW', 'immediate', now())`,
+				uuid.New(), bid)
+			return err
+		})
+		if pgdb.Constraint(err) != "ledger_entry_balanced" {
+			t.Fatalf("immediate check: %v", err)
+		}
+	})
+
+	t.Run("amounts must be positive", func(t *testing.T) {
+		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			entry := rawEntry(ctx, t, tx, bid, "negative")
+			if err := rawLine(ctx, tx, bid, entry, 1, "CASH", "DEBIT", -5); err != nil {
+				return err
+			}
+			return rawLine(ctx, tx, bid, entry, 2, "SALES", "DEBIT", 5)
+		})
+		if pgdb.SQLState(err) != pgdb.CodeCheckViolation {
+			t.Fatalf("negative amount: %v", err)
+		}
+	})
+
+	t.Run("another business's account", func(t *testing.T) {
+		other := uuid.New()
+		if _, err := New().SeedAccounts(ctx, db, domain.SeedChart(other, "US", time.Now())); err != nil {
+			t.Fatal(err)
+		}
+		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			entry := rawEntry(ctx, t, tx, bid, "foreign")
+			if err := rawLine(ctx, tx, bid, entry, 1, "CASH", "DEBIT", 5); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO ledger_lines (id, entry_id, business_id, line_number, account_id,
+				direction, amount, entry_at, created_at) VALUES (?, ?, ?, 2, ?, 'CREDIT', 5, now(), now())`,
+				uuid.New(), entry, bid, domain.DefaultAccountID(other, "SALES"))
+			return err
+		})
+		if !pgdb.IsForeignKeyViolation(err) {
+			t.Fatalf("line on another business's account: %v", err)
+		}
+	})
+}
+
+// TestDatabaseKeepsTheJournalAppendOnly changes committed rows with raw SQL.
+func TestDatabaseKeepsTheJournalAppendOnly(t *testing.T) {
+	db, bid := schema(t)
+	ctx := context.Background()
+	post := func(source string) uuid.UUID {
+		var entry uuid.UUID
+		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			entry = rawEntry(ctx, t, tx, bid, source)
+			if err := rawLine(ctx, tx, bid, entry, 1, "CASH", "DEBIT", 100); err != nil {
+				return err
+			}
+			return rawLine(ctx, tx, bid, entry, 2, "SALES", "CREDIT", 100)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return entry
+	}
+	entry := post("orig")
+	other := post("other")
+	exec := func(query string, args ...any) error {
+		_, err := db.ExecContext(ctx, query, args...)
+		return err
+	}
+	refused := []struct {
+		name  string
+		query string
+		args  []any
+	}{
+		{"update a line's amount", "UPDATE ledger_lines SET amount = 1 WHERE entry_id = ?", []any{entry}},
+		{"move a line to another account", "UPDATE ledger_lines SET account_id = ? WHERE entry_id = ? AND line_number = 1",
+			[]any{domain.DefaultAccountID(bid, "TIPS"), entry}},
+		{"delete a line", "DELETE FROM ledger_lines WHERE entry_id = ? AND line_number = 2", []any{entry}},
+		{"truncate lines", "TRUNCATE ledger_lines CASCADE", nil},
+		{"delete an entry", "DELETE FROM ledger_entries WHERE id = ?", []any{entry}},
+		{"truncate entries", "TRUNCATE ledger_entries CASCADE", nil},
+		{"change an entry's date", "UPDATE ledger_entries SET entry_at = entry_at - interval '1 day' WHERE id = ?", []any{entry}},
+		{"change an entry's memo", "UPDATE ledger_entries SET memo = 'edited' WHERE id = ?", []any{entry}},
+		{"point reversal_id at an unrelated entry", "UPDATE ledger_entries SET reversal_id = ? WHERE id = ?", []any{other, entry}},
+		{"set reversal_id and change more", "UPDATE ledger_entries SET reversal_id = ?, memo = 'x' WHERE id = ?", []any{other, entry}},
+	}
+	for _, tt := range refused {
+		t.Run(tt.name, func(t *testing.T) {
+			err := exec(tt.query, tt.args...)
+			if err == nil {
+				t.Fatal("the database allowed it")
+			}
+			if s := pgdb.SQLState(err); s != "23001" && s != "23503" { // restrict_violation (or a FK first)
+				t.Fatalf("error %v (state %s)", err, s)
+			}
+		})
+	}
+	var n int
+	if err := db.NewRaw("SELECT count(*) FROM ledger_lines WHERE entry_id = ? AND amount = 100", entry).Scan(ctx, &n); err != nil || n != 2 {
+		t.Fatalf("lines changed: %d %v", n, err)
+	}
+
+	// The one allowed change: recording the reversal, once.
+	var reversal uuid.UUID
+	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		reversal = uuid.Must(uuid.NewV7())
+		if _, err := tx.ExecContext(ctx, `INSERT INTO ledger_entries (id, business_id, entry_type, agent, date, entry_at,
+			source_type, source_id, reversal_of_id, created_at) VALUES (?, ?, 'MANUAL', 'API', now(), now(), 'RAW', 'orig', ?, now())`,
+			reversal, bid, entry); err != nil {
+			return err
+		}
+		if err := rawLine(ctx, tx, bid, reversal, 1, "CASH", "CREDIT", 100); err != nil {
+			return err
+		}
+		if err := rawLine(ctx, tx, bid, reversal, 2, "SALES", "DEBIT", 100); err != nil {
+			return err
+		}
+		return New().SetReversal(ctx, tx, bid, entry, reversal)
+	})
+	if err != nil {
+		t.Fatalf("recording a reversal: %v", err)
+	}
+	if err := exec("UPDATE ledger_entries SET reversal_id = ? WHERE id = ?", reversal, entry); err == nil {
+		t.Fatal("reversal_id set twice")
+	}
+	if err := exec("UPDATE ledger_entries SET reversal_id = NULL WHERE id = ?", entry); err == nil {
+		t.Fatal("reversal_id cleared")
+	}
+	// A second reversal of the same entry is refused by its unique index.
+	err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO ledger_entries (id, business_id, entry_type, agent, date, entry_at,
+			source_type, source_id, reversal_of_id, created_at) VALUES (?, ?, 'MANUAL', 'API', now(), now(), 'RAW', 'orig', ?, now())`,
+			uuid.New(), bid, entry)
+		return err
+	})
+	if !pgdb.IsUniqueViolation(err) || !strings.Contains(pgdb.Constraint(err), "reversal_of") {
+		t.Fatalf("second reversal: %v", err)
+	}
+}
+
+// TestSourceIndexes checks the two source rules: one entry per source
+// version, one live entry per source.
+func TestSourceIndexes(t *testing.T) {
+	db, bid := schema(t)
+	ctx := context.Background()
+	insert := func(version string) error {
+		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			id := uuid.Must(uuid.NewV7())
+			if _, err := tx.ExecContext(ctx, `INSERT INTO ledger_entries (id, business_id, entry_type, agent, date, entry_at,
+				source_type, source_id, source_version, created_at) VALUES (?, ?, 'BANK', 'API', now(), now(), 'BANK_TRANSACTION', 'tx-1', ?, now())`,
+				id, bid, version); err != nil {
+				return err
+			}
+			if err := rawLine(ctx, tx, bid, id, 1, "MEALS", "DEBIT", 100); err != nil {
+				return err
+			}
+			return rawLine(ctx, tx, bid, id, 2, "CASH", "CREDIT", 100)
+		})
+	}
+	if err := insert("1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := insert("1"); !pgdb.IsUniqueViolation(err) {
+		t.Fatalf("same version twice: %v", err)
+	}
+	if err := insert("2"); !pgdb.IsUniqueViolation(err) || pgdb.Constraint(err) != "ledger_entries_source_live_key" {
+		t.Fatalf("second live entry of a source: %v", err)
+	}
+}

@@ -1,0 +1,188 @@
+// Package app holds the transactions service's use cases. The ledger core
+// (Ledger) is the chart of accounts, the double-entry journal and the
+// balances; every other part of the service posts into it.
+//
+// # Posting from another use case
+//
+// The bank-transaction use cases (categorize, match, record) change their
+// own rows and the ledger in one database transaction, so the ledger's
+// write methods take the caller's transaction (a bun.IDB: a bun.Tx, or the
+// pool for a one-statement caller):
+//
+//	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+//		bank, err := ledger.AccountByID(ctx, tx, businessID, txn.LedgerAccountID)
+//		...
+//		if live, ok, err := ledger.LiveEntryForSource(ctx, tx, businessID, "BANK_TRANSACTION", txn.ID.String()); ok {
+//			_, err = ledger.ReverseEntry(ctx, tx, businessID, live.ID, app.ReverseOptions{Agent: domain.AgentAPI})
+//		}
+//		entry, err := ledger.PostEntry(ctx, tx, businessID, app.NewEntry{
+//			EntryType: domain.EntryBank, Agent: domain.AgentAPI, EntryAt: txn.Date,
+//			Source: domain.Source{Type: "BANK_TRANSACTION", ID: txn.ID.String(), Version: strconv.Itoa(txn.Version)},
+//			Lines: []domain.JournalLine{
+//				{Account: domain.ByStableName("MEALS"), Amount: txn.Amount, Direction: domain.Debit},
+//				{Account: domain.ByID(bank.ID), Amount: txn.Amount, Direction: domain.Credit},
+//			},
+//		})
+//		...
+//	})
+//
+// The API:
+//
+//   - PostEntry(ctx, tx, businessID, NewEntry) (domain.Entry, error) posts a
+//     balanced entry (domain.NewJournal refuses anything else; the database
+//     refuses it again at commit) and enqueues its acct.ledger.v1 event in
+//     tx. Posting a source version that was posted before returns that entry
+//     (409 SourceConflict if its lines differ); a source with a live entry
+//     under another version is 409 LiveEntryExists: reverse it first.
+//   - ReverseEntry(ctx, tx, businessID, entryID, ReverseOptions) posts the
+//     mirror entry (reversal_of_id set) and marks the original (reversal_id);
+//     reversing twice or reversing a reversal is 409.
+//   - LiveEntryForSource(ctx, db, businessID, sourceType, sourceID) finds the
+//     source's unreversed entry.
+//   - AccountByID and AccountByStableName look accounts up (404 when absent).
+//   - CreateBankLedgerAccount(ctx, tx, businessID, BankLedgerAccount) creates
+//     the ledger account of a new bank account under BANK_ACCOUNTS (a
+//     depository account) or CREDIT_CARDS (a credit account); with a stable
+//     name it is idempotent.
+//
+// Errors meant for API clients are *apperr.Error values (4xx); anything
+// else is an internal error wrapped with context.
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/acctsuite/acct/pkg/page"
+	"github.com/acctsuite/acct/services/transactions/internal/domain"
+)
+
+// Lock says how a read locks the rows it returns until the transaction ends.
+type Lock int
+
+// The locks.
+const (
+	// NoLock reads without locking.
+	NoLock Lock = iota
+	// LockShare (FOR KEY SHARE) keeps the rows from being archived or
+	// re-parented while the transaction posts to them; many writers share it.
+	LockShare
+	// LockUpdate (FOR UPDATE) is taken to change or archive the rows.
+	LockUpdate
+)
+
+// EntryFilter restricts an entry listing.
+type EntryFilter struct {
+	BusinessID uuid.UUID
+	From       *time.Time // entry_at ≥ From
+	Until      *time.Time // entry_at < Until
+	// AccountIDs keeps entries with a line on one of these accounts (nil:
+	// no restriction).
+	AccountIDs []uuid.UUID
+	EntryTypes []domain.EntryType
+}
+
+// PeriodFilter restricts the lines summed into balances.
+type PeriodFilter struct {
+	From  *time.Time // entry_at ≥ From
+	Until *time.Time // entry_at < Until
+}
+
+// Store is the ledger's persistence. Every method runs on the db it is
+// given: the service's pool or a caller's transaction.
+type Store interface {
+	// SeedAccounts inserts the accounts, skipping any whose id or stable
+	// name the business already has, and reports how many it inserted.
+	SeedAccounts(ctx context.Context, db bun.IDB, accounts []domain.Account) (int, error)
+	// InsertAccount inserts a; a stable name the business already uses is
+	// the 409 domain.ErrDuplicateStableName.
+	InsertAccount(ctx context.Context, db bun.IDB, a domain.Account) error
+	FindAccount(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, lock Lock) (domain.Account, bool, error)
+	FindAccountByStableName(ctx context.Context, db bun.IDB, businessID uuid.UUID, name string, lock Lock) (domain.Account, bool, error)
+	// FindAccountsByRefs resolves references by id or stable name; refs
+	// that name no account of the business are absent from the result.
+	FindAccountsByRefs(ctx context.Context, db bun.IDB, businessID uuid.UUID, refs []domain.AccountRef, lock Lock) ([]domain.Account, error)
+	// AccountsWithAncestors returns the accounts and every account above them.
+	AccountsWithAncestors(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) ([]domain.Account, error)
+	// ListAccounts lists the business's accounts, archived ones when asked.
+	ListAccounts(ctx context.Context, db bun.IDB, businessID uuid.UUID, withArchived bool) ([]domain.Account, error)
+	// UpdateAccount saves the name, number, stable name, subtype, archive
+	// time and update time of a.
+	UpdateAccount(ctx context.Context, db bun.IDB, a domain.Account) error
+	// AccountUsage is the account's all-time totals and its number of live
+	// sub-accounts.
+	AccountUsage(ctx context.Context, db bun.IDB, businessID, id uuid.UUID) (domain.DebitCredit, int, error)
+
+	// InsertEntry inserts e and its lines unless an entry with the same
+	// source version or a live entry of the same source exists (then it
+	// writes nothing and returns false). It sets e.EntryNumber.
+	InsertEntry(ctx context.Context, db bun.IDB, e *domain.Entry) (bool, error)
+	// SetReversal records on the entry the entry that reversed it.
+	SetReversal(ctx context.Context, db bun.IDB, businessID, entryID, reversalID uuid.UUID) error
+	FindEntry(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, lock Lock) (domain.Entry, bool, error)
+	FindEntryBySource(ctx context.Context, db bun.IDB, businessID uuid.UUID, s domain.Source) (domain.Entry, bool, error)
+	FindLiveEntry(ctx context.Context, db bun.IDB, businessID uuid.UUID, sourceType, sourceID string) (domain.Entry, bool, error)
+	FindEntries(ctx context.Context, db bun.IDB, f EntryFilter, p page.Params) ([]domain.Entry, page.Meta, error)
+	// AccountTotals sums the business's lines per account over the period.
+	AccountTotals(ctx context.Context, db bun.IDB, businessID uuid.UUID, f PeriodFilter) (map[uuid.UUID]domain.DebitCredit, error)
+
+	// LockExternalID serialises requests for one journal-entry external id
+	// until the transaction ends.
+	LockExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string) error
+	FindJournalEntryByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string) (domain.JournalEntry, bool, error)
+	InsertJournalEntry(ctx context.Context, db bun.IDB, j domain.JournalEntry) error
+}
+
+// Publisher enqueues the ledger's events in the transaction that made
+// them (the transactional outbox).
+type Publisher interface {
+	// EntryPosted publishes e; accounts holds every account of e's lines
+	// and the accounts above them.
+	EntryPosted(ctx context.Context, db bun.IDB, e domain.Entry, accounts map[uuid.UUID]domain.Account) error
+}
+
+// Ledger is the chart of accounts and the journal of every business.
+type Ledger struct {
+	db    *bun.DB
+	store Store
+	pub   Publisher
+	log   *slog.Logger
+	now   func() time.Time
+}
+
+// NewLedger assembles the ledger on db (used for the use cases that run in
+// their own transaction).
+func NewLedger(db *bun.DB, store Store, pub Publisher, logger *slog.Logger) *Ledger {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Ledger{db: db, store: store, pub: pub, log: logger, now: time.Now}
+}
+
+// clock is now in UTC at microseconds, the precision PostgreSQL keeps, so
+// that what a use case returns equals what it reads back later.
+func (l *Ledger) clock() time.Time { return l.now().UTC().Truncate(time.Microsecond) }
+
+// newID returns a time-ordered UUID (v7) for new rows.
+func newID() uuid.UUID { return uuid.Must(uuid.NewV7()) }
+
+// canonicalJSON re-encodes a JSON value with sorted object keys (numbers
+// kept as written), for hashing what a caller sent.
+func canonicalJSON(raw json.RawMessage) ([]byte, error) {
+	if len(raw) == 0 {
+		return []byte("null"), nil
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
+}

@@ -1,0 +1,49 @@
+// Package config is the transactions service's configuration, read from
+// the environment: the kit's blocks (listener, logs, telemetry, database,
+// broker, cursor secret, token verification) and nothing of its own yet.
+package config
+
+import (
+	pkgconfig "github.com/acctsuite/acct/pkg/config"
+	"github.com/acctsuite/acct/pkg/servicekit"
+)
+
+// ServiceName names the service in logs, traces, metrics, event sources
+// and its consumer group.
+const ServiceName = "transactions"
+
+// DefaultSchema is the service's PostgreSQL schema.
+const DefaultSchema = "transactions"
+
+// Config is the whole service configuration.
+type Config struct {
+	Base servicekit.Base
+	Data servicekit.Data
+	Auth servicekit.Auth
+}
+
+// Load reads and validates the configuration from the environment.
+func Load() (Config, error) {
+	var c Config
+	if err := pkgconfig.Load(&c); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// LoadFrom is Load reading the given variables (tests).
+func LoadFrom(env map[string]string) (Config, error) {
+	var c Config
+	if err := pkgconfig.LoadFrom(&c, env); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// Validate defaults DB_SCHEMA to the service's schema.
+func (c *Config) Validate() error {
+	if c.Data.DB.Schema == "" {
+		c.Data.DB.Schema = DefaultSchema
+	}
+	return nil
+}

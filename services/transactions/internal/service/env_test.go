@@ -1,0 +1,271 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/acctsuite/acct/pkg/businessdir"
+	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/money"
+	"github.com/acctsuite/acct/pkg/openapi"
+	"github.com/acctsuite/acct/pkg/openapi/openapitest"
+	"github.com/acctsuite/acct/pkg/servicekit"
+	"github.com/acctsuite/acct/pkg/testkit"
+	transactions "github.com/acctsuite/acct/services/transactions"
+	kafkaadapter "github.com/acctsuite/acct/services/transactions/internal/adapters/kafka"
+	"github.com/acctsuite/acct/services/transactions/internal/app"
+	"github.com/acctsuite/acct/services/transactions/internal/config"
+	"github.com/acctsuite/acct/services/transactions/internal/domain"
+)
+
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
+
+// env is a running transactions service with helpers to call it.
+type env struct {
+	t    *testing.T
+	svc  *testkit.Service
+	s    *Service
+	http *fiber.App
+	v    *openapitest.Validator
+	errS *openapi3.Schema
+	db   *bun.DB
+}
+
+// with is e reporting to t (a subtest).
+func (e *env) with(t *testing.T) *env {
+	c := *e
+	c.t = t
+	return &c
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	var s *Service
+	svc := testkit.StartService(t, func(env map[string]string) (servicekit.Definition, error) {
+		cfg, err := config.LoadFrom(env)
+		if err != nil {
+			return servicekit.Definition{}, err
+		}
+		var def servicekit.Definition
+		s, def = New(cfg)
+		return def, nil
+	}, testkit.ServiceOptions{})
+	doc, err := openapi.Load(transactions.OpenAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{
+		t: t, svc: svc, s: s, http: svc.Kit.App(), v: openapitest.New(t, transactions.OpenAPI),
+		errS: doc.Components.Schemas["Error"].Value, db: svc.Kit.DB(),
+	}
+}
+
+// business records a business of clientID in the service exactly as the
+// acct.business.v1 consumer does (the directory's handler, then the
+// service's own, in one transaction) and returns its id.
+func (e *env) business(clientID, country string) uuid.UUID {
+	e.t.Helper()
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	b := events.Business{
+		ID: uuid.Must(uuid.NewV7()), ClientID: clientID, LegalName: "Biz of " + clientID, Country: country,
+		DefaultReportingBasis: "ACCRUAL", CreatedAt: now, UpdatedAt: now,
+	}
+	evt, err := events.New(events.TopicBusiness, events.TypeBusinessCreated, "test", b.ID, b)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	handler := kafkaadapter.BusinessHandler(e.s.Ledger)
+	err = e.db.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := businessdir.Handle(ctx, tx, evt); err != nil {
+			return err
+		}
+		return handler(ctx, tx, evt)
+	})
+	if err != nil {
+		e.t.Fatalf("seed business: %v", err)
+	}
+	return b.ID
+}
+
+func (e *env) token(clientID string) string { return e.svc.Tokens.Platform(e.t, clientID) }
+
+// req builds a request; body may be a string (sent as is) or a value (JSON).
+func req(method, path, token string, body any) *http.Request {
+	var r io.Reader
+	ct := ""
+	switch b := body.(type) {
+	case nil:
+	case string:
+		r, ct = strings.NewReader(b), fiber.MIMEApplicationJSON
+	default:
+		raw, _ := json.Marshal(b)
+		r, ct = strings.NewReader(string(raw)), fiber.MIMEApplicationJSON
+	}
+	rq := httptest.NewRequest(method, path, r)
+	if ct != "" {
+		rq.Header.Set("Content-Type", ct)
+	}
+	if token != "" {
+		rq.Header.Set("Authorization", "Bearer "+token)
+	}
+	return rq
+}
+
+// do sends a request the document describes, validates the exchange
+// against it and returns the decoded body.
+func (e *env) do(rq *http.Request, wantStatus int) map[string]any {
+	e.t.Helper()
+	resp, body := e.v.Do(e.t, e.http, rq)
+	if resp.StatusCode != wantStatus {
+		e.t.Fatalf("%s %s: status %d, want %d: %s", rq.Method, rq.URL, resp.StatusCode, wantStatus, body)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		e.t.Fatalf("body %q: %v", body, err)
+	}
+	return m
+}
+
+// doInvalid sends a request the document deliberately does not allow (bad
+// UUID, bad enum, malformed body...): only the answer is validated, against
+// the Error schema. It returns the error object.
+func (e *env) doInvalid(rq *http.Request, wantStatus int, wantEnum string) map[string]any {
+	e.t.Helper()
+	resp, err := e.http.Test(rq, -1)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != wantStatus {
+		e.t.Fatalf("%s %s: status %d, want %d: %s", rq.Method, rq.URL, resp.StatusCode, wantStatus, body)
+	}
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		e.t.Fatalf("body %q: %v", body, err)
+	}
+	if err := e.errS.VisitJSON(v); err != nil {
+		e.t.Fatalf("error body %s does not match the Error schema: %v", body, err)
+	}
+	m := v.(map[string]any)
+	if wantEnum != "" && m["error_enum"] != wantEnum {
+		e.t.Fatalf("%s %s: error_enum = %v, want %s (%s)", rq.Method, rq.URL, m["error_enum"], wantEnum, body)
+	}
+	return m
+}
+
+func data(m map[string]any) map[string]any { return m["data"].(map[string]any) }
+
+func base(bid uuid.UUID) string { return "/v1/businesses/" + bid.String() }
+
+// chart returns the business's chart nodes by stable name (and by id).
+func (e *env) chart(bid uuid.UUID, token string) map[string]map[string]any {
+	e.t.Helper()
+	out := map[string]map[string]any{}
+	var walk func(nodes []any)
+	walk = func(nodes []any) {
+		for _, n := range nodes {
+			node := n.(map[string]any)
+			if s, ok := node["stable_name"].(string); ok {
+				out[s] = node
+			}
+			out[node["id"].(string)] = node
+			walk(node["sub_accounts"].([]any))
+		}
+	}
+	walk(data(e.do(req("GET", base(bid)+"/ledger/chart", token, nil), 200))["accounts"].([]any))
+	return out
+}
+
+// line is a journal-entry line body.
+func line(ident map[string]any, amount any, direction string) map[string]any {
+	return map[string]any{"account_identifier": ident, "amount": amount, "direction": direction}
+}
+
+func stable(name string) map[string]any {
+	return map[string]any{"type": "StableName", "stable_name": name}
+}
+
+func accountID(id string) map[string]any { return map[string]any{"type": "AccountId", "id": id} }
+
+// post posts a journal entry and returns the answer's data.
+func (e *env) post(bid uuid.UUID, token string, body map[string]any, want int) map[string]any {
+	e.t.Helper()
+	return data(e.do(req("POST", base(bid)+"/ledger/journal-entries", token, body), want))
+}
+
+func cents(v any) int64 {
+	switch n := v.(type) {
+	case float64:
+		return int64(n)
+	case json.Number:
+		i, _ := n.Int64()
+		return i
+	}
+	panic(fmt.Sprintf("not a number: %T %v", v, v))
+}
+
+// balances returns the balance of every node of GET /ledger/balances by
+// stable name (and by id).
+func (e *env) balances(bid uuid.UUID, token, query string) map[string]int64 {
+	e.t.Helper()
+	d := data(e.do(req("GET", base(bid)+"/ledger/balances"+query, token, nil), 200))
+	if d["type"] != "Ledger_Balances" {
+		e.t.Fatalf("type = %v", d["type"])
+	}
+	out := map[string]int64{}
+	var walk func(nodes []any)
+	walk = func(nodes []any) {
+		for _, n := range nodes {
+			node := n.(map[string]any)
+			b := cents(node["balance"])
+			if s, ok := node["stable_name"].(string); ok {
+				out[s] = b
+			}
+			out[node["id"].(string)] = b
+			walk(node["sub_accounts"].([]any))
+		}
+	}
+	walk(d["accounts"].([]any))
+	return out
+}
+
+// postBank posts, through the ledger's API as the bank-transaction use
+// cases do, the categorization of a money-out bank transaction: debit the
+// category, credit BANK_ACCOUNTS.
+func (e *env) postBank(bid uuid.UUID, txID, version, category string, amount int64) domain.Entry {
+	e.t.Helper()
+	var out domain.Entry
+	err := e.db.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		out, err = e.s.Ledger.PostEntry(ctx, tx, bid, app.NewEntry{
+			EntryType: domain.EntryBank, Agent: domain.AgentAPI, EntryAt: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC),
+			Source: domain.Source{Type: "BANK_TRANSACTION", ID: txID, Version: version},
+			Lines: []domain.JournalLine{
+				{Account: domain.ByStableName(category), Amount: money.Cents(amount), Direction: domain.Debit},
+				{Account: domain.ByStableName("BANK_ACCOUNTS"), Amount: money.Cents(amount), Direction: domain.Credit},
+			},
+		})
+		return err
+	})
+	if err != nil {
+		e.t.Fatalf("post bank entry: %v", err)
+	}
+	return out
+}
+
+func moneyCents(v int64) money.Cents { return money.Cents(v) }
+
+func ptr[T any](v T) *T { return &v }

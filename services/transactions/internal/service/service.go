@@ -1,0 +1,65 @@
+// Package service wires the transactions service onto the service kit: the
+// ledger on the kit's database, the chart seeding on acct.business.v1 and
+// the HTTP routes. The kit does the rest (see pkg/servicekit).
+package service
+
+import (
+	"context"
+
+	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/pgdb"
+	"github.com/acctsuite/acct/pkg/servicekit"
+	transactions "github.com/acctsuite/acct/services/transactions"
+	httpadapter "github.com/acctsuite/acct/services/transactions/internal/adapters/http"
+	kafkaadapter "github.com/acctsuite/acct/services/transactions/internal/adapters/kafka"
+	"github.com/acctsuite/acct/services/transactions/internal/adapters/postgres"
+	"github.com/acctsuite/acct/services/transactions/internal/app"
+	"github.com/acctsuite/acct/services/transactions/internal/config"
+)
+
+// Service holds what Setup built (tests reach the use cases through it).
+type Service struct {
+	Ledger *app.Ledger
+}
+
+// New describes the service to the kit; the returned Service is filled in
+// when the kit runs Setup.
+func New(cfg config.Config) (*Service, servicekit.Definition) {
+	s := &Service{}
+	return s, servicekit.Definition{
+		Name:       config.ServiceName,
+		Base:       &cfg.Base,
+		Data:       &cfg.Data,
+		Auth:       &cfg.Auth,
+		Migrations: []pgdb.MigrationSet{postgres.Migrations},
+		Produces:   []string{events.TopicLedger, events.TopicTransactions},
+		Businesses: true,
+		OpenAPI:    transactions.OpenAPI,
+		Setup:      s.setup,
+	}
+}
+
+// Load reads the configuration from the environment and describes the
+// service (the binary's main).
+func Load() (servicekit.Definition, error) {
+	cfg, err := config.Load()
+	if err != nil {
+		return servicekit.Definition{}, err
+	}
+	_, def := New(cfg)
+	return def, nil
+}
+
+func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
+	s.Ledger = app.NewLedger(k.DB(), postgres.New(), kafkaadapter.Publisher{}, k.Logger())
+	// Runs in the inbox transaction, after the business directory's handler.
+	k.Consume(events.TopicBusiness, kafkaadapter.BusinessHandler(s.Ledger))
+	httpadapter.Register(k.App(), httpadapter.Options{
+		Ledger:      s.Ledger,
+		Auth:        k.Authenticate(),
+		Business:    k.RequireBusiness(),
+		Idempotency: k.Idempotency(),
+		Cursors:     k.Cursors(),
+	})
+	return nil
+}

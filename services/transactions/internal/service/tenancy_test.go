@@ -1,0 +1,84 @@
+package service
+
+import (
+	"context"
+	"testing"
+
+	"github.com/acctsuite/acct/services/transactions/internal/domain"
+)
+
+// TestCrossTenant calls every route of one client's business with the
+// tokens of others: each answers 404 and changes nothing. Ids of another
+// business (of the same client) under the right business are 404 too.
+func TestCrossTenant(t *testing.T) {
+	e := newEnv(t)
+	owner := e.token("client-a")
+	bid := e.business("client-a", "US")
+	mine := e.business("client-a", "US") // the same client's other business
+	j := e.post(bid, owner, map[string]any{"line_items": []any{line(stable("CASH"), 10, "DEBIT"), line(stable("SALES"), 10, "CREDIT")}}, 201)
+	entry := j["entry_id"].(string)
+	account := domain.DefaultAccountID(bid, "SALES").String()
+	b := base(bid)
+	routes := []struct {
+		method, path string
+		body         any
+	}{
+		{"GET", b + "/ledger/chart", nil},
+		{"GET", b + "/ledger/accounts/" + account, nil},
+		{"POST", b + "/ledger/accounts", map[string]any{"name": "X", "account_type": "EXPENSE"}},
+		{"PUT", b + "/ledger/accounts/" + account, map[string]any{"name": "X"}},
+		{"POST", b + "/ledger/accounts/" + account + "/archive", nil},
+		{"GET", b + "/categories", nil},
+		{"GET", b + "/ledger/entries", nil},
+		{"GET", b + "/ledger/entries/" + entry, nil},
+		{"POST", b + "/ledger/entries/" + entry + "/reverse", nil},
+		{"POST", b + "/ledger/journal-entries", map[string]any{"line_items": []any{line(stable("CASH"), 1, "DEBIT"), line(stable("SALES"), 1, "CREDIT")}}},
+		{"GET", b + "/ledger/balances", nil},
+	}
+	strangers := map[string]string{
+		"another client's platform token":   e.token("client-b"),
+		"a business token of another one":   e.svc.Tokens.Business(t, "client-a", mine),
+		"the other client's business token": e.svc.Tokens.Business(t, "client-b", e.business("client-b", "US")),
+	}
+	before := e.counts()
+	for who, tok := range strangers {
+		for _, r := range routes {
+			t.Run(who+" "+r.method+" "+r.path[len(b):], func(t *testing.T) {
+				e := e.with(t)
+				m := e.doInvalid(req(r.method, r.path, tok, r.body), 404, "BusinessNotFound")
+				if m["type"] != "NotFound" {
+					t.Fatalf("error = %v", m)
+				}
+			})
+		}
+	}
+	if e.counts() != before {
+		t.Fatal("a refused request wrote rows")
+	}
+	var name string
+	if err := e.db.NewRaw("SELECT name FROM ledger_accounts WHERE id = ?", account).Scan(context.Background(), &name); err != nil || name != "Sales" {
+		t.Fatalf("account renamed to %q (%v)", name, err)
+	}
+
+	// The owner, addressing one business's rows through the other.
+	other := base(mine)
+	for _, r := range []struct {
+		method, path string
+		body         any
+		enum         string
+	}{
+		{"GET", other + "/ledger/accounts/" + account, nil, domain.EnumAccountNotFound},
+		{"PUT", other + "/ledger/accounts/" + account, map[string]any{"name": "X"}, domain.EnumAccountNotFound},
+		{"POST", other + "/ledger/accounts/" + account + "/archive", nil, domain.EnumAccountNotFound},
+		{"GET", other + "/ledger/entries/" + entry, nil, domain.EnumEntryNotFound},
+		{"POST", other + "/ledger/entries/" + entry + "/reverse", nil, domain.EnumEntryNotFound},
+	} {
+		e.doInvalid(req(r.method, r.path, owner, r.body), 404, r.enum)
+	}
+	if list := e.do(req("GET", other+"/ledger/entries", owner, nil), 200)["data"].([]any); len(list) != 0 {
+		t.Fatalf("the other business lists %d entries", len(list))
+	}
+	if e.balances(mine, owner, "")["CASH"] != 0 {
+		t.Fatal("the other business sees the balance")
+	}
+}
