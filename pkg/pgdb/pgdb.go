@@ -152,16 +152,35 @@ func SQLState(err error) string {
 
 // PostgreSQL error codes the suite reacts to.
 const (
-	codeUniqueViolation    = "23505"
-	codeSerialization      = "40001" // serialization_failure
-	codeDeadlock           = "40P01" // deadlock_detected
-	codeLockNotAvailable   = "55P03" // lock_not_available (lock_timeout, NOWAIT)
-	codeQueryCanceled      = "57014" // query_canceled (statement_timeout)
-	codeTooManyConnections = "53300" // too_many_connections
+	codeUniqueViolation     = "23505"
+	codeForeignKeyViolation = "23503"
+	codeCheckViolation      = "23514"
+	codeSerialization       = "40001" // serialization_failure
+	codeDeadlock            = "40P01" // deadlock_detected
+	codeLockNotAvailable    = "55P03" // lock_not_available (lock_timeout, NOWAIT)
+	codeQueryCanceled       = "57014" // query_canceled (statement_timeout)
+	codeTooManyConnections  = "53300" // too_many_connections
 )
+
+// Constraint is the name of the constraint err violated, if any (to tell
+// which unique index a duplicate hit).
+func Constraint(err error) string {
+	var pgErr pgdriver.Error
+	if errors.As(err, &pgErr) {
+		return pgErr.Field('n')
+	}
+	return ""
+}
 
 // IsUniqueViolation reports a duplicate key (SQLSTATE 23505).
 func IsUniqueViolation(err error) bool { return SQLState(err) == codeUniqueViolation }
+
+// IsForeignKeyViolation reports a missing referenced row (SQLSTATE 23503).
+func IsForeignKeyViolation(err error) bool { return SQLState(err) == codeForeignKeyViolation }
+
+// IsCheckViolation reports a failed CHECK or constraint trigger raised with
+// SQLSTATE 23514 (the ledger's balance trigger).
+func IsCheckViolation(err error) bool { return SQLState(err) == codeCheckViolation }
 
 // IsRetryable reports errors that say nothing about the statement and that
 // the same transaction, run again a little later, can get past: conflicts

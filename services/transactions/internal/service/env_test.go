@@ -23,6 +23,7 @@ import (
 	"github.com/acctsuite/acct/pkg/openapi"
 	"github.com/acctsuite/acct/pkg/openapi/openapitest"
 	"github.com/acctsuite/acct/pkg/servicekit"
+	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
 	"github.com/acctsuite/acct/pkg/testkit"
 	transactions "github.com/acctsuite/acct/services/transactions"
 	kafkaadapter "github.com/acctsuite/acct/services/transactions/internal/adapters/kafka"
@@ -36,7 +37,7 @@ func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
 // env is a running transactions service with helpers to call it.
 type env struct {
 	t    *testing.T
-	svc  *testkit.Service
+	svc  *servicetest.Service
 	s    *Service
 	http *fiber.App
 	v    *openapitest.Validator
@@ -54,7 +55,7 @@ func (e *env) with(t *testing.T) *env {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	var s *Service
-	svc := testkit.StartService(t, func(env map[string]string) (servicekit.Definition, error) {
+	svc := servicetest.StartService(t, func(env map[string]string) (servicekit.Definition, error) {
 		cfg, err := config.LoadFrom(env)
 		if err != nil {
 			return servicekit.Definition{}, err
@@ -62,7 +63,7 @@ func newEnv(t *testing.T) *env {
 		var def servicekit.Definition
 		s, def = New(cfg)
 		return def, nil
-	}, testkit.ServiceOptions{})
+	}, servicetest.ServiceOptions{})
 	doc, err := openapi.Load(transactions.OpenAPI)
 	if err != nil {
 		t.Fatal(err)

@@ -87,7 +87,7 @@ func TestDatabaseRefusesUnbalancedEntries(t *testing.T) {
 			if tt.ok != (err == nil) {
 				t.Fatalf("commit error = %v, want success %v", err, tt.ok)
 			}
-			if err != nil && (pgdb.SQLState(err) != pgdb.CodeCheckViolation || pgdb.Constraint(err) != "ledger_entry_balanced") {
+			if err != nil && (!pgdb.IsCheckViolation(err) || pgdb.Constraint(err) != "ledger_entry_balanced") {
 				t.Fatalf("error %v: state %s constraint %s", err, pgdb.SQLState(err), pgdb.Constraint(err))
 			}
 			n, _ := db.NewSelect().Table("ledger_entries").Where("source_id = ?", tt.name).Count(ctx)
@@ -140,7 +140,7 @@ func TestDatabaseRefusesUnbalancedEntries(t *testing.T) {
 			}
 			return rawLine(ctx, tx, bid, entry, 2, "SALES", "DEBIT", 5)
 		})
-		if pgdb.SQLState(err) != pgdb.CodeCheckViolation {
+		if !pgdb.IsCheckViolation(err) {
 			t.Fatalf("negative amount: %v", err)
 		}
 	})
