@@ -54,7 +54,7 @@ type stateRow struct {
 }
 
 type connectionRow struct {
-	bun.BaseModel `bun:"table:acctsync_connections"`
+	bun.BaseModel `bun:"table:acctsync_connections,alias:conn"`
 
 	BusinessID       uuid.UUID  `bun:"business_id,pk,type:uuid"`
 	RealmID          string     `bun:"realm_id"`
@@ -164,7 +164,7 @@ func (s *Store) Connect(ctx context.Context, c acctsync.Connection, imp acctsync
 			Set("token_type = EXCLUDED.token_type").
 			Set("access_expires_at = EXCLUDED.access_expires_at").
 			Set("refresh_expires_at = EXCLUDED.refresh_expires_at").
-			Set("token_version = acctsync_connections.token_version + 1").
+			Set("token_version = conn.token_version + 1").
 			Set("last_synced_at = EXCLUDED.last_synced_at").
 			Set("updated_at = EXCLUDED.updated_at").
 			Exec(ctx)

@@ -77,6 +77,8 @@ type Server struct {
 	failQueryFrom int
 	tokenCalls    map[string]int
 	queries       int
+	lastAccess    string
+	lastRefresh   string
 }
 
 // New starts the fake; it stops at the end of the test.
@@ -155,6 +157,34 @@ func (s *Server) Queries() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.queries
+}
+
+// LastIssued is the most recently issued token pair.
+func (s *Server) LastIssued() (access, refresh string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastAccess, s.lastRefresh
+}
+
+// RevokeAccessTokens makes every issued access token fail (as when a user
+// disconnects and reconnects elsewhere), while refresh tokens still work.
+func (s *Server) RevokeAccessTokens() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, g := range s.access {
+		g.revoked = true
+	}
+}
+
+// RevokeTokens makes every issued access and refresh token fail (the user
+// disconnected the app).
+func (s *Server) RevokeTokens() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, g := range s.access {
+		g.revoked = true
+	}
+	clear(s.refresh)
 }
 
 // AccessTokenValid reports whether the fake would accept this access
@@ -301,6 +331,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	access, refresh := "eyJ"+randomHex(32), "AB1"+randomHex(24)
 	s.access[access] = &accessGrant{realm: realm, expires: s.opts.Now().Add(s.opts.AccessTTL)}
 	s.refresh[refresh] = realm
+	s.lastAccess, s.lastRefresh = access, refresh
 	s.tokenCalls[grant]++
 	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
 	w.Header().Set("Cache-Control", "no-store")
