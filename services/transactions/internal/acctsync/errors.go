@@ -34,6 +34,7 @@ const (
 	EnumReauthorizationNeeded  = "AcctsyncReauthorizationRequired"
 	EnumAccountNotFound        = "AcctsyncAccountNotFound"
 	EnumInvalidCallbackRequest = "AcctsyncInvalidCallback"
+	EnumConnectionChanged      = "AcctsyncConnectionChanged"
 )
 
 // notConfigured is the answer of the provider-facing use cases when

@@ -47,9 +47,8 @@ type Connection struct {
 	TokenType        string
 	AccessExpiresAt  time.Time
 	RefreshExpiresAt *time.Time
-	// TokenVersion grows with every stored token pair; refreshes update
-	// only the version they read, so concurrent refreshes never lose a
-	// pair.
+	// TokenVersion grows with every stored token pair, so a process can
+	// tell that another one refreshed since it read the connection.
 	TokenVersion int64
 	LastSyncedAt *time.Time
 }
@@ -77,10 +76,11 @@ type Store interface {
 	Connect(ctx context.Context, c Connection, imp Import) error
 	// Connection reads the business's connection.
 	Connection(ctx context.Context, businessID uuid.UUID) (Connection, bool, error)
-	// UpdateTokens stores a refreshed pair (c.TokenVersion+1) if the stored
-	// version is still c.TokenVersion; false when another process stored
-	// one first or the connection is gone.
-	UpdateTokens(ctx context.Context, c Connection) (bool, error)
+	// UpdateConnection runs fn on the business's connection with the row
+	// locked, so concurrent refreshes of one connection take turns; when
+	// fn reports a change, the connection is stored with TokenVersion+1.
+	// false when there is no connection.
+	UpdateConnection(ctx context.Context, businessID uuid.UUID, fn func(c *Connection) (changed bool, err error)) (Connection, bool, error)
 	// ReplaceAccounts stores a new import for an existing connection to the
 	// same realm in one transaction; false when there is no such
 	// connection any more.

@@ -69,58 +69,59 @@ func (s *Service) SyncAccounts(ctx context.Context, businessID uuid.UUID) (Synce
 		return Synced{}, fmt.Errorf("sync %s: store: %w", businessID, err)
 	}
 	if !ok {
-		return Synced{}, apperr.New(apperr.Conflict, "the acctsync connection changed during the sync; try again").WithEnum("AcctsyncConnectionChanged")
+		return Synced{}, connectionChanged()
 	}
 	return Synced{RealmID: conn.RealmID, SyncedAt: now, AccountsImported: len(accounts)}, nil
 }
 
 // accessToken returns a usable access token of conn: the stored one while
 // it is valid (and force is false), otherwise a refreshed one, stored
-// before it is returned. When another process stored a refreshed pair
-// first, that pair is used instead.
-func (s *Service) accessToken(ctx context.Context, conn Connection, force bool) (string, Connection, error) {
-	now := s.clock()
-	if !force && now.Add(refreshLeeway).Before(conn.AccessExpiresAt) {
-		access, err := s.cipher.Open(conn.AccessTokenEnc, tokenAAD(conn.BusinessID, conn.RealmID, "access"))
+// before it is returned. The refresh runs with the connection locked: a
+// process that waited for another's refresh finds a new TokenVersion and
+// uses that pair instead of spending the refresh token a second time.
+func (s *Service) accessToken(ctx context.Context, seen Connection, force bool) (string, Connection, error) {
+	if !force && s.clock().Add(refreshLeeway).Before(seen.AccessExpiresAt) {
+		access, err := s.cipher.Open(seen.AccessTokenEnc, tokenAAD(seen.BusinessID, seen.RealmID, "access"))
 		if err != nil {
-			return "", conn, fmt.Errorf("acctsync %s: %w", conn.BusinessID, err)
+			return "", seen, fmt.Errorf("acctsync %s: %w", seen.BusinessID, err)
 		}
-		return access, conn, nil
+		return access, seen, nil
 	}
-	refresh, err := s.cipher.Open(conn.RefreshTokenEnc, tokenAAD(conn.BusinessID, conn.RealmID, "refresh"))
+	conn, found, err := s.store.UpdateConnection(ctx, seen.BusinessID, func(c *Connection) (bool, error) {
+		if c.RealmID != seen.RealmID {
+			return false, connectionChanged()
+		}
+		if c.TokenVersion != seen.TokenVersion {
+			return false, nil // refreshed (or reconnected) meanwhile: use that pair
+		}
+		refresh, err := s.cipher.Open(c.RefreshTokenEnc, tokenAAD(c.BusinessID, c.RealmID, "refresh"))
+		if err != nil {
+			return false, fmt.Errorf("acctsync %s: %w", c.BusinessID, err)
+		}
+		tokens, err := s.provider.Refresh(ctx, refresh)
+		if err != nil {
+			s.log.LogAttrs(ctx, slog.LevelWarn, "acctsync: token refresh failed",
+				slog.String("business_id", c.BusinessID.String()), slog.String("error", err.Error()))
+			return false, providerError("refresh", err)
+		}
+		if err := s.sealTokens(c, tokens, s.clock()); err != nil {
+			return false, err
+		}
+		return true, nil
+	})
 	if err != nil {
-		return "", conn, fmt.Errorf("acctsync %s: %w", conn.BusinessID, err)
+		return "", seen, err
 	}
-	tokens, err := s.provider.Refresh(ctx, refresh)
+	if !found {
+		return "", seen, connectionChanged()
+	}
+	access, err := s.cipher.Open(conn.AccessTokenEnc, tokenAAD(conn.BusinessID, conn.RealmID, "access"))
 	if err != nil {
-		s.log.LogAttrs(ctx, slog.LevelWarn, "acctsync: token refresh failed",
-			slog.String("business_id", conn.BusinessID.String()), slog.String("error", err.Error()))
-		return "", conn, providerError("refresh", err)
+		return "", seen, fmt.Errorf("acctsync %s: %w", conn.BusinessID, err)
 	}
-	next := conn
-	if err := s.sealTokens(&next, tokens, s.clock()); err != nil {
-		return "", conn, err
-	}
-	stored, err := s.store.UpdateTokens(ctx, next)
-	if err != nil {
-		return "", conn, fmt.Errorf("acctsync %s: store refreshed tokens: %w", conn.BusinessID, err)
-	}
-	if stored {
-		next.TokenVersion++
-		return tokens.AccessToken, next, nil
-	}
-	// Another process refreshed first: its pair is the one the provider
-	// and the database agree on.
-	latest, found, err := s.store.Connection(ctx, conn.BusinessID)
-	if err != nil {
-		return "", conn, fmt.Errorf("acctsync %s: reread connection: %w", conn.BusinessID, err)
-	}
-	if !found || latest.RealmID != conn.RealmID {
-		return "", conn, apperr.New(apperr.Conflict, "the acctsync connection changed during the sync; try again").WithEnum("AcctsyncConnectionChanged")
-	}
-	access, err := s.cipher.Open(latest.AccessTokenEnc, tokenAAD(latest.BusinessID, latest.RealmID, "access"))
-	if err != nil {
-		return "", conn, fmt.Errorf("acctsync %s: %w", conn.BusinessID, err)
-	}
-	return access, latest, nil
+	return access, conn, nil
+}
+
+func connectionChanged() *apperr.Error {
+	return apperr.New(apperr.Conflict, "the acctsync connection changed during the sync; try again").WithEnum(EnumConnectionChanged)
 }

@@ -666,3 +666,42 @@ func TestSyncWithoutConnection(t *testing.T) {
 		t.Fatalf("sync: %v", err)
 	}
 }
+
+func TestConcurrentSyncsRefreshOnce(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.fake.SetAccounts(realm, chart()...)
+	e.connect(e.bizA, clientA)
+	e.clock.Advance(90 * time.Minute)
+	const n = 4
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = e.svc.SyncAccounts(context.Background(), e.bizA)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("sync %d: %v", i, err)
+		}
+	}
+	// The provider rotates refresh tokens: a second refresh with the same
+	// token would have failed, so one refresh is the only way all succeed.
+	if got := e.fake.TokenCalls("refresh_token"); got != 1 {
+		t.Fatalf("refreshes = %d, want 1", got)
+	}
+	var version int64
+	if err := e.db.QueryRowContext(context.Background(),
+		"SELECT token_version FROM acctsync_connections WHERE business_id = ?", e.bizA).Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	if version != 2 {
+		t.Fatalf("token_version = %d, want 2", version)
+	}
+	if n := e.count("acctsync_accounts", "business_id = ?", e.bizA); n != 7 {
+		t.Fatalf("accounts = %d, want 7", n)
+	}
+}

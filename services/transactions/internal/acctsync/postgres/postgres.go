@@ -276,27 +276,48 @@ func (s *Store) Connection(ctx context.Context, businessID uuid.UUID) (acctsync.
 	return rows[0].domain(), true, nil
 }
 
-// UpdateTokens implements acctsync.Store (compare-and-set on
-// token_version and realm).
-func (s *Store) UpdateTokens(ctx context.Context, c acctsync.Connection) (bool, error) {
-	res, err := s.db.NewUpdate().Model((*connectionRow)(nil)).
-		Set("access_token_enc = ?", c.AccessTokenEnc).
-		Set("refresh_token_enc = ?", c.RefreshTokenEnc).
-		Set("token_type = ?", c.TokenType).
-		Set("access_expires_at = ?", c.AccessExpiresAt).
-		Set("refresh_expires_at = ?", c.RefreshExpiresAt).
-		Set("token_version = token_version + 1").
-		Set("updated_at = now()").
-		Where("business_id = ? AND token_version = ? AND realm_id = ?", c.BusinessID, c.TokenVersion, c.RealmID).
-		Exec(ctx)
+// UpdateConnection implements acctsync.Store: SELECT ... FOR UPDATE, fn,
+// then UPDATE in the same transaction.
+func (s *Store) UpdateConnection(ctx context.Context, businessID uuid.UUID, fn func(c *acctsync.Connection) (bool, error)) (acctsync.Connection, bool, error) {
+	var out acctsync.Connection
+	found := false
+	err := pgdb.InTx(ctx, s.db, func(ctx context.Context, tx bun.Tx) error {
+		var rows []connectionRow
+		if err := tx.NewSelect().Model(&rows).Where("business_id = ?", businessID).For("UPDATE").Scan(ctx); err != nil {
+			return fmt.Errorf("lock connection: %w", err)
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		found = true
+		c := rows[0].domain()
+		changed, err := fn(&c)
+		if err != nil {
+			return err
+		}
+		if changed {
+			c.TokenVersion++
+			_, err := tx.NewUpdate().Model((*connectionRow)(nil)).
+				Set("access_token_enc = ?", c.AccessTokenEnc).
+				Set("refresh_token_enc = ?", c.RefreshTokenEnc).
+				Set("token_type = ?", c.TokenType).
+				Set("access_expires_at = ?", c.AccessExpiresAt).
+				Set("refresh_expires_at = ?", c.RefreshExpiresAt).
+				Set("token_version = ?", c.TokenVersion).
+				Set("updated_at = now()").
+				Where("business_id = ?", businessID).
+				Exec(ctx)
+			if err != nil {
+				return fmt.Errorf("update tokens: %w", err)
+			}
+		}
+		out = c
+		return nil
+	})
 	if err != nil {
-		return false, fmt.Errorf("update tokens: %w", err)
+		return acctsync.Connection{}, false, err
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("update tokens: %w", err)
-	}
-	return n == 1, nil
+	return out, found, nil
 }
 
 // treeRow is an account of the recursive read with its depth and mapping.
