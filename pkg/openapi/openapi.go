@@ -160,3 +160,21 @@ func title(doc []byte) string {
 	}
 	return "API reference"
 }
+
+// MergeDocuments merges documents given as YAML or JSON (a service built
+// from several packages, each with its own fragment) into one JSON document.
+func MergeDocuments(docs ...[]byte) ([]byte, error) {
+	loaded := make([]*openapi3.T, len(docs))
+	for i, d := range docs {
+		doc, err := Load(d)
+		if err != nil {
+			return nil, fmt.Errorf("openapi: document %d: %w", i, err)
+		}
+		loaded[i] = doc
+	}
+	merged, err := Merge(loaded...)
+	if err != nil {
+		return nil, err
+	}
+	return MarshalJSON(merged)
+}

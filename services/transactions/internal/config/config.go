@@ -6,6 +6,7 @@ package config
 import (
 	pkgconfig "github.com/acctsuite/acct/pkg/config"
 	"github.com/acctsuite/acct/pkg/servicekit"
+	"github.com/acctsuite/acct/services/transactions/internal/acctsync"
 )
 
 // ServiceName names the service in logs, traces, metrics, event sources
@@ -20,6 +21,9 @@ type Config struct {
 	Base servicekit.Base
 	Data servicekit.Data
 	Auth servicekit.Auth
+
+	// Acctsync is the external accounting software connection (ACCTSYNC_*).
+	Acctsync acctsync.Config
 }
 
 // Load reads and validates the configuration from the environment.

@@ -5,11 +5,16 @@ package service
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/openapi"
 	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/servicekit"
 	transactions "github.com/acctsuite/acct/services/transactions"
+	"github.com/acctsuite/acct/services/transactions/internal/acctsync"
+	acctsynchttp "github.com/acctsuite/acct/services/transactions/internal/acctsync/httpapi"
+	acctsyncpg "github.com/acctsuite/acct/services/transactions/internal/acctsync/postgres"
 	httpadapter "github.com/acctsuite/acct/services/transactions/internal/adapters/http"
 	kafkaadapter "github.com/acctsuite/acct/services/transactions/internal/adapters/kafka"
 	"github.com/acctsuite/acct/services/transactions/internal/adapters/postgres"
@@ -19,7 +24,8 @@ import (
 
 // Service holds what Setup built (tests reach the use cases through it).
 type Service struct {
-	Ledger *app.Ledger
+	Ledger   *app.Ledger
+	Acctsync *acctsync.Service
 }
 
 // New describes the service to the kit; the returned Service is filled in
@@ -31,11 +37,11 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 		Base:       &cfg.Base,
 		Data:       &cfg.Data,
 		Auth:       &cfg.Auth,
-		Migrations: []pgdb.MigrationSet{postgres.Migrations},
+		Migrations: []pgdb.MigrationSet{postgres.Migrations, acctsyncpg.Migrations},
 		Produces:   []string{events.TopicLedger, events.TopicTransactions},
 		Businesses: true,
-		OpenAPI:    transactions.OpenAPI,
-		Setup:      s.setup,
+		OpenAPI:    openAPIDocument(),
+		Setup:      func(ctx context.Context, k *servicekit.Kit) error { return s.setup(cfg, k) },
 	}
 }
 
@@ -50,7 +56,7 @@ func Load() (servicekit.Definition, error) {
 	return def, nil
 }
 
-func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
+func (s *Service) setup(cfg config.Config, k *servicekit.Kit) error {
 	s.Ledger = app.NewLedger(k.DB(), postgres.New(), kafkaadapter.Publisher{}, k.Logger())
 	// Runs in the inbox transaction, after the business directory's handler.
 	k.Consume(events.TopicBusiness, kafkaadapter.BusinessHandler(s.Ledger))
@@ -61,5 +67,15 @@ func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 		Idempotency: k.Idempotency(),
 		Cursors:     k.Cursors(),
 	})
-	return nil
+	return s.setupAcctsync(cfg, k)
+}
+
+// openAPIDocument is the service's document: the ledger and bank
+// transactions' plus acctsync's fragment.
+func openAPIDocument() []byte {
+	doc, err := openapi.MergeDocuments(transactions.OpenAPI, acctsynchttp.OpenAPI)
+	if err != nil {
+		panic(fmt.Sprintf("transactions: openapi documents do not merge: %v", err)) // embedded at build time; tests catch it
+	}
+	return doc
 }
