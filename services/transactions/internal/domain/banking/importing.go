@@ -106,12 +106,12 @@ func decodeItem(raw json.RawMessage, f string, v *violations) (wireTransaction, 
 
 // common are the members both item kinds share.
 type common struct {
-	date                                               time.Time
-	direction                                          Direction
-	amount                                             money.Cents
+	date                                             time.Time
+	direction                                        Direction
+	amount                                           money.Cents
 	counterparty, description, referenceNumber, memo *string
-	metadata                                           json.RawMessage
-	tags                                               []tags.KeyValue
+	metadata                                         json.RawMessage
+	tags                                             []tags.KeyValue
 }
 
 func decodeCommon(w wireTransaction, f string, v *violations) common {

@@ -23,7 +23,9 @@ type part struct {
 	body                        string
 }
 
-func jsonPart(body string) part { return part{name: "transaction", contentType: "application/json", body: body} }
+func jsonPart(body string) part {
+	return part{name: "transaction", contentType: "application/json", body: body}
+}
 
 func filePart(name, body string) part {
 	return part{name: "files", filename: name, contentType: "image/png", body: body}
