@@ -164,6 +164,23 @@ func decodeClassification(raw json.RawMessage, field string, v *violations) (Cla
 	return c, true
 }
 
+// DecodeClassification reads a classification sent as the body member
+// field ({type: AccountId, id} | {type: StableName, stable_name} | {type:
+// Exclusion, exclusion_type}); a violation is a 400 InvalidPayload naming
+// the member (InvalidCategorization).
+func DecodeClassification(raw json.RawMessage, field string) (Classification, error) {
+	v := newViolations(apperr.InvalidPayload)
+	if isJSONNull(raw) {
+		v.add(field, EnumInvalidCategorization, "is required")
+		return Classification{}, v.err()
+	}
+	c, ok := decodeClassification(raw, field, v)
+	if !ok {
+		return Classification{}, v.err()
+	}
+	return c, nil
+}
+
 // isJSONObject reports whether raw is a JSON object (after white space).
 func isJSONObject(raw json.RawMessage) bool {
 	raw = bytes.TrimSpace(raw)
