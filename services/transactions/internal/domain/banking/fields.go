@@ -60,34 +60,39 @@ func ParseDate(s string) (time.Time, error) {
 
 // textRule says how a text field is checked.
 type textRule struct {
-	max       int  // characters
-	required  bool // absent, null or blank is a violation
-	multiline bool // newlines and tabs allowed
+	max       int    // characters
+	required  bool   // absent, null or blank is a violation
+	multiline bool   // newlines and tabs allowed
+	enum      string // of a violation; EnumInvalidTransaction when empty
 }
 
 // decodeText reads an optional string field; nil means absent, null or
 // blank (surrounding white space is trimmed).
 func decodeText(raw json.RawMessage, f string, r textRule, v *violations) *string {
+	enum := r.enum
+	if enum == "" {
+		enum = EnumInvalidTransaction
+	}
 	if isJSONNull(raw) {
 		if r.required {
-			v.add(f, EnumInvalidTransaction, "is required")
+			v.add(f, enum, "is required")
 		}
 		return nil
 	}
 	s, ok := jsonString(raw)
 	if !ok {
-		v.add(f, EnumInvalidTransaction, "must be a string")
+		v.add(f, enum, "must be a string")
 		return nil
 	}
 	s = strings.TrimSpace(s)
 	if s == "" {
 		if r.required {
-			v.add(f, EnumInvalidTransaction, "must not be empty")
+			v.add(f, enum, "must not be empty")
 		}
 		return nil
 	}
 	if reason := checkText(s, r); reason != "" {
-		v.add(f, EnumInvalidTransaction, reason)
+		v.add(f, enum, reason)
 		return nil
 	}
 	return &s
