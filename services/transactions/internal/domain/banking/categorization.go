@@ -314,6 +314,13 @@ func (r CategorizationRequest) Validate(t CategorizationTarget) (Categorization,
 	return r.validate(t, "")
 }
 
+// ValidateAt is Validate for a categorization sent as the body member
+// field (e.g. "transaction.categorization" of a record request), which
+// prefixes the fields its errors name.
+func (r CategorizationRequest) ValidateAt(t CategorizationTarget, field string) (Categorization, error) {
+	return r.validate(t, field+".")
+}
+
 func (r CategorizationRequest) validate(t CategorizationTarget, prefix string) (Categorization, error) {
 	if t.Amount <= 0 || !t.Direction.Valid() {
 		return Categorization{}, fmt.Errorf("categorization target: amount %d and direction %q must be positive and CREDIT or DEBIT", t.Amount, t.Direction)

@@ -145,6 +145,23 @@ func TestParseRecordRequestUpdate(t *testing.T) {
 	}
 }
 
+func TestRecordCategorizationIsValidatedAtItsField(t *testing.T) {
+	p, err := DecodeRecordPatch([]byte(`{"amount":100,"categorization":{"type":"Category","category":{"type":"StableName","stable_name":"MEALS"},"tax_code":"HST_ON"}}`), RecordUpdate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tgt := american
+	tgt.Amount = p.Amount.Value
+	_, err = p.Categorization.Value.ValidateAt(tgt, "transaction.categorization")
+	want400(t, err, EnumTaxCodeNotAllowed, "transaction.categorization.tax_code")
+	tgt = ontario
+	tgt.Amount = p.Amount.Value
+	c, err := p.Categorization.Value.ValidateAt(tgt, "transaction.categorization")
+	if err != nil || c.TaxCode() != "HST_ON" || c.Amount() != 100 {
+		t.Errorf("ValidateAt = %+v, %v", c, err)
+	}
+}
+
 func TestParseRecordRequestShapes(t *testing.T) {
 	five := []part{jsonPart(`{"amount":1,"direction":"DEBIT","date":"2025-01-01"}`)}
 	for i := range 5 {
