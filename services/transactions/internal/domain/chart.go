@@ -57,6 +57,9 @@ var DefaultChart = []ChartTemplate{
 		leaf("UNDEPOSITED_FUNDS", "Undeposited funds", "UNDEPOSITED_FUNDS"),
 		leaf("PAYMENT_PROCESSOR_CLEARING", "Payment processor clearing", "PAYMENT_PROCESSOR_CLEARING"),
 		leaf("PREPAID_EXPENSES", "Prepaid expenses", "PREPAID_EXPENSES"),
+		// Clearing account of transfers between the business's own accounts:
+		// the two legs of a transfer bring it back to zero.
+		leaf("TRANSFERS_IN_TRANSIT", "Transfers in transit", "OTHER_CURRENT_ASSETS"),
 		{StableName: StableSalesTaxesReceivable, Name: "Sales taxes receivable (input tax credits)", Subtype: "TAXES_RECEIVABLE", Countries: []string{"CA"}},
 	}},
 	{StableName: StableLiabilities, Name: "Liabilities", Type: Liability, Subtype: "LIABILITIES", Children: []ChartTemplate{
