@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -116,8 +117,9 @@ func New(opts Options) (*Upstream, error) {
 			WriteBufferSize:     16 << 10,
 			MaxResponseBodySize: streamThreshold,
 			StreamResponseBody:  true,
-			// The gateway routed on the normalised path; send that same
-			// path so the service sees exactly what was authorised.
+			// The gateway routed on the raw path; send that same path
+			// byte for byte so the service sees exactly what was
+			// authorised.
 			DisablePathNormalizing: true,
 			Dial: func(addr string) (net.Conn, error) {
 				return fasthttp.DialTimeout(addr, dialTimeout)
@@ -149,9 +151,6 @@ var (
 	headerForwardedHost  = []byte(fiber.HeaderXForwardedHost)
 )
 
-// Handler is the fiber handler that forwards the request.
-func (u *Upstream) Handler() fiber.Handler { return u.Forward }
-
 // Forward sends the current request to the upstream and relays its answer.
 func (u *Upstream) Forward(c *fiber.Ctx) error {
 	in := c.Request()
@@ -165,11 +164,7 @@ func (u *Upstream) Forward(c *fiber.Ctx) error {
 	defer fasthttp.ReleaseRequest(req)
 	in.Header.CopyTo(&req.Header)
 	req.Header.ResetConnectionClose()
-	if len(u.prefix) > 0 {
-		req.Header.SetRequestURIBytes(append(append([]byte(nil), u.prefix...), in.URI().RequestURI()...))
-	} else {
-		req.Header.SetRequestURIBytes(in.URI().RequestURI())
-	}
+	setRequestURI(&req.Header, u.prefix, in.URI())
 	if id, ok := authn.IdentityFrom(c); ok {
 		authn.SetIdentityHeaders(&req.Header, id)
 	}
@@ -219,6 +214,22 @@ func (u *Upstream) Forward(c *fiber.Ctx) error {
 	relay(c, resp)
 	return nil
 }
+
+// setRequestURI sets the upstream request target to prefix + the path
+// exactly as the client sent it (the one fiber routed on, never fasthttp's
+// decoded and dot-resolved form) + the raw query.
+func setRequestURI(h *fasthttp.RequestHeader, prefix []byte, in *fasthttp.URI) {
+	buf := uriPool.Get().(*[]byte)
+	b := append(append((*buf)[:0], prefix...), in.PathOriginal()...)
+	if q := in.QueryString(); len(q) > 0 {
+		b = append(append(b, '?'), q...)
+	}
+	h.SetRequestURIBytes(b) // copies
+	*buf = b
+	uriPool.Put(buf)
+}
+
+var uriPool = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
 
 // relay copies the upstream response onto the client response. Headers the
 // gateway itself set (CORS) are kept; hop-by-hop headers are not copied

@@ -26,6 +26,7 @@ import (
 	"github.com/acctsuite/acct/pkg/tenancy"
 
 	"github.com/acctsuite/acct/services/gateway/internal/apidocs"
+	"github.com/acctsuite/acct/services/gateway/internal/clientip"
 	"github.com/acctsuite/acct/services/gateway/internal/config"
 	"github.com/acctsuite/acct/services/gateway/internal/owners"
 	"github.com/acctsuite/acct/services/gateway/internal/proxy"
@@ -40,7 +41,11 @@ type Service struct {
 	app       *fiber.App
 	verifier  *authn.JWKSVerifier
 	owners    *owners.Directory
-	limiter   *ratelimit.Limiter
+	clientIPs *clientip.Resolver
+	// Separate tables: a flood of addresses cannot evict clients' buckets.
+	clients   *ratelimit.Limiter // per client id, token routes
+	ips       *ratelimit.Limiter // per client IP, public routes and failed authentication
+	tokenIPs  *ratelimit.Limiter // per client IP, credential-checking routes
 	upstreams map[string]*proxy.Upstream
 	docs      *apidocs.Aggregator
 
@@ -54,13 +59,20 @@ func New(ctx context.Context, cfg config.Config, logger *slog.Logger) (*Service,
 	if err := routes.Validate(routes.Table); err != nil {
 		return nil, err
 	}
+	clientIPs, err := clientip.New(cfg.TrustedProxies)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
 	urls := cfg.Upstreams.URLs()
 	s := &Service{
 		cfg:       cfg,
 		logger:    logger,
 		verifier:  authn.NewJWKSVerifier(cfg.JWKSURL, authn.VerifierOptions{}),
 		owners:    owners.New(urls[routes.AuthTokens], owners.Options{Service: routes.AuthTokens}),
-		limiter:   ratelimit.New(cfg.RateLimitRPS, cfg.RateLimitBurst, cfg.RateLimitMaxClients),
+		clientIPs: clientIPs,
+		clients:   ratelimit.New(cfg.RateLimitRPS, cfg.RateLimitBurst, cfg.RateLimitMaxClients),
+		ips:       ratelimit.New(cfg.RateLimitRPS, cfg.RateLimitBurst, cfg.RateLimitMaxIPs),
+		tokenIPs:  ratelimit.New(cfg.TokenRateLimitRPS, cfg.TokenRateLimitBurst, cfg.RateLimitMaxIPs),
 		upstreams: map[string]*proxy.Upstream{},
 	}
 	used := map[string]string{}
@@ -172,15 +184,15 @@ func (s *Service) buildApp() *fiber.App {
 	httpx.Health(app, map[string]func(context.Context) error{"jwks": s.jwksReady})
 	openapi.Serve(app, s.docs.Document)
 
-	auth := authn.Middleware(s.verifier)
-	byClient := s.rateLimit(clientKey)
-	byIP := s.rateLimit(ipKey)
 	for _, r := range routes.Table {
 		handlers := make([]fiber.Handler, 0, 6)
-		if r.Auth == routes.Token {
-			handlers = append(handlers, auth, byClient)
-		} else {
-			handlers = append(handlers, byIP)
+		switch {
+		case r.Auth == routes.Token:
+			handlers = append(handlers, s.authenticate, s.limitClient)
+		case r.Limit == routes.Credentials:
+			handlers = append(handlers, s.limitIP(s.tokenIPs))
+		default:
+			handlers = append(handlers, s.limitIP(s.ips))
 		}
 		// Tenancy before platform-only: a business token naming another
 		// business learns nothing (404) rather than "forbidden".
@@ -209,34 +221,63 @@ func (s *Service) buildApp() *fiber.App {
 }
 
 // entry runs first on every request: client-supplied identity headers are
-// removed before anything reads them, and a request whose streamed body was
-// not forwarded gets its connection closed (the unread bytes would otherwise
-// be parsed as the next request).
+// removed before anything reads them, paths that could be read two ways are
+// refused (the proxy forwards the raw path the router matched), and a
+// request whose streamed body was not forwarded gets its connection closed
+// (the unread bytes would otherwise be parsed as the next request).
 func entry(c *fiber.Ctx) error {
 	authn.StripIdentityHeaders(&c.Request().Header)
-	err := c.Next()
+	var err error
+	if routes.Ambiguous(c.Request().URI().PathOriginal()) {
+		err = apperr.New(apperr.InvalidParameters, "the path has dot segments or encoded slashes").WithEnum("AmbiguousPath")
+	} else {
+		err = c.Next()
+	}
 	if c.Request().Header.ContentLength() != 0 && c.Locals(proxy.BodyConsumedKey) == nil {
 		c.Context().SetConnectionClose()
 	}
 	return err
 }
 
-func clientKey(c *fiber.Ctx) string {
-	id, _ := authn.IdentityFrom(c)
-	return id.ClientID
+// authenticate verifies the bearer token. A request whose token is missing
+// or invalid is charged to its client IP's bucket, so a flood of bad tokens
+// is throttled (429) like any anonymous traffic, while valid tokens from the
+// same address (verified from the cache) are limited per client as usual.
+func (s *Service) authenticate(c *fiber.Ctx) error {
+	if _, err := authn.Authenticate(c, s.verifier); err != nil {
+		if apperr.Is(err, apperr.Unauthenticated) {
+			if ok, wait := s.ips.Allow(s.clientIPs.ClientIP(c.Context()).String()); !ok {
+				return rateLimited(c, wait)
+			}
+		}
+		return err
+	}
+	return c.Next()
 }
 
-func ipKey(c *fiber.Ctx) string { return "ip:" + c.IP() }
-
-func (s *Service) rateLimit(key func(*fiber.Ctx) string) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		ok, wait := s.limiter.Allow(key(c))
-		if ok {
-			return c.Next()
-		}
-		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(ratelimit.RetryAfterSeconds(wait)))
-		return apperr.New(apperr.RateLimited, "rate limit exceeded").WithEnum("RateLimited")
+// limitClient charges the authenticated client's bucket; all tokens of a
+// client (platform and business ones) share it.
+func (s *Service) limitClient(c *fiber.Ctx) error {
+	id, _ := authn.IdentityFrom(c)
+	if ok, wait := s.clients.Allow(id.ClientID); !ok {
+		return rateLimited(c, wait)
 	}
+	return c.Next()
+}
+
+// limitIP charges the client IP's bucket in table l.
+func (s *Service) limitIP(l *ratelimit.Limiter) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if ok, wait := l.Allow(s.clientIPs.ClientIP(c.Context()).String()); !ok {
+			return rateLimited(c, wait)
+		}
+		return c.Next()
+	}
+}
+
+func rateLimited(c *fiber.Ctx, wait time.Duration) error {
+	c.Set(fiber.HeaderRetryAfter, strconv.Itoa(ratelimit.RetryAfterSeconds(wait)))
+	return apperr.New(apperr.RateLimited, "rate limit exceeded").WithEnum("RateLimited")
 }
 
 // ErrUnknownUpstream is returned by Upstream for names not in the table.
