@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"sync"
@@ -172,15 +173,18 @@ func (u *Upstream) Forward(c *fiber.Ctx) error {
 	// middleware has already put the chosen id on the incoming request.
 	setForwarded(c, &req.Header)
 
-	// A client span per upstream call; its context goes out as traceparent.
-	// Without an OTel SDK the span is a no-op that keeps the caller's trace.
+	// A client span per upstream call when traces are recorded; its
+	// context goes out as traceparent. Otherwise (no OTel SDK configured)
+	// the client's own traceparent/tracestate travel in the copied headers
+	// untouched, which is all a non-recording span would have sent, and
+	// the span bookkeeping is skipped on this hot path.
 	ctx := c.UserContext()
-	if !trace.SpanContextFromContext(ctx).IsValid() {
-		ctx = u.propagator.Extract(ctx, headerCarrier{&in.Header})
+	span := trace.SpanFromContext(ctx)
+	if span.IsRecording() {
+		ctx, span = u.tracer.Start(ctx, u.spanName, trace.WithSpanKind(trace.SpanKindClient))
+		defer span.End()
+		u.propagator.Inject(ctx, headerCarrier{&req.Header})
 	}
-	ctx, span := u.tracer.Start(ctx, u.spanName, trace.WithSpanKind(trace.SpanKindClient))
-	defer span.End()
-	u.propagator.Inject(ctx, headerCarrier{&req.Header})
 
 	var body *limitedReader
 	if cl != 0 {
@@ -203,14 +207,18 @@ func (u *Upstream) Forward(c *fiber.Ctx) error {
 			// The client's own upload broke off; nobody is left to answer.
 			return apperr.Wrap(apperr.InvalidPayload, body.err, "request body could not be read")
 		}
-		span.SetStatus(codes.Error, "upstream unavailable")
+		if span.IsRecording() {
+			span.SetStatus(codes.Error, "upstream unavailable")
+		}
 		u.logger.WarnContext(ctx, "upstream unavailable",
 			slog.String("upstream", u.name), slog.String("error", err.Error()))
 		c.Set(fiber.HeaderRetryAfter, u.retryAfter)
 		return apperr.Wrap(apperr.Unavailable, err, u.unavailable)
 	}
 	c.Locals(BodyConsumedKey, true)
-	span.SetAttributes(attribute.Int("http.response.status_code", resp.StatusCode()))
+	if span.IsRecording() {
+		span.SetAttributes(attribute.Int("http.response.status_code", resp.StatusCode()))
+	}
 	relay(c, resp)
 	return nil
 }
@@ -250,8 +258,9 @@ func relay(c *fiber.Ctx, resp *fasthttp.Response) {
 		out.SetBodyStream(&upstreamBody{resp: resp}, resp.Header.ContentLength())
 		return
 	}
-	// HEAD and bodiless answers: nothing to stream.
-	out.SetBodyRaw(append([]byte(nil), resp.Body()...))
+	// Small and bodiless answers: copied into the client response's pooled
+	// buffer, so resp can go back to its pool now.
+	out.SetBody(resp.Body())
 	if c.Method() == fiber.MethodHead {
 		out.Header.SetContentLength(resp.Header.ContentLength())
 	}
@@ -274,16 +283,17 @@ func skipResponseHeader(k []byte) bool {
 	return false
 }
 
-// setForwarded appends the client address to X-Forwarded-For and records the
+// setForwarded appends the peer address to X-Forwarded-For and records the
 // original scheme and host unless an outer proxy already did.
 func setForwarded(c *fiber.Ctx, h *fasthttp.RequestHeader) {
-	ip := c.Context().RemoteIP().String()
+	var buf [64]byte
+	ip := appendPeerIP(buf[:0], c.Context())
 	if prior := h.PeekBytes(headerForwardedFor); len(prior) > 0 {
 		v := make([]byte, 0, len(prior)+2+len(ip))
 		v = append(append(append(v, prior...), ", "...), ip...)
 		h.SetBytesKV(headerForwardedFor, v)
 	} else {
-		h.SetBytesK(headerForwardedFor, ip)
+		h.SetBytesKV(headerForwardedFor, ip)
 	}
 	if len(h.PeekBytes(headerForwardedProto)) == 0 {
 		h.SetBytesK(headerForwardedProto, c.Protocol())
@@ -291,6 +301,17 @@ func setForwarded(c *fiber.Ctx, h *fasthttp.RequestHeader) {
 	if len(h.PeekBytes(headerForwardedHost)) == 0 {
 		h.SetBytesKV(headerForwardedHost, c.Request().Header.Host())
 	}
+}
+
+// appendPeerIP appends the connection's remote IP without the string
+// conversion net.IP.String costs.
+func appendPeerIP(b []byte, ctx *fasthttp.RequestCtx) []byte {
+	if tcp, ok := ctx.RemoteAddr().(*net.TCPAddr); ok {
+		if a, ok := netip.AddrFromSlice(tcp.IP); ok {
+			return a.Unmap().AppendTo(b)
+		}
+	}
+	return append(b, ctx.RemoteIP().String()...)
 }
 
 // maxDrain bounds how much of a rejected body the gateway reads and drops.

@@ -23,6 +23,7 @@ import (
 	"github.com/acctsuite/acct/pkg/authn"
 	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/pkg/openapi"
+	"github.com/acctsuite/acct/pkg/telemetry"
 	"github.com/acctsuite/acct/pkg/tenancy"
 
 	"github.com/acctsuite/acct/services/gateway/internal/apidocs"
@@ -165,6 +166,9 @@ func (s *Service) buildApp() *fiber.App {
 		Logger:            s.logger,
 		StreamRequestBody: true,
 		Metrics:           reg,
+		// Hand-built access lines to the buffered stdout behind the
+		// service logger (written only when LOG_LEVEL enables info).
+		AccessLog: telemetry.Stdout(),
 	})
 	// Multipart uploads must stream to the service, not be parsed (and
 	// spooled) by the gateway.
