@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -49,7 +50,14 @@ type options struct {
 	wrkBin   string
 	nginxBin string
 	pprofDir string // when set, CPU profiles of the gateway go here
+	gwEnv    envList
 }
+
+// envList is a repeatable KEY=VALUE flag.
+type envList []string
+
+func (e *envList) String() string     { return strings.Join(*e, " ") }
+func (e *envList) Set(v string) error { *e = append(*e, v); return nil }
 
 func main() {
 	var o options
@@ -61,6 +69,7 @@ func main() {
 	flag.StringVar(&o.loadGen, "load", "", "saturation load generator: wrk or go (default: wrk when installed)")
 	flag.StringVar(&o.nginxBin, "nginx", "nginx", "nginx binary (Debian: apt-get install -y nginx-light)")
 	flag.StringVar(&o.pprofDir, "pprof-dir", "", "save a CPU profile of the gateway's saturation runs here")
+	flag.Var(&o.gwEnv, "gateway-env", "extra KEY=VALUE for the measured gateways (repeatable), e.g. GOGC=200 for experiments")
 	bare := flag.String("serve-bare", "", "internal: serve the bare Fiber endpoint on this address")
 	target := flag.String("url", "", "load this URL only (with -token) instead of starting the suite")
 	token := flag.String("token", "", "bearer token for -url")
@@ -147,6 +156,10 @@ type result struct {
 	errors        int64
 	rps           float64
 	p50, p90, p99 time.Duration
+	// proxyCPU is the CPU time the proxy's own processes (nginx's master
+	// and workers, or the gateway) spent per request: unlike req/s it does
+	// not depend on how the machine's cores were shared out.
+	proxyCPU time.Duration
 }
 
 // target is one URL under load.
@@ -265,9 +278,17 @@ func (o options) measureSetting(ctx context.Context, st *stack.Stack, dataDir, b
 			if t.name == nameGateway && gw.pprofAddr != "" && r == o.rounds-1 {
 				prof = startProfile(gw.pprofAddr, o.dur-time.Second)
 			}
+			pids := map[string]func() []int{nameNginx: ngx.pids, nameGateway: gw.pids}[t.name]
+			var cpu0 time.Duration
+			if pids != nil {
+				cpu0 = processCPU(pids())
+			}
 			res, err := o.saturate(ctx, t, token, o.dur)
 			if err != nil {
 				return 0, err
+			}
+			if pids != nil && res.requests > 0 {
+				res.proxyCPU = (processCPU(pids()) - cpu0) / time.Duration(res.requests)
 			}
 			if prof != nil {
 				path := filepath.Join(o.pprofDir, "gateway-"+strings.ReplaceAll(setting, " ", "-")+".pprof")
@@ -277,7 +298,7 @@ func (o options) measureSetting(ctx context.Context, st *stack.Stack, dataDir, b
 					fmt.Printf("  CPU profile of the gateway: %s\n", path)
 				}
 			}
-			fmt.Printf("  round %d %-20s %9.0f req/s  p50 %-9s p99 %-9s errors %d\n", r+1, t.name, res.rps, res.p50, res.p99, res.errors)
+			fmt.Printf("  round %d %-20s %9.0f req/s  p50 %-9s p99 %-9s errors %d%s\n", r+1, t.name, res.rps, res.p50, res.p99, res.errors, cpuNote(res))
 			if b, ok := best[t.name]; !ok || res.rps > b.rps {
 				best[t.name] = res
 			}
@@ -299,11 +320,15 @@ func (o options) measureSetting(ctx context.Context, st *stack.Stack, dataDir, b
 
 	fmt.Printf("\nGET /whoami, %s; load generator, proxies, auth-tokens and PostgreSQL share this machine's %d cores\n", setting, runtime.NumCPU())
 	fmt.Printf("saturation: %d connections (%s), %s per run, best of %d rounds\n", o.conns, o.loadGen, o.dur, o.rounds)
-	fmt.Printf("  %-20s %10s %10s %10s %10s\n", "target", "req/s", "p50", "p90", "p99")
+	fmt.Printf("  %-20s %10s %10s %10s %10s %14s\n", "target", "req/s", "p50", "p90", "p99", "proxy CPU/req")
 	var failed int64
 	for _, t := range targets {
 		r := best[t.name]
-		fmt.Printf("  %-20s %10.0f %10s %10s %10s\n", r.name, r.rps, r.p50, r.p90, r.p99)
+		cpu := "-"
+		if r.proxyCPU > 0 {
+			cpu = r.proxyCPU.Round(100 * time.Nanosecond).String()
+		}
+		fmt.Printf("  %-20s %10.0f %10s %10s %10s %14s\n", r.name, r.rps, r.p50, r.p90, r.p99, cpu)
 		failed += r.errors
 	}
 	fmt.Printf("fixed rate: %d req/s for %s (Go open loop, latency from the scheduled send time)\n", o.rate, o.dur)
@@ -319,6 +344,10 @@ func (o options) measureSetting(ctx context.Context, st *stack.Stack, dataDir, b
 	fmt.Printf("\n%s:\n", setting)
 	fmt.Printf("  gateway / nginx throughput:   %.2f (target >= 1.00) %s\n", vsNginx, verdict(vsNginx >= 1.0))
 	fmt.Printf("  gateway / direct throughput:  %.2f (nginx / direct: %.2f)\n", gwR.rps/direct.rps, ngxR.rps/direct.rps)
+	if ngxR.proxyCPU > 0 {
+		fmt.Printf("  proxy CPU per request:        gateway %s, nginx %s (%.2fx)\n", gwR.proxyCPU.Round(100*time.Nanosecond),
+			ngxR.proxyCPU.Round(100*time.Nanosecond), float64(gwR.proxyCPU)/float64(ngxR.proxyCPU))
+	}
 	fmt.Printf("  p50 at %d req/s: gateway %s, nginx %s, direct %s; gateway - nginx = %s (target <= 200µs) %s\n",
 		o.rate, fg.p50, fn.p50, fd.p50, fg.p50-fn.p50, verdict(fg.p50-fn.p50 <= 200*time.Microsecond))
 	fmt.Printf("  p99 at %d req/s: gateway %s, nginx %s, direct %s\n", o.rate, fg.p99, fn.p99, fd.p99)
@@ -366,6 +395,7 @@ func (o options) startGateway(ctx context.Context, st *stack.Stack, dir, level s
 		"RATE_LIMIT_RPS=1000000", "RATE_LIMIT_BURST=1000000",
 		"OTEL_SERVICE_NAME=gateway",
 	)
+	env = append(env, o.gwEnv...)
 	if o.pprofDir != "" {
 		g.pprofAddr = fmt.Sprintf("127.0.0.1:%d", stack.FreePort())
 		env = append(env, "PPROF_ADDR="+g.pprofAddr)
@@ -391,6 +421,8 @@ func (o options) startGateway(ctx context.Context, st *stack.Stack, dir, level s
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+func (g *gatewayProc) pids() []int { return []int{g.cmd.Process.Pid} }
 
 func (g *gatewayProc) stop() {
 	_ = g.cmd.Process.Signal(syscall.SIGTERM)
@@ -456,6 +488,42 @@ func (o options) databaseRead(ctx context.Context, st *stack.Stack, token string
 		return fmt.Errorf("%d requests failed", n)
 	}
 	return nil
+}
+
+// processCPU sums the user and system CPU time of pids from /proc (zero
+// where /proc is unavailable).
+func processCPU(pids []int) time.Duration {
+	var ticks int64
+	for _, pid := range pids {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		// Fields after the parenthesised command name; utime and stime
+		// are fields 14 and 15 of the whole line.
+		rest := string(data)
+		if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+			rest = rest[i+1:]
+		}
+		f := strings.Fields(rest)
+		if len(f) < 13 {
+			continue
+		}
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		s, _ := strconv.ParseInt(f[12], 10, 64)
+		ticks += u + s
+	}
+	return time.Duration(ticks) * time.Second / clockTicks
+}
+
+// clockTicks is Linux's USER_HZ, the unit of /proc/<pid>/stat times.
+const clockTicks = 100
+
+func cpuNote(r result) string {
+	if r.proxyCPU == 0 {
+		return ""
+	}
+	return "  proxy CPU/req " + r.proxyCPU.Round(100*time.Nanosecond).String()
 }
 
 func orNone(s string) string {

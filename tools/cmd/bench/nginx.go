@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"text/template"
 	"time"
 )
@@ -96,6 +98,26 @@ func startNginx(bin, dir, addr, upstream string, accessLog bool) (*nginxProxy, e
 		return nil, fmt.Errorf("nginx: %w", err)
 	}
 	return n, nil
+}
+
+// pids are nginx's master and worker processes.
+func (n *nginxProxy) pids() []int {
+	data, err := os.ReadFile(filepath.Join(n.dir, "nginx.pid"))
+	if err != nil {
+		return nil
+	}
+	master, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		return nil
+	}
+	out := []int{master}
+	children, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", master, master))
+	for _, f := range strings.Fields(string(children)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 // Stop asks nginx to finish gracefully (-s quit) and waits for its pid file

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"testing"
 	"time"
 )
@@ -33,5 +34,19 @@ func TestParseWrk(t *testing.T) {
 	}
 	if _, err := parseWrk([]byte("unable to connect to 127.0.0.1:1 Connection refused\n")); err == nil {
 		t.Fatal("parseWrk accepted an error message")
+	}
+}
+
+func TestProcessCPU(t *testing.T) {
+	self := []int{os.Getpid()}
+	before := processCPU(self)
+	for start := time.Now(); time.Since(start) < 300*time.Millisecond; {
+	}
+	after := processCPU(self)
+	if after-before < 100*time.Millisecond {
+		t.Fatalf("CPU went from %s to %s over 300 ms of spinning", before, after)
+	}
+	if processCPU([]int{-1}) != 0 {
+		t.Fatal("a missing process has CPU time")
 	}
 }

@@ -73,3 +73,16 @@ func TestLoadDefaults(t *testing.T) {
 		t.Fatalf("upstreams/cors: %+v", c)
 	}
 }
+
+// TestEmptyTrustedProxies: the chart sets TRUSTED_PROXIES="" by default,
+// which must mean "trust nobody", not a configuration error.
+func TestEmptyTrustedProxies(t *testing.T) {
+	t.Setenv("TRUSTED_PROXIES", "")
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("Validate() = %v", err)
+	}
+}

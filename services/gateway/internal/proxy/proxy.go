@@ -227,17 +227,18 @@ func (u *Upstream) Forward(c *fiber.Ctx) error {
 // exactly as the client sent it (the one fiber routed on, never fasthttp's
 // decoded and dot-resolved form) + the raw query.
 func setRequestURI(h *fasthttp.RequestHeader, prefix []byte, in *fasthttp.URI) {
-	buf := uriPool.Get().(*[]byte)
+	buf := bufPool.Get().(*[]byte)
 	b := append(append((*buf)[:0], prefix...), in.PathOriginal()...)
 	if q := in.QueryString(); len(q) > 0 {
 		b = append(append(b, '?'), q...)
 	}
 	h.SetRequestURIBytes(b) // copies
 	*buf = b
-	uriPool.Put(buf)
+	bufPool.Put(buf)
 }
 
-var uriPool = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
+// bufPool holds scratch buffers for header values built per request.
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
 
 // relay copies the upstream response onto the client response. Headers the
 // gateway itself set (CORS) are kept; hop-by-hop headers are not copied
@@ -286,15 +287,15 @@ func skipResponseHeader(k []byte) bool {
 // setForwarded appends the peer address to X-Forwarded-For and records the
 // original scheme and host unless an outer proxy already did.
 func setForwarded(c *fiber.Ctx, h *fasthttp.RequestHeader) {
-	var buf [64]byte
-	ip := appendPeerIP(buf[:0], c.Context())
+	buf := bufPool.Get().(*[]byte)
+	v := (*buf)[:0]
 	if prior := h.PeekBytes(headerForwardedFor); len(prior) > 0 {
-		v := make([]byte, 0, len(prior)+2+len(ip))
-		v = append(append(append(v, prior...), ", "...), ip...)
-		h.SetBytesKV(headerForwardedFor, v)
-	} else {
-		h.SetBytesKV(headerForwardedFor, ip)
+		v = append(append(v, prior...), ", "...)
 	}
+	v = appendPeerIP(v, c.Context())
+	h.SetBytesKV(headerForwardedFor, v) // copies
+	*buf = v
+	bufPool.Put(buf)
 	if len(h.PeekBytes(headerForwardedProto)) == 0 {
 		h.SetBytesK(headerForwardedProto, c.Protocol())
 	}
