@@ -251,6 +251,7 @@ func (s *Service) authenticate(c *fiber.Ctx) error {
 	if _, err := authn.Authenticate(c, s.verifier); err != nil {
 		if apperr.Is(err, apperr.Unauthenticated) {
 			if ok, wait := s.ips.Allow(s.clientIPs.ClientIP(c.Context()).String()); !ok {
+				c.Response().Header.Del(fiber.HeaderWWWAuthenticate) // a 429, not a 401
 				return rateLimited(c, wait)
 			}
 		}
