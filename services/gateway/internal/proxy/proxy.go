@@ -242,8 +242,10 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }
 
 // relay copies the upstream response onto the client response. Headers the
 // gateway itself set (CORS) are kept; hop-by-hop headers are not copied
-// (httpx sets X-Request-Id itself afterwards). A streamed body is handed to fasthttp, which closes it (returning
-// the upstream connection to the pool) once it is written to the client.
+// (httpx sets X-Request-Id itself afterwards). The HostClient has already
+// read bodies up to streamThreshold whole; a larger or chunked body is
+// handed to fasthttp as a stream, which closes it (returning the upstream
+// connection to the pool) once it is written to the client.
 func relay(c *fiber.Ctx, resp *fasthttp.Response) {
 	out := c.Response()
 	out.SetStatusCode(resp.StatusCode())
@@ -255,7 +257,7 @@ func relay(c *fiber.Ctx, resp *fasthttp.Response) {
 		}
 	})
 	out.Header.SetContentTypeBytes(resp.Header.ContentType())
-	if stream := resp.BodyStream(); stream != nil {
+	if resp.BodyStream() != nil {
 		out.SetBodyStream(&upstreamBody{resp: resp}, resp.Header.ContentLength())
 		return
 	}
