@@ -9,6 +9,7 @@ package httpx
 
 import (
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -56,6 +57,12 @@ type Options struct {
 	// NoMetricsRoute leaves GET /metrics off this app (the registry is
 	// served on an admin listener instead).
 	NoMetricsRoute bool
+	// AccessLog, when set, receives the access log as hand-built JSON
+	// lines (the fields of the slog record, one Write per line) instead of
+	// records through Logger: a fraction of the cost, for the gateway's
+	// hot path. Lines are written only when Logger is enabled at info.
+	// telemetry.Stdout() is the writer behind telemetry.Logger.
+	AccessLog io.Writer
 }
 
 // New builds the app. Register routes on it, then call Finish last.
@@ -94,7 +101,7 @@ func New(opts Options) *fiber.App {
 	})
 
 	loggers.Store(app, logger)
-	obs := newObserver(opts.Service, logger, opts.Metrics)
+	obs := newObserver(opts.Service, logger, opts.Metrics, opts.AccessLog)
 	app.Use(obs.handle, tracing(), recoverer(logger))
 	if !opts.NoMetricsRoute {
 		app.Get("/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(opts.Metrics, promhttp.HandlerOpts{})))

@@ -24,6 +24,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acctsuite/acct/pkg/apperr"
 )
@@ -638,6 +639,30 @@ func TestTracingExtractsTraceparent(t *testing.T) {
 	}
 	if attrs["http.route"] != "/v1/things/:id" || attrs["http.response.status_code"] != "200" || attrs["url.path"] != "/v1/things/7" {
 		t.Fatalf("span attributes %v", attrs)
+	}
+}
+
+// TestTracingWithoutProviderPropagatesContext: with no tracer provider
+// installed no span is started, but handlers (and what they call) still see
+// the incoming trace context.
+func TestTracingWithoutProviderPropagatesContext(t *testing.T) {
+	if otel.GetTracerProvider() != defaultTracerProvider {
+		t.Fatal("a tracer provider is installed; this test needs none")
+	}
+	prevProp := otel.GetTextMapPropagator()
+	otel.SetTextMapPropagator(propagation.TraceContext{})
+	defer otel.SetTextMapPropagator(prevProp)
+
+	app, _ := newTestApp(t, Options{})
+	app.Get("/t", func(c *fiber.Ctx) error {
+		sc := trace.SpanContextFromContext(c.UserContext())
+		return OK(c, fiber.Map{"trace": sc.TraceID().String(), "recording": trace.SpanFromContext(c.UserContext()).IsRecording()})
+	})
+	const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+	r := do(t, app, "GET", "/t", "", "", "traceparent", "00-"+traceID+"-00f067aa0ba902b7-01")
+	data := r.json(t)["data"].(map[string]any)
+	if data["trace"] != traceID || data["recording"] != false {
+		t.Fatalf("handler saw %v, want trace %s, not recording", data, traceID)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -14,7 +15,6 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/acctsuite/acct/pkg/apperr"
@@ -24,6 +24,7 @@ import (
 type observer struct {
 	service  string
 	logger   *slog.Logger
+	access   *accessLog // nil: access lines go through logger
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 
@@ -45,7 +46,7 @@ type metricHandles struct {
 	duration prometheus.Observer
 }
 
-func newObserver(service string, logger *slog.Logger, reg *prometheus.Registry) *observer {
+func newObserver(service string, logger *slog.Logger, reg *prometheus.Registry, accessLog io.Writer) *observer {
 	labels := []string{"service", "method", "route", "status"}
 	requests := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "http_requests_total",
@@ -61,6 +62,9 @@ func newObserver(service string, logger *slog.Logger, reg *prometheus.Registry) 
 		logger:   logger.With(slog.String("component", "http")),
 		requests: register(reg, requests),
 		duration: register(reg, duration),
+	}
+	if accessLog != nil {
+		o.access = newAccessLog(accessLog, service)
 	}
 	empty := map[metricKey]metricHandles{}
 	o.handles.Store(&empty)
@@ -88,7 +92,7 @@ func (o *observer) handle(c *fiber.Ctx) error {
 	if validRequestID(rid) {
 		rid = strings.Clone(rid) // c.Get aliases a buffer fasthttp reuses
 	} else {
-		rid = uuid.NewString()
+		rid = newRequestID()
 		// Handlers that forward the request (the gateway) pass it on.
 		c.Request().Header.Set(HeaderRequestID, rid)
 	}
@@ -118,6 +122,14 @@ func (o *observer) handle(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	h := o.logger.Handler()
 	if !h.Enabled(ctx, slog.LevelInfo) {
+		return nil
+	}
+	if o.access != nil {
+		cid, _ := c.Locals(LocalClientID).(string)
+		o.access.write(time.Now(), accessEntry{
+			method: route.Method, route: pattern, path: c.Request().URI().PathOriginal(),
+			status: status, elapsed: elapsed, requestID: rid, clientID: cid,
+		})
 		return nil
 	}
 	// A record built by hand with pc 0 skips the runtime.Callers that

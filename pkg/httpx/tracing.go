@@ -20,10 +20,19 @@ const tracerName = "github.com/acctsuite/acct/pkg/httpx"
 // cost); here headers are read in place and attributes are only built when
 // the span is sampled. The global tracer and propagator delegate to whatever
 // telemetry.Setup installs, even after New.
+//
+// Until a tracer provider is installed (no OTLP endpoint configured) no span
+// is started at all: the incoming trace context is still extracted into the
+// user context for outgoing calls and events, but the four allocations and
+// the bookkeeping of a span nobody records are skipped on every request.
 func tracing() fiber.Handler {
 	tracer := otel.Tracer(tracerName)
 	return func(c *fiber.Ctx) error {
 		ctx := otel.GetTextMapPropagator().Extract(c.UserContext(), headerCarrier{&c.Request().Header})
+		if otel.GetTracerProvider() == defaultTracerProvider {
+			c.SetUserContext(ctx)
+			return c.Next()
+		}
 		ctx, span := tracer.Start(ctx, "http.server", trace.WithSpanKind(trace.SpanKindServer))
 		c.SetUserContext(ctx)
 
@@ -59,6 +68,11 @@ func tracing() fiber.Handler {
 		return nil
 	}
 }
+
+// defaultTracerProvider is OTel's global provider before any is installed:
+// otel.GetTracerProvider returns it until otel.SetTracerProvider is called
+// (telemetry.Setup with an OTLP endpoint, or a test), then the installed one.
+var defaultTracerProvider = otel.GetTracerProvider()
 
 // headerCarrier reads and writes fasthttp request headers without copying.
 type headerCarrier struct{ h *fasthttp.RequestHeader }

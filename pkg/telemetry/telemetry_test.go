@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -223,5 +224,61 @@ func TestPprofListener(t *testing.T) {
 	}
 	if _, err := Setup(context.Background(), Config{PprofAddr: addr}); err == nil {
 		t.Fatal("a second listener on the same address must fail")
+	}
+}
+
+// gatedWriter blocks every Write until gate is closed, like a stuck pipe.
+type gatedWriter struct {
+	entered chan struct{}
+	gate    chan struct{}
+	out     lockedBuffer
+}
+
+func (g *gatedWriter) Write(p []byte) (int, error) {
+	select {
+	case g.entered <- struct{}{}:
+	default:
+	}
+	<-g.gate
+	return g.out.Write(p)
+}
+
+// TestBufferedWriterDoesNotWaitForOutput: while the underlying writer is
+// stuck, writes keep completing from memory (up to the pending bound), and
+// nothing is lost or reordered once it moves again.
+func TestBufferedWriterDoesNotWaitForOutput(t *testing.T) {
+	g := &gatedWriter{entered: make(chan struct{}, 1), gate: make(chan struct{})}
+	bw := NewBufferedWriter(g, 64, time.Hour)
+	line := func(i int) []byte { return fmt.Appendf(nil, "%063d\n", i) }
+	if _, err := bw.Write(line(0)); err != nil { // fills the buffer: a write-out starts
+		t.Fatal(err)
+	}
+	select {
+	case <-g.entered:
+	case <-time.After(2 * time.Second):
+		t.Fatal("a full buffer did not start a background write-out")
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 1; i <= 10; i++ {
+			_, _ = bw.Write(line(i))
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("Write waited for the stuck underlying writer")
+	}
+	close(g.gate)
+	if err := bw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	for i := 0; i <= 10; i++ {
+		want.Write(line(i))
+	}
+	if got := g.out.String(); got != want.String() {
+		t.Fatalf("written %q, want %q", got, want.String())
 	}
 }

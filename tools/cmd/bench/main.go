@@ -1,16 +1,22 @@
 // Command bench is `make bench`: it starts the suite (as `make run` does, on
-// free ports and a throw-away data folder) and measures the gateway's
-// overhead on GET /whoami: requests/s, p50 and p99 through the gateway
-// versus directly on auth-tokens, plus a bare Fiber JSON endpoint as the
-// machine's ceiling. Every figure is reported as a ratio to a baseline
-// measured in the same run, because shared machines are noisy.
+// free ports and a throw-away data folder) and measures GET /whoami (token
+// verified, no database) three ways in one run: directly on auth-tokens,
+// through nginx as a plain reverse proxy, and through our gateway (token
+// verification, tenancy, rate limits, request ids, metrics). It does so
+// twice, with both proxies' access logs off and then on (nginx's default
+// format to a file, ours at LOG_LEVEL=info to a file), plus a bare Fiber
+// endpoint as the machine's ceiling and a database-backed read. Every
+// figure is reported as a ratio to a baseline measured in the same run,
+// because shared machines are noisy.
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -20,6 +26,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,12 +39,37 @@ import (
 	"github.com/acctsuite/acct/tools/internal/stack"
 )
 
+// options are the command-line settings of a full run.
+type options struct {
+	root     string
+	dur      time.Duration
+	conns    int
+	rounds   int
+	rate     int
+	loadGen  string // "wrk" or "go"
+	wrkBin   string
+	nginxBin string
+	pprofDir string // when set, CPU profiles of the gateway go here
+	gwEnv    envList
+}
+
+// envList is a repeatable KEY=VALUE flag.
+type envList []string
+
+func (e *envList) String() string     { return strings.Join(*e, " ") }
+func (e *envList) Set(v string) error { *e = append(*e, v); return nil }
+
 func main() {
-	root := flag.String("root", ".", "repository root")
-	dur := flag.Duration("duration", 8*time.Second, "length of each measured run")
-	conns := flag.Int("connections", 32, "concurrent connections")
-	rounds := flag.Int("rounds", 2, "alternating rounds per target (best round is kept)")
-	rate := flag.Int("rate", 2000, "requests/s of the fixed-rate latency runs")
+	var o options
+	flag.StringVar(&o.root, "root", ".", "repository root")
+	flag.DurationVar(&o.dur, "duration", 8*time.Second, "length of each measured run")
+	flag.IntVar(&o.conns, "connections", 32, "concurrent connections")
+	flag.IntVar(&o.rounds, "rounds", 2, "alternating rounds per target (best round is kept)")
+	flag.IntVar(&o.rate, "rate", 2000, "requests/s of the fixed-rate latency runs")
+	flag.StringVar(&o.loadGen, "load", "", "saturation load generator: wrk or go (default: wrk when installed)")
+	flag.StringVar(&o.nginxBin, "nginx", "nginx", "nginx binary (Debian: apt-get install -y nginx-light)")
+	flag.StringVar(&o.pprofDir, "pprof-dir", "", "save a CPU profile of the gateway's saturation runs here")
+	flag.Var(&o.gwEnv, "gateway-env", "extra KEY=VALUE for the measured gateways (repeatable), e.g. GOGC=200 for experiments")
 	bare := flag.String("serve-bare", "", "internal: serve the bare Fiber endpoint on this address")
 	target := flag.String("url", "", "load this URL only (with -token) instead of starting the suite")
 	token := flag.String("token", "", "bearer token for -url")
@@ -47,7 +79,7 @@ func main() {
 		return
 	}
 	if *target != "" {
-		res, err := load(context.Background(), *target, *target, *token, *conns, *dur)
+		res, err := load(context.Background(), *target, *target, *token, o.conns, o.dur)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
@@ -55,10 +87,48 @@ func main() {
 		fmt.Printf("%s: %.0f req/s  p50 %s  p90 %s  p99 %s  errors %d\n", *target, res.rps, res.p50, res.p90, res.p99, res.errors)
 		return
 	}
-	if err := run(*root, *dur, *conns, *rounds, *rate); err != nil {
+	if err := o.resolveTools(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// resolveTools finds nginx (required) and wrk (preferred).
+func (o *options) resolveTools() error {
+	bin, err := exec.LookPath(o.nginxBin)
+	if err != nil {
+		for _, p := range []string{"/usr/sbin/nginx", "/usr/local/sbin/nginx"} {
+			if fileExists(p) {
+				bin, err = p, nil
+				break
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("nginx not found (Debian: apt-get install -y nginx-light): %w", err)
+	}
+	o.nginxBin = bin
+	wrk, wrkErr := exec.LookPath("wrk")
+	switch o.loadGen {
+	case "":
+		o.loadGen = "go"
+		if wrkErr == nil {
+			o.loadGen, o.wrkBin = "wrk", wrk
+		}
+	case "wrk":
+		if wrkErr != nil {
+			return fmt.Errorf("wrk not found (Debian: apt-get install -y wrk): %w", wrkErr)
+		}
+		o.wrkBin = wrk
+	case "go":
+	default:
+		return fmt.Errorf("-load must be wrk or go, not %q", o.loadGen)
+	}
+	return nil
 }
 
 // serveBare is the machine's ceiling: a Fiber app answering a small JSON
@@ -86,9 +156,23 @@ type result struct {
 	errors        int64
 	rps           float64
 	p50, p90, p99 time.Duration
+	// proxyCPU is the CPU time the proxy's own processes (nginx's master
+	// and workers, or the gateway) spent per request: unlike req/s it does
+	// not depend on how the machine's cores were shared out.
+	proxyCPU time.Duration
 }
 
-func run(root string, dur time.Duration, conns, rounds, rate int) error {
+// target is one URL under load.
+type target struct{ name, url string }
+
+const (
+	nameBare    = "bare-fiber"
+	nameDirect  = "auth-tokens direct"
+	nameNginx   = "via nginx"
+	nameGateway = "via gateway"
+)
+
+func run(o options) error {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	dataDir, err := os.MkdirTemp("", "acct-bench-")
@@ -103,7 +187,7 @@ func run(root string, dur time.Duration, conns, rounds, rate int) error {
 	defer logFile.Close()
 	fmt.Printf("starting the suite (logs: %s)...\n", logFile.Name())
 	st, err := stack.Start(ctx, stack.Options{
-		BinDir:      filepath.Join(root, "bin"),
+		BinDir:      filepath.Join(o.root, "bin"),
 		DataDir:     dataDir,
 		DatabaseURL: os.Getenv("DATABASE_URL"),
 		PGPort:      stack.FreePort(),
@@ -111,8 +195,9 @@ func run(root string, dur time.Duration, conns, rounds, rate int) error {
 		BasePort:    stack.FreePort(),
 		GatewayAddr: fmt.Sprintf("127.0.0.1:%d", stack.FreePort()),
 		Logs:        logFile,
-		// Defaults except a rate limit that would otherwise throttle the
-		// load generator's single client.
+		// auth-tokens is the upstream of every measured path: it logs
+		// only warnings in both settings. A rate limit that would
+		// otherwise throttle the load generator's single client is lifted.
 		ExtraEnv: []string{"LOG_LEVEL=warn", "RATE_LIMIT_RPS=1000000", "RATE_LIMIT_BURST=1000000"},
 	})
 	if err != nil {
@@ -127,30 +212,93 @@ func run(root string, dur time.Duration, conns, rounds, rate int) error {
 		return err
 	}
 	defer func() { _ = bareCmd.Process.Signal(syscall.SIGTERM); _ = bareCmd.Wait() }()
-	waitTCP(bareAddr)
+	if err := waitTCP(bareAddr); err != nil {
+		return fmt.Errorf("bare fiber: %w", err)
+	}
 
 	token, err := fetchToken(st)
 	if err != nil {
 		return err
 	}
-	targets := []struct{ name, url string }{
-		{"bare-fiber", "http://" + bareAddr + "/whoami"},
-		{"auth-tokens direct", st.ServiceURLs["auth-tokens"] + "/whoami"},
-		{"via gateway", st.GatewayURL + "/whoami"},
-	}
-	for _, t := range targets { // warm-up: connection pools, JIT-free but caches
-		if _, err := load(ctx, t.name, t.url, token, conns, time.Second); err != nil {
+	fmt.Printf("load: %s for saturation (%d connections), Go open-loop client at %d req/s for latency\n", o.loadGen, o.conns, o.rate)
+
+	var failed int64
+	for _, logs := range []bool{false, true} {
+		n, err := o.measureSetting(ctx, st, dataDir, bareAddr, token, logs)
+		if err != nil {
 			return err
+		}
+		failed += n
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d requests failed", failed)
+	}
+	return o.databaseRead(ctx, st, token)
+}
+
+// measureSetting starts nginx and a gateway with access logs off or on, in
+// front of the same auth-tokens, measures direct/nginx/gateway (and the bare
+// ceiling with logs off) and prints the comparison. It returns the number of
+// failed requests.
+func (o options) measureSetting(ctx context.Context, st *stack.Stack, dataDir, bareAddr, token string, logs bool) (int64, error) {
+	setting, level := "access logs off", "warn"
+	if logs {
+		setting, level = "access logs on", "info"
+	}
+	dir := filepath.Join(dataDir, strings.ReplaceAll(setting, " ", "-"))
+	ngx, err := startNginx(o.nginxBin, filepath.Join(dir, "nginx"), fmt.Sprintf("127.0.0.1:%d", stack.FreePort()), st.ServiceURLs["auth-tokens"], logs)
+	if err != nil {
+		return 0, err
+	}
+	defer ngx.Stop()
+	gw, err := o.startGateway(ctx, st, dir, level)
+	if err != nil {
+		return 0, err
+	}
+	defer gw.stop()
+
+	targets := []target{
+		{nameDirect, st.ServiceURLs["auth-tokens"] + "/whoami"},
+		{nameNginx, "http://" + ngx.Addr + "/whoami"},
+		{nameGateway, gw.url + "/whoami"},
+	}
+	if !logs {
+		targets = append([]target{{nameBare, "http://" + bareAddr + "/whoami"}}, targets...)
+	}
+	fmt.Printf("\n== %s (nginx: %s; gateway: LOG_LEVEL=%s to %s) ==\n", setting, orNone(ngx.AccessLog), level, gw.logPath)
+	for _, t := range targets { // warm-up: connection pools, caches
+		if _, err := o.saturate(ctx, t, token, time.Second); err != nil {
+			return 0, err
 		}
 	}
 	best := map[string]result{}
-	for r := 0; r < rounds; r++ {
+	for r := 0; r < o.rounds; r++ {
 		for _, t := range targets {
-			res, err := load(ctx, t.name, t.url, token, conns, dur)
-			if err != nil {
-				return err
+			var prof *profile
+			if t.name == nameGateway && gw.pprofAddr != "" && r == o.rounds-1 {
+				prof = startProfile(gw.pprofAddr, o.dur-time.Second)
 			}
-			fmt.Printf("  round %d %-20s %9.0f req/s  p50 %-9s p99 %-9s errors %d\n", r+1, t.name, res.rps, res.p50, res.p99, res.errors)
+			pids := map[string]func() []int{nameNginx: ngx.pids, nameGateway: gw.pids}[t.name]
+			var cpu0 time.Duration
+			if pids != nil {
+				cpu0 = processCPU(pids())
+			}
+			res, err := o.saturate(ctx, t, token, o.dur)
+			if err != nil {
+				return 0, err
+			}
+			if pids != nil && res.requests > 0 {
+				res.proxyCPU = (processCPU(pids()) - cpu0) / time.Duration(res.requests)
+			}
+			if prof != nil {
+				path := filepath.Join(o.pprofDir, "gateway-"+strings.ReplaceAll(setting, " ", "-")+".pprof")
+				if err := prof.save(path); err != nil {
+					fmt.Printf("  (profile not saved: %v)\n", err)
+				} else {
+					fmt.Printf("  CPU profile of the gateway: %s\n", path)
+				}
+			}
+			fmt.Printf("  round %d %-20s %9.0f req/s  p50 %-9s p99 %-9s errors %d%s\n", r+1, t.name, res.rps, res.p50, res.p99, res.errors, cpuNote(res))
 			if b, ok := best[t.name]; !ok || res.rps > b.rps {
 				best[t.name] = res
 			}
@@ -159,51 +307,179 @@ func run(root string, dur time.Duration, conns, rounds, rate int) error {
 	// Latency at a fixed request rate below saturation: at saturation p50
 	// only mirrors throughput (queueing), here it is the added work.
 	fixed := map[string]result{}
-	for _, t := range targets[1:] {
-		res, err := loadAtRate(ctx, t.name, t.url, token, rate, dur)
+	for _, t := range targets {
+		if t.name == nameBare {
+			continue
+		}
+		res, err := loadAtRate(ctx, t.name, t.url, token, o.rate, o.dur)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		fixed[t.name] = res
 	}
-	bareR, direct, gw := best["bare-fiber"], best["auth-tokens direct"], best["via gateway"]
-	fd, fg := fixed["auth-tokens direct"], fixed["via gateway"]
-	fmt.Printf("\nGET /whoami; load generator, gateway, auth-tokens and PostgreSQL share this machine's %d cores\n", runtime.NumCPU())
-	fmt.Printf("saturation: %d connections, %s per run, best of %d rounds\n", conns, dur, rounds)
-	fmt.Printf("  %-20s %10s %10s %10s %10s\n", "target", "req/s", "p50", "p90", "p99")
-	for _, r := range []result{bareR, direct, gw} {
-		fmt.Printf("  %-20s %10.0f %10s %10s %10s\n", r.name, r.rps, r.p50, r.p90, r.p99)
-	}
-	fmt.Printf("fixed rate: %d req/s for %s (latency from the scheduled send time)\n", rate, dur)
-	for _, r := range []result{fd, fg} {
-		fmt.Printf("  %-20s %10.0f %10s %10s %10s\n", r.name, r.rps, r.p50, r.p90, r.p99)
-	}
-	ratio := gw.rps / direct.rps
-	added := fg.p50 - fd.p50
-	fmt.Printf("\ngateway / direct throughput:           %.2f (target >= 0.60) %s\n", ratio, verdict(ratio >= 0.60))
-	fmt.Printf("gateway added p50 at %d req/s:       %s (target <= 1ms) %s\n", rate, added, verdict(added <= time.Millisecond))
-	fmt.Printf("gateway added p99 at %d req/s:       %s\n", rate, fg.p99-fd.p99)
-	fmt.Printf("direct / bare-fiber throughput: %.2f; gateway / bare-fiber: %.2f\n", direct.rps/bareR.rps, gw.rps/bareR.rps)
-	if n := direct.errors + gw.errors + fd.errors + fg.errors; n > 0 {
-		return fmt.Errorf("%d requests failed", n)
-	}
 
-	// The same comparison on a read that reaches the database (tenancy
-	// check and business row): the gateway's share of a realistic request.
+	fmt.Printf("\nGET /whoami, %s; load generator, proxies, auth-tokens and PostgreSQL share this machine's %d cores\n", setting, runtime.NumCPU())
+	fmt.Printf("saturation: %d connections (%s), %s per run, best of %d rounds\n", o.conns, o.loadGen, o.dur, o.rounds)
+	fmt.Printf("  %-20s %10s %10s %10s %10s %14s\n", "target", "req/s", "p50", "p90", "p99", "proxy CPU/req")
+	var failed int64
+	for _, t := range targets {
+		r := best[t.name]
+		cpu := "-"
+		if r.proxyCPU > 0 {
+			cpu = r.proxyCPU.Round(100 * time.Nanosecond).String()
+		}
+		fmt.Printf("  %-20s %10.0f %10s %10s %10s %14s\n", r.name, r.rps, r.p50, r.p90, r.p99, cpu)
+		failed += r.errors
+	}
+	fmt.Printf("fixed rate: %d req/s for %s (Go open loop, latency from the scheduled send time)\n", o.rate, o.dur)
+	for _, t := range targets {
+		if r, ok := fixed[t.name]; ok {
+			fmt.Printf("  %-20s %10.0f %10s %10s %10s\n", r.name, r.rps, r.p50, r.p90, r.p99)
+			failed += r.errors
+		}
+	}
+	direct, ngxR, gwR := best[nameDirect], best[nameNginx], best[nameGateway]
+	fd, fn, fg := fixed[nameDirect], fixed[nameNginx], fixed[nameGateway]
+	vsNginx := gwR.rps / ngxR.rps
+	fmt.Printf("\n%s:\n", setting)
+	fmt.Printf("  gateway / nginx throughput:   %.2f (target >= 1.00) %s\n", vsNginx, verdict(vsNginx >= 1.0))
+	fmt.Printf("  gateway / direct throughput:  %.2f (nginx / direct: %.2f)\n", gwR.rps/direct.rps, ngxR.rps/direct.rps)
+	if ngxR.proxyCPU > 0 {
+		fmt.Printf("  proxy CPU per request:        gateway %s, nginx %s (%.2fx)\n", gwR.proxyCPU.Round(100*time.Nanosecond),
+			ngxR.proxyCPU.Round(100*time.Nanosecond), float64(gwR.proxyCPU)/float64(ngxR.proxyCPU))
+	}
+	fmt.Printf("  p50 at %d req/s: gateway %s, nginx %s, direct %s; gateway - nginx = %s (target <= 200µs) %s\n",
+		o.rate, fg.p50, fn.p50, fd.p50, fg.p50-fn.p50, verdict(fg.p50-fn.p50 <= 200*time.Microsecond))
+	fmt.Printf("  p99 at %d req/s: gateway %s, nginx %s, direct %s\n", o.rate, fg.p99, fn.p99, fd.p99)
+	if b, ok := best[nameBare]; ok {
+		fmt.Printf("  direct / bare-fiber: %.2f; nginx / bare-fiber: %.2f; gateway / bare-fiber: %.2f\n",
+			direct.rps/b.rps, ngxR.rps/b.rps, gwR.rps/b.rps)
+	}
+	return failed, nil
+}
+
+// saturate loads t with the configured generator.
+func (o options) saturate(ctx context.Context, t target, token string, d time.Duration) (result, error) {
+	if o.loadGen == "wrk" {
+		return wrkLoad(ctx, o.wrkBin, t.name, t.url, token, o.conns, runtime.NumCPU(), d)
+	}
+	return load(ctx, t.name, t.url, token, o.conns, d)
+}
+
+// gatewayProc is a gateway started by the bench with its own log level; its
+// output goes straight to a file (as nginx's access log does), not through
+// a pipe to this process.
+type gatewayProc struct {
+	cmd       *exec.Cmd
+	url       string
+	logPath   string
+	pprofAddr string
+}
+
+func (o options) startGateway(ctx context.Context, st *stack.Stack, dir, level string) (*gatewayProc, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", stack.FreePort())
+	g := &gatewayProc{url: "http://" + addr, logPath: filepath.Join(dir, "gateway.log")}
+	out, err := os.Create(g.logPath)
+	if err != nil {
+		return nil, err
+	}
+	defer out.Close() // the child has its own descriptor
+	env := append(os.Environ(),
+		"HTTP_ADDR="+addr,
+		"LOG_LEVEL="+level,
+		"JWKS_URL="+st.ServiceURLs["auth-tokens"]+"/.well-known/jwks.json",
+		"UPSTREAM_AUTH_TOKENS_URL="+st.ServiceURLs["auth-tokens"],
+		"RATE_LIMIT_RPS=1000000", "RATE_LIMIT_BURST=1000000",
+		"OTEL_SERVICE_NAME=gateway",
+	)
+	env = append(env, o.gwEnv...)
+	if o.pprofDir != "" {
+		g.pprofAddr = fmt.Sprintf("127.0.0.1:%d", stack.FreePort())
+		env = append(env, "PPROF_ADDR="+g.pprofAddr)
+	}
+	g.cmd = exec.Command(filepath.Join(o.root, "bin", "gateway"))
+	g.cmd.Env, g.cmd.Stdout, g.cmd.Stderr = env, out, out
+	if err := g.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start gateway: %w", err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(g.url + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return g, nil
+			}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			g.stop()
+			return nil, fmt.Errorf("gateway not ready (log: %s)", g.logPath)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (g *gatewayProc) pids() []int { return []int{g.cmd.Process.Pid} }
+
+func (g *gatewayProc) stop() {
+	_ = g.cmd.Process.Signal(syscall.SIGTERM)
+	_ = g.cmd.Wait()
+}
+
+// profile is a CPU profile being taken over HTTP from a pprof listener.
+type profile struct {
+	done chan struct{}
+	data []byte
+	err  error
+}
+
+func startProfile(addr string, d time.Duration) *profile {
+	p := &profile{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, max(1, int(d.Seconds()))))
+		if err != nil {
+			p.err = err
+			return
+		}
+		defer resp.Body.Close()
+		p.data, p.err = io.ReadAll(resp.Body)
+	}()
+	return p
+}
+
+func (p *profile) save(path string) error {
+	<-p.done
+	if p.err != nil {
+		return p.err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, p.data, 0o644)
+}
+
+// databaseRead compares direct and gateway on a read that reaches
+// PostgreSQL (tenancy check and business row): the gateway's share of a
+// realistic request.
+func (o options) databaseRead(ctx context.Context, st *stack.Stack, token string) error {
 	bizID, err := createBusiness(st, token)
 	if err != nil {
 		return err
 	}
 	path := "/v1/businesses/" + bizID
-	dbDirect, err := load(ctx, "auth-tokens direct", st.ServiceURLs["auth-tokens"]+path, token, conns, dur)
+	dbDirect, err := o.saturate(ctx, target{nameDirect, st.ServiceURLs["auth-tokens"] + path}, token, o.dur)
 	if err != nil {
 		return err
 	}
-	dbGW, err := load(ctx, "via gateway", st.GatewayURL+path, token, conns, dur)
+	dbGW, err := o.saturate(ctx, target{nameGateway, st.GatewayURL + path}, token, o.dur)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("\nGET /v1/businesses/{id} (PostgreSQL read), %d connections, %s per run\n", conns, dur)
+	fmt.Printf("\nGET /v1/businesses/{id} (PostgreSQL read), %d connections (%s), %s per run\n", o.conns, o.loadGen, o.dur)
 	for _, r := range []result{dbDirect, dbGW} {
 		fmt.Printf("  %-20s %10.0f %10s %10s %10s\n", r.name, r.rps, r.p50, r.p90, r.p99)
 	}
@@ -212,6 +488,49 @@ func run(root string, dur time.Duration, conns, rounds, rate int) error {
 		return fmt.Errorf("%d requests failed", n)
 	}
 	return nil
+}
+
+// processCPU sums the user and system CPU time of pids from /proc (zero
+// where /proc is unavailable).
+func processCPU(pids []int) time.Duration {
+	var ticks int64
+	for _, pid := range pids {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		// Fields after the parenthesised command name; utime and stime
+		// are fields 14 and 15 of the whole line.
+		rest := string(data)
+		if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+			rest = rest[i+1:]
+		}
+		f := strings.Fields(rest)
+		if len(f) < 13 {
+			continue
+		}
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		s, _ := strconv.ParseInt(f[12], 10, 64)
+		ticks += u + s
+	}
+	return time.Duration(ticks) * time.Second / clockTicks
+}
+
+// clockTicks is Linux's USER_HZ, the unit of /proc/<pid>/stat times.
+const clockTicks = 100
+
+func cpuNote(r result) string {
+	if r.proxyCPU == 0 {
+		return ""
+	}
+	return "  proxy CPU/req " + r.proxyCPU.Round(100*time.Nanosecond).String()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "off"
+	}
+	return s
 }
 
 func createBusiness(st *stack.Stack, token string) (string, error) {
@@ -362,12 +681,15 @@ func loadAtRate(ctx context.Context, name, url, token string, rate int, d time.D
 		p50: pct(0.50), p90: pct(0.90), p99: pct(0.99)}, nil
 }
 
-func waitTCP(addr string) {
+var errNotListening = errors.New("not listening")
+
+func waitTCP(addr string) error {
 	for i := 0; i < 100; i++ {
 		if c, err := net.Dial("tcp", addr); err == nil {
 			c.Close()
-			return
+			return nil
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	return fmt.Errorf("%s: %w", addr, errNotListening)
 }

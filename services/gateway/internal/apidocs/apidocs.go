@@ -26,8 +26,16 @@ import (
 // maxDocBytes bounds one upstream document.
 const maxDocBytes = 8 << 20
 
+// Title names the merged document (and the /docs page): it describes the
+// whole suite, not whichever service happens to merge first.
+const Title = "acct — accounting API suite"
+
+// description introduces the merged document.
+const description = "The accounting API suite behind one gateway: every service's endpoints, " +
+	"authenticated with bearer tokens from POST /oauth2/token."
+
 // emptyDoc is served until at least one upstream answered.
-var emptyDoc = []byte(`{"openapi":"3.0.3","info":{"title":"Accounting API","version":"1"},"paths":{}}`)
+var emptyDoc = []byte(`{"openapi":"3.0.3","info":{"title":"` + Title + `","version":"1"},"paths":{}}`)
 
 // Aggregator holds the merged document.
 type Aggregator struct {
@@ -111,6 +119,12 @@ func (a *Aggregator) Refresh(ctx context.Context) error {
 		if err != nil {
 			return errors.Join(append(errs, fmt.Errorf("merge: %w", err))...)
 		}
+		// Merge keeps the first document's info; the suite has its own.
+		info := openapi3.Info{Title: Title, Description: description, Version: "1"}
+		if merged.Info != nil && merged.Info.Version != "" {
+			info.Version = merged.Info.Version
+		}
+		merged.Info = &info
 		data, err := json.Marshal(merged)
 		if err != nil {
 			return errors.Join(append(errs, fmt.Errorf("encode: %w", err))...)

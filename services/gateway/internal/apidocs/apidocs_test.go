@@ -1,6 +1,7 @@
 package apidocs
 
 import (
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -50,6 +51,12 @@ func TestMergesUpstreamsAndKeepsLastGoodCopy(t *testing.T) {
 				t.Fatalf("Refresh() = %v, wantErr %v", err, s.wantErr)
 			}
 			doc := string(agg.Document())
+			var parsed struct {
+				Info struct{ Title string } `json:"info"`
+			}
+			if err := json.Unmarshal(agg.Document(), &parsed); err != nil || parsed.Info.Title != Title {
+				t.Fatalf("merged title = %q (%v), want %q", parsed.Info.Title, err, Title)
+			}
 			for _, p := range []string{`"/whoami"`, `"/v1/bank-transactions"`} {
 				if !strings.Contains(doc, p) {
 					t.Fatalf("merged document lacks %s: %s", p, doc)
@@ -64,7 +71,7 @@ func TestNothingReachableServesEmptyDocument(t *testing.T) {
 	if err := agg.Refresh(t.Context()); err == nil {
 		t.Fatal("Refresh succeeded with no upstream")
 	}
-	if !strings.Contains(string(agg.Document()), `"openapi":"3.0.3"`) {
+	if !strings.Contains(string(agg.Document()), `"openapi":"3.0.3"`) || !strings.Contains(string(agg.Document()), Title) {
 		t.Fatalf("document = %s", agg.Document())
 	}
 }

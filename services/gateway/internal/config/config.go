@@ -11,6 +11,7 @@ import (
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/storage"
 
+	"github.com/acctsuite/acct/services/gateway/internal/clientip"
 	"github.com/acctsuite/acct/services/gateway/internal/routes"
 )
 
@@ -25,13 +26,27 @@ type Config struct {
 	// UpstreamTimeout bounds reading an upstream response (headers and
 	// body) and writing a request to it; generous because CSV exports and
 	// uploads stream through.
-	UpstreamTimeout     time.Duration `env:"UPSTREAM_TIMEOUT" envDefault:"120s"`
-	UpstreamMaxConns    int           `env:"UPSTREAM_MAX_CONNS" envDefault:"512"`
-	OpenAPIRefresh      time.Duration `env:"OPENAPI_REFRESH_INTERVAL" envDefault:"30s"`
-	RateLimitRPS        float64       `env:"RATE_LIMIT_RPS" envDefault:"200"`
-	RateLimitBurst      int           `env:"RATE_LIMIT_BURST" envDefault:"400"`
-	RateLimitMaxClients int           `env:"RATE_LIMIT_MAX_CLIENTS" envDefault:"100000"`
-	CORSAllowedOrigins  []string      `env:"CORS_ALLOWED_ORIGINS" envSeparator:","`
+	UpstreamTimeout    time.Duration `env:"UPSTREAM_TIMEOUT" envDefault:"120s"`
+	UpstreamMaxConns   int           `env:"UPSTREAM_MAX_CONNS" envDefault:"512"`
+	OpenAPIRefresh     time.Duration `env:"OPENAPI_REFRESH_INTERVAL" envDefault:"30s"`
+	CORSAllowedOrigins []string      `env:"CORS_ALLOWED_ORIGINS" envSeparator:","`
+
+	// Per-client buckets (token routes) and per-IP buckets (public routes,
+	// and token routes whose token is missing or invalid) share the rate
+	// but live in separate tables, so a flood of addresses cannot evict
+	// the clients' buckets.
+	RateLimitRPS        float64 `env:"RATE_LIMIT_RPS" envDefault:"200"`
+	RateLimitBurst      int     `env:"RATE_LIMIT_BURST" envDefault:"400"`
+	RateLimitMaxClients int     `env:"RATE_LIMIT_MAX_CLIENTS" envDefault:"100000"`
+	RateLimitMaxIPs     int     `env:"RATE_LIMIT_MAX_IPS" envDefault:"100000"`
+	// POST /oauth2/token checks client secrets: a stricter per-IP limit
+	// of its own slows down guessing.
+	TokenRateLimitRPS   float64 `env:"TOKEN_RATE_LIMIT_RPS" envDefault:"10"`
+	TokenRateLimitBurst int     `env:"TOKEN_RATE_LIMIT_BURST" envDefault:"20"`
+	// TrustedProxies are the addresses (IPs or CIDRs) whose
+	// X-Forwarded-For is believed when finding a client's IP; from any
+	// other peer the peer address is the client.
+	TrustedProxies []string `env:"TRUSTED_PROXIES" envSeparator:","`
 
 	// StorageDir and StorageSigningKey enable the public download route of
 	// the filesystem object store (signed, expiring URLs the services hand
@@ -98,8 +113,14 @@ func (c Config) Validate() error {
 	if c.RateLimitBurst < 1 {
 		errs = append(errs, errors.New("RATE_LIMIT_BURST must be at least 1"))
 	}
-	if c.RateLimitMaxClients < 1 {
-		errs = append(errs, errors.New("RATE_LIMIT_MAX_CLIENTS must be at least 1"))
+	if c.RateLimitMaxClients < 1 || c.RateLimitMaxIPs < 1 {
+		errs = append(errs, errors.New("RATE_LIMIT_MAX_CLIENTS and RATE_LIMIT_MAX_IPS must be at least 1"))
+	}
+	if c.TokenRateLimitRPS <= 0 || c.TokenRateLimitBurst < 1 {
+		errs = append(errs, errors.New("TOKEN_RATE_LIMIT_RPS must be positive and TOKEN_RATE_LIMIT_BURST at least 1"))
+	}
+	if _, err := clientip.New(c.TrustedProxies); err != nil {
+		errs = append(errs, fmt.Errorf("TRUSTED_PROXIES: %w", err))
 	}
 	if c.UpstreamTimeout <= 0 || c.OpenAPIRefresh <= 0 {
 		errs = append(errs, errors.New("UPSTREAM_TIMEOUT and OPENAPI_REFRESH_INTERVAL must be positive"))

@@ -14,7 +14,8 @@ func valid() Config {
 		Auth:            servicekit.Auth{JWKSURL: "http://127.0.0.1:8081/.well-known/jwks.json"},
 		Upstreams:       Upstreams{AuthTokens: "http://127.0.0.1:8081"},
 		UpstreamTimeout: time.Second, UpstreamMaxConns: 10, OpenAPIRefresh: time.Second,
-		RateLimitRPS: 1, RateLimitBurst: 1, RateLimitMaxClients: 1,
+		RateLimitRPS: 1, RateLimitBurst: 1, RateLimitMaxClients: 1, RateLimitMaxIPs: 1,
+		TokenRateLimitRPS: 1, TokenRateLimitBurst: 1,
 	}
 }
 
@@ -31,6 +32,11 @@ func TestValidate(t *testing.T) {
 		{"jwks", func(c *Config) { c.Auth.JWKSURL = "ftp://x" }, "JWKS_URL"},
 		{"upstream", func(c *Config) { c.Upstreams.AuthTokens = "" }, "upstream auth-tokens"},
 		{"timeouts", func(c *Config) { c.UpstreamTimeout = 0 }, "UPSTREAM_TIMEOUT"},
+		{"ip table", func(c *Config) { c.RateLimitMaxIPs = 0 }, "RATE_LIMIT_MAX_IPS"},
+		{"token endpoint rate", func(c *Config) { c.TokenRateLimitRPS = 0 }, "TOKEN_RATE_LIMIT_RPS"},
+		{"token endpoint burst", func(c *Config) { c.TokenRateLimitBurst = 0 }, "TOKEN_RATE_LIMIT_BURST"},
+		{"trusted proxies", func(c *Config) { c.TrustedProxies = []string{"10.0.0.0/99"} }, "TRUSTED_PROXIES"},
+		{"trusted proxies valid", func(c *Config) { c.TrustedProxies = []string{"10.0.0.0/8", "::1"} }, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,6 +58,7 @@ func TestValidate(t *testing.T) {
 
 func TestLoadDefaults(t *testing.T) {
 	t.Setenv("CORS_ALLOWED_ORIGINS", "https://a.example,https://b.example")
+	t.Setenv("TRUSTED_PROXIES", "10.0.0.0/8,192.168.0.1")
 	c, err := Load()
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +66,26 @@ func TestLoadDefaults(t *testing.T) {
 	if c.BodyLimit() != 33554432 || c.RateLimitRPS != 200 || c.RateLimitBurst != 400 || c.Base.Addr != ":8080" {
 		t.Fatalf("defaults: %+v", c)
 	}
+	if c.TokenRateLimitRPS != 10 || c.TokenRateLimitBurst != 20 || c.RateLimitMaxIPs != 100000 {
+		t.Fatalf("token endpoint and IP table defaults: %+v", c)
+	}
+	if len(c.TrustedProxies) != 2 || c.TrustedProxies[1] != "192.168.0.1" {
+		t.Fatalf("trusted proxies: %v", c.TrustedProxies)
+	}
 	if c.Upstreams.AuthTokens != "http://127.0.0.1:8081" || len(c.CORSAllowedOrigins) != 2 {
 		t.Fatalf("upstreams/cors: %+v", c)
+	}
+}
+
+// TestEmptyTrustedProxies: the chart sets TRUSTED_PROXIES="" by default,
+// which must mean "trust nobody", not a configuration error.
+func TestEmptyTrustedProxies(t *testing.T) {
+	t.Setenv("TRUSTED_PROXIES", "")
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("Validate() = %v", err)
 	}
 }

@@ -12,8 +12,10 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -116,8 +118,9 @@ func New(opts Options) (*Upstream, error) {
 			WriteBufferSize:     16 << 10,
 			MaxResponseBodySize: streamThreshold,
 			StreamResponseBody:  true,
-			// The gateway routed on the normalised path; send that same
-			// path so the service sees exactly what was authorised.
+			// The gateway routed on the raw path; send that same path
+			// byte for byte so the service sees exactly what was
+			// authorised.
 			DisablePathNormalizing: true,
 			Dial: func(addr string) (net.Conn, error) {
 				return fasthttp.DialTimeout(addr, dialTimeout)
@@ -149,9 +152,6 @@ var (
 	headerForwardedHost  = []byte(fiber.HeaderXForwardedHost)
 )
 
-// Handler is the fiber handler that forwards the request.
-func (u *Upstream) Handler() fiber.Handler { return u.Forward }
-
 // Forward sends the current request to the upstream and relays its answer.
 func (u *Upstream) Forward(c *fiber.Ctx) error {
 	in := c.Request()
@@ -165,11 +165,7 @@ func (u *Upstream) Forward(c *fiber.Ctx) error {
 	defer fasthttp.ReleaseRequest(req)
 	in.Header.CopyTo(&req.Header)
 	req.Header.ResetConnectionClose()
-	if len(u.prefix) > 0 {
-		req.Header.SetRequestURIBytes(append(append([]byte(nil), u.prefix...), in.URI().RequestURI()...))
-	} else {
-		req.Header.SetRequestURIBytes(in.URI().RequestURI())
-	}
+	setRequestURI(&req.Header, u.prefix, in.URI())
 	if id, ok := authn.IdentityFrom(c); ok {
 		authn.SetIdentityHeaders(&req.Header, id)
 	}
@@ -177,15 +173,18 @@ func (u *Upstream) Forward(c *fiber.Ctx) error {
 	// middleware has already put the chosen id on the incoming request.
 	setForwarded(c, &req.Header)
 
-	// A client span per upstream call; its context goes out as traceparent.
-	// Without an OTel SDK the span is a no-op that keeps the caller's trace.
+	// A client span per upstream call when traces are recorded; its
+	// context goes out as traceparent. Otherwise (no OTel SDK configured)
+	// the client's own traceparent/tracestate travel in the copied headers
+	// untouched, which is all a non-recording span would have sent, and
+	// the span bookkeeping is skipped on this hot path.
 	ctx := c.UserContext()
-	if !trace.SpanContextFromContext(ctx).IsValid() {
-		ctx = u.propagator.Extract(ctx, headerCarrier{&in.Header})
+	span := trace.SpanFromContext(ctx)
+	if span.IsRecording() {
+		ctx, span = u.tracer.Start(ctx, u.spanName, trace.WithSpanKind(trace.SpanKindClient))
+		defer span.End()
+		u.propagator.Inject(ctx, headerCarrier{&req.Header})
 	}
-	ctx, span := u.tracer.Start(ctx, u.spanName, trace.WithSpanKind(trace.SpanKindClient))
-	defer span.End()
-	u.propagator.Inject(ctx, headerCarrier{&req.Header})
 
 	var body *limitedReader
 	if cl != 0 {
@@ -208,22 +207,45 @@ func (u *Upstream) Forward(c *fiber.Ctx) error {
 			// The client's own upload broke off; nobody is left to answer.
 			return apperr.Wrap(apperr.InvalidPayload, body.err, "request body could not be read")
 		}
-		span.SetStatus(codes.Error, "upstream unavailable")
+		if span.IsRecording() {
+			span.SetStatus(codes.Error, "upstream unavailable")
+		}
 		u.logger.WarnContext(ctx, "upstream unavailable",
 			slog.String("upstream", u.name), slog.String("error", err.Error()))
 		c.Set(fiber.HeaderRetryAfter, u.retryAfter)
 		return apperr.Wrap(apperr.Unavailable, err, u.unavailable)
 	}
 	c.Locals(BodyConsumedKey, true)
-	span.SetAttributes(attribute.Int("http.response.status_code", resp.StatusCode()))
+	if span.IsRecording() {
+		span.SetAttributes(attribute.Int("http.response.status_code", resp.StatusCode()))
+	}
 	relay(c, resp)
 	return nil
 }
 
+// setRequestURI sets the upstream request target to prefix + the path
+// exactly as the client sent it (the one fiber routed on, never fasthttp's
+// decoded and dot-resolved form) + the raw query.
+func setRequestURI(h *fasthttp.RequestHeader, prefix []byte, in *fasthttp.URI) {
+	buf := bufPool.Get().(*[]byte)
+	b := append(append((*buf)[:0], prefix...), in.PathOriginal()...)
+	if q := in.QueryString(); len(q) > 0 {
+		b = append(append(b, '?'), q...)
+	}
+	h.SetRequestURIBytes(b) // copies
+	*buf = b
+	bufPool.Put(buf)
+}
+
+// bufPool holds scratch buffers for header values built per request.
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
+
 // relay copies the upstream response onto the client response. Headers the
 // gateway itself set (CORS) are kept; hop-by-hop headers are not copied
-// (httpx sets X-Request-Id itself afterwards). A streamed body is handed to fasthttp, which closes it (returning
-// the upstream connection to the pool) once it is written to the client.
+// (httpx sets X-Request-Id itself afterwards). The HostClient has already
+// read bodies up to streamThreshold whole; a larger or chunked body is
+// handed to fasthttp as a stream, which closes it (returning the upstream
+// connection to the pool) once it is written to the client.
 func relay(c *fiber.Ctx, resp *fasthttp.Response) {
 	out := c.Response()
 	out.SetStatusCode(resp.StatusCode())
@@ -235,12 +257,13 @@ func relay(c *fiber.Ctx, resp *fasthttp.Response) {
 		}
 	})
 	out.Header.SetContentTypeBytes(resp.Header.ContentType())
-	if stream := resp.BodyStream(); stream != nil {
+	if resp.BodyStream() != nil {
 		out.SetBodyStream(&upstreamBody{resp: resp}, resp.Header.ContentLength())
 		return
 	}
-	// HEAD and bodiless answers: nothing to stream.
-	out.SetBodyRaw(append([]byte(nil), resp.Body()...))
+	// Small and bodiless answers: copied into the client response's pooled
+	// buffer, so resp can go back to its pool now.
+	out.SetBody(resp.Body())
 	if c.Method() == fiber.MethodHead {
 		out.Header.SetContentLength(resp.Header.ContentLength())
 	}
@@ -263,23 +286,35 @@ func skipResponseHeader(k []byte) bool {
 	return false
 }
 
-// setForwarded appends the client address to X-Forwarded-For and records the
+// setForwarded appends the peer address to X-Forwarded-For and records the
 // original scheme and host unless an outer proxy already did.
 func setForwarded(c *fiber.Ctx, h *fasthttp.RequestHeader) {
-	ip := c.Context().RemoteIP().String()
+	buf := bufPool.Get().(*[]byte)
+	v := (*buf)[:0]
 	if prior := h.PeekBytes(headerForwardedFor); len(prior) > 0 {
-		v := make([]byte, 0, len(prior)+2+len(ip))
-		v = append(append(append(v, prior...), ", "...), ip...)
-		h.SetBytesKV(headerForwardedFor, v)
-	} else {
-		h.SetBytesK(headerForwardedFor, ip)
+		v = append(append(v, prior...), ", "...)
 	}
+	v = appendPeerIP(v, c.Context())
+	h.SetBytesKV(headerForwardedFor, v) // copies
+	*buf = v
+	bufPool.Put(buf)
 	if len(h.PeekBytes(headerForwardedProto)) == 0 {
 		h.SetBytesK(headerForwardedProto, c.Protocol())
 	}
 	if len(h.PeekBytes(headerForwardedHost)) == 0 {
 		h.SetBytesKV(headerForwardedHost, c.Request().Header.Host())
 	}
+}
+
+// appendPeerIP appends the connection's remote IP without the string
+// conversion net.IP.String costs.
+func appendPeerIP(b []byte, ctx *fasthttp.RequestCtx) []byte {
+	if tcp, ok := ctx.RemoteAddr().(*net.TCPAddr); ok {
+		if a, ok := netip.AddrFromSlice(tcp.IP); ok {
+			return a.Unmap().AppendTo(b)
+		}
+	}
+	return append(b, ctx.RemoteIP().String()...)
 }
 
 // maxDrain bounds how much of a rejected body the gateway reads and drops.

@@ -68,6 +68,18 @@ func (t Tenancy) String() string {
 	return strings.Join(parts, "+")
 }
 
+// Limit is a route's rate-limit class.
+type Limit int
+
+const (
+	// Standard routes are limited per client (token routes) or per client
+	// IP (public routes) at RATE_LIMIT_RPS/RATE_LIMIT_BURST.
+	Standard Limit = iota
+	// Credentials routes check client secrets: a stricter per-IP limit
+	// (TOKEN_RATE_LIMIT_RPS/_BURST) slows down guessing. Public routes only.
+	Credentials
+)
+
 // Route is one row of the table.
 type Route struct {
 	Methods  []string // HTTP methods; GET implies HEAD
@@ -75,17 +87,21 @@ type Route struct {
 	Upstream string   // service name, a key of the upstream URL map
 	Auth     Auth
 	Tenancy  Tenancy
+	Limit    Limit
 }
 
 // Table is the gateway's routing table. Order matters only for readability:
 // fiber matches static segments and parameters independently of order here.
 var Table = []Route{
-	{Methods: []string{http.MethodPost}, Path: "/oauth2/token", Upstream: AuthTokens, Auth: Public},
+	{Methods: []string{http.MethodPost}, Path: "/oauth2/token", Upstream: AuthTokens, Auth: Public, Limit: Credentials},
 	{Methods: []string{http.MethodGet}, Path: "/.well-known/jwks.json", Upstream: AuthTokens, Auth: Public},
 	{Methods: []string{http.MethodGet}, Path: "/whoami", Upstream: AuthTokens, Auth: Token},
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses", Upstream: AuthTokens, Auth: Token},
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses", Upstream: AuthTokens, Auth: Token, Tenancy: PlatformOnly},
-	{Methods: []string{http.MethodGet, http.MethodPatch}, Path: "/v1/businesses/:businessId", Upstream: AuthTokens, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId", Upstream: AuthTokens, Auth: Token, Tenancy: Business},
+	// auth-tokens answers 403 to a business token changing its business;
+	// the gateway says the same without a round trip.
+	{Methods: []string{http.MethodPatch}, Path: "/v1/businesses/:businessId", Upstream: AuthTokens, Auth: Token, Tenancy: Business | PlatformOnly},
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/auth-token", Upstream: AuthTokens, Auth: Token, Tenancy: Business | PlatformOnly},
 }
 
@@ -156,11 +172,19 @@ func contains(list []string, s string) bool {
 
 // Validate checks the table's internal consistency: every rule needs a token,
 // business tenancy needs the :businessId parameter, every row names methods
-// and an upstream.
+// and an upstream, and no pattern has a wildcard: a wildcard would forward
+// paths nobody reviewed (and whose segments no tenancy rule sees) to a
+// service.
 func Validate(table []Route) error {
 	for _, r := range table {
 		if len(r.Methods) == 0 || r.Path == "" || r.Upstream == "" {
 			return fmt.Errorf("route %q: methods, path and upstream are required", r.Path)
+		}
+		if !strings.HasPrefix(r.Path, "/") || strings.ContainsAny(r.Path, "*+?") {
+			return fmt.Errorf("route %q: patterns start with / and have no wildcards or optional parameters", r.Path)
+		}
+		if r.Limit == Credentials && r.Auth != Public {
+			return fmt.Errorf("route %q: the credentials rate limit is for public routes", r.Path)
 		}
 		if r.Auth == Public && r.Tenancy != TenancyNone {
 			return fmt.Errorf("route %q: tenancy rules need token auth", r.Path)
@@ -170,4 +194,45 @@ func Validate(table []Route) error {
 		}
 	}
 	return nil
+}
+
+// Ambiguous reports whether a raw request path could mean two different
+// paths to two readers: a dot segment ("." or "..", also percent-encoded),
+// an encoded slash or backslash, a raw backslash, or an encoded NUL. The
+// gateway routes on the raw path and forwards it byte for byte; a service
+// or library that decodes or resolves such a path afterwards could reach a
+// route (or a business) other than the one the gateway authorised, so these
+// paths are refused instead.
+func Ambiguous(path []byte) bool {
+	dots := 0 // dots in the current segment so far; -1 once it has anything else
+	for i := 0; i < len(path); i++ {
+		switch c := path[i]; {
+		case c == '/':
+			if dots == 1 || dots == 2 {
+				return true
+			}
+			dots = 0
+			continue
+		case c == '\\':
+			return true
+		case c == '%' && i+2 < len(path):
+			switch hi, lo := path[i+1], path[i+2]|0x20; { // lo lowercased
+			case hi == '2' && lo == 'f', hi == '5' && lo == 'c', hi == '0' && lo == '0':
+				return true
+			case hi == '2' && lo == 'e':
+				if dots >= 0 {
+					dots++
+				}
+				i += 2
+				continue
+			}
+		case c == '.':
+			if dots >= 0 {
+				dots++
+			}
+			continue
+		}
+		dots = -1
+	}
+	return dots == 1 || dots == 2
 }

@@ -24,6 +24,12 @@ func TestValidate(t *testing.T) {
 		{"no upstream", Route{Methods: []string{"GET"}, Path: "/a"}, false},
 		{"public with tenancy", Route{Methods: []string{"GET"}, Path: "/a", Upstream: "x", Tenancy: PlatformOnly}, false},
 		{"business without param", Route{Methods: []string{"GET"}, Path: "/a/:id", Upstream: "x", Auth: Token, Tenancy: Business}, false},
+		{"wildcard", Route{Methods: []string{"GET"}, Path: "/files/*", Upstream: "x"}, false},
+		{"greedy parameter", Route{Methods: []string{"GET"}, Path: "/files/+", Upstream: "x"}, false},
+		{"optional parameter", Route{Methods: []string{"GET"}, Path: "/a/:id?", Upstream: "x"}, false},
+		{"relative pattern", Route{Methods: []string{"GET"}, Path: "a", Upstream: "x"}, false},
+		{"credentials limit on public route", Route{Methods: []string{"POST"}, Path: "/token", Upstream: "x", Limit: Credentials}, true},
+		{"credentials limit on token route", Route{Methods: []string{"POST"}, Path: "/token", Upstream: "x", Auth: Token, Limit: Credentials}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,6 +74,9 @@ func TestPathsAndMethods(t *testing.T) {
 	if got := allowed["/v1/businesses"]; !slices.Equal(got, []string{http.MethodGet, http.MethodHead, http.MethodPost}) {
 		t.Errorf("allowed(/v1/businesses) = %v", got)
 	}
+	if got := allowed["/v1/businesses/:businessId"]; !slices.Equal(got, []string{http.MethodGet, http.MethodHead, http.MethodPatch}) {
+		t.Errorf("allowed(/v1/businesses/:businessId) = %v", got)
+	}
 	if got := allowed["/oauth2/token"]; !slices.Equal(got, []string{http.MethodPost}) {
 		t.Errorf("allowed(/oauth2/token) = %v", got)
 	}
@@ -80,5 +89,56 @@ func TestConcrete(t *testing.T) {
 	got := Concrete("/v1/businesses/:businessId/auth-token", map[string]string{"businessId": "b1"})
 	if got != "/v1/businesses/b1/auth-token" {
 		t.Fatalf("Concrete = %q", got)
+	}
+}
+
+// TestBusinessPatchIsPlatformOnly: a business token may read its business
+// but not change it (auth-tokens answers 403 too).
+func TestBusinessPatchIsPlatformOnly(t *testing.T) {
+	for _, r := range Table {
+		if r.Path != "/v1/businesses/:"+BusinessParam {
+			continue
+		}
+		for _, m := range r.Methods {
+			wantPlatformOnly := m == http.MethodPatch
+			if r.Tenancy.Has(PlatformOnly) != wantPlatformOnly || !r.Tenancy.Has(Business) {
+				t.Errorf("%s %s: tenancy %v", m, r.Path, r.Tenancy)
+			}
+		}
+	}
+}
+
+func TestAmbiguous(t *testing.T) {
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{"/v1/businesses/0b6f5c1e-6a8e-4a39-9a39-1d8f0c6a0b11", false},
+		{"/", false},
+		{"/v1/businesses/", false},
+		{"/a/.../b", false},
+		{"/a/.b/c.", false},
+		{"/a/%41", false},
+		{"/a/%2", false},
+		{"/a/b%2", false},
+		{"/a/..", true},
+		{"/a/../b", true},
+		{"/a/./b", true},
+		{"/.", true},
+		{"/a/%2e%2e/b", true},
+		{"/a/%2E./b", true},
+		{"/a/.%2e", true},
+		{"/a/%2e", true},
+		{"/a/b%2Fc", true},
+		{"/a/b%2fc", true},
+		{"/a/..%2Fb", true},
+		{"/a/b%5Cc", true},
+		{"/a/b\\c", true},
+		{"/a/b%00", true},
+	}
+	for _, tt := range tests {
+		if got := Ambiguous([]byte(tt.path)); got != tt.want {
+			t.Errorf("Ambiguous(%q) = %v, want %v", tt.path, got, tt.want)
+		}
 	}
 }

@@ -1,10 +1,12 @@
 package service
 
 import (
+	"bufio"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -30,6 +32,7 @@ type fakeAuthTokens struct {
 
 	mu   sync.Mutex
 	last map[string]*http.Request // "METHOD path" → last request seen
+	uris []string                 // every forwarded request target, raw, in order
 }
 
 func newFakeAuthTokens(t testing.TB, owners map[uuid.UUID]string) *fakeAuthTokens {
@@ -60,6 +63,7 @@ func (f *fakeAuthTokens) serve(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.Copy(io.Discard, r.Body)
 	f.mu.Lock()
 	f.last[r.Method+" "+r.URL.Path] = r
+	f.uris = append(f.uris, r.RequestURI)
 	f.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = io.WriteString(w, `{"data":{"upstream":"auth-tokens"}}`)
@@ -70,6 +74,15 @@ func (f *fakeAuthTokens) seen(method, path string) *http.Request {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.last[method+" "+path]
+}
+
+// received returns the raw request targets forwarded so far and forgets them.
+func (f *fakeAuthTokens) received() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := f.uris
+	f.uris = nil
+	return out
 }
 
 // issuer signs tokens and serves their JWKS.
@@ -124,7 +137,8 @@ func testConfig(jwksURL, upstream string) config.Config {
 		Auth:            servicekit.Auth{JWKSURL: jwksURL},
 		Upstreams:       config.Upstreams{AuthTokens: upstream},
 		UpstreamTimeout: 10 * time.Second, UpstreamMaxConns: 64, OpenAPIRefresh: time.Minute,
-		RateLimitRPS: 10000, RateLimitBurst: 10000, RateLimitMaxClients: 1000,
+		RateLimitRPS: 10000, RateLimitBurst: 10000, RateLimitMaxClients: 1000, RateLimitMaxIPs: 1000,
+		TokenRateLimitRPS: 10000, TokenRateLimitBurst: 10000,
 	}
 }
 
@@ -137,6 +151,31 @@ func startGateway(t testing.TB, cfg config.Config) (*Service, string) {
 	// signing keys are loaded (ignored when a test makes them unreachable).
 	_ = svc.verifier.(*authn.JWKSVerifier).Refresh(t.Context())
 	return svc, url
+}
+
+// rawCall sends one request with the target written byte for byte (Go's
+// client would re-encode it) and returns the status and body.
+func rawCall(t testing.TB, base, method, target, token string) (int, []byte) {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	req := method + " " + target + " HTTP/1.1\r\nHost: gateway\r\nConnection: close\r\n"
+	if token != "" {
+		req += "Authorization: Bearer " + token + "\r\n"
+	}
+	if _, err := io.WriteString(conn, req+"\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, body
 }
 
 // call sends one request and returns status, headers and body.

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/cors"
@@ -21,9 +22,11 @@ import (
 	"github.com/acctsuite/acct/pkg/openapi"
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/storage"
+	"github.com/acctsuite/acct/pkg/telemetry"
 	"github.com/acctsuite/acct/pkg/tenancy"
 
 	"github.com/acctsuite/acct/services/gateway/internal/apidocs"
+	"github.com/acctsuite/acct/services/gateway/internal/clientip"
 	"github.com/acctsuite/acct/services/gateway/internal/config"
 	"github.com/acctsuite/acct/services/gateway/internal/owners"
 	"github.com/acctsuite/acct/services/gateway/internal/proxy"
@@ -37,7 +40,11 @@ type Service struct {
 	logger    *slog.Logger
 	verifier  authn.TokenVerifier
 	owners    *owners.Directory
-	limiter   *ratelimit.Limiter
+	clientIPs *clientip.Resolver
+	// Separate tables: a flood of addresses cannot evict clients' buckets.
+	clients   *ratelimit.Limiter // per client id, token routes
+	ips       *ratelimit.Limiter // per client IP, public routes and failed authentication
+	tokenIPs  *ratelimit.Limiter // per client IP, credential-checking routes
 	upstreams map[string]*proxy.Upstream
 	docs      *apidocs.Aggregator
 	kit       *servicekit.Kit
@@ -61,6 +68,9 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 			ReadTimeout:       cfg.UpstreamTimeout,
 			WriteTimeout:      cfg.UpstreamTimeout,
 			StreamRequestBody: true,
+			// Hand-built access lines to the buffered stdout behind the
+			// service logger (written only when LOG_LEVEL enables info).
+			AccessLog: telemetry.Stdout(),
 		},
 		Setup: s.setup,
 	}
@@ -81,10 +91,17 @@ func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 	if err := routes.Validate(routes.Table); err != nil {
 		return err
 	}
-	s.kit, s.logger, s.verifier = k, k.Logger(), k.Verifier()
+	clientIPs, err := clientip.New(s.cfg.TrustedProxies)
+	if err != nil {
+		return fmt.Errorf("gateway: %w", err)
+	}
+	s.kit, s.logger, s.verifier, s.clientIPs = k, k.Logger(), k.Verifier(), clientIPs
 	urls := s.cfg.Upstreams.URLs()
 	s.owners = owners.New(urls[routes.AuthTokens], owners.Options{Service: routes.AuthTokens})
-	s.limiter = ratelimit.New(s.cfg.RateLimitRPS, s.cfg.RateLimitBurst, s.cfg.RateLimitMaxClients)
+	// Separate tables: a flood of addresses cannot evict clients' buckets.
+	s.clients = ratelimit.New(s.cfg.RateLimitRPS, s.cfg.RateLimitBurst, s.cfg.RateLimitMaxClients)
+	s.ips = ratelimit.New(s.cfg.RateLimitRPS, s.cfg.RateLimitBurst, s.cfg.RateLimitMaxIPs)
+	s.tokenIPs = ratelimit.New(s.cfg.TokenRateLimitRPS, s.cfg.TokenRateLimitBurst, s.cfg.RateLimitMaxIPs)
 	used := map[string]string{}
 	for _, name := range routes.Upstreams(routes.Table) {
 		base, ok := urls[name]
@@ -144,19 +161,19 @@ func (s *Service) register(app *fiber.App) {
 
 	openapi.Serve(app, s.docs.Document)
 
-	auth := authn.Middleware(s.verifier)
-	byClient := s.rateLimit(clientKey)
-	byIP := s.rateLimit(ipKey)
 	if s.download != nil {
 		// Public: the signature in the URL is the credential.
-		app.Get(storage.DownloadRoute, byIP, s.download)
+		app.Get(storage.DownloadRoute, s.limitIP(s.ips), s.download)
 	}
 	for _, r := range routes.Table {
 		handlers := make([]fiber.Handler, 0, 6)
-		if r.Auth == routes.Token {
-			handlers = append(handlers, auth, byClient)
-		} else {
-			handlers = append(handlers, byIP)
+		switch {
+		case r.Auth == routes.Token:
+			handlers = append(handlers, s.authenticate, s.limitClient)
+		case r.Limit == routes.Credentials:
+			handlers = append(handlers, s.limitIP(s.tokenIPs))
+		default:
+			handlers = append(handlers, s.limitIP(s.ips))
 		}
 		// Tenancy before platform-only: a business token naming another
 		// business learns nothing (404) rather than "forbidden".
@@ -183,34 +200,64 @@ func (s *Service) register(app *fiber.App) {
 }
 
 // entry runs first on every request: client-supplied identity headers are
-// removed before anything reads them, and a request whose streamed body was
-// not forwarded gets its connection closed (the unread bytes would otherwise
-// be parsed as the next request).
+// removed before anything reads them, paths that could be read two ways are
+// refused (the proxy forwards the raw path the router matched), and a
+// request whose streamed body was not forwarded gets its connection closed
+// (the unread bytes would otherwise be parsed as the next request).
 func entry(c *fiber.Ctx) error {
 	authn.StripIdentityHeaders(&c.Request().Header)
-	err := c.Next()
+	var err error
+	if routes.Ambiguous(c.Request().URI().PathOriginal()) {
+		err = apperr.New(apperr.InvalidParameters, "the path has dot segments or encoded slashes").WithEnum("AmbiguousPath")
+	} else {
+		err = c.Next()
+	}
 	if c.Request().Header.ContentLength() != 0 && c.Locals(proxy.BodyConsumedKey) == nil {
 		c.Context().SetConnectionClose()
 	}
 	return err
 }
 
-func clientKey(c *fiber.Ctx) string {
-	id, _ := authn.IdentityFrom(c)
-	return id.ClientID
+// authenticate verifies the bearer token. A request whose token is missing
+// or invalid is charged to its client IP's bucket, so a flood of bad tokens
+// is throttled (429) like any anonymous traffic, while valid tokens from the
+// same address (verified from the cache) are limited per client as usual.
+func (s *Service) authenticate(c *fiber.Ctx) error {
+	if _, err := authn.Authenticate(c, s.verifier); err != nil {
+		if apperr.Is(err, apperr.Unauthenticated) {
+			if ok, wait := s.ips.Allow(s.clientIPs.ClientIP(c.Context()).String()); !ok {
+				c.Response().Header.Del(fiber.HeaderWWWAuthenticate) // a 429, not a 401
+				return rateLimited(c, wait)
+			}
+		}
+		return err
+	}
+	return c.Next()
 }
 
-func ipKey(c *fiber.Ctx) string { return "ip:" + c.IP() }
-
-func (s *Service) rateLimit(key func(*fiber.Ctx) string) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		ok, wait := s.limiter.Allow(key(c))
-		if ok {
-			return c.Next()
-		}
-		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(ratelimit.RetryAfterSeconds(wait)))
-		return apperr.New(apperr.RateLimited, "rate limit exceeded").WithEnum("RateLimited")
+// limitClient charges the authenticated client's bucket; all tokens of a
+// client (platform and business ones) share it.
+func (s *Service) limitClient(c *fiber.Ctx) error {
+	id, _ := authn.IdentityFrom(c)
+	if ok, wait := s.clients.Allow(id.ClientID); !ok {
+		return rateLimited(c, wait)
 	}
+	return c.Next()
+}
+
+// limitIP charges the client IP's bucket in table l.
+func (s *Service) limitIP(l *ratelimit.Limiter) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if ok, wait := l.Allow(s.clientIPs.ClientIP(c.Context()).String()); !ok {
+			return rateLimited(c, wait)
+		}
+		return c.Next()
+	}
+}
+
+func rateLimited(c *fiber.Ctx, wait time.Duration) error {
+	c.Set(fiber.HeaderRetryAfter, strconv.Itoa(ratelimit.RetryAfterSeconds(wait)))
+	return apperr.New(apperr.RateLimited, "rate limit exceeded").WithEnum("RateLimited")
 }
 
 // ErrUnknownUpstream is returned by Upstream for names not in the table.

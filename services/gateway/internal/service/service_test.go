@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/authn"
 
+	"github.com/acctsuite/acct/services/gateway/internal/apidocs"
 	"github.com/acctsuite/acct/services/gateway/internal/routes"
 )
 
@@ -300,7 +302,7 @@ func TestUnknownRoutesAndMethods(t *testing.T) {
 		{"unknown path", http.MethodGet, "/nope", http.StatusNotFound, apperr.NotFound, ""},
 		{"internal endpoint", http.MethodGet, "/internal/v1/businesses/" + uuid.NewString() + "/owner", http.StatusNotFound, apperr.NotFound, ""},
 		{"wrong method", http.MethodDelete, "/whoami", http.StatusMethodNotAllowed, apperr.MethodNotAllowed, "GET, HEAD"},
-		{"wrong method on parameter route", http.MethodDelete, "/v1/businesses/" + uuid.NewString(), http.StatusMethodNotAllowed, apperr.MethodNotAllowed, "GET, PATCH, HEAD"},
+		{"wrong method on parameter route", http.MethodDelete, "/v1/businesses/" + uuid.NewString(), http.StatusMethodNotAllowed, apperr.MethodNotAllowed, "GET, HEAD, PATCH"},
 		{"GET on token endpoint", http.MethodGet, "/oauth2/token", http.StatusMethodNotAllowed, apperr.MethodNotAllowed, "POST"},
 	}
 	for _, tt := range tests {
@@ -326,9 +328,18 @@ func TestOpenAPIDocsAndHealth(t *testing.T) {
 	if status != http.StatusOK || !strings.Contains(string(data), `"/whoami"`) {
 		t.Fatalf("/openapi.json: %d %s", status, data)
 	}
+	var doc struct {
+		Info struct{ Title string } `json:"info"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil || doc.Info.Title != apidocs.Title {
+		t.Fatalf("/openapi.json title = %q (%v), want %q (not the first service's)", doc.Info.Title, err, apidocs.Title)
+	}
 	status, h, page := call(t, http.MethodGet, gw+"/docs", "", nil, nil)
 	if status != http.StatusOK || !strings.HasPrefix(h.Get("Content-Type"), "text/html") {
 		t.Fatalf("/docs: %d %s", status, h.Get("Content-Type"))
+	}
+	if !bytes.Contains(page, []byte("<title>"+html.EscapeString(apidocs.Title))) && !bytes.Contains(page, []byte("<title>"+apidocs.Title)) {
+		t.Fatalf("/docs page is not titled %q: %.300s", apidocs.Title, page)
 	}
 	for _, cdn := range []string{"unpkg.com", "jsdelivr", "cdnjs", "googleapis"} {
 		if bytes.Contains(page, []byte(cdn)) {
