@@ -1,12 +1,13 @@
 // Package authn is the suite's bearer-token authentication: the JWT claims
 // every token carries, a Signer (used by auth-tokens) and a Verifier that
-// checks EdDSA tokens against a JWKS fetched over HTTP and cached, the Fiber
-// middleware that puts the verified Identity in the request locals, and the
-// internal identity headers the gateway forwards to services.
+// checks EdDSA tokens against a JWKS fetched over HTTP and cached. It knows
+// no HTTP framework (use cases import it); package httpauth holds the Fiber
+// middleware and the internal identity headers.
 package authn
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -63,4 +64,18 @@ type Claims struct {
 	Scope      Scope  `json:"scope"`
 	BusinessID string `json:"bid,omitempty"`
 	ClientName string `json:"cname,omitempty"`
+}
+
+// BearerToken extracts the token of an `Authorization: Bearer <token>` value
+// (scheme case-insensitive, RFC 7235).
+func BearerToken(header string) (string, bool) {
+	const scheme = "bearer "
+	if len(header) <= len(scheme) || !strings.EqualFold(header[:len(scheme)], scheme) {
+		return "", false
+	}
+	token := strings.TrimSpace(header[len(scheme):])
+	if token == "" || strings.ContainsAny(token, " \t") {
+		return "", false
+	}
+	return token, true
 }

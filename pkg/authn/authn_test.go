@@ -538,3 +538,25 @@ func BenchmarkVerifyCached(b *testing.B) {
 		}
 	})
 }
+
+func TestBearerToken(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string
+		ok   bool
+	}{
+		{"Bearer abc", "abc", true},
+		{"BEARER abc", "abc", true},
+		{"Bearer  abc ", "abc", true},
+		{"Bearer", "", false},
+		{"Bearer a b", "", false},
+		{"Token abc", "", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := BearerToken(tt.in)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("BearerToken(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}

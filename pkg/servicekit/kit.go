@@ -18,6 +18,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"github.com/acctsuite/acct/pkg/httpauth"
 	"io"
 	"log/slog"
 	"net"
@@ -349,7 +350,7 @@ func (k *Kit) Authenticate() fiber.Handler {
 	if k.verifier == nil {
 		panic("servicekit: Authenticate without a verifier: set Definition.Auth or call SetVerifier")
 	}
-	return authn.Middleware(k.verifier)
+	return httpauth.Middleware(k.verifier)
 }
 
 // RequireBusiness authorises the :businessId path parameter (404 for a
@@ -358,7 +359,7 @@ func (k *Kit) RequireBusiness() fiber.Handler {
 	if k.owners == nil {
 		panic("servicekit: RequireBusiness without an owner lookup: set Definition.Businesses or call SetOwners")
 	}
-	return tenancy.RequireBusiness(BusinessParam, k.owners)
+	return httpauth.RequireBusiness(BusinessParam, k.owners)
 }
 
 // BusinessParam is the path parameter naming the business on every

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/acctsuite/acct/pkg/httpauth"
 	"io"
 	"net"
 	"net/http"
@@ -29,7 +30,6 @@ import (
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
 	"github.com/acctsuite/acct/pkg/telemetry"
-	"github.com/acctsuite/acct/pkg/tenancy"
 	"github.com/acctsuite/acct/pkg/testkit"
 )
 
@@ -92,7 +92,7 @@ func (w *widgets) definition(cfg *widgetsConfig) servicekit.Definition {
 					if err := httpx.BindJSON(c, &body); err != nil {
 						return err
 					}
-					bid, _ := tenancy.BusinessIDFrom(c)
+					bid, _ := httpauth.BusinessIDFrom(c)
 					id := uuid.Must(uuid.NewV7())
 					err := k.DB().RunInTx(c.UserContext(), nil, func(ctx context.Context, tx bun.Tx) error {
 						if _, err := tx.ExecContext(ctx, "INSERT INTO widgets VALUES (?, ?, ?)", id, bid, body.Name); err != nil {

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/acctsuite/acct/pkg/httpauth"
 	"io"
 	"log/slog"
 	"net"
@@ -27,7 +28,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acctsuite/acct/pkg/apperr"
-	"github.com/acctsuite/acct/pkg/authn"
 )
 
 // Options configures an Upstream.
@@ -166,8 +166,8 @@ func (u *Upstream) Forward(c *fiber.Ctx) error {
 	in.Header.CopyTo(&req.Header)
 	req.Header.ResetConnectionClose()
 	setRequestURI(&req.Header, u.prefix, in.URI())
-	if id, ok := authn.IdentityFrom(c); ok {
-		authn.SetIdentityHeaders(&req.Header, id)
+	if id, ok := httpauth.IdentityFrom(c); ok {
+		httpauth.SetIdentityHeaders(&req.Header, id)
 	}
 	// X-Request-Id travels in the copied headers: httpx's request-id
 	// middleware has already put the chosen id on the incoming request.

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/acctsuite/acct/pkg/httpauth"
 	"io"
 	"log/slog"
 	"net"
@@ -87,7 +88,7 @@ func TestForwardsRequestAndRelaysResponse(t *testing.T) {
 	bid := uuid.New()
 	id := authn.Identity{ClientID: "c1", ClientName: "Client One", Scope: authn.ScopeBusiness, BusinessID: bid}
 	up := newUpstream(t, srv.URL+"/prefix/", 1<<20)
-	gw := gatewayFor(t, up, 1<<20, func(c *fiber.Ctx) error { authn.SetIdentity(c, id); return c.Next() })
+	gw := gatewayFor(t, up, 1<<20, func(c *fiber.Ctx) error { httpauth.SetIdentity(c, id); return c.Next() })
 
 	const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 	req, _ := http.NewRequest(http.MethodPost, gw+"/v1/things?x=1&y=two", strings.NewReader(`{"a":1}`))
@@ -111,10 +112,10 @@ func TestForwardsRequestAndRelaysResponse(t *testing.T) {
 		{"query", r.URL.RawQuery, "x=1&y=two"},
 		{"body", string(gotBody), `{"a":1}`},
 		{"authorization kept", r.Header.Get("Authorization"), "Bearer tok"},
-		{"client id", r.Header.Get(authn.HeaderClientID), "c1"},
-		{"client name", r.Header.Get(authn.HeaderClientName), "Client One"},
-		{"scope", r.Header.Get(authn.HeaderScope), "business"},
-		{"business id", r.Header.Get(authn.HeaderBusinessID), bid.String()},
+		{"client id", r.Header.Get(httpauth.HeaderClientID), "c1"},
+		{"client name", r.Header.Get(httpauth.HeaderClientName), "Client One"},
+		{"scope", r.Header.Get(httpauth.HeaderScope), "business"},
+		{"business id", r.Header.Get(httpauth.HeaderBusinessID), bid.String()},
 		{"request id", r.Header.Get("X-Request-Id"), "rid-123"},
 		{"forwarded for", r.Header.Get("X-Forwarded-For"), "203.0.113.9, 127.0.0.1"},
 		{"forwarded proto", r.Header.Get("X-Forwarded-Proto"), "http"},

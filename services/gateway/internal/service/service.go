@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/acctsuite/acct/pkg/httpauth"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -23,7 +24,6 @@ import (
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/storage"
 	"github.com/acctsuite/acct/pkg/telemetry"
-	"github.com/acctsuite/acct/pkg/tenancy"
 
 	"github.com/acctsuite/acct/services/gateway/internal/apidocs"
 	"github.com/acctsuite/acct/services/gateway/internal/clientip"
@@ -178,10 +178,10 @@ func (s *Service) register(app *fiber.App) {
 		// Tenancy before platform-only: a business token naming another
 		// business learns nothing (404) rather than "forbidden".
 		if r.Tenancy.Has(routes.Business) {
-			handlers = append(handlers, tenancy.RequireBusiness(routes.BusinessParam, s.owners))
+			handlers = append(handlers, httpauth.RequireBusiness(routes.BusinessParam, s.owners))
 		}
 		if r.Tenancy.Has(routes.PlatformOnly) {
-			handlers = append(handlers, tenancy.RequirePlatform())
+			handlers = append(handlers, httpauth.RequirePlatform())
 		}
 		handlers = append(handlers, s.upstreams[r.Upstream].Forward)
 		for _, m := range routes.Methods(r) {
@@ -205,7 +205,7 @@ func (s *Service) register(app *fiber.App) {
 // request whose streamed body was not forwarded gets its connection closed
 // (the unread bytes would otherwise be parsed as the next request).
 func entry(c *fiber.Ctx) error {
-	authn.StripIdentityHeaders(&c.Request().Header)
+	httpauth.StripIdentityHeaders(&c.Request().Header)
 	var err error
 	if routes.Ambiguous(c.Request().URI().PathOriginal()) {
 		err = apperr.New(apperr.InvalidParameters, "the path has dot segments or encoded slashes").WithEnum("AmbiguousPath")
@@ -223,7 +223,7 @@ func entry(c *fiber.Ctx) error {
 // is throttled (429) like any anonymous traffic, while valid tokens from the
 // same address (verified from the cache) are limited per client as usual.
 func (s *Service) authenticate(c *fiber.Ctx) error {
-	if _, err := authn.Authenticate(c, s.verifier); err != nil {
+	if _, err := httpauth.Authenticate(c, s.verifier); err != nil {
 		if apperr.Is(err, apperr.Unauthenticated) {
 			if ok, wait := s.ips.Allow(s.clientIPs.ClientIP(c.Context()).String()); !ok {
 				c.Response().Header.Del(fiber.HeaderWWWAuthenticate) // a 429, not a 401
@@ -238,7 +238,7 @@ func (s *Service) authenticate(c *fiber.Ctx) error {
 // limitClient charges the authenticated client's bucket; all tokens of a
 // client (platform and business ones) share it.
 func (s *Service) limitClient(c *fiber.Ctx) error {
-	id, _ := authn.IdentityFrom(c)
+	id, _ := httpauth.IdentityFrom(c)
 	if ok, wait := s.clients.Allow(id.ClientID); !ok {
 		return rateLimited(c, wait)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/acctsuite/acct/pkg/httpauth"
 	"html"
 	"io"
 	"net/http"
@@ -13,7 +14,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/apperr"
-	"github.com/acctsuite/acct/pkg/authn"
 
 	"github.com/acctsuite/acct/services/gateway/internal/apidocs"
 	"github.com/acctsuite/acct/services/gateway/internal/routes"
@@ -106,8 +106,8 @@ func TestTenancyOverRoutingTable(t *testing.T) {
 					if seen == nil {
 						t.Fatalf("upstream did not see %s %s", method, p)
 					}
-					if r.Auth == routes.Token && seen.Header.Get(authn.HeaderClientID) != clientA {
-						t.Fatalf("upstream saw client id %q", seen.Header.Get(authn.HeaderClientID))
+					if r.Auth == routes.Token && seen.Header.Get(httpauth.HeaderClientID) != clientA {
+						t.Fatalf("upstream saw client id %q", seen.Header.Get(httpauth.HeaderClientID))
 					}
 				})
 			}

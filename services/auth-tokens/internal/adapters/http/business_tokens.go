@@ -2,9 +2,9 @@ package http
 
 import (
 	"bytes"
+	"github.com/acctsuite/acct/pkg/httpauth"
 
 	"github.com/acctsuite/acct/pkg/httpx"
-	"github.com/acctsuite/acct/pkg/tenancy"
 	"github.com/gofiber/fiber/v2"
 )
 
@@ -17,7 +17,7 @@ type businessTokenBody struct {
 // wrapper (only the OAuth token endpoint answers unwrapped). It creates
 // nothing durable, and its answer is a secret: see Options.TokenIdempotency.
 func (h *Handlers) createBusinessToken(c *fiber.Ctx) error {
-	bid, _ := tenancy.BusinessIDFrom(c)
+	bid, _ := httpauth.BusinessIDFrom(c)
 	var body businessTokenBody
 	if len(bytes.TrimSpace(c.Body())) > 0 {
 		if err := httpx.BindJSON(c, &body); err != nil {

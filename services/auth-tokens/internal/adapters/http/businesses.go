@@ -1,11 +1,11 @@
 package http
 
 import (
+	"github.com/acctsuite/acct/pkg/httpauth"
 	"time"
 
 	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/pkg/page"
-	"github.com/acctsuite/acct/pkg/tenancy"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/adapters/postgres"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/domain"
 	"github.com/gofiber/fiber/v2"
@@ -104,7 +104,7 @@ func (h *Handlers) listBusinesses(c *fiber.Ctx) error {
 
 // getBusiness is GET /v1/businesses/{businessId}.
 func (h *Handlers) getBusiness(c *fiber.Ctx) error {
-	bid, _ := tenancy.BusinessIDFrom(c)
+	bid, _ := httpauth.BusinessIDFrom(c)
 	b, err := h.app.GetBusiness(c.UserContext(), identity(c), bid)
 	if err != nil {
 		return err
@@ -114,7 +114,7 @@ func (h *Handlers) getBusiness(c *fiber.Ctx) error {
 
 // updateBusiness is PATCH /v1/businesses/{businessId}.
 func (h *Handlers) updateBusiness(c *fiber.Ctx) error {
-	bid, _ := tenancy.BusinessIDFrom(c)
+	bid, _ := httpauth.BusinessIDFrom(c)
 	var body businessBody
 	if err := httpx.BindJSON(c, &body); err != nil {
 		return err

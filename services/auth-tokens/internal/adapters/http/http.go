@@ -6,6 +6,7 @@ package http
 
 import (
 	"github.com/acctsuite/acct/pkg/authn"
+	"github.com/acctsuite/acct/pkg/httpauth"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/tenancy"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/app"
@@ -48,7 +49,7 @@ func New(o Options) *Handlers {
 
 // Register mounts every route on r.
 func (h *Handlers) Register(r fiber.Router) {
-	auth := authn.Middleware(h.verifier)
+	auth := httpauth.Middleware(h.verifier)
 	pass := func(c *fiber.Ctx) error { return c.Next() }
 	idem, tokenIdem := h.idempotency, h.tokenIdempotency
 	if idem == nil {
@@ -57,17 +58,17 @@ func (h *Handlers) Register(r fiber.Router) {
 	if tokenIdem == nil {
 		tokenIdem = pass
 	}
-	business := tenancy.RequireBusiness("businessId", h.owners)
+	business := httpauth.RequireBusiness("businessId", h.owners)
 
 	r.Post("/oauth2/token", h.token)
 	r.Get("/.well-known/jwks.json", h.jwks)
 	r.Get("/whoami", auth, h.whoami)
 
-	r.Post("/v1/businesses", auth, tenancy.RequirePlatform(), idem, h.createBusiness)
+	r.Post("/v1/businesses", auth, httpauth.RequirePlatform(), idem, h.createBusiness)
 	r.Get("/v1/businesses", auth, h.listBusinesses)
 	r.Get("/v1/businesses/:businessId", auth, business, h.getBusiness)
-	r.Patch("/v1/businesses/:businessId", auth, business, tenancy.RequirePlatform(), h.updateBusiness)
-	r.Post("/v1/businesses/:businessId/auth-token", auth, business, tenancy.RequirePlatform(), tokenIdem, h.createBusinessToken)
+	r.Patch("/v1/businesses/:businessId", auth, business, httpauth.RequirePlatform(), h.updateBusiness)
+	r.Post("/v1/businesses/:businessId/auth-token", auth, business, httpauth.RequirePlatform(), tokenIdem, h.createBusinessToken)
 
 	// Not routed by the gateway: its tenancy lookup, inside the cluster network.
 	r.Get("/internal/v1/businesses/:businessId/owner", h.owner)
@@ -75,6 +76,6 @@ func (h *Handlers) Register(r fiber.Router) {
 
 // identity is the verified caller; the auth middleware always ran before.
 func identity(c *fiber.Ctx) authn.Identity {
-	id, _ := authn.IdentityFrom(c)
+	id, _ := httpauth.IdentityFrom(c)
 	return id
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"github.com/acctsuite/acct/pkg/httpauth"
 	"io"
 	"log/slog"
 	"net/http"
@@ -220,8 +221,8 @@ func newEnv(t *testing.T, o envOptions) *env {
 	app := httpx.New(httpx.Options{Service: "transactions", Logger: testLogger()})
 	httpapi.Register(app, httpapi.Options{
 		Service:    e.svc,
-		Auth:       authn.Middleware(authn.NewJWKSVerifier(e.tokens.JWKSURL, authn.VerifierOptions{})),
-		Business:   tenancy.RequireBusiness("businessId", owners),
+		Auth:       httpauth.Middleware(authn.NewJWKSVerifier(e.tokens.JWKSURL, authn.VerifierOptions{})),
+		Business:   httpauth.RequireBusiness("businessId", owners),
 		SuccessURL: o.successURL,
 	})
 	httpx.Finish(app)

@@ -8,6 +8,7 @@ package httpapi
 
 import (
 	_ "embed"
+	"github.com/acctsuite/acct/pkg/httpauth"
 	"net/url"
 	"time"
 
@@ -15,9 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/apperr"
-	"github.com/acctsuite/acct/pkg/authn"
 	"github.com/acctsuite/acct/pkg/httpx"
-	"github.com/acctsuite/acct/pkg/tenancy"
 	"github.com/acctsuite/acct/services/transactions/internal/acctsync"
 )
 
@@ -62,8 +61,8 @@ type authorizationParams struct {
 }
 
 func (h *handlers) authorize(c *fiber.Ctx) error {
-	bid, _ := tenancy.BusinessIDFrom(c)
-	id, _ := authn.IdentityFrom(c)
+	bid, _ := httpauth.BusinessIDFrom(c)
+	id, _ := httpauth.IdentityFrom(c)
 	redirect, err := h.svc.Authorize(c.UserContext(), bid, id.ClientID)
 	if err != nil {
 		return err
@@ -119,7 +118,7 @@ func (h *handlers) callback(c *fiber.Ctx) error {
 }
 
 func (h *handlers) ledgerAccount(c *fiber.Ctx) error {
-	bid, _ := tenancy.BusinessIDFrom(c)
+	bid, _ := httpauth.BusinessIDFrom(c)
 	accountID, err := httpx.UUIDParam(c, "accountId")
 	if err != nil {
 		return err

@@ -12,12 +12,12 @@
 package http
 
 import (
+	"github.com/acctsuite/acct/pkg/httpauth"
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/authn"
 	"github.com/acctsuite/acct/pkg/page"
-	"github.com/acctsuite/acct/pkg/tenancy"
 	"github.com/acctsuite/acct/services/transactions/internal/app"
 )
 
@@ -61,12 +61,12 @@ func Register(r fiber.Router, o Options) {
 
 // businessID is the business RequireBusiness authorised.
 func businessID(c *fiber.Ctx) uuid.UUID {
-	id, _ := tenancy.BusinessIDFrom(c)
+	id, _ := httpauth.BusinessIDFrom(c)
 	return id
 }
 
 // identity is the verified caller.
 func identity(c *fiber.Ctx) authn.Identity {
-	id, _ := authn.IdentityFrom(c)
+	id, _ := httpauth.IdentityFrom(c)
 	return id
 }

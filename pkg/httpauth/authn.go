@@ -1,11 +1,20 @@
-package authn
+// Package httpauth is the HTTP side of authentication and tenancy, for
+// Fiber apps: the bearer-token middleware that puts the verified identity in
+// the request, the internal identity headers between gateway and services,
+// and the tenancy guards (RequirePlatform, RequireBusiness). The rules
+// themselves live in the framework-free packages authn and tenancy, which
+// use cases import.
+package httpauth
 
 import (
 	"bytes"
 	"strings"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/authn"
+	"github.com/acctsuite/acct/pkg/tenancy"
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 )
 
@@ -30,8 +39,8 @@ type identityKey struct{}
 // Middleware authenticates every request with a bearer token: a missing or
 // invalid token is 401 with WWW-Authenticate: Bearer; internal identity
 // headers that disagree with the token are rejected the same way. The
-// Identity is put in the locals (IdentityFrom).
-func Middleware(v TokenVerifier) fiber.Handler {
+// authn.Identity is put in the locals (IdentityFrom).
+func Middleware(v authn.TokenVerifier) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		if _, err := Authenticate(c, v); err != nil {
 			return err
@@ -43,22 +52,22 @@ func Middleware(v TokenVerifier) fiber.Handler {
 // Authenticate is Middleware's check without calling the next handler, for
 // callers that must tell a failed authentication from a failure further
 // down the chain (the gateway charges the former to the client's IP).
-func Authenticate(c *fiber.Ctx, v TokenVerifier) (Identity, error) {
-	token, ok := BearerToken(c.Get(fiber.HeaderAuthorization))
+func Authenticate(c *fiber.Ctx, v authn.TokenVerifier) (authn.Identity, error) {
+	token, ok := authn.BearerToken(c.Get(fiber.HeaderAuthorization))
 	if !ok {
 		c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="acct"`)
-		return Identity{}, apperr.New(apperr.Unauthenticated, "missing bearer token").WithEnum("MissingToken")
+		return authn.Identity{}, apperr.New(apperr.Unauthenticated, "missing bearer token").WithEnum("MissingToken")
 	}
 	id, err := v.Verify(c.UserContext(), token)
 	if err != nil {
 		if apperr.Is(err, apperr.Unauthenticated) {
 			c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="acct", error="invalid_token"`)
 		}
-		return Identity{}, err
+		return authn.Identity{}, err
 	}
 	if !HeadersAgree(&c.Request().Header, id) {
 		c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="acct", error="invalid_token"`)
-		return Identity{}, apperr.New(apperr.Unauthenticated, "identity headers disagree with the token").WithEnum("IdentityMismatch")
+		return authn.Identity{}, apperr.New(apperr.Unauthenticated, "identity headers disagree with the token").WithEnum("IdentityMismatch")
 	}
 	SetIdentity(c, id)
 	return id, nil
@@ -66,34 +75,20 @@ func Authenticate(c *fiber.Ctx, v TokenVerifier) (Identity, error) {
 
 // SetIdentity stores id in the request locals (for callers that authenticate
 // by other means, and tests).
-func SetIdentity(c *fiber.Ctx, id Identity) {
+func SetIdentity(c *fiber.Ctx, id authn.Identity) {
 	c.Locals(identityKey{}, id)
 	c.Locals(LocalClientID, id.ClientID)
 }
 
 // IdentityFrom returns the identity Middleware stored for this request.
-func IdentityFrom(c *fiber.Ctx) (Identity, bool) {
-	id, ok := c.Locals(identityKey{}).(Identity)
+func IdentityFrom(c *fiber.Ctx) (authn.Identity, bool) {
+	id, ok := c.Locals(identityKey{}).(authn.Identity)
 	return id, ok
-}
-
-// BearerToken extracts the token of an `Authorization: Bearer <token>` value
-// (scheme case-insensitive, RFC 7235).
-func BearerToken(header string) (string, bool) {
-	const scheme = "bearer "
-	if len(header) <= len(scheme) || !strings.EqualFold(header[:len(scheme)], scheme) {
-		return "", false
-	}
-	token := strings.TrimSpace(header[len(scheme):])
-	if token == "" || strings.ContainsAny(token, " \t") {
-		return "", false
-	}
-	return token, true
 }
 
 // HeadersAgree reports whether the internal identity headers present in h
 // (absent ones are fine) describe id.
-func HeadersAgree(h *fasthttp.RequestHeader, id Identity) bool {
+func HeadersAgree(h *fasthttp.RequestHeader, id authn.Identity) bool {
 	if v := h.Peek(HeaderClientID); v != nil && string(v) != id.ClientID {
 		return false
 	}
@@ -113,7 +108,7 @@ func HeadersAgree(h *fasthttp.RequestHeader, id Identity) bool {
 
 // SetIdentityHeaders writes id as internal identity headers (gateway → service),
 // replacing whatever was there.
-func SetIdentityHeaders(h *fasthttp.RequestHeader, id Identity) {
+func SetIdentityHeaders(h *fasthttp.RequestHeader, id authn.Identity) {
 	h.Set(HeaderClientID, id.ClientID)
 	if id.ClientName != "" {
 		h.Set(HeaderClientName, id.ClientName)
@@ -140,4 +135,53 @@ func StripIdentityHeaders(h *fasthttp.RequestHeader) {
 	for _, k := range found {
 		h.Del(k)
 	}
+}
+
+// LocalBusinessID is the fiber local holding the authorised business id (uuid.UUID).
+const LocalBusinessID = "business_id"
+
+func unauthenticated() error {
+	return apperr.New(apperr.Unauthenticated, "missing bearer token").WithEnum("MissingToken")
+}
+
+// RequirePlatform lets only platform tokens through (403 otherwise). It
+// must run after Middleware.
+func RequirePlatform() fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, ok := IdentityFrom(c)
+		if !ok {
+			return unauthenticated()
+		}
+		if !id.IsPlatform() {
+			return apperr.New(apperr.Forbidden, "this operation needs a platform token").WithEnum("PlatformTokenRequired")
+		}
+		return c.Next()
+	}
+}
+
+// RequireBusiness checks the business named by the path parameter param:
+// 400 when it is not a UUID, 404 when the caller may not see it. On success
+// the id is in the locals (BusinessIDFrom). It must run after Middleware.
+func RequireBusiness(param string, lookup tenancy.OwnerLookup) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, ok := IdentityFrom(c)
+		if !ok {
+			return unauthenticated()
+		}
+		bid, err := uuid.Parse(c.Params(param))
+		if err != nil {
+			return apperr.Field(param, "must be a UUID")
+		}
+		if err := tenancy.Authorize(c.UserContext(), id, bid, lookup); err != nil {
+			return err
+		}
+		c.Locals(LocalBusinessID, bid)
+		return c.Next()
+	}
+}
+
+// BusinessIDFrom returns the business id RequireBusiness authorised.
+func BusinessIDFrom(c *fiber.Ctx) (uuid.UUID, bool) {
+	bid, ok := c.Locals(LocalBusinessID).(uuid.UUID)
+	return bid, ok
 }

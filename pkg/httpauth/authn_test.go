@@ -1,7 +1,8 @@
-package authn
+package httpauth
 
 import (
 	"crypto/ed25519"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/authn"
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
@@ -17,7 +19,7 @@ import (
 
 // testApp renders errors the way httpx does (the error object), enough to
 // assert statuses and bodies without depending on httpx.
-func testApp(v TokenVerifier) *fiber.App {
+func testApp(v authn.TokenVerifier) *fiber.App {
 	app := fiber.New(fiber.Config{ErrorHandler: func(c *fiber.Ctx, err error) error {
 		ae := apperr.From(err)
 		return c.Status(ae.Status()).JSON(ae.Body())
@@ -37,11 +39,11 @@ func TestMiddleware(t *testing.T) {
 	clk := &clock{t: time.Now()}
 	key := newKey(t)
 	s := newSigner(t, "k1", key, clk)
-	v := NewVerifier(StaticKeys{"k1": key.Public().(ed25519.PublicKey)}, VerifierOptions{})
+	v := authn.NewVerifier(authn.StaticKeys{"k1": key.Public().(ed25519.PublicKey)}, authn.VerifierOptions{})
 	app := testApp(v)
 	platTok, _, _ := s.Issue(platformID(), time.Hour)
 	bid := uuid.New()
-	bizTok, _, _ := s.Issue(Identity{ClientID: "client-1", ClientName: "Acme Platform", Scope: ScopeBusiness, BusinessID: bid}, time.Hour)
+	bizTok, _, _ := s.Issue(authn.Identity{ClientID: "client-1", ClientName: "Acme Platform", Scope: authn.ScopeBusiness, BusinessID: bid}, time.Hour)
 	expired, _, _ := s.WithClock(func() time.Time { return time.Now().Add(-2 * time.Hour) }).Issue(platformID(), time.Hour)
 
 	tests := []struct {
@@ -103,12 +105,12 @@ func TestIdentityHeaders(t *testing.T) {
 	bid := uuid.New()
 	tests := []struct {
 		name string
-		id   Identity
+		id   authn.Identity
 		want map[string]string // "" = absent
 	}{
-		{"platform", Identity{ClientID: "c1", ClientName: "Acme", Scope: ScopePlatform},
+		{"platform", authn.Identity{ClientID: "c1", ClientName: "Acme", Scope: authn.ScopePlatform},
 			map[string]string{HeaderClientID: "c1", HeaderClientName: "Acme", HeaderScope: "platform", HeaderBusinessID: ""}},
-		{"business", Identity{ClientID: "c1", Scope: ScopeBusiness, BusinessID: bid},
+		{"business", authn.Identity{ClientID: "c1", Scope: authn.ScopeBusiness, BusinessID: bid},
 			map[string]string{HeaderClientID: "c1", HeaderClientName: "", HeaderScope: "business", HeaderBusinessID: bid.String()}},
 	}
 	for _, tt := range tests {
@@ -142,24 +144,28 @@ func TestIdentityHeaders(t *testing.T) {
 	}
 }
 
-func TestBearerToken(t *testing.T) {
-	tests := []struct {
-		in   string
-		want string
-		ok   bool
-	}{
-		{"Bearer abc", "abc", true},
-		{"BEARER abc", "abc", true},
-		{"Bearer  abc ", "abc", true},
-		{"Bearer", "", false},
-		{"Bearer a b", "", false},
-		{"Token abc", "", false},
-		{"", "", false},
+type clock struct{ t time.Time }
+
+func (c *clock) Now() time.Time { return c.t }
+
+func newKey(t testing.TB) ed25519.PrivateKey {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		got, ok := BearerToken(tt.in)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("BearerToken(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
+	return priv
+}
+
+func newSigner(t testing.TB, kid string, key ed25519.PrivateKey, clk *clock) *authn.Signer {
+	t.Helper()
+	s, err := authn.NewSigner(authn.DefaultIssuer, kid, key)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return s.WithClock(clk.Now)
+}
+
+func platformID() authn.Identity {
+	return authn.Identity{ClientID: "client-1", ClientName: "Acme Platform", Scope: authn.ScopePlatform}
 }
