@@ -76,13 +76,15 @@ func TestChartValueSets(t *testing.T) {
 		t.Fatalf("want at least 3 value sets in charts/acct/ci, found %d", len(sets))
 	}
 	want := map[string]map[string]int{
-		"default": {"Deployment": 2, "Service": 2, "ServiceAccount": 2, "PodDisruptionBudget": 2,
-			"NetworkPolicy": 3, "Job": 1, "Secret": 1, "Ingress": 0, "HorizontalPodAutoscaler": 0},
-		"minimal-external": {"Deployment": 2, "Ingress": 1, "Secret": 1, "Job": 1, "Kafka": 0, "Cluster": 0},
-		"bundled": {"Kafka": 1, "KafkaNodePool": 1, "KafkaTopic": 2, "Cluster": 1, "HTTPRoute": 1,
-			"Ingress": 0, "Job": 1, "Secret": 1},
+		// gateway, auth-tokens, transactions; a migration Job and a generated
+		// Secret per database service.
+		"default": {"Deployment": 3, "Service": 3, "ServiceAccount": 3, "PodDisruptionBudget": 3,
+			"NetworkPolicy": 5, "Job": 2, "Secret": 2, "Ingress": 0, "HorizontalPodAutoscaler": 0},
+		"minimal-external": {"Deployment": 3, "Ingress": 1, "Secret": 2, "Job": 2, "Kafka": 0, "Cluster": 0},
+		"bundled": {"Kafka": 1, "KafkaNodePool": 1, "KafkaTopic": 6, "Cluster": 1, "HTTPRoute": 1,
+			"Ingress": 0, "Job": 2, "Secret": 2},
 		"autoscaling-keda-servicemonitor": {"HorizontalPodAutoscaler": 1, "ScaledObject": 1,
-			"ServiceMonitor": 2, "Secret": 0, "Job": 1},
+			"ServiceMonitor": 3, "Secret": 1, "Job": 2},
 	}
 	cases := []string{"default"}
 	for _, s := range sets {
@@ -143,6 +145,12 @@ func TestChartWiring(t *testing.T) {
 		{service: "auth-tokens", name: "DATABASE_URL", secret: "acct-pg-app", key: "uri"},
 		{service: "auth-tokens", name: "SIGNING_KEY_ENCRYPTION_KEY", secret: "acct-auth-tokens", key: "SIGNING_KEY_ENCRYPTION_KEY"},
 		{service: "auth-tokens", name: "BOOTSTRAP_CLIENT_SECRET", secret: "acct-auth-tokens", key: "BOOTSTRAP_CLIENT_SECRET"},
+		{service: "gateway", name: "UPSTREAM_TRANSACTIONS_URL", value: "http://acct-transactions"},
+		{service: "transactions", name: "JWKS_URL", value: "http://acct-auth-tokens/.well-known/jwks.json"},
+		{service: "transactions", name: "DB_SCHEMA", value: "transactions"},
+		{service: "transactions", name: "KAFKA_BROKERS", value: "acct-kafka-kafka-bootstrap:9092"},
+		{service: "transactions", name: "DATABASE_URL", secret: "acct-pg-app", key: "uri"},
+		{service: "transactions", name: "PAGE_CURSOR_SECRET", secret: "acct-transactions", key: "PAGE_CURSOR_SECRET"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.service+"/"+tc.name, func(t *testing.T) {
@@ -163,7 +171,7 @@ func TestChartWiring(t *testing.T) {
 		})
 	}
 	for _, o := range objs {
-		if s, ok := o.Typed.(*corev1.Secret); ok {
+		if s, ok := o.Typed.(*corev1.Secret); ok && s.Labels[labelName] == "auth-tokens" {
 			if len(s.Data["SIGNING_KEY_ENCRYPTION_KEY"]) != 44 {
 				t.Errorf("SIGNING_KEY_ENCRYPTION_KEY must be base64 of 32 bytes, got %d chars", len(s.Data["SIGNING_KEY_ENCRYPTION_KEY"]))
 			}

@@ -26,6 +26,12 @@ auth-tokens:
   signingKey: true
   pageCursor: true
   bootstrapClient: true
+transactions:
+  database: true
+  schema: transactions
+  kafka: true
+  verifiesTokens: true
+  pageCursor: true
 {{- end -}}
 
 {{/* acct.services: the enabled services as a YAML map name -> context fields, sorted by name. */}}

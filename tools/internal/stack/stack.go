@@ -100,6 +100,11 @@ var services = []serviceSpec{
 			}
 		},
 	},
+	{
+		name:   "transactions",
+		schema: "transactions",
+		env:    func(*Stack, map[string]string) []string { return nil },
+	},
 }
 
 // ServiceNames lists the services behind the gateway, in start order.

@@ -87,12 +87,13 @@ func (c Config) BodyLimit() int {
 
 // Upstreams holds one base URL per upstream service.
 type Upstreams struct {
-	AuthTokens string `env:"UPSTREAM_AUTH_TOKENS_URL" envDefault:"http://127.0.0.1:8081"`
+	AuthTokens   string `env:"UPSTREAM_AUTH_TOKENS_URL" envDefault:"http://127.0.0.1:8081"`
+	Transactions string `env:"UPSTREAM_TRANSACTIONS_URL" envDefault:"http://127.0.0.1:8082"`
 }
 
 // URLs maps routing-table upstream names to base URLs.
 func (u Upstreams) URLs() map[string]string {
-	return map[string]string{routes.AuthTokens: u.AuthTokens}
+	return map[string]string{routes.AuthTokens: u.AuthTokens, routes.Transactions: u.Transactions}
 }
 
 // Load reads the configuration from the environment and validates it.

@@ -13,7 +13,8 @@ import (
 
 // Upstream service names. Each has an UPSTREAM_<NAME>_URL variable.
 const (
-	AuthTokens = "auth-tokens"
+	AuthTokens   = "auth-tokens"
+	Transactions = "transactions"
 )
 
 // BusinessParam is the path parameter that carries the business id on
@@ -103,6 +104,23 @@ var Table = []Route{
 	// the gateway says the same without a round trip.
 	{Methods: []string{http.MethodPatch}, Path: "/v1/businesses/:businessId", Upstream: AuthTokens, Auth: Token, Tenancy: Business | PlatformOnly},
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/auth-token", Upstream: AuthTokens, Auth: Token, Tenancy: Business | PlatformOnly},
+
+	// transactions: the ledger and the chart of accounts.
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/ledger/chart", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/ledger/accounts", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet, http.MethodPut}, Path: "/v1/businesses/:businessId/ledger/accounts/:accountId", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/ledger/accounts/:accountId/archive", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/ledger/balances", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/ledger/entries", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/ledger/entries/:entryId", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/ledger/entries/:entryId/reverse", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/ledger/journal-entries", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/categories", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	// transactions: acctsync. The provider sends the user's browser to the
+	// callback without our token: the single-use state is the credential.
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/acctsync/authorize", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/acctsync/ledger/accounts/:accountId", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/acctsync/callback", Upstream: Transactions, Auth: Public},
 }
 
 // Upstreams lists the distinct upstream names used by the table, in order of
