@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -146,4 +147,42 @@ func TestPlatformAndBusinessTokens(t *testing.T) {
 			}
 		})
 	}
+
+	// The ledger across containers: auth-tokens publishes business.created,
+	// the transactions container seeds the chart; a journal entry posted
+	// through the gateway shows in the balances; the business token reaches
+	// its own ledger only.
+	t.Run("ledger follows the business", func(t *testing.T) {
+		base := "/v1/businesses/" + businessA
+		chart := api.eventually(t, http.StatusOK, time.Minute, request{Method: http.MethodGet, Path: base + "/ledger/chart", Token: platform}).Data(t)
+		if roots, _ := chart["accounts"].([]any); len(roots) != 5 {
+			t.Fatalf("chart roots = %d, want 5", len(roots))
+		}
+		api.expect(t, http.StatusCreated, request{Method: http.MethodPost, Path: base + "/ledger/journal-entries", Token: platform, JSON: map[string]any{
+			"external_id": "e2e-opening", "entry_at": "2026-01-02T00:00:00Z", "created_by": "e2e", "memo": "opening balance",
+			"line_items": []map[string]any{
+				{"account_identifier": map[string]any{"type": "StableName", "stable_name": "CASH"}, "amount": "5000", "direction": "DEBIT"},
+				{"account_identifier": map[string]any{"type": "StableName", "stable_name": "OPENING_BALANCE_EQUITY"}, "amount": 5000, "direction": "CREDIT"},
+			},
+		}})
+		balances := api.expect(t, http.StatusOK, request{Method: http.MethodGet, Path: base + "/ledger/balances", Token: business}).Data(t)
+		if !hasBalance(balances["accounts"].([]any), "CASH", 5000) {
+			t.Fatalf("balances = %v, want CASH 5000", balances)
+		}
+		r := api.do(t, request{Method: http.MethodGet, Path: "/v1/businesses/" + businessB + "/ledger/chart", Token: business})
+		assertErrorObject(t, r, http.StatusNotFound, "NotFound")
+	})
+}
+
+func hasBalance(nodes []any, stable string, want float64) bool {
+	for _, n := range nodes {
+		m := n.(map[string]any)
+		if m["stable_name"] == stable {
+			return m["balance"] == want
+		}
+		if subs, _ := m["sub_accounts"].([]any); hasBalance(subs, stable, want) {
+			return true
+		}
+	}
+	return false
 }

@@ -33,6 +33,7 @@ const (
 	postgresAlias          = "postgres"
 	kafkaAlias             = "kafka"
 	authTokensAlias        = "auth-tokens"
+	transactionsAlias      = "transactions"
 	gatewayAlias           = "gateway"
 	serviceHTTPPort        = "8080/tcp"
 	brokerHealthPort       = "9093/tcp"
@@ -41,6 +42,7 @@ const (
 	postgresDB             = "acct"
 	brokerAdvertisedAddr   = kafkaAlias + ":9092"
 	authTokensInternalBase = "http://" + authTokensAlias + ":8080"
+	transactionsBase       = "http://" + transactionsAlias + ":8080"
 )
 
 // settings is the suite's environment, read once.
@@ -135,7 +137,7 @@ func StartStack(t *testing.T) *Stack {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	t.Logf("e2e: images %s, %s, %s, postgres %s", cfg.image("broker"), cfg.image("auth-tokens"), cfg.image("gateway"), cfg.PostgresImage)
+	t.Logf("e2e: images %s, %s, %s, %s, postgres %s", cfg.image("broker"), cfg.image("auth-tokens"), cfg.image("transactions"), cfg.image("gateway"), cfg.PostgresImage)
 
 	nw, err := tcnetwork.New(ctx)
 	testcontainers.CleanupNetwork(t, nw)
@@ -209,9 +211,26 @@ func StartStack(t *testing.T) *Stack {
 	}
 	stack.Services[authTokensAlias] = auth
 
+	txn, err := startContainer(ctx, t, cfg, transactionsAlias, cfg.image("transactions"), nw,
+		testcontainers.WithEnv(map[string]string{
+			"DATABASE_URL":       fmt.Sprintf("postgres://%s:%s@%s:5432/%s?sslmode=disable", postgresUser, dbPassword, postgresAlias, postgresDB),
+			"KAFKA_BROKERS":      brokerAdvertisedAddr,
+			"JWKS_URL":           authTokensInternalBase + "/.well-known/jwks.json",
+			"PAGE_CURSOR_SECRET": randomHex(t, 16),
+			"SHUTDOWN_TIMEOUT":   "5s",
+		}),
+		testcontainers.WithExposedPorts(serviceHTTPPort),
+		testcontainers.WithWaitStrategy(wait.ForHTTP("/readyz").WithPort(serviceHTTPPort).WithStartupTimeout(startupTimeout)),
+	)
+	if err != nil {
+		t.Fatalf("e2e: transactions: %v", err)
+	}
+	stack.Services[transactionsAlias] = txn
+
 	gw, err := startContainer(ctx, t, cfg, gatewayAlias, cfg.image("gateway"), nw,
 		testcontainers.WithEnv(map[string]string{
-			"UPSTREAM_AUTH_TOKENS_URL": authTokensInternalBase,
+			"UPSTREAM_AUTH_TOKENS_URL":  authTokensInternalBase,
+			"UPSTREAM_TRANSACTIONS_URL": transactionsBase,
 			"JWKS_URL":                 authTokensInternalBase + "/.well-known/jwks.json",
 			"SHUTDOWN_TIMEOUT":         "5s",
 		}),
