@@ -231,8 +231,8 @@ func StartStack(t *testing.T) *Stack {
 		testcontainers.WithEnv(map[string]string{
 			"UPSTREAM_AUTH_TOKENS_URL":  authTokensInternalBase,
 			"UPSTREAM_TRANSACTIONS_URL": transactionsBase,
-			"JWKS_URL":                 authTokensInternalBase + "/.well-known/jwks.json",
-			"SHUTDOWN_TIMEOUT":         "5s",
+			"JWKS_URL":                  authTokensInternalBase + "/.well-known/jwks.json",
+			"SHUTDOWN_TIMEOUT":          "5s",
 		}),
 		testcontainers.WithExposedPorts(serviceHTTPPort),
 		testcontainers.WithWaitStrategy(wait.ForHTTP("/readyz").WithPort(serviceHTTPPort).WithStartupTimeout(startupTimeout)),
