@@ -1,8 +1,8 @@
 // Package config reads a service's configuration from environment variables
 // into one typed struct (caarlos0/env tags, envDefault), then runs the
-// struct's Validate method when it has one. It also holds the blocks every
-// service embeds (HTTP, Log, Kafka) so the variable names stay the same
-// everywhere.
+// struct's Validate method when it has one. It also holds the Log and Kafka
+// blocks (pkg/servicekit's configuration blocks embed them) so the variable
+// names stay the same everywhere.
 package config
 
 import (
@@ -16,27 +16,6 @@ import (
 
 	"github.com/caarlos0/env/v11"
 )
-
-// HTTP is the listener block shared by every service.
-type HTTP struct {
-	Addr            string        `env:"HTTP_ADDR" envDefault:":8080"`
-	BodyLimit       int           `env:"BODY_LIMIT_BYTES" envDefault:"10485760"`
-	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" envDefault:"20s"`
-}
-
-// Validate rejects values that would make the server unusable.
-func (h HTTP) Validate() error {
-	if h.Addr == "" {
-		return errors.New("HTTP_ADDR must not be empty")
-	}
-	if h.BodyLimit <= 0 {
-		return fmt.Errorf("BODY_LIMIT_BYTES must be positive, got %d", h.BodyLimit)
-	}
-	if h.ShutdownTimeout < 0 {
-		return fmt.Errorf("SHUTDOWN_TIMEOUT must not be negative, got %s", h.ShutdownTimeout)
-	}
-	return nil
-}
 
 // Log is the logging block shared by every service.
 type Log struct {
@@ -214,4 +193,25 @@ func fieldKeys(t reflect.Type, prefix string) map[string][]string {
 	}
 	walk(t, prefix)
 	return out
+}
+
+// Read is Load into a fresh value of type T: a service's
+// `func Load() (Config, error) { return config.Read[Config]() }`.
+func Read[T any]() (T, error) {
+	var c T
+	if err := Load(&c); err != nil {
+		var zero T
+		return zero, err
+	}
+	return c, nil
+}
+
+// ReadFrom is Read from the given environment (tests).
+func ReadFrom[T any](environ map[string]string) (T, error) {
+	var c T
+	if err := LoadFrom(&c, environ); err != nil {
+		var zero T
+		return zero, err
+	}
+	return c, nil
 }

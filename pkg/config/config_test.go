@@ -2,10 +2,33 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 )
+
+// HTTP is an example block with defaults and its own Validate (the kit's
+// servicekit.Base is the real listener block).
+type HTTP struct {
+	Addr            string        `env:"HTTP_ADDR" envDefault:":8080"`
+	BodyLimit       int           `env:"BODY_LIMIT_BYTES" envDefault:"10485760"`
+	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" envDefault:"20s"`
+}
+
+// Validate rejects values that would make the server unusable.
+func (h HTTP) Validate() error {
+	if h.Addr == "" {
+		return errors.New("HTTP_ADDR must not be empty")
+	}
+	if h.BodyLimit <= 0 {
+		return fmt.Errorf("BODY_LIMIT_BYTES must be positive, got %d", h.BodyLimit)
+	}
+	if h.ShutdownTimeout < 0 {
+		return fmt.Errorf("SHUTDOWN_TIMEOUT must not be negative, got %s", h.ShutdownTimeout)
+	}
+	return nil
+}
 
 type serviceConfig struct {
 	HTTP
@@ -122,5 +145,20 @@ func TestLoadFromProcessEnvironment(t *testing.T) {
 func TestLoadRejectsNonPointer(t *testing.T) {
 	if err := Load(serviceConfig{}); err == nil {
 		t.Fatal("Load of a non-pointer succeeded")
+	}
+}
+
+func TestReadFrom(t *testing.T) {
+	type cfg struct {
+		HTTP HTTP
+		Name string `env:"NAME" envDefault:"svc"`
+	}
+	c, err := ReadFrom[cfg](map[string]string{"HTTP_ADDR": ":9000"})
+	if err != nil || c.HTTP.Addr != ":9000" || c.Name != "svc" {
+		t.Fatalf("ReadFrom = %+v, %v", c, err)
+	}
+	c, err = ReadFrom[cfg](map[string]string{"BODY_LIMIT_BYTES": "-1"})
+	if err == nil || !strings.Contains(err.Error(), "BODY_LIMIT_BYTES") || c.HTTP.Addr != "" {
+		t.Fatalf("invalid value: %+v, %v", c, err)
 	}
 }

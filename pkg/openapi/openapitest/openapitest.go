@@ -7,9 +7,12 @@ package openapitest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -125,4 +128,75 @@ func (v *Validator) Validate(req *http.Request, reqBody []byte, resp *http.Respo
 		return fmt.Errorf("response does not match the document: %w", err)
 	}
 	return nil
+}
+
+// Request builds a test request for app.Test: body nil sends none, a string
+// is sent as is and any other value is encoded as JSON (both with a JSON
+// content type); token, when set, is sent as a bearer token.
+func Request(method, path, token string, body any) *http.Request {
+	var r io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		r = strings.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			panic(fmt.Sprintf("openapitest: encode body: %v", err)) // a test's own value
+		}
+		r = bytes.NewReader(raw)
+	}
+	req := httptest.NewRequest(method, path, r)
+	if body != nil {
+		req.Header.Set("Content-Type", fiber.MIMEApplicationJSON)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return req
+}
+
+// Expect sends a request the document describes, validates the exchange,
+// fails t unless the status is want, and returns the decoded JSON body.
+func (v *Validator) Expect(t testing.TB, app *fiber.App, req *http.Request, want int) map[string]any {
+	t.Helper()
+	resp, body := v.Do(t, app, req)
+	if resp.StatusCode != want {
+		t.Fatalf("%s %s: status %d, want %d: %s", req.Method, req.URL, resp.StatusCode, want, body)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatalf("%s %s: body %q: %v", req.Method, req.URL, body, err)
+	}
+	return m
+}
+
+// ExpectError sends a request the document deliberately does not allow (a
+// bad UUID, an unknown enum value, a malformed body): the request half
+// cannot validate, so only the answer is checked, against the document's
+// Error schema. It fails t unless the status is want and returns the error
+// object.
+func (v *Validator) ExpectError(t testing.TB, app *fiber.App, req *http.Request, want int) map[string]any {
+	t.Helper()
+	resp, err := app.Test(req, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != want {
+		t.Fatalf("%s %s: status %d, want %d: %s", req.Method, req.URL, resp.StatusCode, want, body)
+	}
+	ref := v.doc.Components.Schemas["Error"]
+	if ref == nil || ref.Value == nil {
+		t.Fatal("openapitest: the document has no Error schema")
+	}
+	var obj any
+	if err := json.Unmarshal(body, &obj); err != nil {
+		t.Fatalf("%s %s: body %q: %v", req.Method, req.URL, body, err)
+	}
+	if err := ref.Value.VisitJSON(obj); err != nil {
+		t.Fatalf("%s %s: error body %s does not match the Error schema: %v", req.Method, req.URL, body, err)
+	}
+	m, _ := obj.(map[string]any)
+	return m
 }

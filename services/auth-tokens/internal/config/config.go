@@ -55,22 +55,10 @@ type Config struct {
 }
 
 // Load reads and validates the configuration from the environment.
-func Load() (Config, error) {
-	var c Config
-	if err := pkgconfig.Load(&c); err != nil {
-		return Config{}, err
-	}
-	return c, nil
-}
+func Load() (Config, error) { return pkgconfig.Read[Config]() }
 
 // LoadFrom is Load reading the given variables (tests).
-func LoadFrom(env map[string]string) (Config, error) {
-	var c Config
-	if err := pkgconfig.LoadFrom(&c, env); err != nil {
-		return Config{}, err
-	}
-	return c, nil
-}
+func LoadFrom(env map[string]string) (Config, error) { return pkgconfig.ReadFrom[Config](env) }
 
 // Validate checks the settings and resolves the signing key encryption key
 // (inline or from the mounted file); a missing or short key is an error.

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/acctsuite/acct/pkg/authn"
-	"github.com/acctsuite/acct/pkg/openapi"
 	"github.com/acctsuite/acct/pkg/openapi/openapitest"
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
@@ -22,7 +21,6 @@ import (
 	authtokens "github.com/acctsuite/acct/services/auth-tokens"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/app"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/config"
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -34,7 +32,6 @@ type env struct {
 	t     *testing.T
 	http  *fiber.App
 	v     *openapitest.Validator
-	errS  *openapi3.Schema
 	db    *bun.DB
 	app   *app.App
 	keys  *app.KeyRing
@@ -63,75 +60,31 @@ func newEnv(t *testing.T) *env {
 			t.Fatal(err)
 		}
 	}
-	doc, err := openapi.Load(authtokens.OpenAPI)
-	if err != nil {
-		t.Fatal(err)
-	}
 	return &env{
 		t: t, http: svc.Kit.App(), v: openapitest.New(t, authtokens.OpenAPI),
-		errS: doc.Components.Schemas["Error"].Value, db: svc.Kit.DB(), app: s.App, keys: s.Keys, maxBT: maxBT,
+		db: svc.Kit.DB(), app: s.App, keys: s.Keys, maxBT: maxBT,
 	}
 }
 
 // req builds a request; body may be a string (sent as is) or a value (JSON).
 func req(method, path, token string, body any) *http.Request {
-	var r io.Reader
-	ct := ""
-	switch b := body.(type) {
-	case nil:
-	case string:
-		r, ct = strings.NewReader(b), fiber.MIMEApplicationJSON
-	default:
-		raw, _ := json.Marshal(b)
-		r, ct = strings.NewReader(string(raw)), fiber.MIMEApplicationJSON
-	}
-	rq := httptest.NewRequest(method, path, r)
-	if ct != "" {
-		rq.Header.Set("Content-Type", ct)
-	}
-	if token != "" {
-		rq.Header.Set("Authorization", "Bearer "+token)
-	}
-	return rq
+	return openapitest.Request(method, path, token, body)
 }
 
 // do sends a request the document describes and validates the exchange.
 func (e *env) do(rq *http.Request, wantStatus int) map[string]any {
 	e.t.Helper()
-	resp, body := e.v.Do(e.t, e.http, rq)
-	if resp.StatusCode != wantStatus {
-		e.t.Fatalf("%s %s: status %d, want %d: %s", rq.Method, rq.URL, resp.StatusCode, wantStatus, body)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(body, &m); err != nil {
-		e.t.Fatalf("body %q: %v", body, err)
-	}
-	return m
+	return e.v.Expect(e.t, e.http, rq, wantStatus)
 }
 
 // doInvalid sends a request the document deliberately does not allow (bad
-// JSON, bad enum, bad UUID...): the request half cannot validate, so the
-// response body is validated against the document's Error schema.
+// JSON, bad enum, bad UUID...): the answer is validated against the Error
+// schema and must be of wantType.
 func (e *env) doInvalid(rq *http.Request, wantStatus int, wantType string) map[string]any {
 	e.t.Helper()
-	resp, err := e.http.Test(rq, -1)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != wantStatus {
-		e.t.Fatalf("%s %s: status %d, want %d: %s", rq.Method, rq.URL, resp.StatusCode, wantStatus, body)
-	}
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
-		e.t.Fatalf("body %q: %v", body, err)
-	}
-	if err := e.errS.VisitJSON(v); err != nil {
-		e.t.Fatalf("error body %s does not match the Error schema: %v", body, err)
-	}
-	m := v.(map[string]any)
+	m := e.v.ExpectError(e.t, e.http, rq, wantStatus)
 	if m["type"] != wantType {
-		e.t.Fatalf("type = %v, want %s (%s)", m["type"], wantType, body)
+		e.t.Fatalf("type = %v, want %s (%v)", m["type"], wantType, m)
 	}
 	return m
 }

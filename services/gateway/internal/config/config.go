@@ -97,13 +97,7 @@ func (u Upstreams) URLs() map[string]string {
 }
 
 // Load reads the configuration from the environment and validates it.
-func Load() (Config, error) {
-	var c Config
-	if err := pkgconfig.Load(&c); err != nil {
-		return Config{}, err
-	}
-	return c, nil
-}
+func Load() (Config, error) { return pkgconfig.Read[Config]() }
 
 // Validate checks values that would otherwise fail late or silently.
 func (c Config) Validate() error {

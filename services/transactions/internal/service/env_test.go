@@ -4,15 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -20,7 +16,6 @@ import (
 	"github.com/acctsuite/acct/pkg/businessdir"
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/money"
-	"github.com/acctsuite/acct/pkg/openapi"
 	"github.com/acctsuite/acct/pkg/openapi/openapitest"
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
@@ -41,7 +36,6 @@ type env struct {
 	s    *Service
 	http *fiber.App
 	v    *openapitest.Validator
-	errS *openapi3.Schema
 	db   *bun.DB
 }
 
@@ -64,14 +58,7 @@ func newEnv(t *testing.T) *env {
 		s, def = New(cfg)
 		return def, nil
 	}, servicetest.ServiceOptions{})
-	doc, err := openapi.Load(transactions.OpenAPI)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &env{
-		t: t, svc: svc, s: s, http: svc.Kit.App(), v: openapitest.New(t, transactions.OpenAPI),
-		errS: doc.Components.Schemas["Error"].Value, db: svc.Kit.DB(),
-	}
+	return &env{t: t, svc: svc, s: s, http: svc.Kit.App(), v: openapitest.New(t, transactions.OpenAPI), db: svc.Kit.DB()}
 }
 
 // business records a business of clientID in the service exactly as the
@@ -105,39 +92,14 @@ func (e *env) token(clientID string) string { return e.svc.Tokens.Platform(e.t, 
 
 // req builds a request; body may be a string (sent as is) or a value (JSON).
 func req(method, path, token string, body any) *http.Request {
-	var r io.Reader
-	ct := ""
-	switch b := body.(type) {
-	case nil:
-	case string:
-		r, ct = strings.NewReader(b), fiber.MIMEApplicationJSON
-	default:
-		raw, _ := json.Marshal(b)
-		r, ct = strings.NewReader(string(raw)), fiber.MIMEApplicationJSON
-	}
-	rq := httptest.NewRequest(method, path, r)
-	if ct != "" {
-		rq.Header.Set("Content-Type", ct)
-	}
-	if token != "" {
-		rq.Header.Set("Authorization", "Bearer "+token)
-	}
-	return rq
+	return openapitest.Request(method, path, token, body)
 }
 
 // do sends a request the document describes, validates the exchange
 // against it and returns the decoded body.
 func (e *env) do(rq *http.Request, wantStatus int) map[string]any {
 	e.t.Helper()
-	resp, body := e.v.Do(e.t, e.http, rq)
-	if resp.StatusCode != wantStatus {
-		e.t.Fatalf("%s %s: status %d, want %d: %s", rq.Method, rq.URL, resp.StatusCode, wantStatus, body)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(body, &m); err != nil {
-		e.t.Fatalf("body %q: %v", body, err)
-	}
-	return m
+	return e.v.Expect(e.t, e.http, rq, wantStatus)
 }
 
 // doInvalid sends a request the document deliberately does not allow (bad
@@ -145,24 +107,9 @@ func (e *env) do(rq *http.Request, wantStatus int) map[string]any {
 // the Error schema. It returns the error object.
 func (e *env) doInvalid(rq *http.Request, wantStatus int, wantEnum string) map[string]any {
 	e.t.Helper()
-	resp, err := e.http.Test(rq, -1)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != wantStatus {
-		e.t.Fatalf("%s %s: status %d, want %d: %s", rq.Method, rq.URL, resp.StatusCode, wantStatus, body)
-	}
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
-		e.t.Fatalf("body %q: %v", body, err)
-	}
-	if err := e.errS.VisitJSON(v); err != nil {
-		e.t.Fatalf("error body %s does not match the Error schema: %v", body, err)
-	}
-	m := v.(map[string]any)
+	m := e.v.ExpectError(e.t, e.http, rq, wantStatus)
 	if wantEnum != "" && m["error_enum"] != wantEnum {
-		e.t.Fatalf("%s %s: error_enum = %v, want %s (%s)", rq.Method, rq.URL, m["error_enum"], wantEnum, body)
+		e.t.Fatalf("%s %s: error_enum = %v, want %s (%v)", rq.Method, rq.URL, m["error_enum"], wantEnum, m)
 	}
 	return m
 }
