@@ -11,6 +11,8 @@ package banking
 import (
 	"slices"
 	"strings"
+
+	"github.com/acctsuite/acct/services/transactions/internal/domain"
 )
 
 // Source is where a bank transaction came from.
@@ -137,33 +139,20 @@ func (p ProjectedIncomeCategory) Valid() bool {
 	return p == ProjectedRevenue || p == ProjectedExpense || p == ProjectedExclude
 }
 
-// ExclusionType is a categorization that takes a bank transaction out of
-// the profit and loss instead of naming an account.
-type ExclusionType string
+// ExclusionType is the ledger's exclusion choice (one definition for the
+// categories list and the categorization rules).
+type ExclusionType = domain.ExclusionType
 
 // The exclusion choices.
 const (
-	PersonalInflows         ExclusionType = "PERSONAL_INFLOWS"
-	PersonalExpenses        ExclusionType = "PERSONAL_EXPENSES"
-	DuplicateTransaction    ExclusionType = "DUPLICATE_TRANSACTION"
-	TransferBetweenAccounts ExclusionType = "TRANSFER_BETWEEN_ACCOUNTS"
+	PersonalInflows         = domain.PersonalInflows
+	PersonalExpenses        = domain.PersonalExpenses
+	DuplicateTransaction    = domain.DuplicateTransaction
+	TransferBetweenAccounts = domain.TransferBetweenAccounts
 )
 
 // ExclusionTypes lists every exclusion in display order.
-var ExclusionTypes = []ExclusionType{PersonalInflows, PersonalExpenses, DuplicateTransaction, TransferBetweenAccounts}
-
-var exclusionNames = map[ExclusionType]string{
-	PersonalInflows:         "Personal inflows",
-	PersonalExpenses:        "Personal expenses",
-	DuplicateTransaction:    "Duplicate transaction",
-	TransferBetweenAccounts: "Transfer between accounts",
-}
-
-// Valid reports whether x is a known exclusion.
-func (x ExclusionType) Valid() bool { _, ok := exclusionNames[x]; return ok }
-
-// DisplayName is the human-readable name of the exclusion.
-func (x ExclusionType) DisplayName() string { return exclusionNames[x] }
+var ExclusionTypes = domain.Exclusions
 
 // CustomAccountType is the kind of a custom account (the field
 // `account_type`).
