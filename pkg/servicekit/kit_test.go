@@ -478,3 +478,21 @@ func deadLetters(t *testing.T, svc *servicetest.Service) int {
 	}
 	return n
 }
+
+func TestLoader(t *testing.T) {
+	built := 0
+	load := servicekit.Loader(func() (widgetsConfig, error) { return widgetsConfig{}, nil },
+		func(cfg widgetsConfig) (*widgets, servicekit.Definition) {
+			built++
+			return &widgets{}, servicekit.Definition{Name: "widgets"}
+		})
+	def, err := load()
+	if err != nil || def.Name != "widgets" || built != 1 {
+		t.Fatalf("Loader = %+v, %v (built %d)", def, err, built)
+	}
+	failing := servicekit.Loader(func() (widgetsConfig, error) { return widgetsConfig{}, errors.New("config: DATABASE_URL is required") },
+		func(widgetsConfig) (*widgets, servicekit.Definition) { t.Fatal("built without a config"); return nil, servicekit.Definition{} })
+	if _, err := failing(); err == nil {
+		t.Fatal("a config error was lost")
+	}
+}

@@ -104,3 +104,16 @@ func usage(def Definition, cmd string) string {
 	slices.Sort(names[3:])
 	return fmt.Sprintf("unknown command %q; commands: %s", cmd, strings.Join(names, ", "))
 }
+
+// Loader makes Main's load function from a service's config loader and its
+// constructor: `servicekit.Main(servicekit.Loader(config.Load, service.New))`.
+func Loader[C, S any](load func() (C, error), build func(C) (S, Definition)) func() (Definition, error) {
+	return func() (Definition, error) {
+		cfg, err := load()
+		if err != nil {
+			return Definition{}, err
+		}
+		_, def := build(cfg)
+		return def, nil
+	}
+}

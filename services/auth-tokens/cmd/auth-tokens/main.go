@@ -7,7 +7,8 @@ package main
 
 import (
 	"github.com/acctsuite/acct/pkg/servicekit"
+	"github.com/acctsuite/acct/services/auth-tokens/internal/config"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/service"
 )
 
-func main() { servicekit.Main(service.Load) }
+func main() { servicekit.Main(servicekit.Loader(config.Load, service.New)) }

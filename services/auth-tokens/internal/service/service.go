@@ -50,17 +50,6 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 	}
 }
 
-// Load reads the configuration from the environment and describes the
-// service (the binary's main).
-func Load() (servicekit.Definition, error) {
-	cfg, err := config.Load()
-	if err != nil {
-		return servicekit.Definition{}, err
-	}
-	_, def := New(cfg)
-	return def, nil
-}
-
 func (s *Service) setup(cfg config.Config, k *servicekit.Kit) error {
 	var err error
 	if s.App, s.Keys, err = NewApp(cfg, k.DB(), k.Logger()); err != nil {

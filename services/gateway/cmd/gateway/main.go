@@ -6,7 +6,8 @@ package main
 
 import (
 	"github.com/acctsuite/acct/pkg/servicekit"
+	"github.com/acctsuite/acct/services/gateway/internal/config"
 	"github.com/acctsuite/acct/services/gateway/internal/service"
 )
 
-func main() { servicekit.Main(service.Load) }
+func main() { servicekit.Main(servicekit.Loader(config.Load, service.New)) }

@@ -69,17 +69,6 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 	}
 }
 
-// Load reads the configuration from the environment and describes the
-// gateway (the binary's main).
-func Load() (servicekit.Definition, error) {
-	cfg, err := config.Load()
-	if err != nil {
-		return servicekit.Definition{}, err
-	}
-	_, def := New(cfg)
-	return def, nil
-}
-
 func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 	if err := routes.Validate(routes.Table); err != nil {
 		return err

@@ -45,17 +45,6 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 	}
 }
 
-// Load reads the configuration from the environment and describes the
-// service (the binary's main).
-func Load() (servicekit.Definition, error) {
-	cfg, err := config.Load()
-	if err != nil {
-		return servicekit.Definition{}, err
-	}
-	_, def := New(cfg)
-	return def, nil
-}
-
 func (s *Service) setup(cfg config.Config, k *servicekit.Kit) error {
 	s.Ledger = app.NewLedger(k.DB(), postgres.New(), kafkaadapter.Publisher{}, k.Logger())
 	// Runs in the inbox transaction, after the business directory's handler.
