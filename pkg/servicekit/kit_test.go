@@ -491,7 +491,10 @@ func TestLoader(t *testing.T) {
 		t.Fatalf("Loader = %+v, %v (built %d)", def, err, built)
 	}
 	failing := servicekit.Loader(func() (widgetsConfig, error) { return widgetsConfig{}, errors.New("config: DATABASE_URL is required") },
-		func(widgetsConfig) (*widgets, servicekit.Definition) { t.Fatal("built without a config"); return nil, servicekit.Definition{} })
+		func(widgetsConfig) (*widgets, servicekit.Definition) {
+			t.Fatal("built without a config")
+			return nil, servicekit.Definition{}
+		})
 	if _, err := failing(); err == nil {
 		t.Fatal("a config error was lost")
 	}
