@@ -34,6 +34,8 @@ func TestCrossTenant(t *testing.T) {
 		{"POST", b + "/ledger/entries/" + entry + "/reverse", nil},
 		{"POST", b + "/ledger/journal-entries", map[string]any{"line_items": []any{line(stable("CASH"), 1, "DEBIT"), line(stable("SALES"), 1, "CREDIT")}}},
 		{"GET", b + "/ledger/balances", nil},
+		{"POST", b + "/custom-accounts", map[string]any{"account_name": "Petty cash", "account_type": "DEPOSITORY"}},
+		{"GET", b + "/custom-accounts", nil},
 	}
 	strangers := map[string]string{
 		"another client's platform token":   e.token("client-b"),

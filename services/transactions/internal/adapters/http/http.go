@@ -24,6 +24,7 @@ import (
 // Options are the collaborators of the handlers.
 type Options struct {
 	Ledger      *app.Ledger
+	Banking     *app.Banking
 	Auth        fiber.Handler // bearer-token verification
 	Business    fiber.Handler // tenancy check of :businessId
 	Idempotency fiber.Handler // Idempotency-Key on creating POSTs
@@ -31,13 +32,14 @@ type Options struct {
 }
 
 type handlers struct {
-	ledger *app.Ledger
-	codec  *page.Codec
+	ledger  *app.Ledger
+	banking *app.Banking
+	codec   *page.Codec
 }
 
-// Register mounts every ledger route on r.
+// Register mounts every ledger and bank-account route on r.
 func Register(r fiber.Router, o Options) {
-	h := &handlers{ledger: o.Ledger, codec: o.Cursors}
+	h := &handlers{ledger: o.Ledger, banking: o.Banking, codec: o.Cursors}
 	idem := o.Idempotency
 	if idem == nil {
 		idem = func(c *fiber.Ctx) error { return c.Next() }
@@ -57,6 +59,9 @@ func Register(r fiber.Router, o Options) {
 	r.Post(p+"/ledger/entries/:entryId/reverse", auth, biz, idem, h.reverseEntry)
 	r.Post(p+"/ledger/journal-entries", auth, biz, idem, h.createJournalEntry)
 	r.Get(p+"/ledger/balances", auth, biz, h.getBalances)
+
+	r.Post(p+"/custom-accounts", auth, biz, idem, h.createCustomAccount)
+	r.Get(p+"/custom-accounts", auth, biz, h.listCustomAccounts)
 }
 
 // businessID is the business RequireBusiness authorised.
