@@ -54,6 +54,7 @@ type BankStore interface {
 	// LockKey serialises the requests that share key until the
 	// transaction ends (an external id being created, say).
 	LockKey(ctx context.Context, db bun.IDB, key string) error
+	BankTxnStore
 }
 
 // Banking holds the bank-account and bank-transaction use cases. They post
@@ -62,17 +63,18 @@ type Banking struct {
 	db     *bun.DB
 	ledger *Ledger
 	store  BankStore
+	pub    TxnPublisher
 	log    *slog.Logger
 	now    func() time.Time
 }
 
 // NewBanking assembles the bank-transaction use cases on db, posting into
 // ledger.
-func NewBanking(db *bun.DB, ledger *Ledger, store BankStore, logger *slog.Logger) *Banking {
+func NewBanking(db *bun.DB, ledger *Ledger, store BankStore, pub TxnPublisher, logger *slog.Logger) *Banking {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Banking{db: db, ledger: ledger, store: store, log: logger, now: time.Now}
+	return &Banking{db: db, ledger: ledger, store: store, pub: pub, log: logger, now: time.Now}
 }
 
 func (b *Banking) clock() time.Time { return b.now().UTC().Truncate(time.Microsecond) }

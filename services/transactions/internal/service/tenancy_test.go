@@ -18,6 +18,7 @@ func TestCrossTenant(t *testing.T) {
 	j := e.post(bid, owner, map[string]any{"line_items": []any{line(stable("CASH"), 10, "DEBIT"), line(stable("SALES"), 10, "CREDIT")}}, 201)
 	entry := j["entry_id"].(string)
 	account := domain.DefaultAccountID(bid, "SALES").String()
+	custom := data(e.do(req("POST", base(bid)+"/custom-accounts", owner, map[string]any{"account_name": "Box", "account_type": "DEPOSITORY"}), 201))["id"].(string)
 	b := base(bid)
 	routes := []struct {
 		method, path string
@@ -36,6 +37,7 @@ func TestCrossTenant(t *testing.T) {
 		{"GET", b + "/ledger/balances", nil},
 		{"POST", b + "/custom-accounts", map[string]any{"account_name": "Petty cash", "account_type": "DEPOSITORY"}},
 		{"GET", b + "/custom-accounts", nil},
+		{"POST", b + "/custom-accounts/" + custom + "/transactions", map[string]any{"transactions": []any{map[string]any{"amount": 1, "direction": "DEBIT", "date": "2026-01-01"}}}},
 	}
 	strangers := map[string]string{
 		"another client's platform token":   e.token("client-b"),

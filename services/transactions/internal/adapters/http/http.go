@@ -62,6 +62,7 @@ func Register(r fiber.Router, o Options) {
 
 	r.Post(p+"/custom-accounts", auth, biz, idem, h.createCustomAccount)
 	r.Get(p+"/custom-accounts", auth, biz, h.listCustomAccounts)
+	r.Post(p+"/custom-accounts/:customAccountId/transactions", auth, biz, idem, h.createCustomTransactions)
 }
 
 // businessID is the business RequireBusiness authorised.
