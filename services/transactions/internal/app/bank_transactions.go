@@ -131,7 +131,6 @@ func (b *Banking) CreateCustomTransactions(ctx context.Context, businessID, acco
 		}
 		now := b.clock()
 		txns := make([]BankTransaction, len(items))
-		sourceIDs := make([]string, len(items))
 		for i, it := range items {
 			id := newID()
 			t := BankTransaction{
@@ -149,7 +148,7 @@ func (b *Banking) CreateCustomTransactions(ctx context.Context, businessID, acco
 			for _, kv := range it.Tags {
 				t.Tags = append(t.Tags, tags.NewTag(businessID, id, kv, now))
 			}
-			txns[i], sourceIDs[i] = t, t.SourceTransactionID
+			txns[i] = t
 		}
 		// A concurrent call inserting the same source ids makes ON CONFLICT
 		// wait for it to commit; the read that follows (a new statement
@@ -158,42 +157,48 @@ func (b *Banking) CreateCustomTransactions(ctx context.Context, businessID, acco
 		if err != nil {
 			return fmt.Errorf("insert custom transactions: %w", err)
 		}
-		out, err = b.settle(ctx, tx, businessID, banking.SourceCustom, txns, sourceIDs, inserted)
+		out, err = b.settle(ctx, tx, businessID, txns, inserted)
 		return err
 	})
 	return out, err
 }
 
-// settle replaces, in txns, those not inserted by the stored transaction
-// of the same source id, and publishes the inserted ones.
-func (b *Banking) settle(ctx context.Context, tx bun.IDB, businessID uuid.UUID, source banking.Source, txns []BankTransaction, sourceIDs []string, inserted map[uuid.UUID]bool) ([]BankTransaction, error) {
+// settle replaces, in txns, each one not inserted by the stored
+// transaction of the same (source, source transaction id), and publishes
+// the inserted ones.
+func (b *Banking) settle(ctx context.Context, tx bun.IDB, businessID uuid.UUID, txns []BankTransaction, inserted map[uuid.UUID]bool) ([]BankTransaction, error) {
 	var fresh []BankTransaction
-	var missing []string
+	missing := map[banking.Source][]string{}
 	for _, t := range txns {
 		if inserted[t.ID] {
 			fresh = append(fresh, t)
 		} else {
-			missing = append(missing, t.SourceTransactionID)
+			missing[t.Source] = append(missing[t.Source], t.SourceTransactionID)
 		}
 	}
-	if len(missing) > 0 {
-		existing, err := b.store.FindBankTransactionsBySource(ctx, tx, businessID, source, missing)
+	type key struct {
+		source banking.Source
+		id     string
+	}
+	existing := map[key]BankTransaction{}
+	for source, ids := range missing {
+		found, err := b.store.FindBankTransactionsBySource(ctx, tx, businessID, source, ids)
 		if err != nil {
 			return nil, fmt.Errorf("find existing transactions: %w", err)
 		}
-		bySource := make(map[string]BankTransaction, len(existing))
-		for _, e := range existing {
-			bySource[e.SourceTransactionID] = e
+		for _, e := range found {
+			existing[key{e.Source, e.SourceTransactionID}] = e
 		}
-		for i, t := range txns {
-			if !inserted[t.ID] {
-				e, ok := bySource[sourceIDs[i]]
-				if !ok {
-					return nil, fmt.Errorf("transaction %s %q neither inserted nor found", source, sourceIDs[i])
-				}
-				txns[i] = e
-			}
+	}
+	for i, t := range txns {
+		if inserted[t.ID] {
+			continue
 		}
+		e, ok := existing[key{t.Source, t.SourceTransactionID}]
+		if !ok {
+			return nil, fmt.Errorf("transaction %s %q neither inserted nor found", t.Source, t.SourceTransactionID)
+		}
+		txns[i] = e
 	}
 	if len(fresh) > 0 {
 		if err := b.pub.TransactionsUpserted(ctx, tx, fresh); err != nil {

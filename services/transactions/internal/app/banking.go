@@ -55,6 +55,7 @@ type BankStore interface {
 	// transaction ends (an external id being created, say).
 	LockKey(ctx context.Context, db bun.IDB, key string) error
 	BankTxnStore
+	ExternalAccountStore
 }
 
 // Banking holds the bank-account and bank-transaction use cases. They post

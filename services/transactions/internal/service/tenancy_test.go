@@ -37,6 +37,7 @@ func TestCrossTenant(t *testing.T) {
 		{"GET", b + "/ledger/balances", nil},
 		{"POST", b + "/custom-accounts", map[string]any{"account_name": "Petty cash", "account_type": "DEPOSITORY"}},
 		{"GET", b + "/custom-accounts", nil},
+		{"POST", b + "/bank-transactions/bulk", map[string]any{"transactions": []any{imported("API", "t", "a", 1, "DEBIT", "2026-01-01")}}},
 		{"POST", b + "/custom-accounts/" + custom + "/transactions", map[string]any{"transactions": []any{map[string]any{"amount": 1, "direction": "DEBIT", "date": "2026-01-01"}}}},
 	}
 	strangers := map[string]string{

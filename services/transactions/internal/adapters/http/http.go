@@ -63,6 +63,7 @@ func Register(r fiber.Router, o Options) {
 	r.Post(p+"/custom-accounts", auth, biz, idem, h.createCustomAccount)
 	r.Get(p+"/custom-accounts", auth, biz, h.listCustomAccounts)
 	r.Post(p+"/custom-accounts/:customAccountId/transactions", auth, biz, idem, h.createCustomTransactions)
+	r.Post(p+"/bank-transactions/bulk", auth, biz, idem, h.importTransactions)
 }
 
 // businessID is the business RequireBusiness authorised.

@@ -215,3 +215,44 @@ func (s *BankStore) FindBankTransaction(ctx context.Context, db bun.IDB, busines
 	}
 	return out[0], true, nil
 }
+
+// externalAccountRow is a row of external_accounts.
+type externalAccountRow struct {
+	bun.BaseModel `bun:"table:external_accounts,alias:ea"`
+
+	BusinessID      uuid.UUID `bun:"business_id,pk,type:uuid"`
+	ID              uuid.UUID `bun:"id,pk,type:uuid"`
+	Source          string    `bun:"source"`
+	SourceAccountID string    `bun:"source_account_id"`
+	AccountName     *string   `bun:"account_name"`
+	LedgerAccountID uuid.UUID `bun:"ledger_account_id,type:uuid"`
+	CreatedAt       time.Time `bun:"created_at"`
+}
+
+// FindExternalAccount implements app.BankStore.
+func (s *BankStore) FindExternalAccount(ctx context.Context, db bun.IDB, businessID uuid.UUID, source banking.Source, sourceAccountID string) (app.ExternalAccount, bool, error) {
+	var r externalAccountRow
+	err := db.NewSelect().Model(&r).
+		Where("ea.business_id = ? AND ea.source = ? AND ea.source_account_id = ?", businessID, string(source), sourceAccountID).
+		Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return app.ExternalAccount{}, false, nil
+	}
+	if err != nil {
+		return app.ExternalAccount{}, false, wrap("find external account", err)
+	}
+	return app.ExternalAccount{
+		ID: r.ID, BusinessID: r.BusinessID, Source: banking.Source(r.Source), SourceAccountID: r.SourceAccountID,
+		AccountName: r.AccountName, LedgerAccountID: r.LedgerAccountID, CreatedAt: r.CreatedAt.UTC(),
+	}, true, nil
+}
+
+// InsertExternalAccount implements app.BankStore.
+func (s *BankStore) InsertExternalAccount(ctx context.Context, db bun.IDB, a app.ExternalAccount) error {
+	r := externalAccountRow{
+		BusinessID: a.BusinessID, ID: a.ID, Source: string(a.Source), SourceAccountID: a.SourceAccountID,
+		AccountName: a.AccountName, LedgerAccountID: a.LedgerAccountID, CreatedAt: a.CreatedAt,
+	}
+	_, err := db.NewInsert().Model(&r).Exec(ctx)
+	return wrap("insert external account", err)
+}
