@@ -52,9 +52,14 @@ type BankTransaction struct {
 	Category            *TxnCategory
 	TaxCode             *string
 	Tags                []tags.Tag
-	ImportedAt          time.Time
-	UpdatedAt           time.Time
-	Version             int
+	// DocumentIDs are the live documents (receipts), oldest first.
+	DocumentIDs []uuid.UUID
+	// Suggestions are the categories offered while uncategorized (filled
+	// by the reads, not stored).
+	Suggestions []TxnCategoryEntry
+	ImportedAt  time.Time
+	UpdatedAt   time.Time
+	Version     int
 }
 
 // TxnCategory is what a transaction is categorized as, as stored: one
@@ -62,6 +67,17 @@ type BankTransaction struct {
 type TxnCategory struct {
 	Split   bool               `json:"split"`
 	Entries []TxnCategoryEntry `json:"entries"`
+	// Projected is the projected_income_category the categorization gives.
+	Projected banking.ProjectedIncomeCategory `json:"projected"`
+}
+
+// ProjectedIncome is the transaction's projected_income_category: its
+// categorization's, or by direction while uncategorized.
+func (t BankTransaction) ProjectedIncome() banking.ProjectedIncomeCategory {
+	if t.Category != nil && t.Category.Projected != "" {
+		return t.Category.Projected
+	}
+	return banking.ProjectIncome(t.Direction, nil)
 }
 
 // TxnCategoryEntry is one category of a categorization: a ledger account
@@ -72,6 +88,7 @@ type TxnCategoryEntry struct {
 	StableName    *string     `json:"stable_name,omitempty"`
 	ExclusionType *string     `json:"exclusion_type,omitempty"`
 	DisplayName   string      `json:"display_name"`
+	TaxCode       *string     `json:"tax_code,omitempty"`
 	Tags          []tags.Tag  `json:"tags"`
 }
 
@@ -87,6 +104,9 @@ type BankTxnStore interface {
 	// source with these source transaction ids.
 	FindBankTransactionsBySource(ctx context.Context, db bun.IDB, businessID uuid.UUID, source banking.Source, ids []string) ([]BankTransaction, error)
 	FindBankTransaction(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, lock Lock) (BankTransaction, bool, error)
+	// UpdateBankTransaction saves t's categorization (status, method,
+	// category, tax code), memo, update time and version.
+	UpdateBankTransaction(ctx context.Context, db bun.IDB, t BankTransaction) error
 }
 
 // TxnPublisher enqueues the acct.transactions.v1 snapshots in the

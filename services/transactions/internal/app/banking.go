@@ -65,17 +65,19 @@ type Banking struct {
 	ledger *Ledger
 	store  BankStore
 	pub    TxnPublisher
-	log    *slog.Logger
-	now    func() time.Time
+	// businesses gives the business's country for the Canadian tax rules.
+	businesses Businesses
+	log        *slog.Logger
+	now        func() time.Time
 }
 
 // NewBanking assembles the bank-transaction use cases on db, posting into
 // ledger.
-func NewBanking(db *bun.DB, ledger *Ledger, store BankStore, pub TxnPublisher, logger *slog.Logger) *Banking {
+func NewBanking(db *bun.DB, ledger *Ledger, store BankStore, pub TxnPublisher, businesses Businesses, logger *slog.Logger) *Banking {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Banking{db: db, ledger: ledger, store: store, pub: pub, log: logger, now: time.Now}
+	return &Banking{db: db, ledger: ledger, store: store, pub: pub, businesses: businesses, log: logger, now: time.Now}
 }
 
 func (b *Banking) clock() time.Time { return b.now().UTC().Truncate(time.Microsecond) }

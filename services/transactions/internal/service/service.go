@@ -59,7 +59,7 @@ func Load() (servicekit.Definition, error) {
 
 func (s *Service) setup(cfg config.Config, k *servicekit.Kit) error {
 	s.Ledger = app.NewLedger(k.DB(), postgres.New(), kafkaadapter.Publisher{}, k.Logger())
-	s.Banking = app.NewBanking(k.DB(), s.Ledger, postgres.NewBankStore(), kafkaadapter.TxnPublisher{}, k.Logger())
+	s.Banking = app.NewBanking(k.DB(), s.Ledger, postgres.NewBankStore(), kafkaadapter.TxnPublisher{}, k.Businesses(), k.Logger())
 	// Runs in the inbox transaction, after the business directory's handler.
 	k.Consume(events.TopicBusiness, kafkaadapter.BusinessHandler(s.Ledger))
 	httpadapter.Register(k.App(), httpadapter.Options{

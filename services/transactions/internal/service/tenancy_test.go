@@ -19,6 +19,7 @@ func TestCrossTenant(t *testing.T) {
 	entry := j["entry_id"].(string)
 	account := domain.DefaultAccountID(bid, "SALES").String()
 	custom := data(e.do(req("POST", base(bid)+"/custom-accounts", owner, map[string]any{"account_name": "Box", "account_type": "DEPOSITORY"}), 201))["id"].(string)
+	txn := e.customTxns(bid, owner, custom, []any{map[string]any{"amount": 5, "direction": "DEBIT", "date": "2026-01-01"}}, 201)[0].(map[string]any)["id"].(string)
 	b := base(bid)
 	routes := []struct {
 		method, path string
@@ -38,6 +39,9 @@ func TestCrossTenant(t *testing.T) {
 		{"POST", b + "/custom-accounts", map[string]any{"account_name": "Petty cash", "account_type": "DEPOSITORY"}},
 		{"GET", b + "/custom-accounts", nil},
 		{"POST", b + "/bank-transactions/bulk", map[string]any{"transactions": []any{imported("API", "t", "a", 1, "DEBIT", "2026-01-01")}}},
+		{"GET", b + "/bank-transactions/" + txn, nil},
+		{"PUT", b + "/bank-transactions/" + txn + "/categorize", map[string]any{"type": "Category", "category": stable("MEALS")}},
+		{"POST", b + "/bank-transactions/" + txn + "/categorize", map[string]any{"type": "Category", "category": stable("MEALS")}},
 		{"POST", b + "/custom-accounts/" + custom + "/transactions", map[string]any{"transactions": []any{map[string]any{"amount": 1, "direction": "DEBIT", "date": "2026-01-01"}}}},
 	}
 	strangers := map[string]string{

@@ -184,6 +184,20 @@ func withTags(ctx context.Context, db bun.IDB, businessID uuid.UUID, rows []bank
 		i := index[tr.TransactionID]
 		out[i].Tags = append(out[i].Tags, tr.tag())
 	}
+	var docs []struct {
+		ID            uuid.UUID `bun:"id,type:uuid"`
+		TransactionID uuid.UUID `bun:"transaction_id,type:uuid"`
+	}
+	err = db.NewSelect().Table("bank_transaction_documents").Column("id", "transaction_id").
+		Where("business_id = ? AND transaction_id IN (?) AND archived_at IS NULL", businessID, bun.In(ids)).
+		OrderExpr("created_at, id").Scan(ctx, &docs)
+	if err != nil {
+		return nil, wrap("find bank transaction documents", err)
+	}
+	for _, d := range docs {
+		i := index[d.TransactionID]
+		out[i].DocumentIDs = append(out[i].DocumentIDs, d.ID)
+	}
 	return out, nil
 }
 
@@ -255,4 +269,13 @@ func (s *BankStore) InsertExternalAccount(ctx context.Context, db bun.IDB, a app
 	}
 	_, err := db.NewInsert().Model(&r).Exec(ctx)
 	return wrap("insert external account", err)
+}
+
+// UpdateBankTransaction implements app.BankStore.
+func (s *BankStore) UpdateBankTransaction(ctx context.Context, db bun.IDB, t app.BankTransaction) error {
+	r := toBankTxnRow(t)
+	_, err := db.NewUpdate().Model(&r).
+		Column("categorization_status", "categorization_method", "category", "tax_code", "memo", "updated_at", "version").
+		WherePK().Exec(ctx)
+	return wrap("update bank transaction", err)
 }
