@@ -11,6 +11,7 @@ import (
 
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/money"
+	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
@@ -104,6 +105,9 @@ type BankTxnStore interface {
 	// source with these source transaction ids.
 	FindBankTransactionsBySource(ctx context.Context, db bun.IDB, businessID uuid.UUID, source banking.Source, ids []string) ([]BankTransaction, error)
 	FindBankTransaction(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, lock Lock) (BankTransaction, bool, error)
+	// FindBankTransactions is one page of the business's transactions
+	// that pass f.
+	FindBankTransactions(ctx context.Context, db bun.IDB, businessID uuid.UUID, f banking.Filter, p page.Params) ([]BankTransaction, page.Meta, error)
 	// UpdateBankTransaction saves t's categorization (status, method,
 	// category, tax code), memo, update time and version.
 	UpdateBankTransaction(ctx context.Context, db bun.IDB, t BankTransaction) error
@@ -126,6 +130,16 @@ func (b *Banking) BankTransaction(ctx context.Context, businessID, id uuid.UUID)
 		return BankTransaction{}, ErrBankTransactionNotFound()
 	}
 	return t, nil
+}
+
+// BankTransactions is GET /bank-transactions: one page of the filtered
+// transactions.
+func (b *Banking) BankTransactions(ctx context.Context, businessID uuid.UUID, f banking.Filter, p page.Params) ([]BankTransaction, page.Meta, error) {
+	out, meta, err := b.store.FindBankTransactions(ctx, b.db, businessID, f, p)
+	if err != nil {
+		return nil, page.Meta{}, fmt.Errorf("list bank transactions of %s: %w", businessID, err)
+	}
+	return out, meta, nil
 }
 
 // MaxCustomTransactions is the most transactions one POST

@@ -47,6 +47,20 @@ func (b *Banking) target(ctx context.Context, t BankTransaction) (banking.Catego
 	return out, nil
 }
 
+// TaxOptionsOf returns, for a listing, what gives each transaction of the
+// business its Canadian tax options (the business is looked up once).
+func (b *Banking) TaxOptionsOf(ctx context.Context, businessID uuid.UUID) (func(BankTransaction) []salestax.Option, error) {
+	base, err := b.target(ctx, BankTransaction{BusinessID: businessID})
+	if err != nil {
+		return nil, err
+	}
+	return func(t BankTransaction) []salestax.Option {
+		tg := base
+		tg.Date = t.Date
+		return tg.TaxOptions()
+	}, nil
+}
+
 // TaxOptions are the transaction's Canadian tax options (nil unless the
 // business is Canadian).
 func (b *Banking) TaxOptions(ctx context.Context, t BankTransaction) ([]salestax.Option, error) {

@@ -39,6 +39,7 @@ func TestCrossTenant(t *testing.T) {
 		{"POST", b + "/custom-accounts", map[string]any{"account_name": "Petty cash", "account_type": "DEPOSITORY"}},
 		{"GET", b + "/custom-accounts", nil},
 		{"POST", b + "/bank-transactions/bulk", map[string]any{"transactions": []any{imported("API", "t", "a", 1, "DEBIT", "2026-01-01")}}},
+		{"GET", b + "/bank-transactions", nil},
 		{"GET", b + "/bank-transactions/" + txn, nil},
 		{"PUT", b + "/bank-transactions/" + txn + "/categorize", map[string]any{"type": "Category", "category": stable("MEALS")}},
 		{"POST", b + "/bank-transactions/" + txn + "/categorize", map[string]any{"type": "Category", "category": stable("MEALS")}},

@@ -8,7 +8,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/httpx"
+	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/tags"
+	"github.com/acctsuite/acct/services/transactions/internal/adapters/postgres"
 	"github.com/acctsuite/acct/services/transactions/internal/app"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking/salestax"
@@ -360,4 +362,34 @@ func (h *handlers) categorize(c *fiber.Ctx) error {
 		return err
 	}
 	return h.renderTxn(c, t)
+}
+
+// listBankTransactions is GET /v1/businesses/{businessId}/bank-transactions:
+// the spec's pagination (sort_by date|amount|imported_at, sort_order,
+// cursor, limit default 100 max 500, show_total_count) over the domain's
+// filters; a cursor is valid only with the filter it was issued for.
+func (h *handlers) listBankTransactions(c *fiber.Ctx) error {
+	q := httpx.Query(c)
+	f, err := banking.ParseFilter(q)
+	if err != nil {
+		return err
+	}
+	bid := businessID(c)
+	p, err := page.Parse(q, postgres.BankTxnPageSpec, h.codec, bid.String()+"|"+f.Fingerprint())
+	if err != nil {
+		return err
+	}
+	txns, meta, err := h.banking.BankTransactions(c.UserContext(), bid, f, p)
+	if err != nil {
+		return err
+	}
+	options, err := h.banking.TaxOptionsOf(c.UserContext(), bid)
+	if err != nil {
+		return err
+	}
+	out := make([]bankTxnJSON, len(txns))
+	for i, t := range txns {
+		out[i] = toBankTxn(t, options(t))
+	}
+	return httpx.List(c, out, meta)
 }
