@@ -56,6 +56,7 @@ type BankStore interface {
 	LockKey(ctx context.Context, db bun.IDB, key string) error
 	BankTxnStore
 	ExternalAccountStore
+	TagStore
 }
 
 // Banking holds the bank-account and bank-transaction use cases. They post

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
 )
 
@@ -40,6 +42,8 @@ func TestCrossTenant(t *testing.T) {
 		{"GET", b + "/custom-accounts", nil},
 		{"POST", b + "/bank-transactions/bulk", map[string]any{"transactions": []any{imported("API", "t", "a", 1, "DEBIT", "2026-01-01")}}},
 		{"GET", b + "/bank-transactions", nil},
+		{"POST", b + "/bank-transactions/tags", map[string]any{"transaction_ids": []any{txn}, "key_values": []any{map[string]any{"key": "k", "value": "v"}}}},
+		{"DELETE", b + "/bank-transactions/tags", map[string]any{"tag_ids": []any{uuid.NewString()}}},
 		{"GET", b + "/bank-transactions/" + txn, nil},
 		{"PUT", b + "/bank-transactions/" + txn + "/categorize", map[string]any{"type": "Category", "category": stable("MEALS")}},
 		{"POST", b + "/bank-transactions/" + txn + "/categorize", map[string]any{"type": "Category", "category": stable("MEALS")}},

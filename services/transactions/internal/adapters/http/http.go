@@ -65,6 +65,8 @@ func Register(r fiber.Router, o Options) {
 	r.Post(p+"/custom-accounts/:customAccountId/transactions", auth, biz, idem, h.createCustomTransactions)
 	r.Post(p+"/bank-transactions/bulk", auth, biz, idem, h.importTransactions)
 	r.Get(p+"/bank-transactions", auth, biz, h.listBankTransactions)
+	r.Post(p+"/bank-transactions/tags", auth, biz, h.tagTransactions)
+	r.Delete(p+"/bank-transactions/tags", auth, biz, h.untagTransactions)
 	r.Get(p+"/bank-transactions/:bankTransactionId", auth, biz, h.getBankTransaction)
 	r.Put(p+"/bank-transactions/:bankTransactionId/categorize", auth, biz, h.categorize)
 	r.Post(p+"/bank-transactions/:bankTransactionId/categorize", auth, biz, h.categorize)

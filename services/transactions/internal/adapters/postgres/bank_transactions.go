@@ -279,3 +279,49 @@ func (s *BankStore) UpdateBankTransaction(ctx context.Context, db bun.IDB, t app
 		WherePK().Exec(ctx)
 	return wrap("update bank transaction", err)
 }
+
+// LockBankTransactions implements app.BankStore.
+func (s *BankStore) LockBankTransactions(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) ([]app.BankTransaction, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var rows []bankTxnRow
+	err := db.NewSelect().Model(&rows).Where("bt.business_id = ? AND bt.id IN (?)", businessID, bun.In(ids)).
+		OrderExpr("bt.id").For("UPDATE").Scan(ctx)
+	if err != nil {
+		return nil, wrap("lock bank transactions", err)
+	}
+	return withTags(ctx, db, businessID, rows)
+}
+
+// InsertTags implements app.BankStore.
+func (s *BankStore) InsertTags(ctx context.Context, db bun.IDB, businessID, transactionID uuid.UUID, ts []tags.Tag) error {
+	if len(ts) == 0 {
+		return nil
+	}
+	rows := make([]bankTxnTagRow, len(ts))
+	for i, tg := range ts {
+		rows[i] = bankTxnTagRow{
+			BusinessID: businessID, ID: tg.ID, TransactionID: transactionID, Key: tg.Key, Value: tg.Value,
+			DimensionID: tg.DimensionID, DefinitionID: tg.DefinitionID, DimensionDisplayName: tg.DimensionDisplayName,
+			ValueDisplayName: tg.ValueDisplayName, CreatedAt: tg.CreatedAt, UpdatedAt: tg.UpdatedAt,
+		}
+	}
+	_, err := db.NewInsert().Model(&rows).On("CONFLICT DO NOTHING").Exec(ctx)
+	return wrap("insert tags", err)
+}
+
+// DeleteTags implements app.BankStore.
+func (s *BankStore) DeleteTags(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID][]tags.Tag, error) {
+	var rows []bankTxnTagRow
+	_, err := db.NewDelete().Model((*bankTxnTagRow)(nil)).
+		Where("business_id = ? AND id IN (?)", businessID, bun.In(ids)).Returning("*").Exec(ctx, &rows)
+	if err != nil {
+		return nil, wrap("delete tags", err)
+	}
+	out := map[uuid.UUID][]tags.Tag{}
+	for _, r := range rows {
+		out[r.TransactionID] = append(out[r.TransactionID], r.tag())
+	}
+	return out, nil
+}
