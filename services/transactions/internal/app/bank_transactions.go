@@ -191,7 +191,10 @@ func (b *Banking) CreateCustomTransactions(ctx context.Context, businessID, acco
 		if err != nil {
 			return fmt.Errorf("insert custom transactions: %w", err)
 		}
-		out, err = b.settle(ctx, tx, businessID, txns, inserted)
+		if out, err = b.settle(ctx, tx, businessID, txns, inserted); err != nil {
+			return err
+		}
+		out, err = b.autoCategorize(ctx, tx, businessID, out, inserted)
 		return err
 	})
 	return out, err

@@ -57,6 +57,7 @@ type BankStore interface {
 	BankTxnStore
 	ExternalAccountStore
 	TagStore
+	RuleStore
 }
 
 // Banking holds the bank-account and bank-transaction use cases. They post

@@ -81,7 +81,10 @@ func (b *Banking) ImportTransactions(ctx context.Context, businessID uuid.UUID, 
 		if err != nil {
 			return fmt.Errorf("insert imported transactions: %w", err)
 		}
-		out, err = b.settle(ctx, tx, businessID, txns, inserted)
+		if out, err = b.settle(ctx, tx, businessID, txns, inserted); err != nil {
+			return err
+		}
+		out, err = b.autoCategorize(ctx, tx, businessID, out, inserted)
 		return err
 	})
 	return out, err

@@ -14,6 +14,7 @@ import (
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/transactions/internal/app"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
+	"github.com/acctsuite/acct/services/transactions/internal/domain/banking/autocat"
 )
 
 // insertBatch is the number of rows per multi-row INSERT: large imports
@@ -40,6 +41,7 @@ type bankTxnRow struct {
 	Direction           string           `bun:"direction"`
 	Amount              int64            `bun:"amount"`
 	CounterpartyName    *string          `bun:"counterparty_name"`
+	CounterpartyKey     *string          `bun:"counterparty_key"`
 	Description         *string          `bun:"description"`
 	ReferenceNumber     *string          `bun:"reference_number"`
 	Memo                *string          `bun:"memo"`
@@ -82,6 +84,11 @@ func toBankTxnRow(t app.BankTransaction) bankTxnRow {
 	}
 	if len(t.Metadata) > 0 {
 		r.Metadata = t.Metadata
+	}
+	if t.CounterpartyName != nil {
+		if k := autocat.NormalizeCounterparty(*t.CounterpartyName); k != "" {
+			r.CounterpartyKey = &k
+		}
 	}
 	if t.Method != nil {
 		m := string(*t.Method)

@@ -1,3 +1,7 @@
+DROP TABLE IF EXISTS categorization_rules;
+
+--bun:split
+
 DROP TABLE IF EXISTS bank_transaction_documents;
 
 --bun:split

@@ -20,6 +20,9 @@ CREATE TABLE IF NOT EXISTS bank_transactions (
     direction             text        NOT NULL CHECK (direction IN ('CREDIT', 'DEBIT')),
     amount                bigint      NOT NULL CHECK (amount >= 0),
     counterparty_name     text,
+    -- autocat.NormalizeCounterparty(counterparty_name): the key of the
+    -- business's history with a counterparty (category suggestions).
+    counterparty_key      text,
     description           text,
     reference_number      text,
     memo                  text,
@@ -51,6 +54,11 @@ CREATE INDEX IF NOT EXISTS bank_transactions_amount_idx ON bank_transactions (bu
 --bun:split
 
 CREATE INDEX IF NOT EXISTS bank_transactions_imported_at_idx ON bank_transactions (business_id, imported_at, id);
+
+--bun:split
+
+CREATE INDEX IF NOT EXISTS bank_transactions_counterparty_idx ON bank_transactions (business_id, counterparty_key)
+    WHERE category IS NOT NULL;
 
 --bun:split
 
@@ -122,3 +130,15 @@ CREATE TABLE IF NOT EXISTS bank_transaction_documents (
 --bun:split
 
 CREATE INDEX IF NOT EXISTS bank_transaction_documents_transaction_idx ON bank_transaction_documents (business_id, transaction_id);
+
+--bun:split
+
+-- Auto-categorization rules. The rule is kept as the draft it was created
+-- from (autocat.RuleDraft) and rebuilt with autocat.NewRule when read.
+CREATE TABLE IF NOT EXISTS categorization_rules (
+    business_id uuid        NOT NULL,
+    id          uuid        NOT NULL,
+    draft       jsonb       NOT NULL,
+    created_at  timestamptz NOT NULL,
+    CONSTRAINT categorization_rules_pkey PRIMARY KEY (business_id, id)
+);
