@@ -129,7 +129,11 @@ func (b *Banking) BankTransaction(ctx context.Context, businessID, id uuid.UUID)
 	if !ok {
 		return BankTransaction{}, ErrBankTransactionNotFound()
 	}
-	return t, nil
+	one := []BankTransaction{t}
+	if err := b.withSuggestions(ctx, businessID, one); err != nil {
+		return BankTransaction{}, err
+	}
+	return one[0], nil
 }
 
 // BankTransactions is GET /bank-transactions: one page of the filtered
@@ -138,6 +142,9 @@ func (b *Banking) BankTransactions(ctx context.Context, businessID uuid.UUID, f 
 	out, meta, err := b.store.FindBankTransactions(ctx, b.db, businessID, f, p)
 	if err != nil {
 		return nil, page.Meta{}, fmt.Errorf("list bank transactions of %s: %w", businessID, err)
+	}
+	if err := b.withSuggestions(ctx, businessID, out); err != nil {
+		return nil, page.Meta{}, err
 	}
 	return out, meta, nil
 }

@@ -58,6 +58,7 @@ type BankStore interface {
 	ExternalAccountStore
 	TagStore
 	RuleStore
+	HistoryStore
 }
 
 // Banking holds the bank-account and bank-transaction use cases. They post

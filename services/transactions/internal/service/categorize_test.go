@@ -261,3 +261,34 @@ func TestCategorizeCanada(t *testing.T) {
 		})
 	}
 }
+
+func TestSuggestionsFromHistory(t *testing.T) {
+	e := newEnv(t)
+	s := e.bankSetup("client-a", "US")
+	acct := s.account["id"].(string)
+	rows := e.customTxns(s.bid, s.tok, acct, []any{
+		map[string]any{"amount": 100, "direction": "DEBIT", "date": "2026-05-01", "counterparty_name": "CAFE NERO #1234"},
+		map[string]any{"amount": 200, "direction": "DEBIT", "date": "2026-05-02", "counterparty_name": "Cafe Nero 0917"},
+		map[string]any{"amount": 300, "direction": "DEBIT", "date": "2026-05-03", "counterparty_name": "cafe-nero"},
+		map[string]any{"amount": 400, "direction": "DEBIT", "date": "2026-05-04", "counterparty_name": "Cafe Nero"},
+		map[string]any{"amount": 500, "direction": "DEBIT", "date": "2026-05-05", "counterparty_name": "Someone Else"},
+	}, 201)
+	id := func(i int) string { return rows[i].(map[string]any)["id"].(string) }
+	s.categorize(e, "PUT", id(0), single(stable("MEALS")), 200)
+	s.categorize(e, "PUT", id(1), single(stable("MEALS")), 200)
+	s.categorize(e, "PUT", id(2), single(stable("OFFICE_EXPENSES")), 200)
+
+	flow := data(e.do(req("GET", base(s.bid)+"/bank-transactions/"+id(3), s.tok, nil), 200))["categorization_flow"].(map[string]any)
+	sugg, cats := flow["suggestions"].([]any), flow["categories"].([]any)
+	if flow["type"] != "ASK_FROM_SUGGESTIONS" || len(sugg) != 2 || len(cats) != 2 ||
+		sugg[0].(map[string]any)["stable_name"] != "MEALS" || sugg[1].(map[string]any)["stable_name"] != "OFFICE_EXPENSES" {
+		t.Fatalf("flow = %v", flow)
+	}
+	if f := data(e.do(req("GET", base(s.bid)+"/bank-transactions/"+id(4), s.tok, nil), 200))["categorization_flow"].(map[string]any); len(f["suggestions"].([]any)) != 0 {
+		t.Fatalf("another counterparty gets suggestions: %v", f)
+	}
+	list := e.do(req("GET", base(s.bid)+"/bank-transactions?categorized=false&sort_by=date&sort_order=ASC", s.tok, nil), 200)["data"].([]any)
+	if f := list[0].(map[string]any)["categorization_flow"].(map[string]any); len(f["suggestions"].([]any)) != 2 {
+		t.Fatalf("listed flow = %v", f)
+	}
+}

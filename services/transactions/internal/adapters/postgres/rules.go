@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/acctsuite/acct/services/transactions/internal/app"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking/autocat"
 )
 
@@ -61,4 +62,35 @@ func (s *BankStore) DeleteRule(ctx context.Context, db bun.IDB, businessID, id u
 	}
 	n, err := res.RowsAffected()
 	return n > 0, wrap("delete rule", err)
+}
+
+// CategoryHistory implements app.BankStore: per counterparty key, how
+// often each category (split entries included) was used, and when last.
+func (s *BankStore) CategoryHistory(ctx context.Context, db bun.IDB, businessID uuid.UUID, keys []string) (map[string][]app.HistoryEntry, error) {
+	var rows []struct {
+		Key           string     `bun:"key"`
+		AccountID     *uuid.UUID `bun:"account_id,type:uuid"`
+		ExclusionType *string    `bun:"exclusion_type"`
+		StableName    *string    `bun:"stable_name"`
+		DisplayName   string     `bun:"display_name"`
+		Count         int        `bun:"count"`
+		LastUsed      time.Time  `bun:"last_used"`
+	}
+	err := db.NewRaw(`SELECT bt.counterparty_key AS key, (e->>'account_id')::uuid AS account_id,
+			e->>'exclusion_type' AS exclusion_type, max(e->>'stable_name') AS stable_name,
+			max(e->>'display_name') AS display_name, count(*) AS count, max(bt.updated_at) AS last_used
+		FROM bank_transactions bt, jsonb_array_elements(bt.category->'entries') e
+		WHERE bt.business_id = ? AND bt.counterparty_key IN (?) AND bt.category IS NOT NULL
+		GROUP BY 1, 2, 3`, businessID, bun.In(keys)).Scan(ctx, &rows)
+	if err != nil {
+		return nil, wrap("category history", err)
+	}
+	out := map[string][]app.HistoryEntry{}
+	for _, r := range rows {
+		out[r.Key] = append(out[r.Key], app.HistoryEntry{
+			Category: app.TxnCategoryEntry{AccountID: r.AccountID, ExclusionType: r.ExclusionType, StableName: r.StableName, DisplayName: r.DisplayName},
+			Count:    r.Count, LastUsed: r.LastUsed.UTC(),
+		})
+	}
+	return out, nil
 }
