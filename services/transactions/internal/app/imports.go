@@ -84,6 +84,9 @@ func (b *Banking) ImportTransactions(ctx context.Context, businessID uuid.UUID, 
 		if out, err = b.settle(ctx, tx, businessID, txns, inserted); err != nil {
 			return err
 		}
+		if err := b.postUncategorized(ctx, tx, businessID, out, inserted); err != nil {
+			return err
+		}
 		out, err = b.autoCategorize(ctx, tx, businessID, out, inserted)
 		return err
 	})

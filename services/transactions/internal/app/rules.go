@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -143,4 +144,35 @@ func (b *Banking) autoCategorize(ctx context.Context, tx bun.Tx, businessID uuid
 		txns[i] = applied
 	}
 	return txns, nil
+}
+
+// postUncategorized posts, for each freshly inserted transaction of txns,
+// its entry while uncategorized (source version 1): money out debits
+// UNCATEGORIZED_EXPENSES and credits the bank account, money in the
+// reverse into UNCATEGORIZED_REVENUE. So the bank account's balance always
+// equals the signed sum of its (non-duplicate) transactions; categorizing
+// reverses this entry like any other.
+func (b *Banking) postUncategorized(ctx context.Context, tx bun.IDB, businessID uuid.UUID, txns []BankTransaction, inserted map[uuid.UUID]bool) error {
+	for _, t := range txns {
+		if !inserted[t.ID] || t.Amount <= 0 {
+			continue
+		}
+		bank, other := domain.Credit, domain.Debit
+		category := domain.StableUncategorizedExpense
+		if t.Direction.MoneyIn() {
+			bank, other, category = domain.Debit, domain.Credit, domain.StableUncategorizedRevenue
+		}
+		_, err := b.ledger.PostEntry(ctx, tx, businessID, NewEntry{
+			EntryType: domain.EntryBank, Agent: domain.AgentAPI, EntryAt: t.Date, Memo: t.Memo,
+			Source: domain.Source{Type: SourceBankTransaction, ID: t.ID.String(), Version: strconv.Itoa(t.Version)},
+			Lines: []domain.JournalLine{
+				{Account: domain.ByID(t.LedgerAccountID), Amount: t.Amount, Direction: bank},
+				{Account: domain.ByStableName(category), Amount: t.Amount, Direction: other},
+			},
+		})
+		if err != nil {
+			return fmt.Errorf("post uncategorized entry of %s: %w", t.ID, err)
+		}
+	}
+	return nil
 }
