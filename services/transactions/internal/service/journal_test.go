@@ -15,10 +15,10 @@ import (
 )
 
 // counts are the rows a failed request must not have written.
-func (e *env) counts() [3]int {
+func (e *env) counts() [6]int {
 	e.t.Helper()
-	var c [3]int
-	for i, table := range []string{"ledger_entries", "ledger_journal_entries", "outbox"} {
+	var c [6]int
+	for i, table := range []string{"ledger_entries", "ledger_journal_entries", "outbox", "ledger_accounts", "custom_accounts", "bank_transactions"} {
 		if err := e.db.NewRaw("SELECT count(*) FROM "+table).Scan(context.Background(), &c[i]); err != nil {
 			e.t.Fatal(err)
 		}

@@ -25,6 +25,7 @@ import (
 // Service holds what Setup built (tests reach the use cases through it).
 type Service struct {
 	Ledger   *app.Ledger
+	Banking  *app.Banking
 	Acctsync *acctsync.Service
 }
 
@@ -47,10 +48,12 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 
 func (s *Service) setup(cfg config.Config, k *servicekit.Kit) error {
 	s.Ledger = app.NewLedger(k.DB(), postgres.New(), kafkaadapter.Publisher{}, k.Logger())
+	s.Banking = app.NewBanking(k.DB(), s.Ledger, postgres.NewBankStore(), kafkaadapter.TxnPublisher{}, k.Businesses(), k.Logger())
 	// Runs in the inbox transaction, after the business directory's handler.
 	k.Consume(events.TopicBusiness, kafkaadapter.BusinessHandler(s.Ledger))
 	httpadapter.Register(k.App(), httpadapter.Options{
 		Ledger:      s.Ledger,
+		Banking:     s.Banking,
 		Auth:        k.Authenticate(),
 		Business:    k.RequireBusiness(),
 		Idempotency: k.Idempotency(),

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
 )
 
@@ -18,6 +20,8 @@ func TestCrossTenant(t *testing.T) {
 	j := e.post(bid, owner, map[string]any{"line_items": []any{line(stable("CASH"), 10, "DEBIT"), line(stable("SALES"), 10, "CREDIT")}}, 201)
 	entry := j["entry_id"].(string)
 	account := domain.DefaultAccountID(bid, "SALES").String()
+	custom := data(e.do(req("POST", base(bid)+"/custom-accounts", owner, map[string]any{"account_name": "Box", "account_type": "DEPOSITORY"}), 201))["id"].(string)
+	txn := e.customTxns(bid, owner, custom, []any{map[string]any{"amount": 5, "direction": "DEBIT", "date": "2026-01-01"}}, 201)[0].(map[string]any)["id"].(string)
 	b := base(bid)
 	routes := []struct {
 		method, path string
@@ -34,6 +38,19 @@ func TestCrossTenant(t *testing.T) {
 		{"POST", b + "/ledger/entries/" + entry + "/reverse", nil},
 		{"POST", b + "/ledger/journal-entries", map[string]any{"line_items": []any{line(stable("CASH"), 1, "DEBIT"), line(stable("SALES"), 1, "CREDIT")}}},
 		{"GET", b + "/ledger/balances", nil},
+		{"POST", b + "/custom-accounts", map[string]any{"account_name": "Petty cash", "account_type": "DEPOSITORY"}},
+		{"GET", b + "/custom-accounts", nil},
+		{"POST", b + "/bank-transactions/bulk", map[string]any{"transactions": []any{imported("API", "t", "a", 1, "DEBIT", "2026-01-01")}}},
+		{"GET", b + "/bank-transactions", nil},
+		{"POST", b + "/categorization-rules", map[string]any{"category": stable("MEALS")}},
+		{"GET", b + "/categorization-rules", nil},
+		{"DELETE", b + "/categorization-rules/" + uuid.NewString(), nil},
+		{"POST", b + "/bank-transactions/tags", map[string]any{"transaction_ids": []any{txn}, "key_values": []any{map[string]any{"key": "k", "value": "v"}}}},
+		{"DELETE", b + "/bank-transactions/tags", map[string]any{"tag_ids": []any{uuid.NewString()}}},
+		{"GET", b + "/bank-transactions/" + txn, nil},
+		{"PUT", b + "/bank-transactions/" + txn + "/categorize", map[string]any{"type": "Category", "category": stable("MEALS")}},
+		{"POST", b + "/bank-transactions/" + txn + "/categorize", map[string]any{"type": "Category", "category": stable("MEALS")}},
+		{"POST", b + "/custom-accounts/" + custom + "/transactions", map[string]any{"transactions": []any{map[string]any{"amount": 1, "direction": "DEBIT", "date": "2026-01-01"}}}},
 	}
 	strangers := map[string]string{
 		"another client's platform token":   e.token("client-b"),

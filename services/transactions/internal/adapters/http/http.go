@@ -24,6 +24,7 @@ import (
 // Options are the collaborators of the handlers.
 type Options struct {
 	Ledger      *app.Ledger
+	Banking     *app.Banking
 	Auth        fiber.Handler // bearer-token verification
 	Business    fiber.Handler // tenancy check of :businessId
 	Idempotency fiber.Handler // Idempotency-Key on creating POSTs
@@ -31,13 +32,14 @@ type Options struct {
 }
 
 type handlers struct {
-	ledger *app.Ledger
-	codec  *page.Codec
+	ledger  *app.Ledger
+	banking *app.Banking
+	codec   *page.Codec
 }
 
-// Register mounts every ledger route on r.
+// Register mounts every ledger and bank-account route on r.
 func Register(r fiber.Router, o Options) {
-	h := &handlers{ledger: o.Ledger, codec: o.Cursors}
+	h := &handlers{ledger: o.Ledger, banking: o.Banking, codec: o.Cursors}
 	idem := o.Idempotency
 	if idem == nil {
 		idem = func(c *fiber.Ctx) error { return c.Next() }
@@ -57,6 +59,20 @@ func Register(r fiber.Router, o Options) {
 	r.Post(p+"/ledger/entries/:entryId/reverse", auth, biz, idem, h.reverseEntry)
 	r.Post(p+"/ledger/journal-entries", auth, biz, idem, h.createJournalEntry)
 	r.Get(p+"/ledger/balances", auth, biz, h.getBalances)
+
+	r.Post(p+"/custom-accounts", auth, biz, idem, h.createCustomAccount)
+	r.Get(p+"/custom-accounts", auth, biz, h.listCustomAccounts)
+	r.Post(p+"/custom-accounts/:customAccountId/transactions", auth, biz, idem, h.createCustomTransactions)
+	r.Post(p+"/bank-transactions/bulk", auth, biz, idem, h.importTransactions)
+	r.Post(p+"/categorization-rules", auth, biz, idem, h.createRule)
+	r.Get(p+"/categorization-rules", auth, biz, h.listRules)
+	r.Delete(p+"/categorization-rules/:ruleId", auth, biz, h.deleteRule)
+	r.Get(p+"/bank-transactions", auth, biz, h.listBankTransactions)
+	r.Post(p+"/bank-transactions/tags", auth, biz, h.tagTransactions)
+	r.Delete(p+"/bank-transactions/tags", auth, biz, h.untagTransactions)
+	r.Get(p+"/bank-transactions/:bankTransactionId", auth, biz, h.getBankTransaction)
+	r.Put(p+"/bank-transactions/:bankTransactionId/categorize", auth, biz, h.categorize)
+	r.Post(p+"/bank-transactions/:bankTransactionId/categorize", auth, biz, h.categorize)
 }
 
 // businessID is the business RequireBusiness authorised.

@@ -1,0 +1,334 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/acctsuite/acct/pkg/money"
+	"github.com/acctsuite/acct/pkg/tags"
+	"github.com/acctsuite/acct/services/transactions/internal/app"
+	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
+	"github.com/acctsuite/acct/services/transactions/internal/domain/banking/autocat"
+)
+
+// insertBatch is the number of rows per multi-row INSERT: large imports
+// take one statement per batch, never one per row.
+const insertBatch = 1000
+
+// bankTxnRow is a row of bank_transactions.
+type bankTxnRow struct {
+	bun.BaseModel `bun:"table:bank_transactions,alias:bt"`
+
+	BusinessID          uuid.UUID        `bun:"business_id,pk,type:uuid"`
+	ID                  uuid.UUID        `bun:"id,pk,type:uuid"`
+	Source              string           `bun:"source"`
+	SourceTransactionID string           `bun:"source_transaction_id"`
+	SourceAccountID     *string          `bun:"source_account_id"`
+	ExternalID          *string          `bun:"external_id"`
+	CustomAccountID     *uuid.UUID       `bun:"custom_account_id,type:uuid"`
+	ExternalAccountID   *uuid.UUID       `bun:"external_account_id,type:uuid"`
+	LedgerAccountID     uuid.UUID        `bun:"ledger_account_id,type:uuid"`
+	AccountName         *string          `bun:"account_name"`
+	AccountMask         *string          `bun:"account_mask"`
+	InstitutionName     *string          `bun:"institution_name"`
+	Date                time.Time        `bun:"date"`
+	Direction           string           `bun:"direction"`
+	Amount              int64            `bun:"amount"`
+	CounterpartyName    *string          `bun:"counterparty_name"`
+	CounterpartyKey     *string          `bun:"counterparty_key"`
+	Description         *string          `bun:"description"`
+	ReferenceNumber     *string          `bun:"reference_number"`
+	Memo                *string          `bun:"memo"`
+	Metadata            json.RawMessage  `bun:"metadata,type:jsonb"`
+	Status              string           `bun:"categorization_status"`
+	Method              *string          `bun:"categorization_method"`
+	Category            *app.TxnCategory `bun:"category,type:jsonb"`
+	TaxCode             *string          `bun:"tax_code"`
+	ImportedAt          time.Time        `bun:"imported_at"`
+	UpdatedAt           time.Time        `bun:"updated_at"`
+	Version             int              `bun:"version"`
+}
+
+// bankTxnTagRow is a row of bank_transaction_tags.
+type bankTxnTagRow struct {
+	bun.BaseModel `bun:"table:bank_transaction_tags,alias:btt"`
+
+	BusinessID           uuid.UUID `bun:"business_id,pk,type:uuid"`
+	ID                   uuid.UUID `bun:"id,pk,type:uuid"`
+	TransactionID        uuid.UUID `bun:"transaction_id,type:uuid"`
+	Key                  string    `bun:"key"`
+	Value                string    `bun:"value"`
+	DimensionID          uuid.UUID `bun:"dimension_id,type:uuid"`
+	DefinitionID         uuid.UUID `bun:"definition_id,type:uuid"`
+	DimensionDisplayName *string   `bun:"dimension_display_name"`
+	ValueDisplayName     *string   `bun:"value_display_name"`
+	CreatedAt            time.Time `bun:"created_at"`
+	UpdatedAt            time.Time `bun:"updated_at"`
+}
+
+func toBankTxnRow(t app.BankTransaction) bankTxnRow {
+	r := bankTxnRow{
+		BusinessID: t.BusinessID, ID: t.ID, Source: string(t.Source), SourceTransactionID: t.SourceTransactionID,
+		SourceAccountID: t.SourceAccountID, ExternalID: t.ExternalID, CustomAccountID: t.CustomAccountID,
+		ExternalAccountID: t.ExternalAccountID, LedgerAccountID: t.LedgerAccountID, AccountName: t.AccountName,
+		AccountMask: t.AccountMask, InstitutionName: t.InstitutionName, Date: t.Date, Direction: string(t.Direction),
+		Amount: int64(t.Amount), CounterpartyName: t.CounterpartyName, Description: t.Description,
+		ReferenceNumber: t.ReferenceNumber, Memo: t.Memo, Status: string(t.Status), Category: t.Category,
+		TaxCode: t.TaxCode, ImportedAt: t.ImportedAt, UpdatedAt: t.UpdatedAt, Version: t.Version,
+	}
+	if len(t.Metadata) > 0 {
+		r.Metadata = t.Metadata
+	}
+	if t.CounterpartyName != nil {
+		if k := autocat.NormalizeCounterparty(*t.CounterpartyName); k != "" {
+			r.CounterpartyKey = &k
+		}
+	}
+	if t.Method != nil {
+		m := string(*t.Method)
+		r.Method = &m
+	}
+	return r
+}
+
+func (r bankTxnRow) transaction() app.BankTransaction {
+	t := app.BankTransaction{
+		ID: r.ID, BusinessID: r.BusinessID, Source: banking.Source(r.Source), SourceTransactionID: r.SourceTransactionID,
+		SourceAccountID: r.SourceAccountID, ExternalID: r.ExternalID, CustomAccountID: r.CustomAccountID,
+		ExternalAccountID: r.ExternalAccountID, LedgerAccountID: r.LedgerAccountID, AccountName: r.AccountName,
+		AccountMask: r.AccountMask, InstitutionName: r.InstitutionName, Date: r.Date.UTC(),
+		Direction: banking.Direction(r.Direction), Amount: money.Cents(r.Amount), CounterpartyName: r.CounterpartyName,
+		Description: r.Description, ReferenceNumber: r.ReferenceNumber, Memo: r.Memo,
+		Status: banking.CategorizationStatus(r.Status), Category: r.Category, TaxCode: r.TaxCode,
+		ImportedAt: r.ImportedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), Version: r.Version, Tags: []tags.Tag{},
+	}
+	if len(r.Metadata) > 0 && string(r.Metadata) != "null" {
+		t.Metadata = r.Metadata
+	}
+	if r.Method != nil {
+		m := banking.CategorizationMethod(*r.Method)
+		t.Method = &m
+	}
+	return t
+}
+
+func (r bankTxnTagRow) tag() tags.Tag {
+	return tags.Tag{
+		ID: r.ID, Key: r.Key, Value: r.Value, DimensionID: r.DimensionID, DefinitionID: r.DefinitionID,
+		DimensionDisplayName: r.DimensionDisplayName, ValueDisplayName: r.ValueDisplayName,
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+	}
+}
+
+// InsertBankTransactions implements app.BankStore: multi-row INSERT ... ON
+// CONFLICT DO NOTHING per batch, then the tags of the inserted rows.
+func (s *BankStore) InsertBankTransactions(ctx context.Context, db bun.IDB, txns []app.BankTransaction) (map[uuid.UUID]bool, error) {
+	inserted := make(map[uuid.UUID]bool, len(txns))
+	for start := 0; start < len(txns); start += insertBatch {
+		batch := txns[start:min(start+insertBatch, len(txns))]
+		rows := make([]bankTxnRow, len(batch))
+		for i, t := range batch {
+			rows[i] = toBankTxnRow(t)
+		}
+		var ids []uuid.UUID
+		_, err := db.NewInsert().Model(&rows).
+			On("CONFLICT (business_id, source, source_transaction_id) DO NOTHING").
+			Returning("id").Exec(ctx, &ids)
+		if err != nil {
+			return nil, wrap("insert bank transactions", err)
+		}
+		for _, id := range ids {
+			inserted[id] = true
+		}
+	}
+	var tagRows []bankTxnTagRow
+	for _, t := range txns {
+		if !inserted[t.ID] {
+			continue
+		}
+		for _, tg := range t.Tags {
+			tagRows = append(tagRows, bankTxnTagRow{
+				BusinessID: t.BusinessID, ID: tg.ID, TransactionID: t.ID, Key: tg.Key, Value: tg.Value,
+				DimensionID: tg.DimensionID, DefinitionID: tg.DefinitionID, DimensionDisplayName: tg.DimensionDisplayName,
+				ValueDisplayName: tg.ValueDisplayName, CreatedAt: tg.CreatedAt, UpdatedAt: tg.UpdatedAt,
+			})
+		}
+	}
+	for start := 0; start < len(tagRows); start += insertBatch {
+		batch := tagRows[start:min(start+insertBatch, len(tagRows))]
+		if _, err := db.NewInsert().Model(&batch).On("CONFLICT DO NOTHING").Exec(ctx); err != nil {
+			return nil, wrap("insert bank transaction tags", err)
+		}
+	}
+	return inserted, nil
+}
+
+// withTags loads the tags of rows.
+func withTags(ctx context.Context, db bun.IDB, businessID uuid.UUID, rows []bankTxnRow) ([]app.BankTransaction, error) {
+	out := make([]app.BankTransaction, len(rows))
+	if len(rows) == 0 {
+		return out, nil
+	}
+	ids := make([]uuid.UUID, len(rows))
+	index := make(map[uuid.UUID]int, len(rows))
+	for i, r := range rows {
+		out[i], ids[i], index[r.ID] = r.transaction(), r.ID, i
+	}
+	var tagRows []bankTxnTagRow
+	err := db.NewSelect().Model(&tagRows).
+		Where("btt.business_id = ? AND btt.transaction_id IN (?)", businessID, bun.In(ids)).
+		OrderExpr("btt.transaction_id, btt.key, btt.value").Scan(ctx)
+	if err != nil {
+		return nil, wrap("find bank transaction tags", err)
+	}
+	for _, tr := range tagRows {
+		i := index[tr.TransactionID]
+		out[i].Tags = append(out[i].Tags, tr.tag())
+	}
+	var docs []struct {
+		ID            uuid.UUID `bun:"id,type:uuid"`
+		TransactionID uuid.UUID `bun:"transaction_id,type:uuid"`
+	}
+	err = db.NewSelect().Table("bank_transaction_documents").Column("id", "transaction_id").
+		Where("business_id = ? AND transaction_id IN (?) AND archived_at IS NULL", businessID, bun.In(ids)).
+		OrderExpr("created_at, id").Scan(ctx, &docs)
+	if err != nil {
+		return nil, wrap("find bank transaction documents", err)
+	}
+	for _, d := range docs {
+		i := index[d.TransactionID]
+		out[i].DocumentIDs = append(out[i].DocumentIDs, d.ID)
+	}
+	return out, nil
+}
+
+// FindBankTransactionsBySource implements app.BankStore.
+func (s *BankStore) FindBankTransactionsBySource(ctx context.Context, db bun.IDB, businessID uuid.UUID, source banking.Source, ids []string) ([]app.BankTransaction, error) {
+	var rows []bankTxnRow
+	err := db.NewSelect().Model(&rows).
+		Where("bt.business_id = ? AND bt.source = ? AND bt.source_transaction_id IN (?)", businessID, string(source), bun.In(ids)).
+		Scan(ctx)
+	if err != nil {
+		return nil, wrap("find bank transactions by source", err)
+	}
+	return withTags(ctx, db, businessID, rows)
+}
+
+// FindBankTransaction implements app.BankStore.
+func (s *BankStore) FindBankTransaction(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, lock app.Lock) (app.BankTransaction, bool, error) {
+	var r bankTxnRow
+	err := selectLocked(db.NewSelect().Model(&r).Where("bt.business_id = ? AND bt.id = ?", businessID, id), lock).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return app.BankTransaction{}, false, nil
+	}
+	if err != nil {
+		return app.BankTransaction{}, false, wrap("find bank transaction", err)
+	}
+	out, err := withTags(ctx, db, businessID, []bankTxnRow{r})
+	if err != nil {
+		return app.BankTransaction{}, false, err
+	}
+	return out[0], true, nil
+}
+
+// externalAccountRow is a row of external_accounts.
+type externalAccountRow struct {
+	bun.BaseModel `bun:"table:external_accounts,alias:ea"`
+
+	BusinessID      uuid.UUID `bun:"business_id,pk,type:uuid"`
+	ID              uuid.UUID `bun:"id,pk,type:uuid"`
+	Source          string    `bun:"source"`
+	SourceAccountID string    `bun:"source_account_id"`
+	AccountName     *string   `bun:"account_name"`
+	LedgerAccountID uuid.UUID `bun:"ledger_account_id,type:uuid"`
+	CreatedAt       time.Time `bun:"created_at"`
+}
+
+// FindExternalAccount implements app.BankStore.
+func (s *BankStore) FindExternalAccount(ctx context.Context, db bun.IDB, businessID uuid.UUID, source banking.Source, sourceAccountID string) (app.ExternalAccount, bool, error) {
+	var r externalAccountRow
+	err := db.NewSelect().Model(&r).
+		Where("ea.business_id = ? AND ea.source = ? AND ea.source_account_id = ?", businessID, string(source), sourceAccountID).
+		Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return app.ExternalAccount{}, false, nil
+	}
+	if err != nil {
+		return app.ExternalAccount{}, false, wrap("find external account", err)
+	}
+	return app.ExternalAccount{
+		ID: r.ID, BusinessID: r.BusinessID, Source: banking.Source(r.Source), SourceAccountID: r.SourceAccountID,
+		AccountName: r.AccountName, LedgerAccountID: r.LedgerAccountID, CreatedAt: r.CreatedAt.UTC(),
+	}, true, nil
+}
+
+// InsertExternalAccount implements app.BankStore.
+func (s *BankStore) InsertExternalAccount(ctx context.Context, db bun.IDB, a app.ExternalAccount) error {
+	r := externalAccountRow{
+		BusinessID: a.BusinessID, ID: a.ID, Source: string(a.Source), SourceAccountID: a.SourceAccountID,
+		AccountName: a.AccountName, LedgerAccountID: a.LedgerAccountID, CreatedAt: a.CreatedAt,
+	}
+	_, err := db.NewInsert().Model(&r).Exec(ctx)
+	return wrap("insert external account", err)
+}
+
+// UpdateBankTransaction implements app.BankStore.
+func (s *BankStore) UpdateBankTransaction(ctx context.Context, db bun.IDB, t app.BankTransaction) error {
+	r := toBankTxnRow(t)
+	_, err := db.NewUpdate().Model(&r).
+		Column("categorization_status", "categorization_method", "category", "tax_code", "memo", "updated_at", "version").
+		WherePK().Exec(ctx)
+	return wrap("update bank transaction", err)
+}
+
+// LockBankTransactions implements app.BankStore.
+func (s *BankStore) LockBankTransactions(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) ([]app.BankTransaction, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var rows []bankTxnRow
+	err := db.NewSelect().Model(&rows).Where("bt.business_id = ? AND bt.id IN (?)", businessID, bun.In(ids)).
+		OrderExpr("bt.id").For("UPDATE").Scan(ctx)
+	if err != nil {
+		return nil, wrap("lock bank transactions", err)
+	}
+	return withTags(ctx, db, businessID, rows)
+}
+
+// InsertTags implements app.BankStore.
+func (s *BankStore) InsertTags(ctx context.Context, db bun.IDB, businessID, transactionID uuid.UUID, ts []tags.Tag) error {
+	if len(ts) == 0 {
+		return nil
+	}
+	rows := make([]bankTxnTagRow, len(ts))
+	for i, tg := range ts {
+		rows[i] = bankTxnTagRow{
+			BusinessID: businessID, ID: tg.ID, TransactionID: transactionID, Key: tg.Key, Value: tg.Value,
+			DimensionID: tg.DimensionID, DefinitionID: tg.DefinitionID, DimensionDisplayName: tg.DimensionDisplayName,
+			ValueDisplayName: tg.ValueDisplayName, CreatedAt: tg.CreatedAt, UpdatedAt: tg.UpdatedAt,
+		}
+	}
+	_, err := db.NewInsert().Model(&rows).On("CONFLICT DO NOTHING").Exec(ctx)
+	return wrap("insert tags", err)
+}
+
+// DeleteTags implements app.BankStore.
+func (s *BankStore) DeleteTags(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID][]tags.Tag, error) {
+	var rows []bankTxnTagRow
+	_, err := db.NewDelete().Model((*bankTxnTagRow)(nil)).
+		Where("business_id = ? AND id IN (?)", businessID, bun.In(ids)).Returning("*").Exec(ctx, &rows)
+	if err != nil {
+		return nil, wrap("delete tags", err)
+	}
+	out := map[uuid.UUID][]tags.Tag{}
+	for _, r := range rows {
+		out[r.TransactionID] = append(out[r.TransactionID], r.tag())
+	}
+	return out, nil
+}

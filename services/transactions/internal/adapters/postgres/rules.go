@@ -1,0 +1,96 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/acctsuite/acct/services/transactions/internal/app"
+	"github.com/acctsuite/acct/services/transactions/internal/domain/banking/autocat"
+)
+
+// ruleRow is a row of categorization_rules.
+type ruleRow struct {
+	bun.BaseModel `bun:"table:categorization_rules,alias:cr"`
+
+	BusinessID uuid.UUID       `bun:"business_id,pk,type:uuid"`
+	ID         uuid.UUID       `bun:"id,pk,type:uuid"`
+	Draft      json.RawMessage `bun:"draft,type:jsonb"`
+	CreatedAt  time.Time       `bun:"created_at"`
+}
+
+// InsertRule implements app.BankStore.
+func (s *BankStore) InsertRule(ctx context.Context, db bun.IDB, businessID uuid.UUID, r autocat.Rule, d autocat.RuleDraft) error {
+	raw, err := json.Marshal(d)
+	if err != nil {
+		return fmt.Errorf("encode rule: %w", err)
+	}
+	_, err = db.NewInsert().Model(&ruleRow{BusinessID: businessID, ID: r.ID, Draft: raw, CreatedAt: r.CreatedAt}).Exec(ctx)
+	return wrap("insert rule", err)
+}
+
+// ListRules implements app.BankStore.
+func (s *BankStore) ListRules(ctx context.Context, db bun.IDB, businessID uuid.UUID) ([]autocat.Rule, error) {
+	var rows []ruleRow
+	if err := db.NewSelect().Model(&rows).Where("cr.business_id = ?", businessID).OrderExpr("cr.created_at, cr.id").Scan(ctx); err != nil {
+		return nil, wrap("list rules", err)
+	}
+	out := make([]autocat.Rule, 0, len(rows))
+	for _, r := range rows {
+		var d autocat.RuleDraft
+		if err := json.Unmarshal(r.Draft, &d); err != nil {
+			return nil, fmt.Errorf("decode rule %s: %w", r.ID, err)
+		}
+		rule, err := autocat.NewRule(r.ID, r.CreatedAt.UTC(), d)
+		if err != nil {
+			return nil, fmt.Errorf("rebuild rule %s: %w", r.ID, err)
+		}
+		out = append(out, rule)
+	}
+	return out, nil
+}
+
+// DeleteRule implements app.BankStore.
+func (s *BankStore) DeleteRule(ctx context.Context, db bun.IDB, businessID, id uuid.UUID) (bool, error) {
+	res, err := db.NewDelete().Model((*ruleRow)(nil)).Where("business_id = ? AND id = ?", businessID, id).Exec(ctx)
+	if err != nil {
+		return false, wrap("delete rule", err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, wrap("delete rule", err)
+}
+
+// CategoryHistory implements app.BankStore: per counterparty key, how
+// often each category (split entries included) was used, and when last.
+func (s *BankStore) CategoryHistory(ctx context.Context, db bun.IDB, businessID uuid.UUID, keys []string) (map[string][]app.HistoryEntry, error) {
+	var rows []struct {
+		Key           string     `bun:"key"`
+		AccountID     *uuid.UUID `bun:"account_id,type:uuid"`
+		ExclusionType *string    `bun:"exclusion_type"`
+		StableName    *string    `bun:"stable_name"`
+		DisplayName   string     `bun:"display_name"`
+		Count         int        `bun:"count"`
+		LastUsed      time.Time  `bun:"last_used"`
+	}
+	err := db.NewRaw(`SELECT bt.counterparty_key AS key, (e->>'account_id')::uuid AS account_id,
+			e->>'exclusion_type' AS exclusion_type, max(e->>'stable_name') AS stable_name,
+			max(e->>'display_name') AS display_name, count(*) AS count, max(bt.updated_at) AS last_used
+		FROM bank_transactions bt, jsonb_array_elements(bt.category->'entries') e
+		WHERE bt.business_id = ? AND bt.counterparty_key IN (?) AND bt.category IS NOT NULL
+		GROUP BY 1, 2, 3`, businessID, bun.In(keys)).Scan(ctx, &rows)
+	if err != nil {
+		return nil, wrap("category history", err)
+	}
+	out := map[string][]app.HistoryEntry{}
+	for _, r := range rows {
+		out[r.Key] = append(out[r.Key], app.HistoryEntry{
+			Category: app.TxnCategoryEntry{AccountID: r.AccountID, ExclusionType: r.ExclusionType, StableName: r.StableName, DisplayName: r.DisplayName},
+			Count:    r.Count, LastUsed: r.LastUsed.UTC(),
+		})
+	}
+	return out, nil
+}

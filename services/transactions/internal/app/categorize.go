@@ -1,0 +1,234 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/tags"
+	"github.com/acctsuite/acct/services/transactions/internal/domain"
+	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
+	"github.com/acctsuite/acct/services/transactions/internal/domain/banking/salestax"
+)
+
+// SourceBankTransaction is the ledger source type of a bank transaction's
+// entries (source id: the transaction id; version: its version).
+const SourceBankTransaction = "BANK_TRANSACTION"
+
+// Businesses finds a business's projection (country, province) for the
+// Canadian tax rules.
+type Businesses interface {
+	Find(ctx context.Context, businessID uuid.UUID) (events.Business, bool, error)
+}
+
+// target is what the domain checks a categorization of t against.
+func (b *Banking) target(ctx context.Context, t BankTransaction) (banking.CategorizationTarget, error) {
+	out := banking.CategorizationTarget{Amount: t.Amount, Direction: t.Direction, Date: t.Date}
+	if b.businesses == nil {
+		return out, nil
+	}
+	biz, ok, err := b.businesses.Find(ctx, t.BusinessID)
+	if err != nil {
+		return out, fmt.Errorf("find business %s: %w", t.BusinessID, err)
+	}
+	if ok {
+		out.Country = biz.Country
+		if biz.USState != nil {
+			if p, ok := salestax.ParseProvince(*biz.USState); ok {
+				out.Province = p
+			}
+		}
+	}
+	return out, nil
+}
+
+// TaxOptionsOf returns, for a listing, what gives each transaction of the
+// business its Canadian tax options (the business is looked up once).
+func (b *Banking) TaxOptionsOf(ctx context.Context, businessID uuid.UUID) (func(BankTransaction) []salestax.Option, error) {
+	base, err := b.target(ctx, BankTransaction{BusinessID: businessID})
+	if err != nil {
+		return nil, err
+	}
+	return func(t BankTransaction) []salestax.Option {
+		tg := base
+		tg.Date = t.Date
+		return tg.TaxOptions()
+	}, nil
+}
+
+// TaxOptions are the transaction's Canadian tax options (nil unless the
+// business is Canadian).
+func (b *Banking) TaxOptions(ctx context.Context, t BankTransaction) ([]salestax.Option, error) {
+	tg, err := b.target(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return tg.TaxOptions(), nil
+}
+
+// resolver resolves categories to the business's live ledger accounts in
+// one transaction. The clearing account of TRANSFER_BETWEEN_ACCOUNTS is
+// not in the default chart: it is created (under ASSETS) the first time a
+// transfer is categorized.
+type resolver struct {
+	b          *Banking
+	tx         bun.IDB
+	businessID uuid.UUID
+}
+
+func (r resolver) ResolveAccount(ctx context.Context, ref banking.AccountRef) (banking.LedgerAccount, error) {
+	dref := domain.ByID(ref.ID)
+	if ref.StableName != "" {
+		dref = domain.ByStableName(ref.StableName)
+	}
+	found, err := r.b.ledger.store.FindAccountsByRefs(ctx, r.tx, r.businessID, []domain.AccountRef{dref}, LockShare)
+	if err != nil {
+		return banking.LedgerAccount{}, fmt.Errorf("resolve %s: %w", dref, err)
+	}
+	if len(found) == 0 && ref.StableName == banking.StableTransfersInTransit {
+		name := ref.StableName
+		parent := domain.ByStableName(domain.StableAssets)
+		a, err := r.b.ledger.createAccount(ctx, r.tx, r.businessID, NewAccountInput{
+			Draft:  domain.AccountDraft{Name: "Transfers in transit", StableName: &name, Type: domain.Asset},
+			Parent: &parent,
+		})
+		if err != nil {
+			return banking.LedgerAccount{}, fmt.Errorf("create %s: %w", name, err)
+		}
+		found = []domain.Account{a}
+	}
+	if len(found) == 0 || found[0].Archived() {
+		return banking.LedgerAccount{}, fmt.Errorf("%s: %w", dref, banking.ErrAccountNotFound)
+	}
+	return ledgerAccount(found[0]), nil
+}
+
+func ledgerAccount(a domain.Account) banking.LedgerAccount {
+	out := banking.LedgerAccount{ID: a.ID, Name: a.Name, Class: banking.AccountClass(a.Type)}
+	if a.StableName != nil {
+		out.StableName = *a.StableName
+	}
+	return out
+}
+
+// Categorize is PUT/POST /bank-transactions/{id}/categorize. In one
+// database transaction it locks the transaction's row, checks the request
+// against it (every violation is a 400 and nothing is posted), reverses
+// the transaction's live entry if any, posts the new one (source version
+// = the new version), records the category, status and method API, and
+// enqueues the snapshot. The row lock makes concurrent categorizations of
+// one transaction run one after the other, so at most one entry is live.
+func (b *Banking) Categorize(ctx context.Context, businessID, id uuid.UUID, req banking.CategorizationRequest) (BankTransaction, error) {
+	var out BankTransaction
+	err := b.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		t, ok, err := b.store.FindBankTransaction(ctx, tx, businessID, id, LockUpdate)
+		if err != nil {
+			return fmt.Errorf("find bank transaction %s: %w", id, err)
+		}
+		if !ok {
+			return ErrBankTransactionNotFound()
+		}
+		target, err := b.target(ctx, t)
+		if err != nil {
+			return err
+		}
+		c, err := req.Validate(target)
+		if err != nil {
+			return err
+		}
+		out, err = b.apply(ctx, tx, t, c, banking.MethodAPI, domain.AgentAPI)
+		return err
+	})
+	return out, err
+}
+
+// apply posts the checked categorization c of t (locked by the caller)
+// and saves and publishes the result.
+func (b *Banking) apply(ctx context.Context, tx bun.IDB, t BankTransaction, c banking.Categorization, method banking.CategorizationMethod, agent domain.Agent) (BankTransaction, error) {
+	rc, err := banking.Resolve(ctx, resolver{b: b, tx: tx, businessID: t.BusinessID}, c)
+	if err != nil {
+		return BankTransaction{}, err
+	}
+	bankAcct, err := b.ledger.AccountByID(ctx, tx, t.BusinessID, t.LedgerAccountID)
+	if err != nil {
+		return BankTransaction{}, fmt.Errorf("bank ledger account of %s: %w", t.ID, err)
+	}
+	posting, err := banking.BuildPosting(ledgerAccount(bankAcct), rc)
+	if err != nil {
+		return BankTransaction{}, err
+	}
+	live, hasLive, err := b.ledger.LiveEntryForSource(ctx, tx, t.BusinessID, SourceBankTransaction, t.ID.String())
+	if err != nil {
+		return BankTransaction{}, fmt.Errorf("live entry of %s: %w", t.ID, err)
+	}
+	if hasLive {
+		if _, err := b.ledger.ReverseEntry(ctx, tx, t.BusinessID, live.ID, ReverseOptions{Agent: agent}); err != nil {
+			return BankTransaction{}, fmt.Errorf("reverse entry %s: %w", live.ID, err)
+		}
+	}
+	t.Version++
+	if !posting.Empty() {
+		lines := make([]domain.JournalLine, len(posting.Lines))
+		for i, l := range posting.Lines {
+			lines[i] = domain.JournalLine{
+				Account: domain.ByID(l.Account.ID), Amount: l.Amount, Direction: domain.Direction(l.Side), Tags: l.Tags,
+			}
+		}
+		_, err := b.ledger.PostEntry(ctx, tx, t.BusinessID, NewEntry{
+			EntryType: domain.EntryBank, Agent: agent, EntryAt: t.Date, Memo: t.Memo,
+			Source: domain.Source{Type: SourceBankTransaction, ID: t.ID.String(), Version: strconv.Itoa(t.Version)},
+			Lines:  lines,
+		})
+		if err != nil {
+			return BankTransaction{}, fmt.Errorf("post entry of %s: %w", t.ID, err)
+		}
+	}
+	now := b.clock()
+	t.Status, t.Method, t.UpdatedAt = c.Status(), &method, now
+	t.TaxCode = nil
+	if code := c.TaxCode(); code != "" {
+		t.TaxCode = &code
+	}
+	t.Category = txnCategory(t, rc, now)
+	if err := b.store.UpdateBankTransaction(ctx, tx, t); err != nil {
+		return BankTransaction{}, fmt.Errorf("update bank transaction %s: %w", t.ID, err)
+	}
+	if err := b.pub.TransactionsUpserted(ctx, tx, []BankTransaction{t}); err != nil {
+		return BankTransaction{}, fmt.Errorf("publish transaction %s: %w", t.ID, err)
+	}
+	return t, nil
+}
+
+// txnCategory is the stored form of a resolved categorization.
+func txnCategory(t BankTransaction, rc banking.ResolvedCategorization, now time.Time) *TxnCategory {
+	out := &TxnCategory{Split: rc.IsSplit(), Projected: banking.ProjectIncome(t.Direction, &rc)}
+	for i, e := range rc.Entries() {
+		entry := TxnCategoryEntry{Amount: e.Amount, Tags: []tags.Tag{}}
+		if e.Tax != nil {
+			code := e.Tax.Code
+			entry.TaxCode = &code
+		}
+		if e.Category.IsExclusion() {
+			x := string(e.Category.Exclusion)
+			entry.ExclusionType, entry.DisplayName = &x, e.Category.Exclusion.DisplayName()
+		} else {
+			a := rc.Accounts[i]
+			id := a.ID
+			entry.AccountID, entry.DisplayName = &id, a.Name
+			if a.StableName != "" {
+				s := a.StableName
+				entry.StableName = &s
+			}
+		}
+		for _, kv := range e.Tags {
+			entry.Tags = append(entry.Tags, tags.NewTag(t.BusinessID, t.ID, kv, now))
+		}
+		out.Entries = append(out.Entries, entry)
+	}
+	return out
+}

@@ -1,0 +1,178 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/services/transactions/internal/domain"
+	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
+	"github.com/acctsuite/acct/services/transactions/internal/domain/banking/autocat"
+)
+
+// EnumRuleNotFound is the error_enum of a rule id the business does not
+// have.
+const EnumRuleNotFound = "CategorizationRuleNotFound"
+
+// RuleStore is the persistence of categorization rules (part of
+// BankStore).
+type RuleStore interface {
+	InsertRule(ctx context.Context, db bun.IDB, businessID uuid.UUID, r autocat.Rule, d autocat.RuleDraft) error
+	// ListRules returns the business's rules, oldest first.
+	ListRules(ctx context.Context, db bun.IDB, businessID uuid.UUID) ([]autocat.Rule, error)
+	DeleteRule(ctx context.Context, db bun.IDB, businessID, id uuid.UUID) (bool, error)
+}
+
+// CreateRule is POST /categorization-rules: the draft is checked by the
+// domain (400 InvalidCategorizationRule) and its category must name a
+// live account of the business (400 UnknownAccount).
+func (b *Banking) CreateRule(ctx context.Context, businessID uuid.UUID, d autocat.RuleDraft) (autocat.Rule, error) {
+	r, err := autocat.NewRule(newID(), b.clock(), d)
+	if err != nil {
+		return autocat.Rule{}, err
+	}
+	err = b.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if !r.Category.IsExclusion() {
+			ref := banking.AccountRef{ID: r.Category.AccountID, StableName: r.Category.StableName}
+			if _, err := (resolver{b: b, tx: tx, businessID: businessID}).ResolveAccount(ctx, ref); err != nil {
+				dref := domain.ByID(ref.ID)
+				if ref.StableName != "" {
+					dref = domain.ByStableName(ref.StableName)
+				}
+				return domain.ErrUnknownAccount("category", dref)
+			}
+		}
+		return b.store.InsertRule(ctx, tx, businessID, r, d)
+	})
+	if err != nil {
+		return autocat.Rule{}, err
+	}
+	return r, nil
+}
+
+// Rules is GET /categorization-rules, in the order the matcher considers
+// them.
+func (b *Banking) Rules(ctx context.Context, businessID uuid.UUID) ([]autocat.Rule, error) {
+	rules, err := b.store.ListRules(ctx, b.db, businessID)
+	if err != nil {
+		return nil, fmt.Errorf("list rules of %s: %w", businessID, err)
+	}
+	autocat.SortByPrecedence(rules)
+	return rules, nil
+}
+
+// DeleteRule is DELETE /categorization-rules/{id}: 404 when the business
+// has no such rule. Transactions it categorized stay as they are.
+func (b *Banking) DeleteRule(ctx context.Context, businessID, id uuid.UUID) error {
+	ok, err := b.store.DeleteRule(ctx, b.db, businessID, id)
+	if err != nil {
+		return fmt.Errorf("delete rule %s: %w", id, err)
+	}
+	if !ok {
+		return apperr.New(apperr.NotFound, "categorization rule not found").WithEnum(EnumRuleNotFound)
+	}
+	return nil
+}
+
+// bankAccountOf is the bank account id rules match on: the custom or the
+// external account.
+func bankAccountOf(t BankTransaction) uuid.UUID {
+	switch {
+	case t.CustomAccountID != nil:
+		return *t.CustomAccountID
+	case t.ExternalAccountID != nil:
+		return *t.ExternalAccountID
+	}
+	return uuid.Nil
+}
+
+// autoCategorize applies the business's rules to the freshly inserted
+// transactions of txns (method SERVICE_AUTO, posted like a categorize
+// call) and returns txns with them updated. A rule whose categorization
+// no longer fits (its account archived since, say) leaves the
+// transaction uncategorized.
+func (b *Banking) autoCategorize(ctx context.Context, tx bun.Tx, businessID uuid.UUID, txns []BankTransaction, inserted map[uuid.UUID]bool) ([]BankTransaction, error) {
+	if len(inserted) == 0 {
+		return txns, nil
+	}
+	rules, err := b.store.ListRules(ctx, tx, businessID)
+	if err != nil || len(rules) == 0 {
+		return txns, err
+	}
+	for i, t := range txns {
+		if !inserted[t.ID] {
+			continue
+		}
+		c := autocat.Candidate{Direction: t.Direction, Amount: t.Amount, BankAccountID: bankAccountOf(t)}
+		if t.CounterpartyName != nil {
+			c.Counterparty = *t.CounterpartyName
+		}
+		if t.Description != nil {
+			c.Description = *t.Description
+		}
+		rule, ok := autocat.Match(rules, c)
+		if !ok {
+			continue
+		}
+		target, err := b.target(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		cat, err := rule.Request().Validate(target)
+		if err != nil {
+			b.log.InfoContext(ctx, "rule does not fit the transaction", "rule_id", rule.ID, "transaction_id", t.ID, "error", err)
+			continue
+		}
+		// A savepoint, so that a rule refused halfway leaves nothing behind.
+		var applied BankTransaction
+		err = tx.RunInTx(ctx, nil, func(ctx context.Context, sp bun.Tx) error {
+			var err error
+			applied, err = b.apply(ctx, sp, t, cat, banking.MethodServiceAuto, domain.AgentServiceAuto)
+			return err
+		})
+		if ae := apperr.From(err); ae != nil && ae.Status() < 500 {
+			b.log.InfoContext(ctx, "rule does not fit the transaction", "rule_id", rule.ID, "transaction_id", t.ID, "error", err)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		txns[i] = applied
+	}
+	return txns, nil
+}
+
+// postUncategorized posts, for each freshly inserted transaction of txns,
+// its entry while uncategorized (source version 1): money out debits
+// UNCATEGORIZED_EXPENSES and credits the bank account, money in the
+// reverse into UNCATEGORIZED_REVENUE. So the bank account's balance always
+// equals the signed sum of its (non-duplicate) transactions; categorizing
+// reverses this entry like any other.
+func (b *Banking) postUncategorized(ctx context.Context, tx bun.IDB, businessID uuid.UUID, txns []BankTransaction, inserted map[uuid.UUID]bool) error {
+	for _, t := range txns {
+		if !inserted[t.ID] || t.Amount <= 0 {
+			continue
+		}
+		bank, other := domain.Credit, domain.Debit
+		category := domain.StableUncategorizedExpense
+		if t.Direction.MoneyIn() {
+			bank, other, category = domain.Debit, domain.Credit, domain.StableUncategorizedRevenue
+		}
+		_, err := b.ledger.PostEntry(ctx, tx, businessID, NewEntry{
+			EntryType: domain.EntryBank, Agent: domain.AgentAPI, EntryAt: t.Date, Memo: t.Memo,
+			Source: domain.Source{Type: SourceBankTransaction, ID: t.ID.String(), Version: strconv.Itoa(t.Version)},
+			Lines: []domain.JournalLine{
+				{Account: domain.ByID(t.LedgerAccountID), Amount: t.Amount, Direction: bank},
+				{Account: domain.ByStableName(category), Amount: t.Amount, Direction: other},
+			},
+		})
+		if err != nil {
+			return fmt.Errorf("post uncategorized entry of %s: %w", t.ID, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,146 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/tags"
+)
+
+// MaxTagTransactions bounds the transactions one tag request changes.
+const MaxTagTransactions = 500
+
+// TagStore is the persistence of transaction tags (part of BankStore).
+type TagStore interface {
+	// LockBankTransactions returns the business's transactions among ids,
+	// locked FOR UPDATE, in id order (so concurrent requests lock in the
+	// same order).
+	LockBankTransactions(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) ([]BankTransaction, error)
+	// InsertTags adds tags to the transaction (existing tag ids are kept).
+	InsertTags(ctx context.Context, db bun.IDB, businessID, transactionID uuid.UUID, ts []tags.Tag) error
+	// DeleteTags removes the business's tags with these ids and returns
+	// them with their transaction ids.
+	DeleteTags(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID][]tags.Tag, error)
+}
+
+// TagTransactions is POST /bank-transactions/tags: every tag of kvs on
+// every transaction (a transaction that has a tag already keeps it). An
+// id the business does not have is the 404 ErrBankTransactionNotFound and
+// nothing changes. It returns the tags added, and publishes the changed
+// transactions.
+func (b *Banking) TagTransactions(ctx context.Context, businessID uuid.UUID, ids []uuid.UUID, kvs []tags.KeyValue) ([]tags.Tag, error) {
+	if len(ids) == 0 || len(ids) > MaxTagTransactions {
+		return nil, apperr.PayloadField("transaction_ids", fmt.Sprintf("must hold 1 to %d ids", MaxTagTransactions))
+	}
+	kvs, err := tags.NormalizeList("key_values", kvs)
+	if err != nil {
+		return nil, err
+	}
+	if len(kvs) == 0 {
+		return nil, apperr.PayloadField("key_values", "must hold at least one tag")
+	}
+	ids = uniqueIDs(ids)
+	var out []tags.Tag
+	err = b.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		txns, err := b.store.LockBankTransactions(ctx, tx, businessID, ids)
+		if err != nil {
+			return fmt.Errorf("lock transactions: %w", err)
+		}
+		if len(txns) != len(ids) {
+			return ErrBankTransactionNotFound().WithMeta("field", "transaction_ids")
+		}
+		now := b.clock()
+		for i, t := range txns {
+			var added []tags.Tag
+			for _, kv := range kvs {
+				tg := tags.NewTag(businessID, t.ID, kv, now)
+				if slices.ContainsFunc(t.Tags, func(x tags.Tag) bool { return x.ID == tg.ID }) {
+					continue
+				}
+				added = append(added, tg)
+			}
+			if err := b.store.InsertTags(ctx, tx, businessID, t.ID, added); err != nil {
+				return fmt.Errorf("insert tags: %w", err)
+			}
+			out = append(out, added...)
+			t.Tags = append(t.Tags, added...)
+			if len(added) > 0 {
+				t.Version++
+				t.UpdatedAt = now
+				if err := b.store.UpdateBankTransaction(ctx, tx, t); err != nil {
+					return fmt.Errorf("update transaction %s: %w", t.ID, err)
+				}
+			}
+			txns[i] = t
+		}
+		return b.publishChanged(ctx, tx, txns, func(t BankTransaction) bool { return t.UpdatedAt.Equal(now) })
+	})
+	if out == nil {
+		out = []tags.Tag{}
+	}
+	return out, err
+}
+
+// UntagTransactions is DELETE /bank-transactions/tags: the business's tags
+// with these ids are removed (ids it does not have are ignored, so a
+// repeated call succeeds). It returns the removed tags and publishes the
+// changed transactions.
+func (b *Banking) UntagTransactions(ctx context.Context, businessID uuid.UUID, tagIDs []uuid.UUID) ([]tags.Tag, error) {
+	if len(tagIDs) == 0 || len(tagIDs) > MaxTagTransactions {
+		return nil, apperr.PayloadField("tag_ids", fmt.Sprintf("must hold 1 to %d ids", MaxTagTransactions))
+	}
+	out := []tags.Tag{}
+	err := b.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		removed, err := b.store.DeleteTags(ctx, tx, businessID, uniqueIDs(tagIDs))
+		if err != nil {
+			return fmt.Errorf("delete tags: %w", err)
+		}
+		ids := make([]uuid.UUID, 0, len(removed))
+		for id, ts := range removed {
+			ids = append(ids, id)
+			out = append(out, ts...)
+		}
+		txns, err := b.store.LockBankTransactions(ctx, tx, businessID, uniqueIDs(ids))
+		if err != nil {
+			return fmt.Errorf("lock transactions: %w", err)
+		}
+		now := b.clock()
+		for i := range txns {
+			txns[i].Version++
+			txns[i].UpdatedAt = now
+			if err := b.store.UpdateBankTransaction(ctx, tx, txns[i]); err != nil {
+				return fmt.Errorf("update transaction %s: %w", txns[i].ID, err)
+			}
+		}
+		return b.publishChanged(ctx, tx, txns, func(BankTransaction) bool { return true })
+	})
+	return out, err
+}
+
+func (b *Banking) publishChanged(ctx context.Context, tx bun.IDB, txns []BankTransaction, changed func(BankTransaction) bool) error {
+	var pub []BankTransaction
+	for _, t := range txns {
+		if changed(t) {
+			pub = append(pub, t)
+		}
+	}
+	if len(pub) == 0 {
+		return nil
+	}
+	if err := b.pub.TransactionsUpserted(ctx, tx, pub); err != nil {
+		return fmt.Errorf("publish transactions: %w", err)
+	}
+	return nil
+}
+
+// uniqueIDs is ids sorted without duplicates.
+func uniqueIDs(ids []uuid.UUID) []uuid.UUID {
+	out := slices.Clone(ids)
+	slices.SortFunc(out, func(a, b uuid.UUID) int { return slices.Compare(a[:], b[:]) })
+	return slices.Compact(out)
+}

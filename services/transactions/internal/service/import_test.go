@@ -1,0 +1,118 @@
+package service
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
+)
+
+// importTxns posts a bulk import and returns the rows.
+func (e *env) importTxns(bid uuid.UUID, token string, txns []any, want int) []any {
+	e.t.Helper()
+	return e.do(req("POST", base(bid)+"/bank-transactions/bulk", token, map[string]any{"transactions": txns}), want)["data"].([]any)
+}
+
+func imported(source, id, account string, amount int, direction, date string) map[string]any {
+	return map[string]any{"source": source, "source_transaction_id": id, "source_account_id": account,
+		"amount": amount, "direction": direction, "date": date}
+}
+
+func TestImportTransactions(t *testing.T) {
+	e := newEnv(t)
+	tok := e.token("client-a")
+	bid := e.business("client-a", "US")
+
+	t.Run("external accounts per source account", func(t *testing.T) {
+		e := e.with(t)
+		a := imported("PROVIDER_1", "p1-1", "acc-1", 1000, "DEBIT", "2026-02-01")
+		a["account_name"], a["counterparty_name"], a["description"] = "Chequing", "Hydro", "Power bill"
+		rows := e.importTxns(bid, tok, []any{
+			a,
+			imported("PROVIDER_1", "p1-2", "acc-1", 2000, "CREDIT", "2026-02-02"),
+			imported("PROVIDER_1", "p1-3", "acc-2", 3000, "DEBIT", "2026-02-03"),
+			imported("API", "p1-1", "acc-1", 4000, "DEBIT", "2026-02-04"), // same ids, another source
+		}, 201)
+		r := func(i int) map[string]any { return rows[i].(map[string]any) }
+		if r(0)["external_account_id"] == nil || r(0)["external_account_id"] != r(1)["external_account_id"] {
+			t.Fatalf("one source account, two external accounts: %v / %v", r(0), r(1))
+		}
+		if r(2)["external_account_id"] == r(0)["external_account_id"] || r(3)["external_account_id"] == r(0)["external_account_id"] {
+			t.Fatal("different source accounts share an external account")
+		}
+		if r(0)["source"] != "PROVIDER_1" || r(0)["source_account_id"] != "acc-1" || r(0)["account_name"] != "Chequing" ||
+			r(1)["account_name"] != "Chequing" || r(0)["counterparty_name"] != "Hydro" || r(3)["source"] != "API" {
+			t.Fatalf("rows = %v", rows)
+		}
+		// Each external account has its ledger account under BANK_ACCOUNTS.
+		if n := e.countRows("external_accounts"); n != 3 {
+			t.Fatalf("%d external accounts, want 3", n)
+		}
+		chart := e.chart(bid, tok)
+		bank := chart["BANK_ACCOUNTS"]["sub_accounts"].([]any)
+		names := map[string]bool{}
+		for _, n := range bank {
+			names[n.(map[string]any)["name"].(string)] = true
+		}
+		if !names["Chequing"] || !names["acc-2"] {
+			t.Fatalf("BANK_ACCOUNTS holds %v", names)
+		}
+		if snaps := e.txnSnapshots(bid); len(snaps) != 4 || snaps[r(0)["id"].(string)].ExternalAccountID == nil {
+			t.Fatalf("%d snapshots", len(snaps))
+		}
+	})
+
+	t.Run("idempotent on source and source_transaction_id", func(t *testing.T) {
+		e := e.with(t)
+		body := []any{imported("PROVIDER_2", "x-1", "acc-9", 100, "DEBIT", "2026-02-01")}
+		first := e.importTxns(bid, tok, body, 201)
+		before, accounts := e.counts(), e.countRows("external_accounts")
+		again := e.importTxns(bid, tok, body, 201)
+		if again[0].(map[string]any)["id"] != first[0].(map[string]any)["id"] {
+			t.Fatalf("retry answered %v, want %v", again[0], first[0])
+		}
+		if e.counts() != before || e.countRows("external_accounts") != accounts {
+			t.Fatal("the retry wrote rows")
+		}
+	})
+
+	t.Run("a thousand rows", func(t *testing.T) {
+		e := e.with(t)
+		items := make([]any, banking.MaxImportItems)
+		for i := range items {
+			items[i] = imported("PROVIDER_3", fmt.Sprintf("big-%d", i), fmt.Sprintf("acc-%d", i%3), i+1, "DEBIT", "2026-03-01")
+		}
+		if rows := e.importTxns(bid, tok, items, 201); len(rows) != len(items) {
+			t.Fatalf("answered %d rows", len(rows))
+		}
+	})
+
+	t.Run("invalid", func(t *testing.T) {
+		for _, tt := range []struct {
+			name string
+			item map[string]any
+			enum string
+		}{
+			{"CUSTOM is not importable", imported("CUSTOM", "a", "b", 1, "DEBIT", "2026-01-01"), banking.EnumInvalidTransaction},
+			{"unknown source", imported("BANKCO", "a", "b", 1, "DEBIT", "2026-01-01"), banking.EnumInvalidTransaction},
+			{"missing source_account_id", map[string]any{"source": "API", "source_transaction_id": "a", "amount": 1, "direction": "DEBIT", "date": "2026-01-01"}, banking.EnumInvalidTransaction},
+			{"negative amount", imported("API", "a", "b", -5, "DEBIT", "2026-01-01"), ""},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				e := e.with(t)
+				before := e.counts()
+				e.doInvalid(req("POST", base(bid)+"/bank-transactions/bulk", tok, map[string]any{"transactions": []any{tt.item}}), 400, tt.enum)
+				if e.counts() != before {
+					t.Fatal("a refused import wrote rows")
+				}
+			})
+		}
+		t.Run("the same source id twice", func(t *testing.T) {
+			e := e.with(t)
+			item := imported("API", "twice", "b", 1, "DEBIT", "2026-01-01")
+			e.doInvalid(req("POST", base(bid)+"/bank-transactions/bulk", tok, map[string]any{"transactions": []any{item, item}}), 400, banking.EnumDuplicateExternalID)
+		})
+	})
+}
