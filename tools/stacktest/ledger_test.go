@@ -63,9 +63,45 @@ func TestLedgerThroughTheSuite(t *testing.T) {
 		t.Fatalf("CASH balance %v, want 125000: %s", got, balances.body)
 	}
 
+	// A bank transaction through the gateway: custom account, import,
+	// categorize (PUT and POST both reach it), and the ledger follows.
+	acct := jsonCall(t, http.MethodPost, base+"/custom-accounts", tok, map[string]any{
+		"account_name": "Operating", "institution_name": "Test Bank", "mask": "1234",
+		"account_type": "DEPOSITORY", "account_subtype": "CHECKING", "external_id": "op-1",
+	})
+	if acct.status != http.StatusCreated {
+		t.Fatalf("custom account: %d %s", acct.status, acct.body)
+	}
+	acctID := acct.json["data"].(map[string]any)["id"].(string)
+	imported := jsonCall(t, http.MethodPost, base+"/custom-accounts/"+acctID+"/transactions", tok, map[string]any{
+		"transactions": []map[string]any{{"external_id": "t-1", "amount": 4250, "direction": "DEBIT", "date": "2026-02-03",
+			"description": "Team lunch", "counterparty_name": "Cafe Nero"}},
+	})
+	if imported.status != http.StatusCreated {
+		t.Fatalf("import: %d %s", imported.status, imported.body)
+	}
+	txnID := imported.json["data"].([]any)[0].(map[string]any)["id"].(string)
+	for _, method := range []string{http.MethodPut, http.MethodPost} {
+		cat := jsonCall(t, method, base+"/bank-transactions/"+txnID+"/categorize", tok, map[string]any{
+			"type": "Category", "category": map[string]any{"type": "StableName", "stable_name": "MEALS"},
+		})
+		if cat.status != http.StatusOK || cat.json["data"].(map[string]any)["categorization_status"] != "CATEGORIZED" {
+			t.Fatalf("%s categorize: %d %s", method, cat.status, cat.body)
+		}
+	}
+	balances = jsonCall(t, http.MethodGet, base+"/ledger/balances", tok, nil)
+	if got := findBalance(balances.json["data"].(map[string]any)["accounts"].([]any), "MEALS"); got != 4250 {
+		t.Fatalf("MEALS balance %v after two categorizations, want 4250 (one live entry): %s", got, balances.body)
+	}
+	list := jsonCall(t, http.MethodGet, base+"/bank-transactions?categorized=true&limit=10", tok, nil)
+	if list.status != http.StatusOK || len(list.json["data"].([]any)) != 1 {
+		t.Fatalf("list: %d %s", list.status, list.body)
+	}
+
 	otherID, otherSecret := secondClient(t)
 	other := tokenFor(t, otherID, otherSecret)
 	expectError(t, jsonCall(t, http.MethodGet, base+"/ledger/chart", other, nil), http.StatusNotFound, "NotFound")
+	expectError(t, jsonCall(t, http.MethodGet, base+"/bank-transactions/"+txnID, other, nil), http.StatusNotFound, "NotFound")
 }
 
 func findBalance(nodes []any, stable string) float64 {

@@ -116,6 +116,17 @@ var Table = []Route{
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/ledger/entries/:entryId/reverse", Upstream: Transactions, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/ledger/journal-entries", Upstream: Transactions, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/categories", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	// transactions: bank accounts and bank transactions.
+	{Methods: []string{http.MethodGet, http.MethodPost}, Path: "/v1/businesses/:businessId/custom-accounts", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/custom-accounts/:customAccountId/transactions", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/bank-transactions", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/bank-transactions/bulk", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost, http.MethodDelete}, Path: "/v1/businesses/:businessId/bank-transactions/tags", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/bank-transactions/:bankTransactionId", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	// The spec's heading says PUT, every sample says POST: both.
+	{Methods: []string{http.MethodPut, http.MethodPost}, Path: "/v1/businesses/:businessId/bank-transactions/:bankTransactionId/categorize", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet, http.MethodPost}, Path: "/v1/businesses/:businessId/categorization-rules", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodDelete}, Path: "/v1/businesses/:businessId/categorization-rules/:ruleId", Upstream: Transactions, Auth: Token, Tenancy: Business},
 	// transactions: acctsync. The provider sends the user's browser to the
 	// callback without our token: the single-use state is the credential.
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/acctsync/authorize", Upstream: Transactions, Auth: Token, Tenancy: Business},
