@@ -27,10 +27,20 @@ var (
 func validator(t *testing.T) *openapitest.Validator {
 	t.Helper()
 	docOnce.Do(func() {
-		resp, err := http.Get(st.GatewayURL + "/openapi.json")
-		if err == nil {
-			defer resp.Body.Close()
-			docJSON, _ = io.ReadAll(resp.Body)
+		// The gateway merges the services' documents in the background:
+		// wait until every service's paths are in (auth-tokens' /whoami and
+		// transactions' ledger), as a reader of /docs would.
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+			resp, err := http.Get(st.GatewayURL + "/openapi.json")
+			if err != nil {
+				continue
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if bytes.Contains(body, []byte(`"/whoami"`)) && bytes.Contains(body, []byte(`/ledger/chart"`)) {
+				docJSON = body
+				return
+			}
 		}
 	})
 	if len(docJSON) == 0 {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -112,6 +113,16 @@ func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 		}
 	}
 	s.docs = apidocs.New(used, s.cfg.OpenAPIRefresh, s.logger)
+	// One merge before serving, so the first /openapi.json is complete when
+	// the services are up; an upstream still starting is merged later.
+	k.OnStart(func(ctx context.Context) error {
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if err := s.docs.Refresh(rctx); err != nil {
+			s.logger.Warn("openapi: not every service's document could be merged yet", "error", err)
+		}
+		return nil
+	})
 	k.Go(s.docs.Run)
 	k.Go(func(ctx context.Context) {
 		<-ctx.Done()
