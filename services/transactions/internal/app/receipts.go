@@ -170,17 +170,16 @@ func (b *Banking) RecordTransaction(ctx context.Context, businessID, accountID u
 		for _, kv := range p.Tags.Value {
 			t.Tags = append(t.Tags, tags.NewTag(businessID, id, kv, now))
 		}
-		var req banking.CategorizationRequest
+		var c banking.Categorization
 		if p.Categorization.Set {
 			// Checked before anything is written: a 400 posts nothing.
 			target, err := b.target(ctx, t)
 			if err != nil {
 				return err
 			}
-			if _, err := p.Categorization.Value.Validate(target); err != nil {
+			if c, err = p.Categorization.Value.Validate(target); err != nil {
 				return err
 			}
-			req = p.Categorization.Value
 		}
 		ins, err := b.store.InsertBankTransactions(ctx, tx, []BankTransaction{t})
 		if err != nil {
@@ -212,10 +211,6 @@ func (b *Banking) RecordTransaction(ctx context.Context, businessID, accountID u
 			out = got[0]
 			return nil
 		}
-		c, err := req.Validate(mustTarget(b.target(ctx, t)))
-		if err != nil {
-			return err
-		}
 		out, err = b.apply(ctx, tx, t, c, banking.MethodAPI, domain.AgentAPI)
 		return err
 	})
@@ -227,10 +222,6 @@ func (b *Banking) RecordTransaction(ctx context.Context, businessID, accountID u
 	}
 	return out, nil
 }
-
-// mustTarget passes on a target computed a second time for the same
-// transaction (the first computation's error was already returned).
-func mustTarget(t banking.CategorizationTarget, _ error) banking.CategorizationTarget { return t }
 
 // setRecordFields copies the patch's descriptive properties onto t.
 func setRecordFields(t *BankTransaction, p *banking.RecordPatch) {

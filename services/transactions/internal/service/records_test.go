@@ -322,6 +322,30 @@ func TestUpdateRecordedTransaction(t *testing.T) {
 		}
 	})
 
+	t.Run("tags replace the transaction's tags", func(t *testing.T) {
+		id := record(200)["id"].(string)
+		patch(id, map[string]any{"tags": []any{map[string]any{"key": "a", "value": "1"}, map[string]any{"key": "b", "value": "2"}}}, 200)
+		d := patch(id, map[string]any{"tags": []any{map[string]any{"key": "c", "value": "3"}}}, 200)
+		tg := d["transaction_tags"].([]any)
+		if len(tg) != 1 || tg[0].(map[string]any)["key"] != "c" {
+			t.Fatalf("transaction_tags = %v", tg)
+		}
+	})
+
+	t.Run("amount change of a split that no longer adds up is refused", func(t *testing.T) {
+		e := e.with(t)
+		id := record(1000)["id"].(string)
+		e.do(req("PUT", base(bid)+"/bank-transactions/"+id+"/categorize", tok, map[string]any{"type": "Split", "entries": []any{
+			map[string]any{"category": stable("MEALS"), "amount": 400},
+			map[string]any{"category": stable("TRAVEL"), "amount": 600},
+		}}), 200)
+		e.doInvalid(multipartReq("PATCH", patchPath(bid, acct, id), tok, map[string]any{"amount": 900}), 400, "")
+		d := patch(id, map[string]any{"date": "2026-04-01"}, 200)
+		if cents(d["amount"]) != 1000 || d["categorization_status"] != "SPLIT" || e.liveEntries(bid, id) != 1 {
+			t.Fatalf("after refused amount change and date change: %v", d)
+		}
+	})
+
 	t.Run("refusals", func(t *testing.T) {
 		e := e.with(t)
 		id := record(100, file{"keep.png", "K"})["id"].(string)
