@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/storage"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
 
@@ -59,6 +60,7 @@ type BankStore interface {
 	TagStore
 	RuleStore
 	HistoryStore
+	DocumentStore
 }
 
 // Banking holds the bank-account and bank-transaction use cases. They post
@@ -70,8 +72,10 @@ type Banking struct {
 	pub    TxnPublisher
 	// businesses gives the business's country for the Canadian tax rules.
 	businesses Businesses
-	log        *slog.Logger
-	now        func() time.Time
+	// files holds receipts; nil while storage is not configured.
+	files storage.Store
+	log   *slog.Logger
+	now   func() time.Time
 }
 
 // NewBanking assembles the bank-transaction use cases on db, posting into

@@ -33,6 +33,18 @@ func TestLoad(t *testing.T) {
 				t.Fatalf("schema = %s", c.Data.DB.Schema)
 			}
 		}},
+		{"receipts off without STORAGE_DIR", base, "", func(t *testing.T, c Config) {
+			if c.Storage.Enabled() {
+				t.Fatalf("storage enabled without STORAGE_DIR: %+v", c.Storage)
+			}
+		}},
+		{"receipts on", with("STORAGE_DIR", "/tmp/receipts", "STORAGE_SIGNING_KEY", "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="), "", func(t *testing.T, c Config) {
+			if !c.Storage.Enabled() || c.Storage.Config().Dir != "/tmp/receipts" {
+				t.Fatalf("storage = %+v", c.Storage)
+			}
+		}},
+		{"receipts dir without signing key", with("STORAGE_DIR", "/tmp/receipts"), "STORAGE_SIGNING_KEY", nil},
+		{"s3 without bucket", with("STORAGE_BACKEND", "s3"), "S3_BUCKET", nil},
 		{"no database", map[string]string{}, "DATABASE_URL", nil},
 		{"bad schema", with("DB_SCHEMA", "Bad-Name"), "DB_SCHEMA", nil},
 		{"bad partitions", with("KAFKA_TOPIC_PARTITIONS", "0"), "KAFKA_TOPIC_PARTITIONS", nil},

@@ -48,6 +48,12 @@ func (e *env) with(t *testing.T) *env {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvWith(t, servicetest.ServiceOptions{})
+}
+
+// newEnvWith is newEnv with more environment (receipt storage, say).
+func newEnvWith(t *testing.T, opts servicetest.ServiceOptions) *env {
+	t.Helper()
 	var s *Service
 	svc := servicetest.StartService(t, func(env map[string]string) (servicekit.Definition, error) {
 		cfg, err := config.LoadFrom(env)
@@ -57,7 +63,7 @@ func newEnv(t *testing.T) *env {
 		var def servicekit.Definition
 		s, def = New(cfg)
 		return def, nil
-	}, servicetest.ServiceOptions{})
+	}, opts)
 	return &env{t: t, svc: svc, s: s, http: svc.Kit.App(), v: openapitest.New(t, transactions.OpenAPI), db: svc.Kit.DB()}
 }
 

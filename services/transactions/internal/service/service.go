@@ -11,6 +11,7 @@ import (
 	"github.com/acctsuite/acct/pkg/openapi"
 	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/servicekit"
+	"github.com/acctsuite/acct/pkg/storage"
 	transactions "github.com/acctsuite/acct/services/transactions"
 	"github.com/acctsuite/acct/services/transactions/internal/acctsync"
 	acctsynchttp "github.com/acctsuite/acct/services/transactions/internal/acctsync/httpapi"
@@ -42,13 +43,22 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 		Produces:   []string{events.TopicLedger, events.TopicTransactions},
 		Businesses: true,
 		OpenAPI:    openAPIDocument(),
-		Setup:      func(ctx context.Context, k *servicekit.Kit) error { return s.setup(cfg, k) },
+		Setup:      func(ctx context.Context, k *servicekit.Kit) error { return s.setup(ctx, cfg, k) },
 	}
 }
 
-func (s *Service) setup(cfg config.Config, k *servicekit.Kit) error {
+func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Kit) error {
 	s.Ledger = app.NewLedger(k.DB(), postgres.New(), kafkaadapter.Publisher{}, k.Logger())
 	s.Banking = app.NewBanking(k.DB(), s.Ledger, postgres.NewBankStore(), kafkaadapter.TxnPublisher{}, k.Businesses(), k.Logger())
+	if cfg.Storage.Enabled() {
+		files, err := storage.Open(ctx, cfg.Storage.Config())
+		if err != nil {
+			return fmt.Errorf("open receipt storage: %w", err)
+		}
+		s.Banking.UseReceiptStore(files)
+	} else {
+		k.Logger().Warn("receipt storage is not configured (STORAGE_DIR is empty): the receipt endpoints answer 503")
+	}
 	// Runs in the inbox transaction, after the business directory's handler.
 	k.Consume(events.TopicBusiness, kafkaadapter.BusinessHandler(s.Ledger))
 	httpadapter.Register(k.App(), httpadapter.Options{

@@ -73,6 +73,11 @@ func Register(r fiber.Router, o Options) {
 	r.Get(p+"/bank-transactions/:bankTransactionId", auth, biz, h.getBankTransaction)
 	r.Put(p+"/bank-transactions/:bankTransactionId/categorize", auth, biz, h.categorize)
 	r.Post(p+"/bank-transactions/:bankTransactionId/categorize", auth, biz, h.categorize)
+	r.Post(p+"/custom-accounts/:customAccountId/transactions/record", auth, biz, idem, h.recordTransaction)
+	r.Patch(p+"/custom-accounts/:customAccountId/transactions/:transactionId/record", auth, biz, h.updateRecordedTransaction)
+	r.Get(p+"/bank-transactions/:bankTransactionId/documents", auth, biz, h.listDocuments)
+	r.Post(p+"/bank-transactions/:bankTransactionId/documents", auth, biz, idem, h.addDocument)
+	r.Post(p+"/bank-transactions/:bankTransactionId/documents/:documentId/archive", auth, biz, h.archiveDocument)
 }
 
 // businessID is the business RequireBusiness authorised.
