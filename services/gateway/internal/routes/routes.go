@@ -119,6 +119,10 @@ var Table = []Route{
 	// transactions: bank accounts and bank transactions.
 	{Methods: []string{http.MethodGet, http.MethodPost}, Path: "/v1/businesses/:businessId/custom-accounts", Upstream: Transactions, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/custom-accounts/:customAccountId/transactions", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/custom-accounts/:customAccountId/transactions/record", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPatch}, Path: "/v1/businesses/:businessId/custom-accounts/:customAccountId/transactions/:transactionId/record", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet, http.MethodPost}, Path: "/v1/businesses/:businessId/bank-transactions/:bankTransactionId/documents", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/bank-transactions/:bankTransactionId/documents/:documentId/archive", Upstream: Transactions, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/bank-transactions", Upstream: Transactions, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/bank-transactions/bulk", Upstream: Transactions, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodPost, http.MethodDelete}, Path: "/v1/businesses/:businessId/bank-transactions/tags", Upstream: Transactions, Auth: Token, Tenancy: Business},

@@ -42,8 +42,11 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 		Migrations: []pgdb.MigrationSet{postgres.Migrations, acctsyncpg.Migrations},
 		Produces:   []string{events.TopicLedger, events.TopicTransactions},
 		Businesses: true,
-		OpenAPI:    openAPIDocument(),
-		Setup:      func(ctx context.Context, k *servicekit.Kit) error { return s.setup(ctx, cfg, k) },
+		// Recorded transactions carry up to five receipts: as much as the
+		// gateway lets through (BODY_LIMIT_BYTES overrides).
+		DefaultBodyLimit: 32 << 20,
+		OpenAPI:          openAPIDocument(),
+		Setup:            func(ctx context.Context, k *servicekit.Kit) error { return s.setup(ctx, cfg, k) },
 	}
 }
 
