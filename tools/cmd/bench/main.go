@@ -51,6 +51,7 @@ type options struct {
 	nginxBin string
 	pprofDir string // when set, CPU profiles of the gateway go here
 	gwEnv    envList
+	only     string // "" (everything), "gateway" or "transactions"
 }
 
 // envList is a repeatable KEY=VALUE flag.
@@ -69,6 +70,7 @@ func main() {
 	flag.StringVar(&o.loadGen, "load", "", "saturation load generator: wrk or go (default: wrk when installed)")
 	flag.StringVar(&o.nginxBin, "nginx", "nginx", "nginx binary (Debian: apt-get install -y nginx-light)")
 	flag.StringVar(&o.pprofDir, "pprof-dir", "", "save a CPU profile of the gateway's saturation runs here")
+	flag.StringVar(&o.only, "only", "", "run only one part: gateway (GET /whoami and a database read) or transactions (import, categorize, listing)")
 	flag.Var(&o.gwEnv, "gateway-env", "extra KEY=VALUE for the measured gateways (repeatable), e.g. GOGC=200 for experiments")
 	bare := flag.String("serve-bare", "", "internal: serve the bare Fiber endpoint on this address")
 	target := flag.String("url", "", "load this URL only (with -token) instead of starting the suite")
@@ -87,6 +89,10 @@ func main() {
 		fmt.Printf("%s: %.0f req/s  p50 %s  p90 %s  p99 %s  errors %d\n", *target, res.rps, res.p50, res.p90, res.p99, res.errors)
 		return
 	}
+	if o.only != "" && o.only != "gateway" && o.only != "transactions" {
+		fmt.Fprintf(os.Stderr, "bench: -only must be gateway or transactions, not %q\n", o.only)
+		os.Exit(2)
+	}
 	if err := o.resolveTools(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -97,8 +103,12 @@ func main() {
 	}
 }
 
-// resolveTools finds nginx (required) and wrk (preferred).
+// resolveTools finds nginx (required, unless only the transactions part
+// runs) and wrk (preferred).
 func (o *options) resolveTools() error {
+	if o.only == "transactions" {
+		return nil
+	}
 	bin, err := exec.LookPath(o.nginxBin)
 	if err != nil {
 		for _, p := range []string{"/usr/sbin/nginx", "/usr/local/sbin/nginx"} {
@@ -220,6 +230,9 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
+	if o.only == "transactions" {
+		return runTransactions(ctx, st, token)
+	}
 	fmt.Printf("load: %s for saturation (%d connections), Go open-loop client at %d req/s for latency\n", o.loadGen, o.conns, o.rate)
 
 	var failed int64
@@ -233,7 +246,13 @@ func run(o options) error {
 	if failed > 0 {
 		return fmt.Errorf("%d requests failed", failed)
 	}
-	return o.databaseRead(ctx, st, token)
+	if err := o.databaseRead(ctx, st, token); err != nil {
+		return err
+	}
+	if o.only == "gateway" {
+		return nil
+	}
+	return runTransactions(ctx, st, token)
 }
 
 // measureSetting starts nginx and a gateway with access logs off or on, in

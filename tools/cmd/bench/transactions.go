@@ -1,0 +1,577 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/acctsuite/acct/pkg/pgcluster"
+	"github.com/acctsuite/acct/tools/internal/stack"
+)
+
+// The transactions benchmarks of issue 7. Each figure is a ratio to a
+// baseline taken in the same run on the same PostgreSQL: the machine is
+// shared, so absolute numbers move from run to run, ratios much less.
+const (
+	importRows      = 200_000
+	importBatch     = 1_000
+	importClients   = 4
+	categorizeConns = 32
+	categorizeDur   = 10 * time.Second
+	listRows        = 1_000_000
+	listSteps       = 1_000
+	listSamples     = 400
+	scratchSchema   = "bench"
+)
+
+// txbench carries what the transactions benchmarks share: the suite, a
+// token and a connection to the suite's database.
+type txbench struct {
+	st     *stack.Stack
+	token  string
+	client *http.Client
+	db     *pgx.Conn
+	// imported are the ids and directions of the rows part 1 imported
+	// through the gateway, categorized by part 2.
+	imported []importedTxn
+}
+
+type importedTxn struct {
+	biz    string
+	id     string
+	credit bool
+}
+
+// runTransactions runs the three transactions benchmarks in order and
+// prints a summary; an error of one part stops the others (they depend
+// on its data).
+func runTransactions(ctx context.Context, st *stack.Stack, token string) error {
+	db, err := pgx.Connect(ctx, st.DatabaseURL)
+	if err != nil {
+		return fmt.Errorf("connect to the suite's database: %w", err)
+	}
+	defer db.Close(context.Background())
+	b := &txbench{st: st, token: token, db: db,
+		client: &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+	fmt.Printf("\n== transactions (load average at start: %s) ==\n", loadAverage())
+	if _, err := db.Exec(ctx, "DROP SCHEMA IF EXISTS "+scratchSchema+" CASCADE; CREATE SCHEMA "+scratchSchema); err != nil {
+		return fmt.Errorf("scratch schema: %w", err)
+	}
+	// One business per import client: the outbox orders a business's
+	// events by locking its key, so writes of one business serialize.
+	bizs := make([]string, importClients)
+	for w := range bizs {
+		if bizs[w], err = b.newBusiness(ctx, fmt.Sprintf("bench-import-%d", w)); err != nil {
+			return err
+		}
+	}
+	imp, err := b.benchImport(ctx, bizs)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	cat, err := b.benchCategorize(ctx, bizs)
+	if err != nil {
+		return fmt.Errorf("categorize: %w", err)
+	}
+	lst, err := b.benchList(ctx)
+	if err != nil {
+		return fmt.Errorf("listing: %w", err)
+	}
+	fmt.Printf("\ntransactions summary (load average now: %s):\n", loadAverage())
+	for _, s := range []string{imp, cat, lst} {
+		fmt.Print(s)
+	}
+	return nil
+}
+
+// newBusiness creates a business through the gateway and waits until the
+// transactions service has seeded its chart (an import answers 201).
+func (b *txbench) newBusiness(ctx context.Context, name string) (string, error) {
+	body := fmt.Sprintf(`{"legal_name":%q,"external_id":%q,"country":"US"}`, name, name+"-"+uuid.NewString())
+	var out struct {
+		Data struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if status, err := b.do(ctx, http.MethodPost, "/v1/businesses", []byte(body), &out); err != nil || status != http.StatusCreated {
+		return "", fmt.Errorf("create business: status %d: %v", status, err)
+	}
+	return out.Data.ID, nil
+}
+
+// do sends a JSON request through the gateway and decodes a JSON answer
+// into out (when not nil).
+func (b *txbench) do(ctx context.Context, method, path string, body []byte, out any) (int, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, b.st.GatewayURL+path, rd)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+b.token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := b.client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return resp.StatusCode, err
+	}
+	if resp.StatusCode >= 300 {
+		return resp.StatusCode, fmt.Errorf("%s %s: %d: %.300s", method, path, resp.StatusCode, data)
+	}
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			return resp.StatusCode, fmt.Errorf("decode %s %s: %w", method, path, err)
+		}
+	}
+	return resp.StatusCode, nil
+}
+
+// benchTxn is row i of a generated import: dates over a year, both
+// directions, a few source accounts and counterparties.
+type benchTxn struct {
+	Source              string `json:"source"`
+	SourceTransactionID string `json:"source_transaction_id"`
+	SourceAccountID     string `json:"source_account_id"`
+	AccountName         string `json:"account_name"`
+	Date                string `json:"date"`
+	Direction           string `json:"direction"`
+	Amount              int64  `json:"amount"`
+	CounterpartyName    string `json:"counterparty_name"`
+	Description         string `json:"description"`
+}
+
+var benchCounterparties = []string{"Hydro One", "Staples", "Acme Supplies", "City Parking", "Rogers", "Client Co"}
+
+func genTxn(prefix string, i int) benchTxn {
+	dir := "DEBIT"
+	if i%2 == 1 {
+		dir = "CREDIT"
+	}
+	// One source account per client (batch b goes to client b%4): an
+	// import locks its source accounts' external accounts, so concurrent
+	// batches of one account run one after the other (as a provider
+	// sync of one account would).
+	acct := "acc-" + strconv.Itoa((i/importBatch)%importClients)
+	return benchTxn{
+		Source: "API", SourceTransactionID: prefix + strconv.Itoa(i), SourceAccountID: acct, AccountName: "Account " + acct,
+		Date:      time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i%365).Format("2006-01-02"),
+		Direction: dir, Amount: int64(100 + i%100_000),
+		CounterpartyName: benchCounterparties[i%len(benchCounterparties)], Description: "Bench transaction " + strconv.Itoa(i),
+	}
+}
+
+// copyRow is the row COPY writes for t: the columns an import fills.
+func copyRow(businessID, ledgerAccountID, externalAccountID uuid.UUID, t benchTxn, now time.Time) []any {
+	date, _ := time.Parse("2006-01-02", t.Date)
+	return []any{
+		businessID, uuid.Must(uuid.NewV7()), t.Source, t.SourceTransactionID, t.SourceAccountID,
+		externalAccountID, ledgerAccountID, t.AccountName, date, t.Direction, t.Amount,
+		t.CounterpartyName, strings.ToLower(t.CounterpartyName), t.Description, "READY_FOR_INPUT", now, now, 1,
+	}
+}
+
+var copyColumns = []string{
+	"business_id", "id", "source", "source_transaction_id", "source_account_id",
+	"external_account_id", "ledger_account_id", "account_name", "date", "direction", "amount",
+	"counterparty_name", "counterparty_key", "description", "categorization_status", "imported_at", "updated_at", "version",
+}
+
+// benchImport is part 1: 200,000 rows through POST /bank-transactions/bulk
+// (batches of 1,000, a few clients) vs COPY of the same rows into a scratch
+// copy of the indexed table.
+func (b *txbench) benchImport(ctx context.Context, bizs []string) (string, error) {
+	fmt.Printf("1. bulk import: %d rows, %d per call, %d clients (one business each), through the gateway\n", importRows, importBatch, importClients)
+	bodies := make([]chan int, importClients)
+	for w := range bodies {
+		bodies[w] = make(chan int)
+	}
+	ids := make([]importedTxn, importRows)
+	var failed atomic.Int64
+	var firstErr error
+	var errOnce sync.Once
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := 0; w < importClients; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			biz := bizs[w]
+			for batch := range bodies[w] {
+				txns := make([]benchTxn, importBatch)
+				for k := range txns {
+					txns[k] = genTxn("bench-", batch*importBatch+k)
+				}
+				body, _ := json.Marshal(map[string]any{"transactions": txns})
+				var out struct {
+					Data []struct {
+						ID        string `json:"id"`
+						Direction string `json:"direction"`
+					} `json:"data"`
+				}
+				if _, err := b.do(ctx, http.MethodPost, "/v1/businesses/"+biz+"/bank-transactions/bulk", body, &out); err != nil || len(out.Data) != importBatch {
+					failed.Add(1)
+					errOnce.Do(func() { firstErr = fmt.Errorf("batch %d: %d rows back: %v", batch, len(out.Data), err) })
+					continue
+				}
+				for k, d := range out.Data {
+					ids[batch*importBatch+k] = importedTxn{biz: biz, id: d.ID, credit: d.Direction == "CREDIT"}
+				}
+			}
+		}(w)
+	}
+	// The first batch alone: it creates the external accounts, and it
+	// waits for the chart the business.created event seeds.
+	closeAll := func() {
+		for _, c := range bodies {
+			close(c)
+		}
+	}
+	for w, biz := range bizs {
+		if err := b.firstBatch(ctx, biz, "acc-"+strconv.Itoa(w)); err != nil {
+			closeAll()
+			wg.Wait()
+			return "", err
+		}
+	}
+	start = time.Now()
+	for batch := 0; batch < importRows/importBatch; batch++ {
+		bodies[batch%importClients] <- batch
+	}
+	closeAll()
+	wg.Wait()
+	apiDur := time.Since(start)
+	if failed.Load() > 0 {
+		return "", fmt.Errorf("%d of %d batches failed; first: %w", failed.Load(), importRows/importBatch, firstErr)
+	}
+	b.imported = ids
+	apiRate := float64(importRows) / apiDur.Seconds()
+	fmt.Printf("  gateway: %d rows in %s = %.0f rows/s\n", importRows, apiDur.Round(time.Millisecond), apiRate)
+
+	// One business for all scratch rows: the pgbench script of part 2
+	// finds a row by (business, source, source_transaction_id).
+	bizID := uuid.MustParse(bizs[0])
+	if _, err := b.db.Exec(ctx, "CREATE TABLE "+scratchSchema+".bank_transactions (LIKE transactions.bank_transactions INCLUDING ALL)"); err != nil {
+		return "", fmt.Errorf("scratch table: %w", err)
+	}
+	ledgerAcct, extAcct := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
+	now := time.Now().UTC()
+	rows := make([][]any, importRows)
+	for i := range rows {
+		rows[i] = copyRow(bizID, ledgerAcct, extAcct, genTxn("bench-", i), now)
+	}
+	start = time.Now()
+	n, err := b.db.CopyFrom(ctx, pgx.Identifier{scratchSchema, "bank_transactions"}, copyColumns, pgx.CopyFromRows(rows))
+	if err != nil {
+		return "", fmt.Errorf("COPY: %w", err)
+	}
+	copyDur := time.Since(start)
+	copyRate := float64(n) / copyDur.Seconds()
+	fmt.Printf("  COPY:    %d rows in %s = %.0f rows/s (scratch %s.bank_transactions, same indexes)\n", n, copyDur.Round(time.Millisecond), copyRate, scratchSchema)
+	ratio := apiRate / copyRate
+	return fmt.Sprintf("  bulk import: gateway %.0f rows/s, COPY %.0f rows/s, ratio %.2f (target >= 0.25) %s\n",
+		apiRate, copyRate, ratio, verdict(ratio >= 0.25)), nil
+}
+
+// firstBatch imports one row per source account, so that the measured
+// batches find their external accounts, retrying until the business's
+// chart exists (seeded from business.created).
+func (b *txbench) firstBatch(ctx context.Context, biz string, accounts ...string) error {
+	txns := make([]benchTxn, len(accounts))
+	for i, a := range accounts {
+		txns[i] = genTxn("warmup-", i)
+		txns[i].SourceAccountID = a
+	}
+	body, _ := json.Marshal(map[string]any{"transactions": txns})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := b.do(ctx, http.MethodPost, "/v1/businesses/"+biz+"/bank-transactions/bulk", body, nil)
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("first import into %s: %w", biz, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// benchCategorize is part 2: categorizations of distinct imported
+// transactions through the gateway at concurrency 32 vs pgbench running
+// the writes of one categorization against scratch tables.
+func (b *txbench) benchCategorize(ctx context.Context, bizs []string) (string, error) {
+	fmt.Printf("2. categorize: %d concurrent clients for %s through the gateway, then pgbench -c %d -j 2 -T %d\n",
+		categorizeConns, categorizeDur, categorizeConns, int(categorizeDur.Seconds()))
+	var before counts
+	if err := before.read(ctx, b.db, bizs); err != nil {
+		return "", err
+	}
+	var next, ok, failed atomic.Int64
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	deadline := time.Now().Add(categorizeDur)
+	start := time.Now()
+	for w := 0; w < categorizeConns; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) && ctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= len(b.imported) {
+					return
+				}
+				// Round-robin over the businesses' rows.
+				t := b.imported[(i%importClients)*importBatch+(i/importClients)%importBatch+(i/(importClients*importBatch))*importClients*importBatch]
+				category := "OFFICE_EXPENSES"
+				if t.credit {
+					category = "SALES"
+				}
+				body := fmt.Sprintf(`{"type":"Category","category":{"type":"StableName","stable_name":%q}}`, category)
+				if _, err := b.do(ctx, http.MethodPut, "/v1/businesses/"+t.biz+"/bank-transactions/"+t.id+"/categorize", []byte(body), nil); err != nil {
+					failed.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+					continue
+				}
+				ok.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	apiTPS := float64(ok.Load()) / time.Since(start).Seconds()
+	if ok.Load() == 0 {
+		return "", fmt.Errorf("no categorization succeeded; first error: %v", firstErr.Load())
+	}
+	failNote := ""
+	if n := failed.Load(); n > 0 {
+		failNote = fmt.Sprintf(" (%d FAILED, first: %v)", n, firstErr.Load())
+		fmt.Printf("  %d categorizations failed; first: %v\n", n, firstErr.Load())
+	}
+	var after counts
+	if err := after.read(ctx, b.db, bizs); err != nil {
+		return "", err
+	}
+	per := func(a, b int64) float64 { return float64(a-b) / float64(ok.Load()) }
+	fmt.Printf("  gateway: %d categorizations = %.0f tps; per categorization: %.2f ledger entries, %.2f ledger lines, %.2f outbox rows\n",
+		ok.Load(), apiTPS, per(after.entries, before.entries), per(after.lines, before.lines), per(after.outbox, before.outbox))
+
+	pgTPS, err := b.pgbenchCategorize(ctx, bizs[0])
+	if err != nil {
+		return "", err
+	}
+	fmt.Printf("  pgbench: %.0f tps\n", pgTPS)
+	ratio := apiTPS / pgTPS
+	return fmt.Sprintf("  categorize @%d: gateway %.0f tps, pgbench %.0f tps, ratio %.2f (target >= 0.50) %s%s\n",
+		categorizeConns, apiTPS, pgTPS, ratio, verdict(ratio >= 0.5 && failed.Load() == 0), failNote), nil
+}
+
+// counts are the service's row counts a categorization adds to.
+type counts struct{ entries, lines, outbox int64 }
+
+func (c *counts) read(ctx context.Context, db *pgx.Conn, bizs []string) error {
+	err := db.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM transactions.ledger_entries WHERE business_id = ANY($1::uuid[])),
+		(SELECT count(*) FROM transactions.ledger_lines WHERE business_id = ANY($1::uuid[])),
+		(SELECT count(*) FROM transactions.outbox)`, bizs).Scan(&c.entries, &c.lines, &c.outbox)
+	if err != nil {
+		return fmt.Errorf("count ledger and outbox rows: %w", err)
+	}
+	return nil
+}
+
+// categorizeScript is the pgbench transaction equivalent to one
+// categorization of an imported (hence already journaled) transaction:
+// lock the row, find its live entry, post the reversal (entry and two
+// lines) and mark the old entry reversed, post the new entry and its two
+// lines, update the row, enqueue the snapshot and the two ledger events.
+// %[1]s is the scratch schema, %[2]s the business, %[3]d the row count.
+const categorizeScript = `\set n random(0, %[3]d)
+BEGIN;
+SELECT id, version FROM %[1]s.bank_transactions WHERE business_id = '%[2]s' AND source = 'API' AND source_transaction_id = 'bench-' || :n FOR UPDATE;
+SELECT id FROM %[1]s.ledger_entries WHERE business_id = '%[2]s' AND source_type = 'BANK_TRANSACTION' AND source_id = 'bench-' || :n AND reversal_of_id IS NULL AND reversal_id IS NULL;
+WITH e AS (INSERT INTO %[1]s.ledger_entries (id, business_id, entry_type, agent, date, entry_at, source_type, source_id, source_version, reversal_of_id, created_at) VALUES (gen_random_uuid(), '%[2]s', 'BANK', 'API', now(), now(), 'BANK_TRANSACTION', gen_random_uuid()::text, '', gen_random_uuid(), now()) RETURNING id, business_id, entry_at) INSERT INTO %[1]s.ledger_lines (id, entry_id, business_id, line_number, account_id, direction, amount, entry_at, created_at) SELECT gen_random_uuid(), e.id, e.business_id, l.n, gen_random_uuid(), l.d, 1000 + :n, e.entry_at, now() FROM e, (VALUES (1, 'DEBIT'), (2, 'CREDIT')) AS l (n, d);
+UPDATE %[1]s.ledger_entries SET reversal_id = gen_random_uuid() WHERE business_id = '%[2]s' AND source_type = 'BANK_TRANSACTION' AND source_id = 'bench-' || :n AND reversal_of_id IS NULL AND reversal_id IS NULL;
+WITH e AS (INSERT INTO %[1]s.ledger_entries (id, business_id, entry_type, agent, date, entry_at, source_type, source_id, source_version, created_at) VALUES (gen_random_uuid(), '%[2]s', 'BANK', 'API', now(), now(), 'BANK_TRANSACTION', gen_random_uuid()::text, '2', now()) RETURNING id, business_id, entry_at) INSERT INTO %[1]s.ledger_lines (id, entry_id, business_id, line_number, account_id, direction, amount, entry_at, created_at) SELECT gen_random_uuid(), e.id, e.business_id, l.n, gen_random_uuid(), l.d, 1000 + :n, e.entry_at, now() FROM e, (VALUES (1, 'DEBIT'), (2, 'CREDIT')) AS l (n, d);
+UPDATE %[1]s.bank_transactions SET categorization_status = 'CATEGORIZED', categorization_method = 'API', category = '{"split": false, "entries": [{"amount": 1000, "stable_name": "OFFICE_EXPENSES", "display_name": "Office expenses", "tags": []}]}', version = version + 1, updated_at = now() WHERE business_id = '%[2]s' AND source = 'API' AND source_transaction_id = 'bench-' || :n;
+INSERT INTO %[1]s.outbox (id, topic, key, type, source, time, data) VALUES (gen_random_uuid(), 'acct.transactions.v1', '%[2]s', 'bank_transaction.upserted', 'transactions', now(), '{"id": "bench", "business_id": "%[2]s", "date": "2025-03-01", "description": "Bench transaction", "counterparty_name": "Staples", "direction": "DEBIT", "amount": 1000, "status": "CATEGORIZED", "category": {"stable_name": "OFFICE_EXPENSES"}, "tags": [], "version": 2}'), (gen_random_uuid(), 'acct.ledger.v1', '%[2]s', 'ledger_entry.posted', 'transactions', now(), '{"entry_id": "bench", "business_id": "%[2]s", "date": "2025-03-01", "lines": [{"stable_name": "OFFICE_EXPENSES", "amount": 1000}, {"stable_name": "BANK_ACCOUNTS", "amount": -1000}]}'), (gen_random_uuid(), 'acct.ledger.v1', '%[2]s', 'ledger_entry.posted', 'transactions', now(), '{"entry_id": "bench", "business_id": "%[2]s", "date": "2025-03-01", "lines": [{"stable_name": "UNCATEGORIZED_EXPENSES", "amount": -1000}, {"stable_name": "BANK_ACCOUNTS", "amount": 1000}]}');
+COMMIT;
+`
+
+// pgbenchCategorize creates the scratch journal and outbox tables (the
+// scratch bank_transactions of part 1 holds the same 200,000 rows), writes
+// the script and runs pgbench against the suite's database.
+func (b *txbench) pgbenchCategorize(ctx context.Context, biz string) (float64, error) {
+	for _, t := range []string{"ledger_entries", "ledger_lines", "outbox"} {
+		if _, err := b.db.Exec(ctx, fmt.Sprintf("CREATE TABLE %s.%s (LIKE transactions.%s INCLUDING ALL)", scratchSchema, t, t)); err != nil {
+			return 0, fmt.Errorf("scratch %s: %w", t, err)
+		}
+	}
+	binDir, err := pgcluster.BinDir()
+	if err != nil {
+		return 0, err
+	}
+	dir, err := os.MkdirTemp("", "acct-pgbench-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	script := filepath.Join(dir, "categorize.sql")
+	if err := os.WriteFile(script, []byte(fmt.Sprintf(categorizeScript, scratchSchema, biz, importRows-1)), 0o644); err != nil {
+		return 0, err
+	}
+	fmt.Printf("  pgbench script: %s (kept in %s during the run)\n", filepath.Base(script), dir)
+	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "pgbench"), "-c", strconv.Itoa(categorizeConns), "-j", "2",
+		"-T", strconv.Itoa(int(categorizeDur.Seconds())), "-n", "-f", script, b.st.DatabaseURL)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return 0, fmt.Errorf("pgbench: %w\n%s", err, out)
+	}
+	r, err := parsePgbench(out)
+	if err != nil {
+		return 0, fmt.Errorf("%w:\n%s", err, out)
+	}
+	if r.failed > 0 {
+		return 0, fmt.Errorf("pgbench: %d failed transactions:\n%s", r.failed, out)
+	}
+	return r.tps, nil
+}
+
+// benchList is part 3: a business with 1,000,000 transactions (COPY into
+// the service's table, in an external account made by a real import);
+// p50/p99 of page 1 and of the page reached after 1,000 cursor steps.
+func (b *txbench) benchList(ctx context.Context) (string, error) {
+	fmt.Printf("3. listing: %d transactions in one business, page 1 vs the page after %d cursor steps\n", listRows, listSteps)
+	biz, err := b.newBusiness(ctx, "bench-list")
+	if err != nil {
+		return "", err
+	}
+	if err := b.firstBatch(ctx, biz, "list"); err != nil {
+		return "", err
+	}
+	var extAcct, ledgerAcct uuid.UUID
+	if err := b.db.QueryRow(ctx, `SELECT id, ledger_account_id FROM transactions.external_accounts WHERE business_id = $1`, biz).Scan(&extAcct, &ledgerAcct); err != nil {
+		return "", fmt.Errorf("external account of %s: %w", biz, err)
+	}
+	bizID := uuid.MustParse(biz)
+	now := time.Now().UTC()
+	start := time.Now()
+	i := 0
+	n, err := b.db.CopyFrom(ctx, pgx.Identifier{"transactions", "bank_transactions"}, copyColumns, pgx.CopyFromFunc(func() ([]any, error) {
+		if i >= listRows {
+			return nil, nil
+		}
+		t := genTxn("list-", i)
+		t.SourceAccountID = "list"
+		i++
+		return copyRow(bizID, ledgerAcct, extAcct, t, now), nil
+	}))
+	if err != nil {
+		return "", fmt.Errorf("COPY %d rows: %w", listRows, err)
+	}
+	if _, err := b.db.Exec(ctx, "ANALYZE transactions.bank_transactions"); err != nil {
+		return "", fmt.Errorf("analyze: %w", err)
+	}
+	fmt.Printf("  loaded %d rows by COPY in %s\n", n, time.Since(start).Round(time.Millisecond))
+
+	first := "/v1/businesses/" + biz + "/bank-transactions"
+	path := first
+	start = time.Now()
+	for step := 0; step < listSteps; step++ {
+		cursor, err := b.listPage(ctx, path)
+		if err != nil {
+			return "", fmt.Errorf("step %d: %w", step, err)
+		}
+		if cursor == "" {
+			return "", fmt.Errorf("no next cursor after %d pages", step+1)
+		}
+		path = first + "?" + url.Values{"cursor": {cursor}}.Encode()
+	}
+	fmt.Printf("  walked %d cursor steps in %s\n", listSteps, time.Since(start).Round(time.Millisecond))
+	deep := path
+	// Alternate the two pages so both see the same machine.
+	var p1, pN []time.Duration
+	for k := 0; k < listSamples; k++ {
+		for _, s := range []struct {
+			path string
+			into *[]time.Duration
+		}{{first, &p1}, {deep, &pN}} {
+			t0 := time.Now()
+			if _, err := b.listPage(ctx, s.path); err != nil {
+				return "", err
+			}
+			*s.into = append(*s.into, time.Since(t0))
+		}
+	}
+	a, z := percentiles(p1), percentiles(pN)
+	fmt.Printf("  page 1:     p50 %s  p99 %s  (%d requests, one client)\n", a.p50, a.p99, len(p1))
+	fmt.Printf("  page %d:  p50 %s  p99 %s\n", listSteps+1, z.p50, z.p99)
+	ratio := float64(z.p50) / float64(a.p50)
+	p99OK := a.p99 < 25*time.Millisecond && z.p99 < 25*time.Millisecond
+	return fmt.Sprintf("  listing (1M rows): page 1 p50 %s p99 %s; page %d p50 %s p99 %s; p50 ratio %.2f (target <= 1.20) %s; p99 < 25ms %s\n",
+		a.p50, a.p99, listSteps+1, z.p50, z.p99, ratio, verdict(ratio <= 1.2), verdict(p99OK)), nil
+}
+
+// listPage GETs one listing page and returns its next cursor.
+func (b *txbench) listPage(ctx context.Context, path string) (string, error) {
+	var out struct {
+		Data []json.RawMessage `json:"data"`
+		Meta struct {
+			Pagination struct {
+				Cursor *string `json:"cursor"`
+			} `json:"pagination"`
+		} `json:"meta"`
+	}
+	if _, err := b.do(ctx, http.MethodGet, path, nil, &out); err != nil {
+		return "", err
+	}
+	if len(out.Data) == 0 {
+		return "", fmt.Errorf("%s: empty page", path)
+	}
+	if out.Meta.Pagination.Cursor == nil {
+		return "", nil
+	}
+	return *out.Meta.Pagination.Cursor, nil
+}
+
+type latency struct{ p50, p99 time.Duration }
+
+func percentiles(d []time.Duration) latency {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	at := func(p float64) time.Duration { return s[int(float64(len(s)-1)*p)].Round(10 * time.Microsecond) }
+	return latency{p50: at(0.50), p99: at(0.99)}
+}
+
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
