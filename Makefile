@@ -44,6 +44,10 @@ test-go: $(HELM_BIN) $(VERSITYGW_BIN) ## unit + integration + contract + chart t
 bench: build ## gateway overhead: GET /whoami via gateway vs direct (ratio from one run)
 	@$(BIN)/bench -root .
 
+.PHONY: bench-transactions
+bench-transactions: build ## transactions service: bulk import vs COPY, categorize vs pgbench, listing over 1M rows (work in progress)
+	@$(BIN)/bench -root . -only transactions
+
 .PHONY: fmt
 fmt: ## gofmt every Go file
 	gofmt -w pkg services tools e2e
