@@ -194,17 +194,7 @@ func (b *Banking) CreateCustomTransactions(ctx context.Context, businessID, acco
 		// A concurrent call inserting the same source ids makes ON CONFLICT
 		// wait for it to commit; the read that follows (a new statement
 		// under READ COMMITTED) then sees its rows.
-		inserted, err := b.store.InsertBankTransactions(ctx, tx, txns)
-		if err != nil {
-			return fmt.Errorf("insert custom transactions: %w", err)
-		}
-		if out, err = b.settle(ctx, tx, businessID, txns, inserted); err != nil {
-			return err
-		}
-		if err := b.postUncategorized(ctx, tx, businessID, out, inserted); err != nil {
-			return err
-		}
-		out, err = b.autoCategorize(ctx, tx, businessID, out, inserted)
+		out, err = b.storeNew(ctx, tx, businessID, txns)
 		return err
 	})
 	return out, err

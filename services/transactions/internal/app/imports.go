@@ -77,17 +77,8 @@ func (b *Banking) ImportTransactions(ctx context.Context, businessID uuid.UUID, 
 			}
 			txns[i] = t
 		}
-		inserted, err := b.store.InsertBankTransactions(ctx, tx, txns)
-		if err != nil {
-			return fmt.Errorf("insert imported transactions: %w", err)
-		}
-		if out, err = b.settle(ctx, tx, businessID, txns, inserted); err != nil {
-			return err
-		}
-		if err := b.postUncategorized(ctx, tx, businessID, out, inserted); err != nil {
-			return err
-		}
-		out, err = b.autoCategorize(ctx, tx, businessID, out, inserted)
+		var err error
+		out, err = b.storeNew(ctx, tx, businessID, txns)
 		return err
 	})
 	return out, err

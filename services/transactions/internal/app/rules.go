@@ -176,3 +176,22 @@ func (b *Banking) postUncategorized(ctx context.Context, tx bun.IDB, businessID 
 	}
 	return nil
 }
+
+// storeNew is the end of every import: insert the rows whose source ids are
+// new, read back the stored ones (a repeat answers the first import), post
+// the new ones as uncategorized and apply the business's rules to them, all
+// in the caller's transaction.
+func (b *Banking) storeNew(ctx context.Context, tx bun.Tx, businessID uuid.UUID, txns []BankTransaction) ([]BankTransaction, error) {
+	inserted, err := b.store.InsertBankTransactions(ctx, tx, txns)
+	if err != nil {
+		return nil, fmt.Errorf("insert bank transactions: %w", err)
+	}
+	out, err := b.settle(ctx, tx, businessID, txns, inserted)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.postUncategorized(ctx, tx, businessID, out, inserted); err != nil {
+		return nil, err
+	}
+	return b.autoCategorize(ctx, tx, businessID, out, inserted)
+}
