@@ -63,6 +63,10 @@ type Options struct {
 	// hot path. Lines are written only when Logger is enabled at info.
 	// telemetry.Stdout() is the writer behind telemetry.Logger.
 	AccessLog io.Writer
+	// Classify, when set, gets the errors that are neither *apperr.Error
+	// nor *fiber.Error before they become a 500, and may give them their
+	// error object (pgdb.Classify: a contended transaction is a 503).
+	Classify func(error) *apperr.Error
 }
 
 // New builds the app. Register routes on it, then call Finish last.
@@ -97,7 +101,7 @@ func New(opts Options) *fiber.App {
 		StreamRequestBody:     opts.StreamRequestBody,
 		ReadBufferSize:        16 << 10, // bearer tokens plus trace headers outgrow fasthttp's 4 KiB
 		DisableStartupMessage: true,
-		ErrorHandler:          ErrorHandler(logger),
+		ErrorHandler:          ErrorHandler(logger, opts.Classify),
 	})
 
 	loggers.Store(app, logger)
@@ -134,12 +138,16 @@ func Finish(app *fiber.App) {
 
 // ErrorHandler is the one place an error becomes the error object:
 // *apperr.Error keeps its status and body, *fiber.Error maps through
-// apperr.TypeForStatus, anything else is a 500 logged with the request id
-// whose body reveals nothing.
-func ErrorHandler(logger *slog.Logger) fiber.ErrorHandler {
+// apperr.TypeForStatus, classify (when not nil) may name any other error,
+// and the rest is a 500 logged with the request id whose body reveals
+// nothing. A 503 without Retry-After gets "Retry-After: 1".
+func ErrorHandler(logger *slog.Logger, classify func(error) *apperr.Error) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
-		ae := toAppError(err)
+		ae := toAppError(err, classify)
 		status := ae.Status()
+		if status == http.StatusServiceUnavailable && len(c.Response().Header.Peek(fiber.HeaderRetryAfter)) == 0 {
+			c.Set(fiber.HeaderRetryAfter, "1")
+		}
 		if status >= http.StatusInternalServerError {
 			rid, _ := c.Locals(LocalRequestID).(string)
 			logger.LogAttrs(c.UserContext(), slog.LevelError, "request failed",
@@ -156,10 +164,15 @@ func ErrorHandler(logger *slog.Logger) fiber.ErrorHandler {
 	}
 }
 
-func toAppError(err error) *apperr.Error {
+func toAppError(err error, classify func(error) *apperr.Error) *apperr.Error {
 	var ae *apperr.Error
 	if errors.As(err, &ae) {
 		return ae
+	}
+	if classify != nil {
+		if ae := classify(err); ae != nil {
+			return ae
+		}
 	}
 	var fe *fiber.Error
 	if errors.As(err, &fe) {

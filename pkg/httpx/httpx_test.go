@@ -190,6 +190,31 @@ func TestErrorHandlerMapping(t *testing.T) {
 	}
 }
 
+// TestClassify: Options.Classify names errors the handler would make a 500
+// (a contended database transaction becomes a 503), and every 503 tells
+// the client when to retry.
+func TestClassify(t *testing.T) {
+	busy := errors.New("lock timeout")
+	app, logs := newTestApp(t, Options{Classify: func(err error) *apperr.Error {
+		if errors.Is(err, busy) {
+			return apperr.Wrap(apperr.Unavailable, err, "busy, retry").WithEnum("Contention")
+		}
+		return nil
+	}})
+	app.Get("/busy", func(c *fiber.Ctx) error { return fmt.Errorf("import: %w", busy) })
+	app.Get("/other", func(c *fiber.Ctx) error { return errors.New("disk on fire") })
+	Finish(app)
+	r := do(t, app, "GET", "/busy", "", "")
+	m := assertErrorObject(t, r, 503, apperr.Unavailable)
+	if m["description"] != "busy, retry" || r.header.Get("Retry-After") != "1" {
+		t.Fatalf("503 = %s, Retry-After %q", r.body, r.header.Get("Retry-After"))
+	}
+	if !strings.Contains(logs.String(), "lock timeout") {
+		t.Errorf("503 not logged with its cause: %s", logs.String())
+	}
+	assertErrorObject(t, do(t, app, "GET", "/other", "", ""), 500, apperr.Internal)
+}
+
 func TestRateLimitedKeepsRetryAfter(t *testing.T) {
 	app, _ := newTestApp(t, Options{})
 	app.Get("/limited", func(c *fiber.Ctx) error {

@@ -19,6 +19,8 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/driver/pgdriver"
+
+	"github.com/acctsuite/acct/pkg/apperr"
 )
 
 // Config is the database block of a service configuration.
@@ -27,7 +29,18 @@ type Config struct {
 	Schema         string `env:"DB_SCHEMA"`
 	MaxConns       int    `env:"DB_MAX_CONNS" envDefault:"20"`
 	MigrateOnStart bool   `env:"MIGRATE_ON_START" envDefault:"true"`
+	// LockTimeout bounds every wait for a lock (row, table or advisory
+	// lock; PostgreSQL's lock_timeout on each connection): a request that
+	// queues behind others gives up with SQLSTATE 55P03, which the HTTP
+	// layer answers 503 with Retry-After, instead of holding a connection
+	// until the driver's read timeout breaks it. 0 waits without limit.
+	LockTimeout time.Duration `env:"DB_LOCK_TIMEOUT" envDefault:"5s"`
 }
+
+// MaxLockTimeout is the longest LockTimeout accepted: below the driver's
+// 10 s read timeout, so a lock wait always ends as a database error, never
+// as a broken connection.
+const MaxLockTimeout = 9 * time.Second
 
 // DefaultSchema is used when Config.Schema is empty.
 const DefaultSchema = "public"
@@ -51,6 +64,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxConns < 1 {
 		return fmt.Errorf("DB_MAX_CONNS %d: must be at least 1", c.MaxConns)
+	}
+	if c.LockTimeout < 0 || c.LockTimeout > MaxLockTimeout {
+		return fmt.Errorf("DB_LOCK_TIMEOUT %s: must be between 0 and %s", c.LockTimeout, MaxLockTimeout)
 	}
 	return nil
 }
@@ -89,6 +105,9 @@ func Open(ctx context.Context, cfg Config) (*bun.DB, error) {
 			params[k] = v
 		}
 		params["search_path"] = schema
+		if cfg.LockTimeout > 0 {
+			params["lock_timeout"] = fmt.Sprintf("%dms", cfg.LockTimeout.Milliseconds())
+		}
 		c.ConnParams = params
 		c.Dialer = keepAliveDialer(c)
 	})
@@ -212,6 +231,29 @@ func IsRetryable(err error) bool {
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) ||
 		errors.As(err, &netErr)
+}
+
+// Contended reports the errors of a transaction that lost to concurrent
+// ones and would pass if sent again: a lock wait over lock_timeout, a
+// serialization failure, a deadlock, or no connection slot left.
+func Contended(err error) bool {
+	switch SQLState(err) {
+	case codeLockNotAvailable, codeSerialization, codeDeadlock, codeTooManyConnections:
+		return true
+	}
+	return false
+}
+
+// Classify turns a contended transaction's error into the API's 503
+// (httpx.Options.Classify): the request did nothing and may be retried
+// after the Retry-After the HTTP layer adds. Other errors are left alone
+// (nil).
+func Classify(err error) *apperr.Error {
+	if !Contended(err) {
+		return nil
+	}
+	return apperr.Wrap(apperr.Unavailable, err, "the database is busy with concurrent changes to the same data; nothing was changed, retry later").
+		WithEnum("Contention")
 }
 
 // ReadyCheck is a readiness probe for httpx.Health.

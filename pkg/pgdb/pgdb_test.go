@@ -52,6 +52,10 @@ func TestConfigValidate(t *testing.T) {
 		{"digit first", pgdb.Config{URL: "postgres://u@h/d", Schema: "1a", MaxConns: 1}, "DB_SCHEMA"},
 		{"too long", pgdb.Config{URL: "postgres://u@h/d", Schema: strings.Repeat("a", 64), MaxConns: 1}, "DB_SCHEMA"},
 		{"zero conns", pgdb.Config{URL: "postgres://u@h/d", MaxConns: 0}, "DB_MAX_CONNS"},
+		{"no lock timeout", pgdb.Config{URL: "postgres://u@h/d", MaxConns: 1, LockTimeout: 0}, ""},
+		{"longest lock timeout", pgdb.Config{URL: "postgres://u@h/d", MaxConns: 1, LockTimeout: pgdb.MaxLockTimeout}, ""},
+		{"negative lock timeout", pgdb.Config{URL: "postgres://u@h/d", MaxConns: 1, LockTimeout: -time.Second}, "DB_LOCK_TIMEOUT"},
+		{"lock timeout past the read timeout", pgdb.Config{URL: "postgres://u@h/d", MaxConns: 1, LockTimeout: 10 * time.Second}, "DB_LOCK_TIMEOUT"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,6 +95,57 @@ func TestOpenUsesSchema(t *testing.T) {
 	}
 	// Opening again with an existing schema is fine.
 	open(t, url, "svc_a")
+}
+
+// TestLockTimeoutBoundsWaits: with DB_LOCK_TIMEOUT every connection has
+// lock_timeout, so a transaction queued behind another's advisory lock
+// fails with a contention error (the API's 503) within the bound instead
+// of waiting until the driver's read timeout breaks the connection.
+func TestLockTimeoutBoundsWaits(t *testing.T) {
+	ctx := context.Background()
+	url := testkit.NewDatabase(t)
+	db, err := pgdb.Open(ctx, pgdb.Config{URL: url, Schema: "locks", MaxConns: 4, LockTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	var setting string
+	if err := db.QueryRowContext(ctx, "SHOW lock_timeout").Scan(&setting); err != nil || setting != "300ms" {
+		t.Fatalf("lock_timeout = %q (%v), want 300ms", setting, err)
+	}
+	holder, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback()
+	if _, err := holder.ExecContext(ctx, "SELECT pg_advisory_xact_lock(42)"); err != nil {
+		t.Fatalf("holder lock: %v", err)
+	}
+	start := time.Now()
+	err = pgdb.InTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+		_, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(42)")
+		return err
+	})
+	waited := time.Since(start)
+	if !pgdb.Contended(err) {
+		t.Fatalf("waiter error = %v, want a contention error", err)
+	}
+	if waited < 250*time.Millisecond || waited > 5*time.Second {
+		t.Fatalf("waiter gave up after %s, want about 300ms", waited)
+	}
+	ae := pgdb.Classify(err)
+	if ae == nil || ae.Status() != 503 || ae.Enum != "Contention" {
+		t.Fatalf("Classify(%v) = %+v, want a 503 Contention", err, ae)
+	}
+	if pgdb.Classify(errors.New("boom")) != nil || pgdb.Classify(nil) != nil {
+		t.Fatal("Classify named an error that is not contention")
+	}
+
+	// Without a timeout the setting stays PostgreSQL's (no limit).
+	unbounded := open(t, url, "locks")
+	if err := unbounded.QueryRowContext(ctx, "SHOW lock_timeout").Scan(&setting); err != nil || setting != "0" {
+		t.Fatalf("lock_timeout without DB_LOCK_TIMEOUT = %q (%v), want 0", setting, err)
+	}
 }
 
 func TestOpenFailsWithoutServer(t *testing.T) {

@@ -266,6 +266,9 @@ func (k *Kit) buildApp() {
 		opts.BodyLimit = k.def.DefaultBodyLimit
 	}
 	opts.NoMetricsRoute = k.adminAddr() != ""
+	if opts.Classify == nil && k.def.Data != nil {
+		opts.Classify = pgdb.Classify
+	}
 	k.app = httpx.New(opts)
 	// The checks map is read when /readyz is called, so checks added by
 	// Setup (ReadyCheck) count too.

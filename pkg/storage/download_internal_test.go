@@ -29,7 +29,7 @@ func TestDownloadHandlerOpensOnlyValidKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app := fiber.New(fiber.Config{ErrorHandler: httpx.ErrorHandler(slog.New(slog.DiscardHandler))})
+	app := fiber.New(fiber.Config{ErrorHandler: httpx.ErrorHandler(slog.New(slog.DiscardHandler), nil)})
 	app.Get(DownloadRoute, h)
 	signer, err := newURLSigner(key)
 	if err != nil {

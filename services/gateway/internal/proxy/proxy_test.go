@@ -35,7 +35,7 @@ func gatewayFor(t *testing.T, up *Upstream, bodyLimit int, mw ...fiber.Handler) 
 		DisablePreParseMultipartForm: true,
 		BodyLimit:                    bodyLimit,
 		DisableStartupMessage:        true,
-		ErrorHandler:                 httpx.ErrorHandler(slog.New(slog.DiscardHandler)),
+		ErrorHandler:                 httpx.ErrorHandler(slog.New(slog.DiscardHandler), nil),
 	})
 	app.All("/*", append(mw, up.Forward)...)
 	return testkit.Serve(t, app)

@@ -119,14 +119,18 @@ type Store interface {
 	// sub-accounts.
 	AccountUsage(ctx context.Context, db bun.IDB, businessID, id uuid.UUID) (domain.DebitCredit, int, error)
 
-	// InsertEntry inserts e and its lines unless an entry with the same
-	// source version or a live entry of the same source exists (then it
-	// writes nothing and returns false). It sets e.EntryNumber.
-	InsertEntry(ctx context.Context, db bun.IDB, e *domain.Entry) (bool, error)
+	// InsertEntries inserts each entry and its lines unless an entry with
+	// the same source version or a live entry of the same source exists
+	// (then it writes nothing of that entry), in multi-row statements. It
+	// sets EntryNumber of those it inserted and returns their ids.
+	InsertEntries(ctx context.Context, db bun.IDB, es []*domain.Entry) (map[uuid.UUID]bool, error)
 	// SetReversal records on the entry the entry that reversed it.
 	SetReversal(ctx context.Context, db bun.IDB, businessID, entryID, reversalID uuid.UUID) error
 	FindEntry(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, lock Lock) (domain.Entry, bool, error)
 	FindEntryBySource(ctx context.Context, db bun.IDB, businessID uuid.UUID, s domain.Source) (domain.Entry, bool, error)
+	// FindEntriesBySources returns the originals (not reversals) posted
+	// for any of these source versions.
+	FindEntriesBySources(ctx context.Context, db bun.IDB, businessID uuid.UUID, srcs []domain.Source) ([]domain.Entry, error)
 	FindLiveEntry(ctx context.Context, db bun.IDB, businessID uuid.UUID, sourceType, sourceID string) (domain.Entry, bool, error)
 	FindEntries(ctx context.Context, db bun.IDB, f EntryFilter, p page.Params) ([]domain.Entry, page.Meta, error)
 	// AccountTotals sums the business's lines per account over the period.
@@ -142,9 +146,10 @@ type Store interface {
 // Publisher enqueues the ledger's events in the transaction that made
 // them (the transactional outbox).
 type Publisher interface {
-	// EntryPosted publishes e; accounts holds every account of e's lines
-	// and the accounts above them.
-	EntryPosted(ctx context.Context, db bun.IDB, e domain.Entry, accounts map[uuid.UUID]domain.Account) error
+	// EntriesPosted publishes es (one event each, enqueued together);
+	// accounts holds every account of their lines and the accounts above
+	// them.
+	EntriesPosted(ctx context.Context, db bun.IDB, es []domain.Entry, accounts map[uuid.UUID]domain.Account) error
 }
 
 // Ledger is the chart of accounts and the journal of every business.

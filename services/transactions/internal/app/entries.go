@@ -40,114 +40,235 @@ type NewEntry struct {
 // another version while the source has a live entry is 409
 // LiveEntryExists.
 func (l *Ledger) PostEntry(ctx context.Context, tx bun.IDB, businessID uuid.UUID, in NewEntry) (domain.Entry, error) {
-	if !in.EntryType.Valid() {
-		return domain.Entry{}, fmt.Errorf("post entry: unknown entry type %q", in.EntryType)
-	}
-	if !in.Agent.Valid() {
-		return domain.Entry{}, fmt.Errorf("post entry: unknown agent %q", in.Agent)
-	}
-	if err := in.Source.Validate(); err != nil {
-		return domain.Entry{}, err
-	}
-	if in.EntryAt.IsZero() {
-		return domain.Entry{}, fmt.Errorf("post entry: no entry_at")
-	}
-	journal, err := domain.NewJournal(in.Lines)
+	out, err := l.PostEntries(ctx, tx, businessID, []NewEntry{in})
 	if err != nil {
 		return domain.Entry{}, err
 	}
-	metadata, err := domain.CheckMetadata("metadata", in.Metadata)
-	if err != nil {
-		return domain.Entry{}, err
-	}
-	entryTags, err := tags.NormalizeList("tags", in.Tags)
-	if err != nil {
-		return domain.Entry{}, err
-	}
-	lineTags := make([][]tags.KeyValue, len(in.Lines))
-	for i, line := range in.Lines {
-		if lineTags[i], err = tags.NormalizeList(fmt.Sprintf("line_items[%d].tags", i), line.Tags); err != nil {
-			return domain.Entry{}, err
-		}
-	}
+	return out[0], nil
+}
 
-	accounts, err := l.resolveLines(ctx, tx, businessID, journal)
+// pending is an entry of PostEntries on its way in.
+type pending struct {
+	in       NewEntry
+	journal  domain.Journal
+	metadata json.RawMessage
+	entry    []tags.KeyValue
+	lines    [][]tags.KeyValue
+	accounts []domain.Account
+	ids      []uuid.UUID
+}
+
+// PostEntries posts many entries as PostEntry does each, set-based: one
+// query resolves the accounts of all of them, one finds the source
+// versions posted before, multi-row statements insert the entries and
+// their lines, and one outbox write enqueues their events. An import of a
+// thousand transactions thus costs a handful of round trips, not
+// thousands. The result is in the order of ins; any error leaves tx to be
+// rolled back.
+func (l *Ledger) PostEntries(ctx context.Context, tx bun.IDB, businessID uuid.UUID, ins []NewEntry) ([]domain.Entry, error) {
+	ps := make([]pending, len(ins))
+	var refs []domain.AccountRef
+	for i, in := range ins {
+		p, err := prepare(in)
+		if err != nil {
+			return nil, err
+		}
+		for _, line := range p.journal.Lines() {
+			if !slices.Contains(refs, line.Account) {
+				refs = append(refs, line.Account)
+			}
+		}
+		ps[i] = p
+	}
+	found, err := l.store.FindAccountsByRefs(ctx, tx, businessID, refs, LockShare)
 	if err != nil {
-		return domain.Entry{}, err
+		return nil, fmt.Errorf("resolve accounts: %w", err)
 	}
-	ids := make([]uuid.UUID, len(accounts))
-	for i, a := range accounts {
-		ids[i] = a.ID
+	srcs := make([]domain.Source, len(ps))
+	for i := range ps {
+		if ps[i].accounts, err = resolveLines(found, ps[i].journal); err != nil {
+			return nil, err
+		}
+		ps[i].ids = make([]uuid.UUID, len(ps[i].accounts))
+		for k, a := range ps[i].accounts {
+			ps[i].ids[k] = a.ID
+		}
+		srcs[i] = ps[i].in.Source
 	}
-	if existing, ok, err := l.store.FindEntryBySource(ctx, tx, businessID, in.Source); err != nil {
-		return domain.Entry{}, fmt.Errorf("find entry of source %+v: %w", in.Source, err)
-	} else if ok {
-		return replayed(existing, journal, ids)
+	posted, err := l.store.FindEntriesBySources(ctx, tx, businessID, srcs)
+	if err != nil {
+		return nil, fmt.Errorf("find entries of sources: %w", err)
 	}
-	if err := checkLive(accounts); err != nil {
-		return domain.Entry{}, err
+	bySource := make(map[domain.Source]domain.Entry, len(posted))
+	for _, e := range posted {
+		bySource[e.Source] = e
 	}
 
 	now := l.clock()
-	entryAt := in.EntryAt.UTC().Truncate(time.Microsecond)
+	out := make([]domain.Entry, len(ps))
+	var fresh []*domain.Entry
+	var freshIdx []int
+	for i, p := range ps {
+		if existing, ok := bySource[p.in.Source]; ok {
+			if out[i], err = replayed(existing, p.journal, p.ids); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := checkLive(p.accounts); err != nil {
+			return nil, err
+		}
+		out[i] = p.build(businessID, now)
+		fresh = append(fresh, &out[i])
+		freshIdx = append(freshIdx, i)
+	}
+	if len(fresh) == 0 {
+		return out, nil
+	}
+	inserted, err := l.store.InsertEntries(ctx, tx, fresh)
+	if err != nil {
+		return nil, fmt.Errorf("insert entries: %w", err)
+	}
+	var published []domain.Entry
+	for k, e := range fresh {
+		if inserted[e.ID] {
+			published = append(published, *e)
+			continue
+		}
+		// A concurrent posting of the same source committed first.
+		p := ps[freshIdx[k]]
+		if out[freshIdx[k]], err = l.conflict(ctx, tx, *e, p.journal, p.ids); err != nil {
+			return nil, err
+		}
+	}
+	if err := l.publish(ctx, tx, businessID, published); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// prepare checks everything of in that needs no database.
+func prepare(in NewEntry) (pending, error) {
+	p := pending{in: in}
+	if !in.EntryType.Valid() {
+		return p, fmt.Errorf("post entry: unknown entry type %q", in.EntryType)
+	}
+	if !in.Agent.Valid() {
+		return p, fmt.Errorf("post entry: unknown agent %q", in.Agent)
+	}
+	if err := in.Source.Validate(); err != nil {
+		return p, err
+	}
+	if in.EntryAt.IsZero() {
+		return p, fmt.Errorf("post entry: no entry_at")
+	}
+	var err error
+	if p.journal, err = domain.NewJournal(in.Lines); err != nil {
+		return p, err
+	}
+	if p.metadata, err = domain.CheckMetadata("metadata", in.Metadata); err != nil {
+		return p, err
+	}
+	if p.entry, err = tags.NormalizeList("tags", in.Tags); err != nil {
+		return p, err
+	}
+	p.lines = make([][]tags.KeyValue, len(in.Lines))
+	for i, line := range in.Lines {
+		if p.lines[i], err = tags.NormalizeList(fmt.Sprintf("line_items[%d].tags", i), line.Tags); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+// build makes the entry of p, posted now.
+func (p pending) build(businessID uuid.UUID, now time.Time) domain.Entry {
+	entryAt := p.in.EntryAt.UTC().Truncate(time.Microsecond)
 	date := entryAt
-	if in.Date != nil {
-		date = in.Date.UTC().Truncate(time.Microsecond)
+	if p.in.Date != nil {
+		date = p.in.Date.UTC().Truncate(time.Microsecond)
 	}
 	e := domain.Entry{
-		ID: newID(), BusinessID: businessID, EntryType: in.EntryType, Agent: in.Agent, Date: date, EntryAt: entryAt,
-		Source: in.Source, Memo: in.Memo, Reference: in.Reference, Metadata: metadata, CreatedAt: now,
+		ID: newID(), BusinessID: businessID, EntryType: p.in.EntryType, Agent: p.in.Agent, Date: date, EntryAt: entryAt,
+		Source: p.in.Source, Memo: p.in.Memo, Reference: p.in.Reference, Metadata: p.metadata, CreatedAt: now,
 	}
-	e.Tags = makeTags(businessID, e.ID, entryTags, now)
-	for i, jl := range journal.Lines() {
+	e.Tags = makeTags(businessID, e.ID, p.entry, now)
+	for i, jl := range p.journal.Lines() {
 		lineID := newID()
 		e.Lines = append(e.Lines, domain.Line{
-			ID: lineID, EntryID: e.ID, Number: i + 1, Account: accounts[i], Amount: jl.Amount, Direction: jl.Direction,
-			Memo: jl.Memo, Tags: makeTags(businessID, lineID, lineTags[i], now), EntryAt: entryAt, CreatedAt: now,
+			ID: lineID, EntryID: e.ID, Number: i + 1, Account: p.accounts[i], Amount: jl.Amount, Direction: jl.Direction,
+			Memo: jl.Memo, Tags: makeTags(businessID, lineID, p.lines[i], now), EntryAt: entryAt, CreatedAt: now,
 		})
 	}
-	return l.insert(ctx, tx, e, journal, ids)
+	return e
 }
 
 // insert stores e (a new entry or a reversal) and publishes it; a source
 // conflict found by the unique indexes becomes a replay or a 409.
 func (l *Ledger) insert(ctx context.Context, tx bun.IDB, e domain.Entry, journal domain.Journal, ids []uuid.UUID) (domain.Entry, error) {
-	inserted, err := l.store.InsertEntry(ctx, tx, &e)
+	inserted, err := l.store.InsertEntries(ctx, tx, []*domain.Entry{&e})
 	if err != nil {
 		return domain.Entry{}, fmt.Errorf("insert entry: %w", err)
 	}
-	if !inserted {
-		if e.ReversalOfID != nil {
-			return domain.Entry{}, apperr.New(apperr.Conflict, "the entry is already reversed").WithEnum(domain.EnumAlreadyReversed)
-		}
-		// A concurrent posting of the same source committed first.
-		existing, ok, err := l.store.FindEntryBySource(ctx, tx, e.BusinessID, e.Source)
-		if err != nil {
-			return domain.Entry{}, fmt.Errorf("find entry of source %+v: %w", e.Source, err)
-		}
-		if ok {
-			return replayed(existing, journal, ids)
-		}
-		live, _, err := l.store.FindLiveEntry(ctx, tx, e.BusinessID, e.Source.Type, e.Source.ID)
-		if err != nil {
-			return domain.Entry{}, fmt.Errorf("find live entry of source %+v: %w", e.Source, err)
-		}
-		return domain.Entry{}, apperr.Newf(apperr.Conflict,
-			"source %s %s already has a live entry; reverse it before posting another", e.Source.Type, e.Source.ID).
-			WithEnum(domain.EnumLiveEntryExists).WithMeta("entry_id", live.ID.String())
+	if !inserted[e.ID] {
+		return l.conflict(ctx, tx, e, journal, ids)
 	}
-	all, err := l.store.AccountsWithAncestors(ctx, tx, e.BusinessID, ids)
+	if err := l.publish(ctx, tx, e.BusinessID, []domain.Entry{e}); err != nil {
+		return domain.Entry{}, err
+	}
+	return e, nil
+}
+
+// conflict is the answer for e, which the unique indexes kept out: a
+// reversal of an entry already reversed is 409 AlreadyReversed; the same
+// source version posted concurrently is a replay; another live entry of
+// the source is 409 LiveEntryExists.
+func (l *Ledger) conflict(ctx context.Context, tx bun.IDB, e domain.Entry, journal domain.Journal, ids []uuid.UUID) (domain.Entry, error) {
+	if e.ReversalOfID != nil {
+		return domain.Entry{}, apperr.New(apperr.Conflict, "the entry is already reversed").WithEnum(domain.EnumAlreadyReversed)
+	}
+	existing, ok, err := l.store.FindEntryBySource(ctx, tx, e.BusinessID, e.Source)
 	if err != nil {
-		return domain.Entry{}, fmt.Errorf("ancestors of entry accounts: %w", err)
+		return domain.Entry{}, fmt.Errorf("find entry of source %+v: %w", e.Source, err)
+	}
+	if ok {
+		return replayed(existing, journal, ids)
+	}
+	live, _, err := l.store.FindLiveEntry(ctx, tx, e.BusinessID, e.Source.Type, e.Source.ID)
+	if err != nil {
+		return domain.Entry{}, fmt.Errorf("find live entry of source %+v: %w", e.Source, err)
+	}
+	return domain.Entry{}, apperr.Newf(apperr.Conflict,
+		"source %s %s already has a live entry; reverse it before posting another", e.Source.Type, e.Source.ID).
+		WithEnum(domain.EnumLiveEntryExists).WithMeta("entry_id", live.ID.String())
+}
+
+// publish enqueues the events of the posted entries, with the ancestry of
+// every account they touch, in one outbox write.
+func (l *Ledger) publish(ctx context.Context, tx bun.IDB, businessID uuid.UUID, es []domain.Entry) error {
+	if len(es) == 0 {
+		return nil
+	}
+	var ids []uuid.UUID
+	for _, e := range es {
+		for _, line := range e.Lines {
+			if !slices.Contains(ids, line.Account.ID) {
+				ids = append(ids, line.Account.ID)
+			}
+		}
+	}
+	all, err := l.store.AccountsWithAncestors(ctx, tx, businessID, ids)
+	if err != nil {
+		return fmt.Errorf("ancestors of entry accounts: %w", err)
 	}
 	byID := make(map[uuid.UUID]domain.Account, len(all))
 	for _, a := range all {
 		byID[a.ID] = a
 	}
-	if err := l.pub.EntryPosted(ctx, tx, e, byID); err != nil {
-		return domain.Entry{}, fmt.Errorf("publish entry %s: %w", e.ID, err)
+	if err := l.pub.EntriesPosted(ctx, tx, es, byID); err != nil {
+		return fmt.Errorf("publish %d entries: %w", len(es), err)
 	}
-	return e, nil
+	return nil
 }
 
 func replayed(existing domain.Entry, j domain.Journal, ids []uuid.UUID) (domain.Entry, error) {
@@ -159,12 +280,11 @@ func replayed(existing domain.Entry, j domain.Journal, ids []uuid.UUID) (domain.
 	return existing, nil
 }
 
-// resolveLines finds (and share-locks) the account of every line, in line
-// order.
-func (l *Ledger) resolveLines(ctx context.Context, tx bun.IDB, businessID uuid.UUID, j domain.Journal) ([]domain.Account, error) {
-	lines := j.Lines()
-	refs := make([]domain.AccountRef, 0, len(lines))
-	for _, line := range lines {
+// accountsOf finds (and share-locks) the account of every line of j, in
+// line order.
+func (l *Ledger) accountsOf(ctx context.Context, tx bun.IDB, businessID uuid.UUID, j domain.Journal) ([]domain.Account, error) {
+	var refs []domain.AccountRef
+	for _, line := range j.Lines() {
 		if !slices.Contains(refs, line.Account) {
 			refs = append(refs, line.Account)
 		}
@@ -173,6 +293,13 @@ func (l *Ledger) resolveLines(ctx context.Context, tx bun.IDB, businessID uuid.U
 	if err != nil {
 		return nil, fmt.Errorf("resolve accounts: %w", err)
 	}
+	return resolveLines(found, j)
+}
+
+// resolveLines picks, in line order, the account of every line of j among
+// found (the accounts its references resolved to).
+func resolveLines(found []domain.Account, j domain.Journal) ([]domain.Account, error) {
+	lines := j.Lines()
 	out := make([]domain.Account, len(lines))
 	for i, line := range lines {
 		idx := slices.IndexFunc(found, func(a domain.Account) bool {
@@ -239,7 +366,7 @@ func (l *Ledger) ReverseEntry(ctx context.Context, tx bun.IDB, businessID, id uu
 		return domain.Entry{}, fmt.Errorf("entry %s: %w", id, err)
 	}
 	j = j.Reversed()
-	accounts, err := l.resolveLines(ctx, tx, businessID, j)
+	accounts, err := l.accountsOf(ctx, tx, businessID, j)
 	if err != nil {
 		return domain.Entry{}, err
 	}

@@ -153,6 +153,7 @@ func (b *Banking) autoCategorize(ctx context.Context, tx bun.Tx, businessID uuid
 // equals the signed sum of its (non-duplicate) transactions; categorizing
 // reverses this entry like any other.
 func (b *Banking) postUncategorized(ctx context.Context, tx bun.IDB, businessID uuid.UUID, txns []BankTransaction, inserted map[uuid.UUID]bool) error {
+	var ins []NewEntry
 	for _, t := range txns {
 		if !inserted[t.ID] || t.Amount <= 0 {
 			continue
@@ -162,7 +163,7 @@ func (b *Banking) postUncategorized(ctx context.Context, tx bun.IDB, businessID 
 		if t.Direction.MoneyIn() {
 			bank, other, category = domain.Debit, domain.Credit, domain.StableUncategorizedRevenue
 		}
-		_, err := b.ledger.PostEntry(ctx, tx, businessID, NewEntry{
+		ins = append(ins, NewEntry{
 			EntryType: domain.EntryBank, Agent: domain.AgentAPI, EntryAt: t.Date, Memo: t.Memo,
 			Source: domain.Source{Type: SourceBankTransaction, ID: t.ID.String(), Version: strconv.Itoa(t.Version)},
 			Lines: []domain.JournalLine{
@@ -170,9 +171,12 @@ func (b *Banking) postUncategorized(ctx context.Context, tx bun.IDB, businessID 
 				{Account: domain.ByStableName(category), Amount: t.Amount, Direction: other},
 			},
 		})
-		if err != nil {
-			return fmt.Errorf("post uncategorized entry of %s: %w", t.ID, err)
-		}
+	}
+	if len(ins) == 0 {
+		return nil
+	}
+	if _, err := b.ledger.PostEntries(ctx, tx, businessID, ins); err != nil {
+		return fmt.Errorf("post uncategorized entries: %w", err)
 	}
 	return nil
 }

@@ -31,15 +31,19 @@ type Publisher struct{}
 
 var _ app.Publisher = Publisher{}
 
-// EntryPosted implements app.Publisher: ledger.entry.posted, keyed by the
-// business so a business's entries keep their order.
-func (Publisher) EntryPosted(ctx context.Context, db bun.IDB, e domain.Entry, accounts map[uuid.UUID]domain.Account) error {
-	payload := EntryPayload(e, accounts)
-	evt, err := events.New(events.TopicLedger, events.TypeLedgerEntryPosted, Source, e.BusinessID, payload)
-	if err != nil {
-		return fmt.Errorf("ledger event: %w", err)
+// EntriesPosted implements app.Publisher: ledger.entry.posted per entry,
+// keyed by the business so a business's entries keep their order, in one
+// outbox write.
+func (Publisher) EntriesPosted(ctx context.Context, db bun.IDB, es []domain.Entry, accounts map[uuid.UUID]domain.Account) error {
+	evts := make([]events.Event, len(es))
+	for i, e := range es {
+		evt, err := events.New(events.TopicLedger, events.TypeLedgerEntryPosted, Source, e.BusinessID, EntryPayload(e, accounts))
+		if err != nil {
+			return fmt.Errorf("ledger event: %w", err)
+		}
+		evts[i] = evt
 	}
-	return outbox.Enqueue(ctx, db, evt)
+	return outbox.Enqueue(ctx, db, evts...)
 }
 
 // EntryPayload is the event payload of a posted entry. accounts supplies

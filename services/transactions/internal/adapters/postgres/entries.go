@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/acctsuite/acct/pkg/money"
 	"github.com/acctsuite/acct/pkg/page"
@@ -103,46 +104,66 @@ func nonNilTags(ts []tags.Tag) []tags.Tag {
 
 func moneyOf(v int64) money.Cents { return money.Cents(v) }
 
-// InsertEntry implements app.Store: the entry row first (ON CONFLICT DO
-// NOTHING against the source indexes), then every line in one statement.
-// The deferred triggers check the balance at commit.
-func (s *Store) InsertEntry(ctx context.Context, db bun.IDB, e *domain.Entry) (bool, error) {
-	var metadata *string
-	if len(e.Metadata) > 0 {
-		m := string(e.Metadata)
-		metadata = &m
-	}
-	entryTags, err := json.Marshal(nonNilTags(e.Tags))
-	if err != nil {
-		return false, wrap("encode entry tags", err)
-	}
-	err = db.NewRaw(`
-		INSERT INTO ledger_entries (id, business_id, entry_type, agent, date, entry_at, source_type, source_id,
-			source_version, reversal_of_id, memo, reference_number, metadata, tags, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?)
-		ON CONFLICT DO NOTHING
-		RETURNING entry_number`,
-		e.ID, e.BusinessID, string(e.EntryType), string(e.Agent), e.Date, e.EntryAt, e.Source.Type, e.Source.ID,
-		e.Source.Version, e.ReversalOfID, e.Memo, e.Reference, metadata, string(entryTags), e.CreatedAt,
-	).Scan(ctx, &e.EntryNumber)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	if err != nil {
-		return false, wrap("insert entry", err)
-	}
-	rows := make([]lineRow, len(e.Lines))
-	for i, l := range e.Lines {
-		rows[i] = lineRow{
-			ID: l.ID, EntryID: e.ID, BusinessID: e.BusinessID, LineNumber: l.Number, AccountID: l.Account.ID,
-			Direction: string(l.Direction), Amount: int64(l.Amount), EntryAt: l.EntryAt, Memo: l.Memo,
-			Tags: nonNilTags(l.Tags), CreatedAt: l.CreatedAt,
+// InsertEntries implements app.Store: the entry rows in multi-row
+// statements (ON CONFLICT DO NOTHING against the source indexes), then the
+// lines of the inserted ones, also in multi-row statements: an import of a
+// thousand transactions posts its thousand entries in a few round trips.
+// The deferred triggers check every entry's balance at commit.
+func (s *Store) InsertEntries(ctx context.Context, db bun.IDB, es []*domain.Entry) (map[uuid.UUID]bool, error) {
+	inserted := make(map[uuid.UUID]bool, len(es))
+	byID := make(map[uuid.UUID]*domain.Entry, len(es))
+	for start := 0; start < len(es); start += insertBatch {
+		batch := es[start:min(start+insertBatch, len(es))]
+		rows := make([]entryRow, len(batch))
+		for i, e := range batch {
+			byID[e.ID] = e
+			rows[i] = entryRow{
+				ID: e.ID, BusinessID: e.BusinessID, EntryType: string(e.EntryType), Agent: string(e.Agent),
+				Date: e.Date, EntryAt: e.EntryAt, SourceType: e.Source.Type, SourceID: e.Source.ID,
+				SourceVersion: e.Source.Version, ReversalOfID: e.ReversalOfID, Memo: e.Memo,
+				ReferenceNumber: e.Reference, Tags: nonNilTags(e.Tags), CreatedAt: e.CreatedAt,
+			}
+			if len(e.Metadata) > 0 {
+				rows[i].Metadata = e.Metadata
+			}
+		}
+		var got []struct {
+			ID          uuid.UUID `bun:"id,type:uuid"`
+			EntryNumber int64     `bun:"entry_number"`
+		}
+		err := db.NewInsert().Model(&rows).
+			ExcludeColumn("entry_number", "reversal_id").
+			On("CONFLICT DO NOTHING").
+			Returning("id, entry_number").
+			Scan(ctx, &got)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, wrap("insert entries", err)
+		}
+		for _, g := range got {
+			inserted[g.ID] = true
+			byID[g.ID].EntryNumber = g.EntryNumber
 		}
 	}
-	if _, err := db.NewInsert().Model(&rows).Exec(ctx); err != nil {
-		return false, wrap("insert lines", err)
+	var lines []lineRow
+	for _, e := range es {
+		if !inserted[e.ID] {
+			continue
+		}
+		for _, l := range e.Lines {
+			lines = append(lines, lineRow{
+				ID: l.ID, EntryID: e.ID, BusinessID: e.BusinessID, LineNumber: l.Number, AccountID: l.Account.ID,
+				Direction: string(l.Direction), Amount: int64(l.Amount), EntryAt: l.EntryAt, Memo: l.Memo,
+				Tags: nonNilTags(l.Tags), CreatedAt: l.CreatedAt,
+			})
+		}
 	}
-	return true, nil
+	for start := 0; start < len(lines); start += insertBatch {
+		batch := lines[start:min(start+insertBatch, len(lines))]
+		if _, err := db.NewInsert().Model(&batch).Exec(ctx); err != nil {
+			return nil, wrap("insert lines", err)
+		}
+	}
+	return inserted, nil
 }
 
 // SetReversal implements app.Store (the one update the append-only
@@ -170,6 +191,28 @@ func (s *Store) FindEntryBySource(ctx context.Context, db bun.IDB, businessID uu
 	return s.findOne(ctx, db, db.NewSelect().Where(
 		"e.business_id = ? AND e.source_type = ? AND e.source_id = ? AND e.source_version = ? AND e.reversal_of_id IS NULL",
 		businessID, src.Type, src.ID, src.Version), app.NoLock)
+}
+
+// FindEntriesBySources implements app.Store: the originals posted for
+// these source versions, in one query.
+func (s *Store) FindEntriesBySources(ctx context.Context, db bun.IDB, businessID uuid.UUID, srcs []domain.Source) ([]domain.Entry, error) {
+	if len(srcs) == 0 {
+		return nil, nil
+	}
+	types, ids, versions := make([]string, len(srcs)), make([]string, len(srcs)), make([]string, len(srcs))
+	for i, src := range srcs {
+		types[i], ids[i], versions[i] = src.Type, src.ID, src.Version
+	}
+	var rows []entryRow
+	err := db.NewSelect().Model(&rows).
+		Where("e.business_id = ? AND e.reversal_of_id IS NULL", businessID).
+		Where("(e.source_type, e.source_id, e.source_version) IN (SELECT * FROM unnest(?::text[], ?::text[], ?::text[]))",
+			pgdialect.Array(types), pgdialect.Array(ids), pgdialect.Array(versions)).
+		Scan(ctx)
+	if err != nil {
+		return nil, wrap("find entries by source", err)
+	}
+	return s.withLines(ctx, db, rows)
 }
 
 // FindLiveEntry implements app.Store.
