@@ -55,8 +55,14 @@ type BankTransactionUpserted struct {
 	Memo             *string         `json:"memo"`
 	ReferenceNumber  *string         `json:"reference_number"`
 	Metadata         json.RawMessage `json:"metadata,omitempty"`
-	ImportedAt       time.Time       `json:"imported_at"`
-	UpdatedAt        time.Time       `json:"updated_at"`
+	// The customer or vendor a record request linked the transaction to,
+	// as given (the customers and vendors services resolve them).
+	CustomerID         *uuid.UUID `json:"customer_id,omitempty"`
+	CustomerExternalID *string    `json:"customer_external_id,omitempty"`
+	VendorID           *uuid.UUID `json:"vendor_id,omitempty"`
+	VendorExternalID   *string    `json:"vendor_external_id,omitempty"`
+	ImportedAt         time.Time  `json:"imported_at"`
+	UpdatedAt          time.Time  `json:"updated_at"`
 }
 
 // BankCategory is what a transaction (or a split entry) is categorized

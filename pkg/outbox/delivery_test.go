@@ -377,10 +377,10 @@ func TestEnqueueValidatesAndRollsBack(t *testing.T) {
 		ID      uuid.UUID         `bun:"id"`
 		Key     string            `bun:"key"`
 		Time    time.Time         `bun:"time"`
-		Headers map[string]string `bun:"headers,type:jsonb"`
+		Headers map[string]string `bun:"headers,type:json"`
 		Kind    string            `bun:"kind"`
 	}
-	if err := db.NewRaw("SELECT id, key, time, headers, jsonb_typeof(data) AS kind FROM outbox").Scan(ctx, &row); err != nil {
+	if err := db.NewRaw("SELECT id, key, time, headers, json_typeof(data) AS kind FROM outbox").Scan(ctx, &row); err != nil {
 		t.Fatal(err)
 	}
 	if row.Kind != "object" {

@@ -46,7 +46,8 @@ var migrationFiles embed.FS
 var Migrations = pgdb.Embedded("outbox", migrationFiles, "migrations")
 
 // MaxEventBytes is the largest event Enqueue accepts, measured as its Kafka
-// record: key, JSON value (as PostgreSQL renders it back) and headers, the
+// record: key, JSON value (stored and published byte for byte as given) and
+// headers, the
 // CloudEvents attributes and trace context included. Kafka's default
 // message.max.bytes is 1 MiB (plus 12 bytes) per record batch; 1 KiB of it
 // is left for the batch and record framing. Refusing bigger events while the
@@ -113,8 +114,8 @@ type row struct {
 	Source    string            `bun:"source"`
 	Subject   string            `bun:"subject"`
 	Time      time.Time         `bun:"time"`
-	Headers   map[string]string `bun:"headers,type:jsonb"`
-	Data      json.RawMessage   `bun:"data,type:jsonb"`
+	Headers   map[string]string `bun:"headers,type:json"`
+	Data      json.RawMessage   `bun:"data,type:json"`
 	CreatedAt time.Time         `bun:"created_at,nullzero,default:now()"`
 	SentAt    *time.Time        `bun:"sent_at"`
 	// Parking (see Relay.Parked): when and why the broker refused the row,
@@ -122,10 +123,6 @@ type row struct {
 	FailedAt  *time.Time `bun:"failed_at"`
 	LastError *string    `bun:"last_error"`
 	Attempts  int        `bun:"attempts,notnull"`
-
-	// StoredDataSize is the size of data as PostgreSQL renders it back
-	// (jsonb adds spaces and normalises numbers), returned by the insert.
-	StoredDataSize int `bun:"stored_data_size,scanonly"`
 }
 
 func (r row) event() events.Event {
@@ -161,7 +158,9 @@ const lockKeysSQL = `SELECT pg_notify(` + notifyChannelSQL + `, ''),
 // same key therefore wait for each other from the Enqueue on: call it at a
 // consistent point of a transaction (services enqueue last, after their own
 // row locks), or two transactions locking in opposite orders deadlock (and
-// one of them fails with SQLSTATE 40P01, retryable).
+// one of them fails with SQLSTATE 40P01, retryable). Inside RunInTx, on its
+// transaction, Enqueue only checks the events and holds them back until fn
+// returns: the key lock then spans the last insert and the commit alone.
 //
 // An event over MaxEventBytes is refused with an error matching
 // ErrEventTooLarge (an apperr 413); as after any error, the transaction must
@@ -170,16 +169,47 @@ func Enqueue(ctx context.Context, db bun.IDB, evts ...events.Event) error {
 	if len(evts) == 0 {
 		return nil
 	}
-	rows := make([]row, len(evts))
-	sizes := make([]int, len(evts))
-	keys := make([]string, 0, len(evts))
+	p, err := prepare(ctx, evts)
+	if err != nil {
+		return err
+	}
+	if b, ok := ctx.Value(batchKey{}).(*batch); ok && b.tx == db {
+		b.add(p)
+		return nil
+	}
+	switch db.(type) {
+	case bun.Tx, *bun.Tx:
+		err = p.write(ctx, db)
+	default:
+		// Without a transaction the key lock would end with its statement.
+		err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error { return p.write(ctx, tx) })
+	}
+	if err != nil {
+		return err
+	}
+	wakeLocal()
+	return nil
+}
+
+// prepared are checked events, ready to be inserted.
+type prepared struct {
+	evts []events.Event
+	rows []row
+	keys []string
+}
+
+// prepare checks evts and builds their rows, the trace context of ctx in
+// their headers. The data is stored as sent (a json column), so the size
+// checked here is the size the relay will publish.
+func prepare(ctx context.Context, evts []events.Event) (prepared, error) {
+	p := prepared{evts: evts, rows: make([]row, len(evts))}
 	for i := range evts {
 		e := evts[i]
 		if e.ID == uuid.Nil || e.Topic == "" || e.Type == "" || e.Source == "" || e.Time.IsZero() {
-			return fmt.Errorf("outbox: enqueue: event %d lacks id, topic, type, source or time", i)
+			return p, fmt.Errorf("outbox: enqueue: event %d lacks id, topic, type, source or time", i)
 		}
 		if !json.Valid(e.Data) {
-			return fmt.Errorf("outbox: enqueue %s: data is not JSON", e.ID)
+			return p, fmt.Errorf("outbox: enqueue %s: data is not JSON", e.ID)
 		}
 		headers := make(map[string]string, len(e.Headers)+2)
 		for k, v := range e.Headers {
@@ -187,48 +217,89 @@ func Enqueue(ctx context.Context, db bun.IDB, evts ...events.Event) error {
 		}
 		e.Headers = headers
 		events.InjectTrace(ctx, &e)
-		// Checked before sending the data to PostgreSQL, and again below
-		// with the data as it will be read back.
-		if sizes[i] = recordSize(events.ToMessage(e)); sizes[i] > MaxEventBytes {
-			return tooLarge(e, sizes[i])
+		if size := recordSize(events.ToMessage(e)); size > MaxEventBytes {
+			return p, tooLarge(e, size)
 		}
-		sizes[i] -= len(e.Data)
-		rows[i] = row{
+		p.rows[i] = row{
 			ID: e.ID, Topic: e.Topic, Key: e.Key, Type: e.Type, Source: e.Source, Subject: e.Subject,
 			Time: e.Time.UTC(), Headers: e.Headers, Data: e.Data,
 		}
-		if !slices.Contains(keys, e.Key) {
-			keys = append(keys, e.Key)
+		if !slices.Contains(p.keys, e.Key) {
+			p.keys = append(p.keys, e.Key)
 		}
 	}
-	insert := func(ctx context.Context, tx bun.IDB) error {
-		if _, err := tx.ExecContext(ctx, lockKeysSQL, pgdialect.Array(keys)); err != nil {
-			return fmt.Errorf("outbox: lock keys: %w", err)
-		}
-		if _, err := tx.NewInsert().Model(&rows).
-			Returning("seq, octet_length(data::text) AS stored_data_size").Exec(ctx); err != nil {
+	return p, nil
+}
+
+// insertBatch is the most rows one INSERT of write carries.
+const insertBatch = 1000
+
+// write locks the keys and inserts the rows in tx.
+func (p prepared) write(ctx context.Context, tx bun.IDB) error {
+	if _, err := tx.ExecContext(ctx, lockKeysSQL, pgdialect.Array(p.keys)); err != nil {
+		return fmt.Errorf("outbox: lock keys: %w", err)
+	}
+	for start := 0; start < len(p.rows); start += insertBatch {
+		rows := p.rows[start:min(start+insertBatch, len(p.rows))]
+		if _, err := tx.NewInsert().Model(&rows).Exec(ctx); err != nil {
 			return fmt.Errorf("outbox: enqueue: %w", err)
 		}
-		for i, r := range rows {
-			if size := sizes[i] + r.StoredDataSize; size > MaxEventBytes {
-				return tooLarge(evts[i], size)
-			}
-		}
-		return nil
 	}
-	var err error
-	switch db.(type) {
-	case bun.Tx, *bun.Tx:
-		err = insert(ctx, db)
-	default:
-		// Without a transaction the key lock would end with its statement.
-		err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error { return insert(ctx, tx) })
-	}
-	if err != nil {
-		return err
-	}
-	wakeLocal()
 	return nil
+}
+
+// batch holds the events enqueued in a RunInTx transaction.
+type batch struct {
+	tx bun.IDB
+	p  prepared
+}
+
+type batchKey struct{}
+
+func (b *batch) add(p prepared) {
+	b.p.evts = append(b.p.evts, p.evts...)
+	b.p.rows = append(b.p.rows, p.rows...)
+	for _, k := range p.keys {
+		if !slices.Contains(b.p.keys, k) {
+			b.p.keys = append(b.p.keys, k)
+		}
+	}
+}
+
+// RunInTx runs fn in a transaction of db (a savepoint when db is a
+// transaction) and commits it with fn's events written last: Enqueue
+// calls on tx inside fn only check their events, and the events are
+// inserted together after fn returns nil, just before the commit. The
+// per-key lock that orders a business's events is then held for that
+// insert and the commit only, so concurrent writers of one business
+// overlap all their other work instead of queueing from their first
+// Enqueue to their commit. When fn fails, its events are dropped with the
+// transaction.
+//
+// Enqueue calls on another db (the pool, another transaction) are not held
+// back. A savepoint inside fn whose failure fn survives should itself be
+// an outbox.RunInTx on tx, so that the events of the savepoint go with it.
+func RunInTx(ctx context.Context, db bun.IDB, fn func(ctx context.Context, tx bun.Tx) error) error {
+	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		b := &batch{tx: tx}
+		if err := fn(context.WithValue(ctx, batchKey{}, b), tx); err != nil {
+			return err
+		}
+		if len(b.p.rows) == 0 {
+			return nil
+		}
+		// A savepoint of an outer RunInTx hands its events to the outer
+		// batch, which writes them with its own.
+		if outer, ok := ctx.Value(batchKey{}).(*batch); ok && outer.tx == db {
+			outer.add(b.p)
+			return nil
+		}
+		return b.p.write(ctx, tx)
+	})
+	if err == nil {
+		wakeLocal()
+	}
+	return err
 }
 
 // Local relays are woken directly as well: cheaper than a notification round

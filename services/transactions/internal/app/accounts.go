@@ -9,6 +9,7 @@ import (
 
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
 )
 
@@ -73,7 +74,7 @@ type NewAccountInput struct {
 // (400), and a stable name must be new to the business (409).
 func (l *Ledger) CreateAccount(ctx context.Context, businessID uuid.UUID, in NewAccountInput) (domain.Account, error) {
 	var out domain.Account
-	err := l.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := outbox.RunInTx(ctx, l.db, func(ctx context.Context, tx bun.Tx) error {
 		var err error
 		out, err = l.createAccount(ctx, tx, businessID, in)
 		return err
@@ -127,7 +128,7 @@ func rootOf(t domain.AccountType) string {
 // (see domain.Account.Apply for what else may change).
 func (l *Ledger) UpdateAccount(ctx context.Context, businessID, id uuid.UUID, u domain.AccountUpdate) (domain.Account, error) {
 	var out domain.Account
-	err := l.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := outbox.RunInTx(ctx, l.db, func(ctx context.Context, tx bun.Tx) error {
 		a, ok, err := l.store.FindAccount(ctx, tx, businessID, id, LockUpdate)
 		if err != nil {
 			return fmt.Errorf("find account %s: %w", id, err)
@@ -151,7 +152,7 @@ func (l *Ledger) UpdateAccount(ctx context.Context, businessID, id uuid.UUID, u 
 // the balance is read or finds it archived.
 func (l *Ledger) ArchiveAccount(ctx context.Context, businessID, id uuid.UUID) (domain.Account, error) {
 	var out domain.Account
-	err := l.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := outbox.RunInTx(ctx, l.db, func(ctx context.Context, tx bun.Tx) error {
 		a, ok, err := l.store.FindAccount(ctx, tx, businessID, id, LockUpdate)
 		if err != nil {
 			return fmt.Errorf("find account %s: %w", id, err)

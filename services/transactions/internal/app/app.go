@@ -9,7 +9,7 @@
 // write methods take the caller's transaction (a bun.IDB: a bun.Tx, or the
 // pool for a one-statement caller):
 //
-//	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+//	err := outbox.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
 //		bank, err := ledger.AccountByID(ctx, tx, businessID, txn.LedgerAccountID)
 //		...
 //		if live, ok, err := ledger.LiveEntryForSource(ctx, tx, businessID, "BANK_TRANSACTION", txn.ID.String()); ok {
@@ -128,9 +128,6 @@ type Store interface {
 	SetReversal(ctx context.Context, db bun.IDB, businessID, entryID, reversalID uuid.UUID) error
 	FindEntry(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, lock Lock) (domain.Entry, bool, error)
 	FindEntryBySource(ctx context.Context, db bun.IDB, businessID uuid.UUID, s domain.Source) (domain.Entry, bool, error)
-	// FindEntriesBySources returns the originals (not reversals) posted
-	// for any of these source versions.
-	FindEntriesBySources(ctx context.Context, db bun.IDB, businessID uuid.UUID, srcs []domain.Source) ([]domain.Entry, error)
 	FindLiveEntry(ctx context.Context, db bun.IDB, businessID uuid.UUID, sourceType, sourceID string) (domain.Entry, bool, error)
 	FindEntries(ctx context.Context, db bun.IDB, f EntryFilter, p page.Params) ([]domain.Entry, page.Meta, error)
 	// AccountTotals sums the business's lines per account over the period.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/money"
+	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
@@ -52,7 +53,13 @@ type BankTransaction struct {
 	Method              *banking.CategorizationMethod
 	Category            *TxnCategory
 	TaxCode             *string
-	Tags                []tags.Tag
+	// The customer or vendor the caller linked the transaction to (record
+	// requests): kept as given, resolved by the services that own them.
+	CustomerID         *uuid.UUID
+	CustomerExternalID *string
+	VendorID           *uuid.UUID
+	VendorExternalID   *string
+	Tags               []tags.Tag
 	// DocumentIDs are the live documents (receipts), oldest first.
 	DocumentIDs []uuid.UUID
 	// Suggestions are the categories offered while uncategorized (filled
@@ -162,7 +169,7 @@ const MaxCustomTransactions = 1000
 // get their own id as source_transaction_id.
 func (b *Banking) CreateCustomTransactions(ctx context.Context, businessID, accountID uuid.UUID, items []banking.CustomTransactionItem) ([]BankTransaction, error) {
 	var out []BankTransaction
-	err := b.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := outbox.RunInTx(ctx, b.db, func(ctx context.Context, tx bun.Tx) error {
 		acct, ok, err := b.store.FindCustomAccount(ctx, tx, businessID, accountID)
 		if err != nil {
 			return fmt.Errorf("find custom account %s: %w", accountID, err)

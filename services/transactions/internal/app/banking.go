@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/storage"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
@@ -98,7 +99,7 @@ func (b *Banking) CreateCustomAccount(ctx context.Context, businessID uuid.UUID,
 		out     CustomAccount
 		created bool
 	)
-	err := b.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := outbox.RunInTx(ctx, b.db, func(ctx context.Context, tx bun.Tx) error {
 		if in.ExternalID != nil {
 			if err := b.store.LockKey(ctx, tx, "custom_accounts:"+businessID.String()+":"+*in.ExternalID); err != nil {
 				return err

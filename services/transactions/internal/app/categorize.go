@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
@@ -125,7 +126,7 @@ func ledgerAccount(a domain.Account) banking.LedgerAccount {
 // one transaction run one after the other, so at most one entry is live.
 func (b *Banking) Categorize(ctx context.Context, businessID, id uuid.UUID, req banking.CategorizationRequest) (BankTransaction, error) {
 	var out BankTransaction
-	err := b.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := outbox.RunInTx(ctx, b.db, func(ctx context.Context, tx bun.Tx) error {
 		t, ok, err := b.store.FindBankTransaction(ctx, tx, businessID, id, LockUpdate)
 		if err != nil {
 			return fmt.Errorf("find bank transaction %s: %w", id, err)
@@ -167,7 +168,7 @@ func (b *Banking) apply(ctx context.Context, tx bun.IDB, t BankTransaction, c ba
 		return BankTransaction{}, fmt.Errorf("live entry of %s: %w", t.ID, err)
 	}
 	if hasLive {
-		if _, err := b.ledger.ReverseEntry(ctx, tx, t.BusinessID, live.ID, ReverseOptions{Agent: agent}); err != nil {
+		if _, err := b.ledger.reverse(ctx, tx, live, ReverseOptions{Agent: agent}); err != nil {
 			return BankTransaction{}, fmt.Errorf("reverse entry %s: %w", live.ID, err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
@@ -59,9 +60,10 @@ type pending struct {
 }
 
 // PostEntries posts many entries as PostEntry does each, set-based: one
-// query resolves the accounts of all of them, one finds the source
-// versions posted before, multi-row statements insert the entries and
-// their lines, and one outbox write enqueues their events. An import of a
+// query resolves the accounts of all of them, multi-row statements insert
+// the entries and their lines (a source version posted before is found
+// by the unique indexes and answered as a replay or a 409), and one
+// outbox write enqueues their events. An import of a
 // thousand transactions thus costs a handful of round trips, not
 // thousands. The result is in the order of ins; any error leaves tx to be
 // rolled back.
@@ -84,7 +86,6 @@ func (l *Ledger) PostEntries(ctx context.Context, tx bun.IDB, businessID uuid.UU
 	if err != nil {
 		return nil, fmt.Errorf("resolve accounts: %w", err)
 	}
-	srcs := make([]domain.Source, len(ps))
 	for i := range ps {
 		if ps[i].accounts, err = resolveLines(found, ps[i].journal); err != nil {
 			return nil, err
@@ -93,51 +94,34 @@ func (l *Ledger) PostEntries(ctx context.Context, tx bun.IDB, businessID uuid.UU
 		for k, a := range ps[i].accounts {
 			ps[i].ids[k] = a.ID
 		}
-		srcs[i] = ps[i].in.Source
-	}
-	posted, err := l.store.FindEntriesBySources(ctx, tx, businessID, srcs)
-	if err != nil {
-		return nil, fmt.Errorf("find entries of sources: %w", err)
-	}
-	bySource := make(map[domain.Source]domain.Entry, len(posted))
-	for _, e := range posted {
-		bySource[e.Source] = e
 	}
 
+	// No lookup first: a source version posted before (a replay) or a
+	// source with another live entry is rare, and the unique indexes find
+	// it on insert (ON CONFLICT DO NOTHING); conflict then answers it.
 	now := l.clock()
 	out := make([]domain.Entry, len(ps))
-	var fresh []*domain.Entry
-	var freshIdx []int
+	fresh := make([]*domain.Entry, len(ps))
 	for i, p := range ps {
-		if existing, ok := bySource[p.in.Source]; ok {
-			if out[i], err = replayed(existing, p.journal, p.ids); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if err := checkLive(p.accounts); err != nil {
-			return nil, err
-		}
 		out[i] = p.build(businessID, now)
-		fresh = append(fresh, &out[i])
-		freshIdx = append(freshIdx, i)
-	}
-	if len(fresh) == 0 {
-		return out, nil
+		fresh[i] = &out[i]
 	}
 	inserted, err := l.store.InsertEntries(ctx, tx, fresh)
 	if err != nil {
 		return nil, fmt.Errorf("insert entries: %w", err)
 	}
 	var published []domain.Entry
-	for k, e := range fresh {
+	for i, e := range fresh {
 		if inserted[e.ID] {
+			// A replay stands even if an account was archived since; a
+			// new entry on an archived account fails (and tx with it).
+			if err := checkLive(ps[i].accounts); err != nil {
+				return nil, err
+			}
 			published = append(published, *e)
 			continue
 		}
-		// A concurrent posting of the same source committed first.
-		p := ps[freshIdx[k]]
-		if out[freshIdx[k]], err = l.conflict(ctx, tx, *e, p.journal, p.ids); err != nil {
+		if out[i], err = l.conflict(ctx, tx, *e, ps[i].journal, ps[i].ids); err != nil {
 			return nil, err
 		}
 	}
@@ -358,6 +342,13 @@ func (l *Ledger) ReverseEntry(ctx context.Context, tx bun.IDB, businessID, id uu
 	if !ok {
 		return domain.Entry{}, domain.ErrEntryNotFound()
 	}
+	return l.reverse(ctx, tx, orig, opts)
+}
+
+// reverse posts the mirror entry of orig, which the caller has just read
+// in tx (a concurrent reversal of it loses on the unique index: 409).
+func (l *Ledger) reverse(ctx context.Context, tx bun.IDB, orig domain.Entry, opts ReverseOptions) (domain.Entry, error) {
+	businessID, id := orig.BusinessID, orig.ID
 	if err := orig.Reversible(); err != nil {
 		return domain.Entry{}, err
 	}
@@ -433,7 +424,7 @@ func retag(businessID, entityID uuid.UUID, ts []tags.Tag, at time.Time) []tags.T
 // which keeps the source and its entry in step (409 EntryOwnedBySource).
 func (l *Ledger) ReverseJournalEntry(ctx context.Context, businessID, id uuid.UUID) (domain.Entry, error) {
 	var out domain.Entry
-	err := l.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := outbox.RunInTx(ctx, l.db, func(ctx context.Context, tx bun.Tx) error {
 		orig, ok, err := l.store.FindEntry(ctx, tx, businessID, id, NoLock)
 		if err != nil {
 			return fmt.Errorf("find entry %s: %w", id, err)

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
@@ -41,7 +42,7 @@ type ExternalAccountStore interface {
 // account id).
 func (b *Banking) ImportTransactions(ctx context.Context, businessID uuid.UUID, items []banking.ImportItem) ([]BankTransaction, error) {
 	var out []BankTransaction
-	err := b.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := outbox.RunInTx(ctx, b.db, func(ctx context.Context, tx bun.Tx) error {
 		now := b.clock()
 		type accountKey struct {
 			source banking.Source

@@ -12,6 +12,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
 )
@@ -112,7 +113,7 @@ func (l *Ledger) CreateJournalEntry(ctx context.Context, businessID uuid.UUID, i
 	}
 
 	var res JournalEntryResult
-	err = l.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = outbox.RunInTx(ctx, l.db, func(ctx context.Context, tx bun.Tx) error {
 		if externalID != nil {
 			if err := l.store.LockExternalID(ctx, tx, businessID, *externalID); err != nil {
 				return fmt.Errorf("lock external id: %w", err)

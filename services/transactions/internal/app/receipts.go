@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/storage"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
@@ -149,7 +150,7 @@ func (b *Banking) RecordTransaction(ctx context.Context, businessID, accountID u
 		out      BankTransaction
 		inserted bool
 	)
-	err = b.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = outbox.RunInTx(ctx, b.db, func(ctx context.Context, tx bun.Tx) error {
 		acct, err := b.CustomAccount(ctx, tx, businessID, accountID)
 		if err != nil {
 			return err
@@ -232,12 +233,28 @@ func setRecordFields(t *BankTransaction, p *banking.RecordPatch) {
 	setNullable(&t.CounterpartyName, p.MerchantName)
 	setNullable(&t.Memo, p.Memo)
 	setNullable(&t.ReferenceNumber, p.ReferenceNumber)
+	setNullable(&t.CustomerExternalID, p.CustomerExternalID)
+	setNullable(&t.VendorExternalID, p.VendorExternalID)
+	setNullableID(&t.CustomerID, p.CustomerID)
+	setNullableID(&t.VendorID, p.VendorID)
 	if p.Metadata.Set {
 		t.Metadata = nil
 		if !p.Metadata.Null {
 			t.Metadata = p.Metadata.Value
 		}
 	}
+}
+
+func setNullableID(dst **uuid.UUID, v banking.Nullable[uuid.UUID]) {
+	if !v.Set {
+		return
+	}
+	if v.Null {
+		*dst = nil
+		return
+	}
+	id := v.Value
+	*dst = &id
 }
 
 func setNullable(dst **string, v banking.Nullable[string]) {
@@ -319,7 +336,7 @@ func (b *Banking) UpdateRecordedTransaction(ctx context.Context, businessID, acc
 		return BankTransaction{}, err
 	}
 	var out BankTransaction
-	err = b.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = outbox.RunInTx(ctx, b.db, func(ctx context.Context, tx bun.Tx) error {
 		t, err := b.recordedTransaction(ctx, tx, businessID, accountID, id)
 		if err != nil {
 			return err
@@ -507,7 +524,7 @@ func (b *Banking) AddDocument(ctx context.Context, businessID, id uuid.UUID, f *
 	if err != nil {
 		return Document{}, err
 	}
-	err = b.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = outbox.RunInTx(ctx, b.db, func(ctx context.Context, tx bun.Tx) error {
 		t, err := b.liveTransaction(ctx, tx, businessID, id, LockUpdate)
 		if err != nil {
 			return err
@@ -531,7 +548,7 @@ func (b *Banking) ArchiveDocument(ctx context.Context, businessID, id, documentI
 	if b.files == nil {
 		return ErrStorageNotConfigured()
 	}
-	return b.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return outbox.RunInTx(ctx, b.db, func(ctx context.Context, tx bun.Tx) error {
 		t, err := b.liveTransaction(ctx, tx, businessID, id, LockUpdate)
 		if err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking/autocat"
@@ -35,7 +36,7 @@ func (b *Banking) CreateRule(ctx context.Context, businessID uuid.UUID, d autoca
 	if err != nil {
 		return autocat.Rule{}, err
 	}
-	err = b.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = outbox.RunInTx(ctx, b.db, func(ctx context.Context, tx bun.Tx) error {
 		if !r.Category.IsExclusion() {
 			ref := banking.AccountRef{ID: r.Category.AccountID, StableName: r.Category.StableName}
 			if _, err := (resolver{b: b, tx: tx, businessID: businessID}).ResolveAccount(ctx, ref); err != nil {
@@ -129,7 +130,7 @@ func (b *Banking) autoCategorize(ctx context.Context, tx bun.Tx, businessID uuid
 		}
 		// A savepoint, so that a rule refused halfway leaves nothing behind.
 		var applied BankTransaction
-		err = tx.RunInTx(ctx, nil, func(ctx context.Context, sp bun.Tx) error {
+		err = outbox.RunInTx(ctx, tx, func(ctx context.Context, sp bun.Tx) error {
 			var err error
 			applied, err = b.apply(ctx, sp, t, cat, banking.MethodServiceAuto, domain.AgentServiceAuto)
 			return err

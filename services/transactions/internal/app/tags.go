@@ -9,6 +9,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/tags"
 )
 
@@ -46,7 +47,7 @@ func (b *Banking) TagTransactions(ctx context.Context, businessID uuid.UUID, ids
 	}
 	ids = uniqueIDs(ids)
 	var out []tags.Tag
-	err = b.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = outbox.RunInTx(ctx, b.db, func(ctx context.Context, tx bun.Tx) error {
 		txns, err := b.store.LockBankTransactions(ctx, tx, businessID, ids)
 		if err != nil {
 			return fmt.Errorf("lock transactions: %w", err)
@@ -95,7 +96,7 @@ func (b *Banking) UntagTransactions(ctx context.Context, businessID uuid.UUID, t
 		return nil, apperr.PayloadField("tag_ids", fmt.Sprintf("must hold 1 to %d ids", MaxTagTransactions))
 	}
 	out := []tags.Tag{}
-	err := b.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := outbox.RunInTx(ctx, b.db, func(ctx context.Context, tx bun.Tx) error {
 		removed, err := b.store.DeleteTags(ctx, tx, businessID, uniqueIDs(tagIDs))
 		if err != nil {
 			return fmt.Errorf("delete tags: %w", err)

@@ -271,6 +271,32 @@ func TestUpdateRecordedTransaction(t *testing.T) {
 		}
 	})
 
+	t.Run("customer and vendor links are kept, cleared by null, published", func(t *testing.T) {
+		e := e.with(t)
+		customer, vendor := uuid.Must(uuid.NewV7()).String(), uuid.Must(uuid.NewV7()).String()
+		d := data(e.do(multipartReq("POST", recordPath(bid, acct), tok, map[string]any{
+			"amount": 900, "direction": "CREDIT", "date": "2026-03-05", "description": "Deposit",
+			"customer_id": customer, "customer_external_id": "cus-7", "vendor_external_id": "ven-2",
+		}), 201))
+		id := d["id"].(string)
+		if d["customer_id"] != customer || d["customer_external_id"] != "cus-7" || d["vendor_id"] != nil || d["vendor_external_id"] != "ven-2" {
+			t.Fatalf("recorded links = %v %v %v %v", d["customer_id"], d["customer_external_id"], d["vendor_id"], d["vendor_external_id"])
+		}
+		d = patch(id, map[string]any{"customer_id": nil, "vendor_id": vendor}, 200)
+		if d["customer_id"] != nil || d["customer_external_id"] != "cus-7" || d["vendor_id"] != vendor || d["vendor_external_id"] != "ven-2" {
+			t.Fatalf("patched links = %v %v %v %v", d["customer_id"], d["customer_external_id"], d["vendor_id"], d["vendor_external_id"])
+		}
+		got := data(e.do(req("GET", base(bid)+"/bank-transactions/"+id, tok, nil), 200))
+		if got["vendor_id"] != vendor || got["customer_id"] != nil {
+			t.Fatalf("read back links = %v %v", got["customer_id"], got["vendor_id"])
+		}
+		snap := e.txnSnapshots(bid)[id]
+		if snap.VendorID == nil || snap.VendorID.String() != vendor || snap.CustomerID != nil ||
+			snap.CustomerExternalID == nil || *snap.CustomerExternalID != "cus-7" {
+			t.Fatalf("snapshot links = %+v", snap)
+		}
+	})
+
 	t.Run("document_ids keeps those listed and archives the others; files are added", func(t *testing.T) {
 		e := e.with(t)
 		d := record(700, file{"a.png", "A"}, file{"b.png", "B"})

@@ -57,6 +57,14 @@ func toBankTxnDataOnly(t app.BankTransaction) bankTxnDataOnlyJSON {
 		CategorizationStat: string(t.Status), Metadata: t.Metadata, Memo: t.Memo, ReferenceNumber: t.ReferenceNumber,
 		TaxCode: t.TaxCode,
 	}
+	if t.CustomerID != nil {
+		s := t.CustomerID.String()
+		out.CustomerID = &s
+	}
+	if t.VendorID != nil {
+		s := t.VendorID.String()
+		out.VendorID = &s
+	}
 	if t.ExternalAccountID != nil {
 		id := t.ExternalAccountID.String()
 		out.ExternalAccountID = &id
@@ -158,6 +166,10 @@ type bankTxnJSON struct {
 	ReferenceNumber         *string            `json:"reference_number"`
 	Customer                any                `json:"customer"`
 	Vendor                  any                `json:"vendor"`
+	CustomerID              *uuid.UUID         `json:"customer_id"`
+	CustomerExternalID      *string            `json:"customer_external_id"`
+	VendorID                *uuid.UUID         `json:"vendor_id"`
+	VendorExternalID        *string            `json:"vendor_external_id"`
 }
 
 type institutionJSON struct {
@@ -276,7 +288,8 @@ func toBankTxn(t app.BankTransaction, taxOptions []salestax.Option) bankTxnJSON 
 		AccountName: t.AccountName, AccountMask: t.AccountMask, CategorizationStatus: string(t.Status),
 		Category: txnCategoryJSON(t), TaxCode: t.TaxCode, ProjectedIncomeCategory: string(t.ProjectedIncome()),
 		SuggestedMatches: []any{}, TransactionTags: t.Tags, DocumentIDs: []string{}, Memo: t.Memo,
-		Metadata: t.Metadata, ReferenceNumber: t.ReferenceNumber,
+		Metadata: t.Metadata, ReferenceNumber: t.ReferenceNumber, CustomerID: t.CustomerID,
+		CustomerExternalID: t.CustomerExternalID, VendorID: t.VendorID, VendorExternalID: t.VendorExternalID,
 	}
 	if t.InstitutionName != nil {
 		out.AccountInstitution = &institutionJSON{Name: *t.InstitutionName}

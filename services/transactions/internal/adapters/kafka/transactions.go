@@ -46,6 +46,8 @@ func TransactionPayload(t app.BankTransaction) events.BankTransactionUpserted {
 		Direction: string(t.Direction), Amount: int64(t.Amount), SignedAmount: signed, Status: string(t.Status),
 		TaxCode: t.TaxCode, Tags: ledgerTags(t.Tags), Memo: t.Memo, ReferenceNumber: t.ReferenceNumber,
 		Metadata: t.Metadata, ImportedAt: t.ImportedAt, UpdatedAt: t.UpdatedAt, Splits: []events.BankSplit{},
+		CustomerID: t.CustomerID, CustomerExternalID: t.CustomerExternalID, VendorID: t.VendorID,
+		VendorExternalID: t.VendorExternalID,
 	}
 	if t.Method != nil {
 		m := string(*t.Method)

@@ -50,6 +50,10 @@ type bankTxnRow struct {
 	Method              *string          `bun:"categorization_method"`
 	Category            *app.TxnCategory `bun:"category,type:jsonb"`
 	TaxCode             *string          `bun:"tax_code"`
+	CustomerID          *uuid.UUID       `bun:"customer_id,type:uuid"`
+	CustomerExternalID  *string          `bun:"customer_external_id"`
+	VendorID            *uuid.UUID       `bun:"vendor_id,type:uuid"`
+	VendorExternalID    *string          `bun:"vendor_external_id"`
 	ImportedAt          time.Time        `bun:"imported_at"`
 	UpdatedAt           time.Time        `bun:"updated_at"`
 	Version             int              `bun:"version"`
@@ -81,6 +85,8 @@ func toBankTxnRow(t app.BankTransaction) bankTxnRow {
 		Amount: int64(t.Amount), CounterpartyName: t.CounterpartyName, Description: t.Description,
 		ReferenceNumber: t.ReferenceNumber, Memo: t.Memo, Status: string(t.Status), Category: t.Category,
 		TaxCode: t.TaxCode, ImportedAt: t.ImportedAt, UpdatedAt: t.UpdatedAt, Version: t.Version,
+		CustomerID: t.CustomerID, CustomerExternalID: t.CustomerExternalID, VendorID: t.VendorID,
+		VendorExternalID: t.VendorExternalID,
 	}
 	if len(t.Metadata) > 0 {
 		r.Metadata = t.Metadata
@@ -107,6 +113,8 @@ func (r bankTxnRow) transaction() app.BankTransaction {
 		Description: r.Description, ReferenceNumber: r.ReferenceNumber, Memo: r.Memo,
 		Status: banking.CategorizationStatus(r.Status), Category: r.Category, TaxCode: r.TaxCode,
 		ImportedAt: r.ImportedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), Version: r.Version, Tags: []tags.Tag{},
+		CustomerID: r.CustomerID, CustomerExternalID: r.CustomerExternalID, VendorID: r.VendorID,
+		VendorExternalID: r.VendorExternalID,
 	}
 	if len(r.Metadata) > 0 && string(r.Metadata) != "null" {
 		t.Metadata = r.Metadata

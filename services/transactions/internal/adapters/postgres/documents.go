@@ -84,7 +84,8 @@ func (s *BankStore) SaveRecordedTransaction(ctx context.Context, db bun.IDB, t a
 	r := toBankTxnRow(t)
 	_, err := db.NewUpdate().Model(&r).
 		Column("amount", "direction", "date", "counterparty_name", "counterparty_key", "description",
-			"reference_number", "memo", "metadata", "updated_at", "version").
+			"reference_number", "memo", "metadata", "customer_id", "customer_external_id", "vendor_id",
+			"vendor_external_id", "updated_at", "version").
 		WherePK().Exec(ctx)
 	return wrap("save recorded transaction", err)
 }

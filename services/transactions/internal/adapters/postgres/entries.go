@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/acctsuite/acct/pkg/money"
 	"github.com/acctsuite/acct/pkg/page"
@@ -191,28 +190,6 @@ func (s *Store) FindEntryBySource(ctx context.Context, db bun.IDB, businessID uu
 	return s.findOne(ctx, db, db.NewSelect().Where(
 		"e.business_id = ? AND e.source_type = ? AND e.source_id = ? AND e.source_version = ? AND e.reversal_of_id IS NULL",
 		businessID, src.Type, src.ID, src.Version), app.NoLock)
-}
-
-// FindEntriesBySources implements app.Store: the originals posted for
-// these source versions, in one query.
-func (s *Store) FindEntriesBySources(ctx context.Context, db bun.IDB, businessID uuid.UUID, srcs []domain.Source) ([]domain.Entry, error) {
-	if len(srcs) == 0 {
-		return nil, nil
-	}
-	types, ids, versions := make([]string, len(srcs)), make([]string, len(srcs)), make([]string, len(srcs))
-	for i, src := range srcs {
-		types[i], ids[i], versions[i] = src.Type, src.ID, src.Version
-	}
-	var rows []entryRow
-	err := db.NewSelect().Model(&rows).
-		Where("e.business_id = ? AND e.reversal_of_id IS NULL", businessID).
-		Where("(e.source_type, e.source_id, e.source_version) IN (SELECT * FROM unnest(?::text[], ?::text[], ?::text[]))",
-			pgdialect.Array(types), pgdialect.Array(ids), pgdialect.Array(versions)).
-		Scan(ctx)
-	if err != nil {
-		return nil, wrap("find entries by source", err)
-	}
-	return s.withLines(ctx, db, rows)
 }
 
 // FindLiveEntry implements app.Store.

@@ -1,0 +1,212 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/acctsuite/acct/pkg/businessdir"
+	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/servicekit"
+	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
+	kafkaadapter "github.com/acctsuite/acct/services/transactions/internal/adapters/kafka"
+	"github.com/acctsuite/acct/services/transactions/internal/config"
+	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
+)
+
+// The benchmarks here run the service in-process (no gateway, no OpenAPI
+// validation): the service's own cost of a request, for profiling
+// (-cpuprofile) and, with -querytiming, the database time of each
+// statement per op. make bench-transactions measures the whole path
+// against its baselines.
+var queryTiming = flag.Bool("querytiming", false, "benchmarks print the database time per op of each statement")
+
+// benchEnv is a service with one US business, for benchmarks.
+type benchEnv struct {
+	b     *testing.B
+	svc   *servicetest.Service
+	biz   uuid.UUID
+	token string
+}
+
+func newBenchEnv(b *testing.B) *benchEnv {
+	var s *Service
+	svc := servicetest.StartService(b, func(env map[string]string) (servicekit.Definition, error) {
+		cfg, err := config.LoadFrom(env)
+		if err != nil {
+			return servicekit.Definition{}, err
+		}
+		var def servicekit.Definition
+		s, def = New(cfg)
+		return def, nil
+	}, servicetest.ServiceOptions{})
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	biz := events.Business{
+		ID: uuid.Must(uuid.NewV7()), ClientID: "bench", LegalName: "Bench", Country: "US",
+		DefaultReportingBasis: "ACCRUAL", CreatedAt: now, UpdatedAt: now,
+	}
+	evt, err := events.New(events.TopicBusiness, events.TypeBusinessCreated, "test", biz.ID, biz)
+	if err != nil {
+		b.Fatal(err)
+	}
+	err = svc.Kit.DB().RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := businessdir.Handle(ctx, tx, evt); err != nil {
+			return err
+		}
+		return kafkaadapter.BusinessHandler(s.Ledger)(ctx, tx, evt)
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &benchEnv{b: b, svc: svc, biz: biz.ID, token: svc.Tokens.Platform(b, "bench")}
+}
+
+// timeQueries starts the per-statement timing of -querytiming; the report
+// is printed when the benchmark ends, per op of the last run.
+func (e *benchEnv) timeQueries() {
+	if !*queryTiming {
+		return
+	}
+	h := &timingHook{d: map[string]time.Duration{}, n: map[string]int{}}
+	e.svc.Kit.DB().AddQueryHook(h)
+	h.reset()
+	e.b.Cleanup(func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		keys := make([]string, 0, len(h.d))
+		for k := range h.d {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool { return h.d[keys[i]] > h.d[keys[j]] })
+		fmt.Printf("database time per op (N=%d), by statement:\n", e.b.N)
+		for _, k := range keys {
+			fmt.Printf("%9.3fms %7.2f×  %s\n", float64(h.d[k].Microseconds())/1000/float64(e.b.N),
+				float64(h.n[k])/float64(e.b.N), k)
+		}
+	})
+}
+
+// send posts body to path and fails unless the answer is want.
+func (e *benchEnv) send(method, path string, body []byte, want int) {
+	rq, _ := http.NewRequest(method, "/v1/businesses/"+e.biz.String()+path, bytes.NewReader(body))
+	rq.Header.Set("Authorization", "Bearer "+e.token)
+	rq.Header.Set("Content-Type", "application/json")
+	res, err := e.svc.Kit.App().Test(rq, -1)
+	if err != nil {
+		e.b.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != want {
+		var m map[string]any
+		_ = json.NewDecoder(res.Body).Decode(&m)
+		e.b.Fatalf("%s %s answered %d: %v", method, path, res.StatusCode, m)
+	}
+}
+
+// importBody is a bulk import of 1,000 new rows named after n.
+func (e *benchEnv) importBody(n int) []byte {
+	items := make([]map[string]any, banking.MaxImportItems)
+	for i := range items {
+		items[i] = map[string]any{
+			"source": "API", "source_transaction_id": fmt.Sprintf("b-%d-%d", n, i), "source_account_id": "acc",
+			"amount": 1000 + i, "direction": []string{"DEBIT", "CREDIT"}[i%2], "date": "2026-03-01",
+			"counterparty_name": "Staples", "description": "Office supplies", "reference_number": "R-1",
+		}
+	}
+	out, err := json.Marshal(map[string]any{"transactions": items})
+	if err != nil {
+		e.b.Fatal(err)
+	}
+	return out
+}
+
+// BenchmarkImport is one POST /bank-transactions/bulk of 1,000 new rows
+// per op.
+func BenchmarkImport(b *testing.B) {
+	e := newBenchEnv(b)
+	e.send(http.MethodPost, "/bank-transactions/bulk", e.importBody(-1), http.StatusCreated) // the external account
+	payloads := make([][]byte, b.N)
+	for i := range payloads {
+		payloads[i] = e.importBody(i)
+	}
+	e.timeQueries()
+	b.ResetTimer()
+	for i := range b.N {
+		e.send(http.MethodPost, "/bank-transactions/bulk", payloads[i], http.StatusCreated)
+	}
+	b.ReportMetric(float64(b.N*banking.MaxImportItems)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// BenchmarkCategorize is one PUT /bank-transactions/{id}/categorize per
+// op, of an imported (hence journaled) transaction: lock, reverse, post,
+// update, publish.
+func BenchmarkCategorize(b *testing.B) {
+	e := newBenchEnv(b)
+	var ids []string
+	for n := 0; len(ids) < b.N; n++ {
+		rq, _ := http.NewRequest(http.MethodPost, "/v1/businesses/"+e.biz.String()+"/bank-transactions/bulk", bytes.NewReader(e.importBody(n)))
+		rq.Header.Set("Authorization", "Bearer "+e.token)
+		rq.Header.Set("Content-Type", "application/json")
+		res, err := e.svc.Kit.App().Test(rq, -1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var out struct {
+			Data []struct {
+				ID string `json:"id"`
+			} `json:"data"`
+		}
+		if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
+			b.Fatal(err)
+		}
+		res.Body.Close()
+		for _, d := range out.Data {
+			ids = append(ids, d.ID)
+		}
+	}
+	body := []byte(`{"type":"Category","category":{"type":"StableName","stable_name":"OFFICE_EXPENSES"}}`)
+	e.timeQueries()
+	b.ResetTimer()
+	for i := range b.N {
+		e.send(http.MethodPut, "/bank-transactions/"+ids[i]+"/categorize", body, http.StatusOK)
+	}
+}
+
+// timingHook sums the database time of each statement (its first 90
+// characters).
+type timingHook struct {
+	mu sync.Mutex
+	d  map[string]time.Duration
+	n  map[string]int
+}
+
+func (h *timingHook) reset() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	clear(h.d)
+	clear(h.n)
+}
+
+func (h *timingHook) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+
+func (h *timingHook) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+	q := strings.Join(strings.Fields(e.Query), " ")
+	if len(q) > 90 {
+		q = q[:90]
+	}
+	h.mu.Lock()
+	h.d[q] += time.Since(e.StartTime)
+	h.n[q]++
+	h.mu.Unlock()
+}
