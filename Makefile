@@ -41,11 +41,15 @@ test-go: $(HELM_BIN) $(VERSITYGW_BIN) ## unit + integration + contract + chart t
 	HELM_BIN=$(HELM_BIN) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./tools/...
 
 .PHONY: bench
-bench: build ## gateway overhead: GET /whoami via gateway vs direct (ratio from one run)
-	@$(BIN)/bench -root .
+bench: build ## every benchmark, each a ratio to a baseline of the same run (gateway vs nginx, transactions vs COPY/pgbench)
+	@$(BIN)/bench -root . -only all
+
+.PHONY: bench-gateway
+bench-gateway: build ## gateway overhead only: GET /whoami via gateway vs nginx and direct
+	@$(BIN)/bench -root . -only gateway
 
 .PHONY: bench-transactions
-bench-transactions: build ## transactions service: bulk import vs COPY, categorize vs pgbench, listing over 1M rows (work in progress)
+bench-transactions: build ## transactions service only: bulk import vs COPY, categorize vs pgbench, listing over 1M rows
 	@$(BIN)/bench -root . -only transactions
 
 .PHONY: fmt

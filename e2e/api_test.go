@@ -172,6 +172,83 @@ func TestPlatformAndBusinessTokens(t *testing.T) {
 		r := api.do(t, request{Method: http.MethodGet, Path: "/v1/businesses/" + businessB + "/ledger/chart", Token: business})
 		assertErrorObject(t, r, http.StatusNotFound, "NotFound")
 	})
+
+	// Issue 7's scenario: a Canadian business, a custom account, imported
+	// transactions categorized single, split and with HST; the balances and
+	// the journal reflect it; recategorizing leaves one live entry.
+	t.Run("bank transactions post to the ledger", func(t *testing.T) {
+		body := newBusiness(t, "E2E Canada Ltd")
+		body["country"] = "CA"
+		delete(body, "us_state")
+		biz := createBusiness(t, api, platform, body)
+		base := "/v1/businesses/" + biz
+		api.eventually(t, http.StatusOK, time.Minute, request{Method: http.MethodGet, Path: base + "/ledger/chart", Token: platform})
+		acct := api.expect(t, http.StatusCreated, request{Method: http.MethodPost, Path: base + "/custom-accounts", Token: platform, JSON: map[string]any{
+			"account_name": "Chequing", "institution_name": "E2E Bank", "account_type": "DEPOSITORY", "account_subtype": "CHECKING",
+		}}).Data(t)["id"].(string)
+		r := api.expect(t, http.StatusCreated, request{Method: http.MethodPost, Path: base + "/custom-accounts/" + acct + "/transactions", Token: platform, JSON: map[string]any{
+			"transactions": []map[string]any{
+				{"external_id": "e2e-hst", "amount": 11300, "direction": "DEBIT", "date": "2026-03-02", "description": "Lunch, Toronto"},
+				{"external_id": "e2e-split", "amount": 10000, "direction": "DEBIT", "date": "2026-03-03", "description": "Supplies and lunch"},
+				{"external_id": "e2e-sale", "amount": 5000, "direction": "CREDIT", "date": "2026-03-04", "description": "Sale"},
+			},
+		}})
+		rows, _ := r.JSON(t)["data"].([]any)
+		if len(rows) != 3 {
+			t.Fatalf("%s: want the 3 created rows", r)
+		}
+		id := func(i int) string { return rows[i].(map[string]any)["id"].(string) }
+		stable := func(name string) map[string]any { return map[string]any{"type": "StableName", "stable_name": name} }
+		categorize := func(method, txn string, body map[string]any, status string) {
+			t.Helper()
+			got := api.expect(t, http.StatusOK, request{Method: method, Path: base + "/bank-transactions/" + txn + "/categorize", Token: platform, JSON: body}).Data(t)
+			if got["categorization_status"] != status {
+				t.Fatalf("categorize %s: status %v, want %s", txn, got["categorization_status"], status)
+			}
+		}
+		categorize(http.MethodPut, id(2), map[string]any{"type": "Category", "category": stable("SALES")}, "CATEGORIZED")
+		categorize(http.MethodPost, id(1), map[string]any{"type": "Split", "entries": []any{
+			map[string]any{"category": stable("OFFICE_EXPENSES"), "amount": 6000},
+			map[string]any{"category": stable("MEALS"), "amount": 4000},
+		}}, "SPLIT")
+		categorize(http.MethodPut, id(0), map[string]any{"type": "Category", "category": stable("MEALS"), "tax_code": "HST_ON"}, "CATEGORIZED")
+
+		balances := func() []any {
+			return api.expect(t, http.StatusOK, request{Method: http.MethodGet, Path: base + "/ledger/balances", Token: platform}).Data(t)["accounts"].([]any)
+		}
+		want := map[string]float64{"MEALS": 14000, "OFFICE_EXPENSES": 6000, "SALES": 5000, "SALES_TAXES_RECEIVABLE": 1300,
+			"UNCATEGORIZED_EXPENSES": 0, "UNCATEGORIZED_REVENUE": 0}
+		nodes := balances()
+		for name, v := range want {
+			if !hasBalance(nodes, name, v) {
+				t.Errorf("balance of %s is not %v", name, v)
+			}
+		}
+
+		// Recategorize the split as one category: its entry is reversed and
+		// a new one posted; one entry of the transaction stays live.
+		categorize(http.MethodPut, id(1), map[string]any{"type": "Category", "category": stable("OFFICE_EXPENSES")}, "CATEGORIZED")
+		nodes = balances()
+		if !hasBalance(nodes, "MEALS", 10000) || !hasBalance(nodes, "OFFICE_EXPENSES", 10000) || !hasBalance(nodes, "BANK_ACCOUNTS", -16300) {
+			t.Errorf("after recategorizing, want MEALS 10000 (the HST expense), OFFICE_EXPENSES 10000, BANK_ACCOUNTS -16300")
+		}
+		entries := api.expect(t, http.StatusOK, request{Method: http.MethodGet, Path: base + "/ledger/entries?limit=500", Token: platform}).JSON(t)["data"].([]any)
+		live, total := 0, 0
+		for _, e := range entries {
+			m := e.(map[string]any)
+			if m["source_id"] != id(1) {
+				continue
+			}
+			total++
+			if m["reversal_id"] == nil && m["reversal_of_id"] == nil {
+				live++
+			}
+		}
+		// Uncategorized at import, split, single: three postings, two reversals.
+		if live != 1 || total != 5 {
+			t.Fatalf("entries of the recategorized transaction: %d live of %d, want 1 of 5", live, total)
+		}
+	})
 }
 
 func hasBalance(nodes []any, stable string, want float64) bool {

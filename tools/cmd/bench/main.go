@@ -70,7 +70,7 @@ func main() {
 	flag.StringVar(&o.loadGen, "load", "", "saturation load generator: wrk or go (default: wrk when installed)")
 	flag.StringVar(&o.nginxBin, "nginx", "nginx", "nginx binary (Debian: apt-get install -y nginx-light)")
 	flag.StringVar(&o.pprofDir, "pprof-dir", "", "save a CPU profile of the gateway's saturation runs here")
-	flag.StringVar(&o.only, "only", "gateway", "which part: gateway (GET /whoami and a database read, `make bench`), transactions (import, categorize, listing: `make bench-transactions`), or all")
+	flag.StringVar(&o.only, "only", "gateway", "which part: gateway (GET /whoami and a database read, `make bench-gateway`), transactions (import, categorize, listing: `make bench-transactions`), or all (`make bench`)")
 	flag.Var(&o.gwEnv, "gateway-env", "extra KEY=VALUE for the measured gateways (repeatable), e.g. GOGC=200 for experiments")
 	bare := flag.String("serve-bare", "", "internal: serve the bare Fiber endpoint on this address")
 	target := flag.String("url", "", "load this URL only (with -token) instead of starting the suite")

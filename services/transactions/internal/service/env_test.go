@@ -55,16 +55,22 @@ func newEnv(t *testing.T) *env {
 func newEnvWith(t *testing.T, opts servicetest.ServiceOptions) *env {
 	t.Helper()
 	var s *Service
-	svc := servicetest.StartService(t, func(env map[string]string) (servicekit.Definition, error) {
+	svc := servicetest.StartService(t, build(&s), opts)
+	return &env{t: t, svc: svc, s: s, http: svc.Kit.App(), v: openapitest.New(t, transactions.OpenAPI), db: svc.Kit.DB()}
+}
+
+// build is the service's build function for servicetest, keeping the
+// Service it made in *s.
+func build(s **Service) func(env map[string]string) (servicekit.Definition, error) {
+	return func(env map[string]string) (servicekit.Definition, error) {
 		cfg, err := config.LoadFrom(env)
 		if err != nil {
 			return servicekit.Definition{}, err
 		}
 		var def servicekit.Definition
-		s, def = New(cfg)
+		*s, def = New(cfg)
 		return def, nil
-	}, opts)
-	return &env{t: t, svc: svc, s: s, http: svc.Kit.App(), v: openapitest.New(t, transactions.OpenAPI), db: svc.Kit.DB()}
+	}
 }
 
 // business records a business of clientID in the service exactly as the

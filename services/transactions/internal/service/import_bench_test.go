@@ -18,10 +18,8 @@ import (
 
 	"github.com/acctsuite/acct/pkg/businessdir"
 	"github.com/acctsuite/acct/pkg/events"
-	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
 	kafkaadapter "github.com/acctsuite/acct/services/transactions/internal/adapters/kafka"
-	"github.com/acctsuite/acct/services/transactions/internal/config"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
 
@@ -42,15 +40,7 @@ type benchEnv struct {
 
 func newBenchEnv(b *testing.B) *benchEnv {
 	var s *Service
-	svc := servicetest.StartService(b, func(env map[string]string) (servicekit.Definition, error) {
-		cfg, err := config.LoadFrom(env)
-		if err != nil {
-			return servicekit.Definition{}, err
-		}
-		var def servicekit.Definition
-		s, def = New(cfg)
-		return def, nil
-	}, servicetest.ServiceOptions{})
+	svc := servicetest.StartService(b, build(&s), servicetest.ServiceOptions{})
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	biz := events.Business{
 		ID: uuid.Must(uuid.NewV7()), ClientID: "bench", LegalName: "Bench", Country: "US",
