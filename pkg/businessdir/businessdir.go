@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/hashicorp/golang-lru/v2/expirable"
 	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/events"
@@ -124,15 +125,32 @@ func validate(b events.Business, e events.Event) error {
 
 // Directory answers questions about businesses from the projection.
 type Directory struct {
-	db bun.IDB
+	db    bun.IDB
+	cache *expirable.LRU[uuid.UUID, events.Business] // nil: every answer read from db
 }
 
-// New makes a directory reading through db.
+// New makes a directory reading through db; every answer is read from the
+// table, so it reflects the last event applied.
 func New(db bun.IDB) *Directory { return &Directory{db: db} }
+
+// Cached returns a directory over the same table that keeps each business
+// it found for ttl (at most size of them). A request then costs no query
+// for the business it names: the tenancy check (OwnerOf) and the business's
+// settings (Find) are answered from memory. The owner of a business never
+// changes; its other fields may lag a business.updated by up to ttl on a
+// replica. An unknown business is never kept: it is read again next time,
+// so a business is found as soon as its creation is projected.
+func (d *Directory) Cached(size int, ttl time.Duration) *Directory {
+	return &Directory{db: d.db, cache: expirable.NewLRU[uuid.UUID, events.Business](size, nil, ttl)}
+}
 
 // OwnerOf returns the platform client that created the business; found is
 // false when the business is unknown (not created, or not yet projected).
 func (d *Directory) OwnerOf(ctx context.Context, businessID uuid.UUID) (clientID string, found bool, err error) {
+	if d.cache != nil {
+		b, found, err := d.Find(ctx, businessID)
+		return b.ClientID, found, err
+	}
 	err = d.db.NewSelect().Model((*businessRow)(nil)).Column("client_id").
 		Where("id = ?", businessID).Scan(ctx, &clientID)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -146,6 +164,11 @@ func (d *Directory) OwnerOf(ctx context.Context, businessID uuid.UUID) (clientID
 
 // Find returns the projected business.
 func (d *Directory) Find(ctx context.Context, businessID uuid.UUID) (events.Business, bool, error) {
+	if d.cache != nil {
+		if b, ok := d.cache.Get(businessID); ok {
+			return b, true, nil
+		}
+	}
 	var r businessRow
 	err := d.db.NewSelect().Model(&r).Where("id = ?", businessID).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -154,5 +177,9 @@ func (d *Directory) Find(ctx context.Context, businessID uuid.UUID) (events.Busi
 	if err != nil {
 		return events.Business{}, false, fmt.Errorf("businessdir: find %s: %w", businessID, err)
 	}
-	return r.business(), true, nil
+	b := r.business()
+	if d.cache != nil {
+		d.cache.Add(businessID, b)
+	}
+	return b, true, nil
 }

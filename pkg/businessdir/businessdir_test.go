@@ -234,3 +234,61 @@ func TestHandle(t *testing.T) {
 		})
 	}
 }
+
+// TestCachedDirectory: a cached directory answers a business it read from
+// memory until the TTL passes (then the latest projection), never keeps an
+// unknown business (a business is found as soon as it is projected), and
+// OwnerOf answers from the same entries.
+func TestCachedDirectory(t *testing.T) {
+	url := testkit.NewDatabase(t)
+	db := testkit.OpenSchema(t, url, "svc", businessdir.Migrations)
+	ctx := context.Background()
+	const ttl = 300 * time.Millisecond
+	dir := businessdir.New(db).Cached(100, ttl)
+	exact := businessdir.New(db)
+	id := uuid.Must(uuid.NewV7())
+	apply := func(e events.Event) {
+		t.Helper()
+		if err := pgdb.InTx(ctx, db, func(ctx context.Context, tx bun.Tx) error { return businessdir.Handle(ctx, tx, e) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	if _, found, err := dir.Find(ctx, id); err != nil || found {
+		t.Fatalf("unknown business: found %v, %v", found, err)
+	}
+	apply(event(t, events.TypeBusinessCreated, business(id, "First", t0)))
+	if b, found, err := dir.Find(ctx, id); err != nil || !found || b.LegalName != "First" {
+		t.Fatalf("after creation: %+v %v %v (an unknown business must not be cached)", b, found, err)
+	}
+	renamed := business(id, "Second", t0.Add(time.Hour))
+	renamed.Country = "CA"
+	renamed.USState = nil
+	apply(event(t, events.TypeBusinessUpdated, renamed))
+	if b, _, _ := exact.Find(ctx, id); b.LegalName != "Second" {
+		t.Fatalf("the uncached directory answers %q, want the update", b.LegalName)
+	}
+	if b, _, _ := dir.Find(ctx, id); b.LegalName != "First" {
+		t.Fatalf("within the TTL the cached directory answers %q, want the cached First", b.LegalName)
+	}
+	if owner, found, err := dir.OwnerOf(ctx, id); err != nil || !found || owner != "client-a" {
+		t.Fatalf("OwnerOf = %q %v %v", owner, found, err)
+	}
+	if _, found, _ := dir.OwnerOf(ctx, uuid.Must(uuid.NewV7())); found {
+		t.Fatal("OwnerOf found an unknown business")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		b, _, err := dir.Find(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.LegalName == "Second" && b.Country == "CA" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the cached directory still answers %+v long after the TTL", b)
+		}
+		time.Sleep(ttl / 3)
+	}
+}

@@ -51,14 +51,27 @@ type Data struct {
 	// share it. Empty means a random key per process (cursors then break
 	// across replicas and restarts; the kit logs a warning).
 	PageCursorSecret string `env:"PAGE_CURSOR_SECRET"`
+	// BusinessCacheTTL is how long the business directory keeps a business
+	// it read (tenancy checks and business settings without a query); 0
+	// reads the table on every request. A business.updated may take this
+	// long to reach another replica's answers.
+	BusinessCacheTTL time.Duration `env:"BUSINESS_CACHE_TTL" envDefault:"5s"`
 }
 
-// Validate checks the partition count (DB and Kafka validate themselves).
+// businessCacheSize bounds the businesses a directory keeps in memory.
+const businessCacheSize = 50_000
+
+// Validate checks the partition count and the cache TTL (DB and Kafka
+// validate themselves).
 func (d Data) Validate() error {
+	var errs []error
 	if d.TopicPartitions < 1 {
-		return fmt.Errorf("KAFKA_TOPIC_PARTITIONS must be at least 1, got %d", d.TopicPartitions)
+		errs = append(errs, fmt.Errorf("KAFKA_TOPIC_PARTITIONS must be at least 1, got %d", d.TopicPartitions))
 	}
-	return nil
+	if d.BusinessCacheTTL < 0 || d.BusinessCacheTTL > time.Minute {
+		errs = append(errs, fmt.Errorf("BUSINESS_CACHE_TTL must be between 0 and 1m, got %s", d.BusinessCacheTTL))
+	}
+	return errors.Join(errs...)
 }
 
 // Auth is the block of a service that verifies bearer tokens against

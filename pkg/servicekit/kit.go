@@ -226,6 +226,9 @@ func (k *Kit) openData(ctx context.Context) error {
 	k.idem = idempotency.Middleware(db, idempotency.Options{Logger: k.log})
 	if k.def.Businesses {
 		k.dir = businessdir.New(db)
+		if d.BusinessCacheTTL > 0 {
+			k.dir = k.dir.Cached(businessCacheSize, d.BusinessCacheTTL)
+		}
 		k.owners = k.dir
 		k.Consume(events.TopicBusiness, businessdir.Handle)
 	}

@@ -499,3 +499,25 @@ func TestLoader(t *testing.T) {
 		t.Fatal("a config error was lost")
 	}
 }
+
+func TestDataValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		d    servicekit.Data
+		want string
+	}{
+		{"defaults", servicekit.Data{TopicPartitions: 3, BusinessCacheTTL: 5 * time.Second}, ""},
+		{"cache off", servicekit.Data{TopicPartitions: 1}, ""},
+		{"no partitions", servicekit.Data{TopicPartitions: 0}, "KAFKA_TOPIC_PARTITIONS"},
+		{"negative cache ttl", servicekit.Data{TopicPartitions: 1, BusinessCacheTTL: -time.Second}, "BUSINESS_CACHE_TTL"},
+		{"cache ttl over a minute", servicekit.Data{TopicPartitions: 1, BusinessCacheTTL: 2 * time.Minute}, "BUSINESS_CACHE_TTL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.d.Validate()
+			if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+				t.Fatalf("Validate() = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -76,16 +77,30 @@ func (b *Banking) TaxOptions(ctx context.Context, t BankTransaction) ([]salestax
 // one transaction. The clearing account of TRANSFER_BETWEEN_ACCOUNTS is
 // not in the default chart: it is created (under ASSETS) the first time a
 // transfer is categorized.
+//
+// known holds accounts the caller has already share-locked in tx
+// (prefetched): a reference among them costs no query.
 type resolver struct {
 	b          *Banking
 	tx         bun.IDB
 	businessID uuid.UUID
+	known      []domain.Account
+}
+
+func domainRef(ref banking.AccountRef) domain.AccountRef {
+	if ref.StableName != "" {
+		return domain.ByStableName(ref.StableName)
+	}
+	return domain.ByID(ref.ID)
 }
 
 func (r resolver) ResolveAccount(ctx context.Context, ref banking.AccountRef) (banking.LedgerAccount, error) {
-	dref := domain.ByID(ref.ID)
-	if ref.StableName != "" {
-		dref = domain.ByStableName(ref.StableName)
+	dref := domainRef(ref)
+	if i := slices.IndexFunc(r.known, func(a domain.Account) bool { return covers([]domain.Account{a}, dref) }); i >= 0 {
+		if r.known[i].Archived() {
+			return banking.LedgerAccount{}, fmt.Errorf("%s: %w", dref, banking.ErrAccountNotFound)
+		}
+		return ledgerAccount(r.known[i]), nil
 	}
 	found, err := r.b.ledger.store.FindAccountsByRefs(ctx, r.tx, r.businessID, []domain.AccountRef{dref}, LockShare)
 	if err != nil {
@@ -149,30 +164,42 @@ func (b *Banking) Categorize(ctx context.Context, businessID, id uuid.UUID, req 
 }
 
 // apply posts the checked categorization c of t (locked by the caller)
-// and saves and publishes the result.
+// and saves and publishes the result. Every account it needs (the bank
+// account, the categories, the live entry's) is fetched and share-locked
+// in one query; the live entry's reversal and the new entry go in with one
+// outbox write (Ledger.Repost).
 func (b *Banking) apply(ctx context.Context, tx bun.IDB, t BankTransaction, c banking.Categorization, method banking.CategorizationMethod, agent domain.Agent) (BankTransaction, error) {
-	rc, err := banking.Resolve(ctx, resolver{b: b, tx: tx, businessID: t.BusinessID}, c)
-	if err != nil {
-		return BankTransaction{}, err
-	}
-	bankAcct, err := b.ledger.AccountByID(ctx, tx, t.BusinessID, t.LedgerAccountID)
-	if err != nil {
-		return BankTransaction{}, fmt.Errorf("bank ledger account of %s: %w", t.ID, err)
-	}
-	posting, err := banking.BuildPosting(ledgerAccount(bankAcct), rc)
-	if err != nil {
-		return BankTransaction{}, err
-	}
 	live, hasLive, err := b.ledger.LiveEntryForSource(ctx, tx, t.BusinessID, SourceBankTransaction, t.ID.String())
 	if err != nil {
 		return BankTransaction{}, fmt.Errorf("live entry of %s: %w", t.ID, err)
 	}
+	refs := []domain.AccountRef{domain.ByID(t.LedgerAccountID)}
+	for _, r := range banking.Refs(c) {
+		refs = append(refs, domainRef(r))
+	}
 	if hasLive {
-		if _, err := b.ledger.reverse(ctx, tx, live, ReverseOptions{Agent: agent}); err != nil {
-			return BankTransaction{}, fmt.Errorf("reverse entry %s: %w", live.ID, err)
+		for _, l := range live.Lines {
+			refs = append(refs, domain.ByID(l.Account.ID))
 		}
 	}
+	known, err := b.ledger.store.FindAccountsByRefs(ctx, tx, t.BusinessID, refs, LockShare)
+	if err != nil {
+		return BankTransaction{}, fmt.Errorf("accounts of %s: %w", t.ID, err)
+	}
+	rc, err := banking.Resolve(ctx, resolver{b: b, tx: tx, businessID: t.BusinessID, known: known}, c)
+	if err != nil {
+		return BankTransaction{}, err
+	}
+	i := slices.IndexFunc(known, func(a domain.Account) bool { return a.ID == t.LedgerAccountID })
+	if i < 0 {
+		return BankTransaction{}, fmt.Errorf("bank ledger account %s of %s: %w", t.LedgerAccountID, t.ID, domain.ErrAccountNotFound())
+	}
+	posting, err := banking.BuildPosting(ledgerAccount(known[i]), rc)
+	if err != nil {
+		return BankTransaction{}, err
+	}
 	t.Version++
+	var in *NewEntry
 	if !posting.Empty() {
 		lines := make([]domain.JournalLine, len(posting.Lines))
 		for i, l := range posting.Lines {
@@ -180,13 +207,19 @@ func (b *Banking) apply(ctx context.Context, tx bun.IDB, t BankTransaction, c ba
 				Account: domain.ByID(l.Account.ID), Amount: l.Amount, Direction: domain.Direction(l.Side), Tags: l.Tags,
 			}
 		}
-		_, err := b.ledger.PostEntry(ctx, tx, t.BusinessID, NewEntry{
+		in = &NewEntry{
 			EntryType: domain.EntryBank, Agent: agent, EntryAt: t.Date, Memo: t.Memo,
 			Source: domain.Source{Type: SourceBankTransaction, ID: t.ID.String(), Version: strconv.Itoa(t.Version)},
 			Lines:  lines,
-		})
-		if err != nil {
-			return BankTransaction{}, fmt.Errorf("post entry of %s: %w", t.ID, err)
+		}
+	}
+	var reverse *domain.Entry
+	if hasLive {
+		reverse = &live
+	}
+	if reverse != nil || in != nil {
+		if _, _, err := b.ledger.Repost(ctx, tx, t.BusinessID, reverse, ReverseOptions{Agent: agent}, in, known); err != nil {
+			return BankTransaction{}, fmt.Errorf("repost entry of %s: %w", t.ID, err)
 		}
 	}
 	now := b.clock()

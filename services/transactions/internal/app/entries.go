@@ -187,22 +187,6 @@ func (p pending) build(businessID uuid.UUID, now time.Time) domain.Entry {
 	return e
 }
 
-// insert stores e (a new entry or a reversal) and publishes it; a source
-// conflict found by the unique indexes becomes a replay or a 409.
-func (l *Ledger) insert(ctx context.Context, tx bun.IDB, e domain.Entry, journal domain.Journal, ids []uuid.UUID) (domain.Entry, error) {
-	inserted, err := l.store.InsertEntries(ctx, tx, []*domain.Entry{&e})
-	if err != nil {
-		return domain.Entry{}, fmt.Errorf("insert entry: %w", err)
-	}
-	if !inserted[e.ID] {
-		return l.conflict(ctx, tx, e, journal, ids)
-	}
-	if err := l.publish(ctx, tx, e.BusinessID, []domain.Entry{e}); err != nil {
-		return domain.Entry{}, err
-	}
-	return e, nil
-}
-
 // conflict is the answer for e, which the unique indexes kept out: a
 // reversal of an entry already reversed is 409 AlreadyReversed; the same
 // source version posted concurrently is a replay; another live entry of
@@ -262,22 +246,6 @@ func replayed(existing domain.Entry, j domain.Journal, ids []uuid.UUID) (domain.
 			WithEnum(domain.EnumSourceConflict).WithMeta("entry_id", existing.ID.String())
 	}
 	return existing, nil
-}
-
-// accountsOf finds (and share-locks) the account of every line of j, in
-// line order.
-func (l *Ledger) accountsOf(ctx context.Context, tx bun.IDB, businessID uuid.UUID, j domain.Journal) ([]domain.Account, error) {
-	var refs []domain.AccountRef
-	for _, line := range j.Lines() {
-		if !slices.Contains(refs, line.Account) {
-			refs = append(refs, line.Account)
-		}
-	}
-	found, err := l.store.FindAccountsByRefs(ctx, tx, businessID, refs, LockShare)
-	if err != nil {
-		return nil, fmt.Errorf("resolve accounts: %w", err)
-	}
-	return resolveLines(found, j)
 }
 
 // resolveLines picks, in line order, the account of every line of j among
@@ -348,35 +316,129 @@ func (l *Ledger) ReverseEntry(ctx context.Context, tx bun.IDB, businessID, id uu
 // reverse posts the mirror entry of orig, which the caller has just read
 // in tx (a concurrent reversal of it loses on the unique index: 409).
 func (l *Ledger) reverse(ctx context.Context, tx bun.IDB, orig domain.Entry, opts ReverseOptions) (domain.Entry, error) {
-	businessID, id := orig.BusinessID, orig.ID
-	if err := orig.Reversible(); err != nil {
-		return domain.Entry{}, err
+	out, _, err := l.Repost(ctx, tx, orig.BusinessID, &orig, opts, nil, nil)
+	return out, err
+}
+
+// Repost replaces a source's live entry in the caller's transaction: it
+// reverses live (when not nil; the caller has just read it in tx) and
+// posts in (when not nil), as ReverseEntry and PostEntry would one after
+// the other, but with one account lookup for both (none for the accounts
+// in known, which the caller has share-locked in tx) and one outbox write
+// for both events. It returns the reversal and the new entry (zero values
+// for the parts not asked).
+func (l *Ledger) Repost(ctx context.Context, tx bun.IDB, businessID uuid.UUID, live *domain.Entry, opts ReverseOptions, in *NewEntry, known []domain.Account) (reversal, posted domain.Entry, err error) {
+	var rj domain.Journal
+	if live != nil {
+		if err := live.Reversible(); err != nil {
+			return reversal, posted, err
+		}
+		j, err := live.Journal()
+		if err != nil {
+			return reversal, posted, fmt.Errorf("entry %s: %w", live.ID, err)
+		}
+		rj = j.Reversed()
+		if opts.Agent != "" && !opts.Agent.Valid() {
+			return reversal, posted, fmt.Errorf("reverse entry: unknown agent %q", opts.Agent)
+		}
 	}
-	j, err := orig.Journal()
-	if err != nil {
-		return domain.Entry{}, fmt.Errorf("entry %s: %w", id, err)
+	var p pending
+	if in != nil {
+		if p, err = prepare(*in); err != nil {
+			return reversal, posted, err
+		}
 	}
-	j = j.Reversed()
-	accounts, err := l.accountsOf(ctx, tx, businessID, j)
-	if err != nil {
-		return domain.Entry{}, err
+	found := known
+	var missing []domain.AccountRef
+	for _, j := range []domain.Journal{rj, p.journal} {
+		for _, line := range j.Lines() {
+			if !covers(found, line.Account) && !slices.Contains(missing, line.Account) {
+				missing = append(missing, line.Account)
+			}
+		}
 	}
-	if err := checkLive(accounts); err != nil {
-		// An account of the entry was archived since: the reversal would
-		// leave a balance on it.
-		return domain.Entry{}, apperr.Wrap(apperr.Conflict, err, "an account of the entry is archived").
-			WithEnum(domain.EnumAccountArchived)
+	if len(missing) > 0 {
+		more, err := l.store.FindAccountsByRefs(ctx, tx, businessID, missing, LockShare)
+		if err != nil {
+			return reversal, posted, fmt.Errorf("resolve accounts: %w", err)
+		}
+		found = append(slices.Clone(known), more...)
 	}
+
 	now := l.clock()
+	var published []domain.Entry
+	if live != nil {
+		accounts, err := resolveLines(found, rj)
+		if err != nil {
+			return reversal, posted, err
+		}
+		if err := checkLive(accounts); err != nil {
+			// An account of the entry was archived since: the reversal would
+			// leave a balance on it.
+			return reversal, posted, apperr.Wrap(apperr.Conflict, err, "an account of the entry is archived").
+				WithEnum(domain.EnumAccountArchived)
+		}
+		reversal = reversalOf(*live, rj, accounts, opts, now)
+		inserted, err := l.store.InsertEntries(ctx, tx, []*domain.Entry{&reversal})
+		if err != nil {
+			return reversal, posted, fmt.Errorf("insert reversal: %w", err)
+		}
+		if !inserted[reversal.ID] {
+			_, err := l.conflict(ctx, tx, reversal, rj, nil)
+			return domain.Entry{}, posted, err
+		}
+		if err := l.store.SetReversal(ctx, tx, businessID, live.ID, reversal.ID); err != nil {
+			return reversal, posted, fmt.Errorf("mark entry %s reversed: %w", live.ID, err)
+		}
+		published = append(published, reversal)
+	}
+	if in != nil {
+		if p.accounts, err = resolveLines(found, p.journal); err != nil {
+			return reversal, posted, err
+		}
+		p.ids = make([]uuid.UUID, len(p.accounts))
+		for k, a := range p.accounts {
+			p.ids[k] = a.ID
+		}
+		posted = p.build(businessID, now)
+		inserted, err := l.store.InsertEntries(ctx, tx, []*domain.Entry{&posted})
+		if err != nil {
+			return reversal, posted, fmt.Errorf("insert entry: %w", err)
+		}
+		if !inserted[posted.ID] {
+			if posted, err = l.conflict(ctx, tx, posted, p.journal, p.ids); err != nil {
+				return reversal, posted, err
+			}
+		} else {
+			if err := checkLive(p.accounts); err != nil {
+				return reversal, posted, err
+			}
+			published = append(published, posted)
+		}
+	}
+	return reversal, posted, l.publish(ctx, tx, businessID, published)
+}
+
+// covers reports whether accounts holds the account ref names.
+func covers(accounts []domain.Account, ref domain.AccountRef) bool {
+	return slices.ContainsFunc(accounts, func(a domain.Account) bool {
+		if ref.IsStableName() {
+			return a.StableName != nil && *a.StableName == ref.StableName
+		}
+		return a.ID == ref.ID
+	})
+}
+
+// reversalOf is the mirror entry of orig (journal rj, on accounts) posted
+// now.
+func reversalOf(orig domain.Entry, rj domain.Journal, accounts []domain.Account, opts ReverseOptions, now time.Time) domain.Entry {
+	businessID := orig.BusinessID
 	e := domain.Entry{
 		ID: newID(), BusinessID: businessID, EntryType: orig.EntryType, Agent: orig.Agent, Date: orig.Date,
 		EntryAt: orig.EntryAt, Source: orig.Source, ReversalOfID: &orig.ID, Memo: orig.Memo, Reference: orig.Reference,
 		Metadata: orig.Metadata, CreatedAt: now,
 	}
 	if opts.Agent != "" {
-		if !opts.Agent.Valid() {
-			return domain.Entry{}, fmt.Errorf("reverse entry: unknown agent %q", opts.Agent)
-		}
 		e.Agent = opts.Agent
 	}
 	if opts.EntryAt != nil {
@@ -387,24 +449,16 @@ func (l *Ledger) reverse(ctx context.Context, tx bun.IDB, orig domain.Entry, opt
 		e.Memo = opts.Memo
 	}
 	e.Tags = retag(businessID, e.ID, orig.Tags, now)
-	ids := make([]uuid.UUID, len(accounts))
-	for i, jl := range j.Lines() {
+	for i, jl := range rj.Lines() {
 		lineID := newID()
-		ids[i] = accounts[i].ID
 		e.Lines = append(e.Lines, domain.Line{
 			ID: lineID, EntryID: e.ID, Number: i + 1, Account: accounts[i], Amount: jl.Amount, Direction: jl.Direction,
 			Memo: jl.Memo, Tags: retag(businessID, lineID, orig.Lines[i].Tags, now), EntryAt: e.EntryAt, CreatedAt: now,
 		})
 	}
-	out, err := l.insert(ctx, tx, e, j, ids)
-	if err != nil {
-		return domain.Entry{}, err
-	}
-	if err := l.store.SetReversal(ctx, tx, businessID, orig.ID, out.ID); err != nil {
-		return domain.Entry{}, fmt.Errorf("mark entry %s reversed: %w", orig.ID, err)
-	}
-	return out, nil
+	return e
 }
+
 
 // retag copies tags onto a new entity (a reversal and its lines), with the
 // ids that entity's tags have.

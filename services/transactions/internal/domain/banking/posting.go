@@ -171,6 +171,40 @@ func Resolve(ctx context.Context, r AccountResolver, c Categorization) (Resolved
 	return out, nil
 }
 
+// Refs lists every account Resolve asks its resolver for when resolving c
+// (the categories named, the accounts of the exclusions, the tax account),
+// without duplicates, so a caller can fetch them all in one go first.
+func Refs(c Categorization) []AccountRef {
+	var out []AccountRef
+	add := func(r AccountRef) {
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	needTax := false
+	for _, e := range c.entries {
+		needTax = needTax || e.Tax != nil
+		switch e.Category.Type {
+		case ByAccountID:
+			add(AccountRef{ID: e.Category.AccountID})
+		case ByStableName:
+			add(AccountRef{StableName: e.Category.StableName})
+		case ByExclusion:
+			if name := ExclusionStableName(e.Category.Exclusion); name != "" {
+				add(AccountRef{StableName: name})
+			}
+		}
+	}
+	if needTax {
+		name := StableSalesTaxesReceivable
+		if c.direction.MoneyIn() {
+			name = StableSalesTaxesPayable
+		}
+		add(AccountRef{StableName: name})
+	}
+	return out
+}
+
 // EnumUnknownAccount is the error_enum of a category naming no account.
 const EnumUnknownAccount = "UnknownAccount"
 

@@ -423,3 +423,59 @@ func entryAmounts(es []SplitEntryRequest) []money.Cents {
 	}
 	return out
 }
+
+// recorder is a chart that records the refs it is asked for.
+type recorder struct {
+	*chart
+	asked []AccountRef
+}
+
+func (r *recorder) ResolveAccount(ctx context.Context, ref AccountRef) (LedgerAccount, error) {
+	r.asked = append(r.asked, ref)
+	return r.chart.ResolveAccount(ctx, ref)
+}
+
+// TestRefsListWhatResolveAsks: Refs(c) names exactly the accounts Resolve
+// asks for (so a caller that fetched Refs first needs no other lookup),
+// for single, split, exclusion, tax and duplicate categorizations.
+func TestRefsListWhatResolveAsks(t *testing.T) {
+	meals := newChart().byName["MEALS"].ID
+	bodies := []struct {
+		name   string
+		body   string
+		target CategorizationTarget
+	}{
+		{"single by stable name", single("MEALS", ""), american},
+		{"single by id", `{"type":"Category","category":{"type":"AccountId","id":"` + meals.String() + `"}}`, american},
+		{"split with a repeated category", `{"type":"Split","entries":[
+			{"category":{"type":"StableName","stable_name":"MEALS"},"amount":100},
+			{"category":{"type":"StableName","stable_name":"TRAVEL"},"amount":11100},
+			{"category":{"type":"StableName","stable_name":"MEALS"},"amount":100}]}`, american},
+		{"exclusion", exclusion(TransferBetweenAccounts), american},
+		{"duplicate", exclusion(DuplicateTransaction), american},
+		{"tax", single("MEALS", "HST_ON"), ontario},
+	}
+	for _, tt := range bodies {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := ParseCategorization([]byte(tt.body), tt.target)
+			if err != nil {
+				t.Fatalf("parse: %v", err)
+			}
+			r := &recorder{chart: newChart()}
+			if _, err := Resolve(context.Background(), r, c); err != nil {
+				t.Fatal(err)
+			}
+			refs := Refs(c)
+			for _, a := range r.asked {
+				if !slices.Contains(refs, a) {
+					t.Errorf("Resolve asked for %+v, which Refs %v lacks", a, refs)
+				}
+			}
+			for _, ref := range refs {
+				if !slices.Contains(r.asked, ref) {
+					t.Errorf("Refs lists %+v, which Resolve never asked for", ref)
+				}
+			}
+		})
+	}
+}
