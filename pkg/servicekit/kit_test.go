@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/acctsuite/acct/pkg/httpauth"
 	"io"
 	"net"
 	"net/http"
@@ -16,6 +15,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/acctsuite/acct/pkg/httpauth"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"

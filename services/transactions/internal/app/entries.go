@@ -459,7 +459,6 @@ func reversalOf(orig domain.Entry, rj domain.Journal, accounts []domain.Account,
 	return e
 }
 
-
 // retag copies tags onto a new entity (a reversal and its lines), with the
 // ids that entity's tags have.
 func retag(businessID, entityID uuid.UUID, ts []tags.Tag, at time.Time) []tags.Tag {
