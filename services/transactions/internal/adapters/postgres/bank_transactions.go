@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -57,6 +58,28 @@ type bankTxnRow struct {
 	ImportedAt          time.Time        `bun:"imported_at"`
 	UpdatedAt           time.Time        `bun:"updated_at"`
 	Version             int              `bun:"version"`
+
+	// Read with the row by withExtras: the transaction's tags (a JSON
+	// array of tags.Tag) and its live document ids, oldest first.
+	TagsJSON    json.RawMessage `bun:"tags_json,scanonly"`
+	DocumentIDs []string        `bun:"document_ids,array,scanonly"`
+}
+
+// withExtras makes q (a select of bankTxnRow) read each transaction's tags
+// and live document ids in the same statement (correlated subqueries,
+// evaluated for the rows returned only), so reading a transaction, or a
+// page of them, is one round trip.
+func withExtras(q *bun.SelectQuery) *bun.SelectQuery {
+	return q.ColumnExpr("bt.*").
+		ColumnExpr(`(SELECT coalesce(json_agg(json_build_object(
+				'id', t.id, 'key', t.key, 'value', t.value, 'dimension_id', t.dimension_id,
+				'definition_id', t.definition_id, 'dimension_display_name', t.dimension_display_name,
+				'value_display_name', t.value_display_name, 'created_at', t.created_at, 'updated_at', t.updated_at)
+				ORDER BY t.key, t.value), '[]')
+			FROM bank_transaction_tags t WHERE t.business_id = bt.business_id AND t.transaction_id = bt.id) AS tags_json`).
+		ColumnExpr(`(SELECT coalesce(array_agg(d.id::text ORDER BY d.created_at, d.id), '{}')
+			FROM bank_transaction_documents d
+			WHERE d.business_id = bt.business_id AND d.transaction_id = bt.id AND d.archived_at IS NULL) AS document_ids`)
 }
 
 // bankTxnTagRow is a row of bank_transaction_tags.
@@ -177,41 +200,26 @@ func (s *BankStore) InsertBankTransactions(ctx context.Context, db bun.IDB, txns
 	return inserted, nil
 }
 
-// withTags loads the tags of rows.
-func withTags(ctx context.Context, db bun.IDB, businessID uuid.UUID, rows []bankTxnRow) ([]app.BankTransaction, error) {
+// transactions converts rows read through withExtras.
+func transactions(rows []bankTxnRow) ([]app.BankTransaction, error) {
 	out := make([]app.BankTransaction, len(rows))
-	if len(rows) == 0 {
-		return out, nil
-	}
-	ids := make([]uuid.UUID, len(rows))
-	index := make(map[uuid.UUID]int, len(rows))
 	for i, r := range rows {
-		out[i], ids[i], index[r.ID] = r.transaction(), r.ID, i
-	}
-	var tagRows []bankTxnTagRow
-	err := db.NewSelect().Model(&tagRows).
-		Where("btt.business_id = ? AND btt.transaction_id IN (?)", businessID, bun.In(ids)).
-		OrderExpr("btt.transaction_id, btt.key, btt.value").Scan(ctx)
-	if err != nil {
-		return nil, wrap("find bank transaction tags", err)
-	}
-	for _, tr := range tagRows {
-		i := index[tr.TransactionID]
-		out[i].Tags = append(out[i].Tags, tr.tag())
-	}
-	var docs []struct {
-		ID            uuid.UUID `bun:"id,type:uuid"`
-		TransactionID uuid.UUID `bun:"transaction_id,type:uuid"`
-	}
-	err = db.NewSelect().Table("bank_transaction_documents").Column("id", "transaction_id").
-		Where("business_id = ? AND transaction_id IN (?) AND archived_at IS NULL", businessID, bun.In(ids)).
-		OrderExpr("created_at, id").Scan(ctx, &docs)
-	if err != nil {
-		return nil, wrap("find bank transaction documents", err)
-	}
-	for _, d := range docs {
-		i := index[d.TransactionID]
-		out[i].DocumentIDs = append(out[i].DocumentIDs, d.ID)
+		out[i] = r.transaction()
+		if len(r.TagsJSON) > 0 {
+			if err := json.Unmarshal(r.TagsJSON, &out[i].Tags); err != nil {
+				return nil, fmt.Errorf("decode tags of bank transaction %s: %w", r.ID, err)
+			}
+			for k, tg := range out[i].Tags {
+				out[i].Tags[k].CreatedAt, out[i].Tags[k].UpdatedAt = tg.CreatedAt.UTC(), tg.UpdatedAt.UTC()
+			}
+		}
+		for _, d := range r.DocumentIDs {
+			id, err := uuid.Parse(d)
+			if err != nil {
+				return nil, fmt.Errorf("document id %q of bank transaction %s: %w", d, r.ID, err)
+			}
+			out[i].DocumentIDs = append(out[i].DocumentIDs, id)
+		}
 	}
 	return out, nil
 }
@@ -219,26 +227,26 @@ func withTags(ctx context.Context, db bun.IDB, businessID uuid.UUID, rows []bank
 // FindBankTransactionsBySource implements app.BankStore.
 func (s *BankStore) FindBankTransactionsBySource(ctx context.Context, db bun.IDB, businessID uuid.UUID, source banking.Source, ids []string) ([]app.BankTransaction, error) {
 	var rows []bankTxnRow
-	err := db.NewSelect().Model(&rows).
+	err := withExtras(db.NewSelect().Model(&rows)).
 		Where("bt.business_id = ? AND bt.source = ? AND bt.source_transaction_id IN (?)", businessID, string(source), bun.In(ids)).
 		Scan(ctx)
 	if err != nil {
 		return nil, wrap("find bank transactions by source", err)
 	}
-	return withTags(ctx, db, businessID, rows)
+	return transactions(rows)
 }
 
 // FindBankTransaction implements app.BankStore.
 func (s *BankStore) FindBankTransaction(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, lock app.Lock) (app.BankTransaction, bool, error) {
 	var r bankTxnRow
-	err := selectLocked(db.NewSelect().Model(&r).Where("bt.business_id = ? AND bt.id = ?", businessID, id), lock).Scan(ctx)
+	err := selectLocked(withExtras(db.NewSelect().Model(&r)).Where("bt.business_id = ? AND bt.id = ?", businessID, id), lock).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return app.BankTransaction{}, false, nil
 	}
 	if err != nil {
 		return app.BankTransaction{}, false, wrap("find bank transaction", err)
 	}
-	out, err := withTags(ctx, db, businessID, []bankTxnRow{r})
+	out, err := transactions([]bankTxnRow{r})
 	if err != nil {
 		return app.BankTransaction{}, false, err
 	}
@@ -301,12 +309,12 @@ func (s *BankStore) LockBankTransactions(ctx context.Context, db bun.IDB, busine
 		return nil, nil
 	}
 	var rows []bankTxnRow
-	err := db.NewSelect().Model(&rows).Where("bt.business_id = ? AND bt.id IN (?)", businessID, bun.In(ids)).
-		OrderExpr("bt.id").For("UPDATE").Scan(ctx)
+	err := withExtras(db.NewSelect().Model(&rows)).Where("bt.business_id = ? AND bt.id IN (?)", businessID, bun.In(ids)).
+		OrderExpr("bt.id").For("UPDATE OF bt").Scan(ctx)
 	if err != nil {
 		return nil, wrap("lock bank transactions", err)
 	}
-	return withTags(ctx, db, businessID, rows)
+	return transactions(rows)
 }
 
 // InsertTags implements app.BankStore.
