@@ -119,11 +119,15 @@ type Store interface {
 	// sub-accounts.
 	AccountUsage(ctx context.Context, db bun.IDB, businessID, id uuid.UUID) (domain.DebitCredit, int, error)
 
-	// InsertEntries inserts each entry and its lines unless an entry with
-	// the same source version or a live entry of the same source exists
-	// (then it writes nothing of that entry), in multi-row statements. It
-	// sets EntryNumber of those it inserted and returns their ids.
-	InsertEntries(ctx context.Context, db bun.IDB, es []*domain.Entry) (map[uuid.UUID]bool, error)
+	// InsertEntryRows inserts each entry (not its lines) unless an entry
+	// with the same source version or a live entry of the same source
+	// exists, in multi-row statements. It sets EntryNumber of those it
+	// inserted and returns their ids. Their lines must follow (InsertLines)
+	// before the commit: the database refuses an entry without balanced
+	// lines then.
+	InsertEntryRows(ctx context.Context, db bun.IDB, es []*domain.Entry) (map[uuid.UUID]bool, error)
+	// InsertLines inserts the lines of es in multi-row statements.
+	InsertLines(ctx context.Context, db bun.IDB, es []*domain.Entry) error
 	// SetReversal records on the entry the entry that reversed it.
 	SetReversal(ctx context.Context, db bun.IDB, businessID, entryID, reversalID uuid.UUID) error
 	FindEntry(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, lock Lock) (domain.Entry, bool, error)

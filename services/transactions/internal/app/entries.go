@@ -106,13 +106,15 @@ func (l *Ledger) PostEntries(ctx context.Context, tx bun.IDB, businessID uuid.UU
 		out[i] = p.build(businessID, now)
 		fresh[i] = &out[i]
 	}
-	inserted, err := l.store.InsertEntries(ctx, tx, fresh)
+	inserted, err := l.store.InsertEntryRows(ctx, tx, fresh)
 	if err != nil {
 		return nil, fmt.Errorf("insert entries: %w", err)
 	}
 	var published []domain.Entry
+	var withLines []*domain.Entry
 	for i, e := range fresh {
 		if inserted[e.ID] {
+			withLines = append(withLines, e)
 			// A replay stands even if an account was archived since; a
 			// new entry on an archived account fails (and tx with it).
 			if err := checkLive(ps[i].accounts); err != nil {
@@ -124,6 +126,9 @@ func (l *Ledger) PostEntries(ctx context.Context, tx bun.IDB, businessID uuid.UU
 		if out[i], err = l.conflict(ctx, tx, *e, ps[i].journal, ps[i].ids); err != nil {
 			return nil, err
 		}
+	}
+	if err := l.store.InsertLines(ctx, tx, withLines); err != nil {
+		return nil, fmt.Errorf("insert lines: %w", err)
 	}
 	if err := l.publish(ctx, tx, businessID, published); err != nil {
 		return nil, err
@@ -367,6 +372,7 @@ func (l *Ledger) Repost(ctx context.Context, tx bun.IDB, businessID uuid.UUID, l
 
 	now := l.clock()
 	var published []domain.Entry
+	var withLines []*domain.Entry
 	if live != nil {
 		accounts, err := resolveLines(found, rj)
 		if err != nil {
@@ -379,7 +385,7 @@ func (l *Ledger) Repost(ctx context.Context, tx bun.IDB, businessID uuid.UUID, l
 				WithEnum(domain.EnumAccountArchived)
 		}
 		reversal = reversalOf(*live, rj, accounts, opts, now)
-		inserted, err := l.store.InsertEntries(ctx, tx, []*domain.Entry{&reversal})
+		inserted, err := l.store.InsertEntryRows(ctx, tx, []*domain.Entry{&reversal})
 		if err != nil {
 			return reversal, posted, fmt.Errorf("insert reversal: %w", err)
 		}
@@ -391,6 +397,7 @@ func (l *Ledger) Repost(ctx context.Context, tx bun.IDB, businessID uuid.UUID, l
 			return reversal, posted, fmt.Errorf("mark entry %s reversed: %w", live.ID, err)
 		}
 		published = append(published, reversal)
+		withLines = append(withLines, &reversal)
 	}
 	if in != nil {
 		if p.accounts, err = resolveLines(found, p.journal); err != nil {
@@ -401,7 +408,7 @@ func (l *Ledger) Repost(ctx context.Context, tx bun.IDB, businessID uuid.UUID, l
 			p.ids[k] = a.ID
 		}
 		posted = p.build(businessID, now)
-		inserted, err := l.store.InsertEntries(ctx, tx, []*domain.Entry{&posted})
+		inserted, err := l.store.InsertEntryRows(ctx, tx, []*domain.Entry{&posted})
 		if err != nil {
 			return reversal, posted, fmt.Errorf("insert entry: %w", err)
 		}
@@ -414,7 +421,13 @@ func (l *Ledger) Repost(ctx context.Context, tx bun.IDB, businessID uuid.UUID, l
 				return reversal, posted, err
 			}
 			published = append(published, posted)
+			withLines = append(withLines, &posted)
 		}
+	}
+	// The lines of both entries in one statement (the balance is checked
+	// at commit).
+	if err := l.store.InsertLines(ctx, tx, withLines); err != nil {
+		return reversal, posted, fmt.Errorf("insert lines: %w", err)
 	}
 	return reversal, posted, l.publish(ctx, tx, businessID, published)
 }

@@ -1,11 +1,15 @@
 package service
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
 
+	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
 
@@ -115,4 +119,87 @@ func TestImportTransactions(t *testing.T) {
 			e.doInvalid(req("POST", base(bid)+"/bank-transactions/bulk", tok, map[string]any{"transactions": []any{item, item}}), 400, banking.EnumDuplicateExternalID)
 		})
 	})
+}
+
+// TestConcurrentImportsIntoOneBusiness: imports into one business overlap
+// (their events are written last, so the business's ordering lock is held
+// only for the commit); every call succeeds and every row is journaled.
+func TestConcurrentImportsIntoOneBusiness(t *testing.T) {
+	e := newEnv(t)
+	tok := e.token("client-a")
+	bid := e.business("client-a", "US")
+	const clients, rows = 4, 200
+	var wg sync.WaitGroup
+	codes := make(chan int, clients)
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			items := make([]any, rows)
+			for i := range items {
+				items[i] = imported("API", fmt.Sprintf("c%d-%d", c, i), "acc", 100+i, "DEBIT", "2026-04-01")
+			}
+			res, err := e.http.Test(req("POST", base(bid)+"/bank-transactions/bulk", tok, map[string]any{"transactions": items}), -1)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			res.Body.Close()
+			codes <- res.StatusCode
+		}()
+	}
+	wg.Wait()
+	close(codes)
+	for code := range codes {
+		if code != 201 {
+			t.Errorf("a concurrent import answered %d, want 201", code)
+		}
+	}
+	var txns, entries int
+	if err := e.db.NewRaw("SELECT (SELECT count(*) FROM bank_transactions WHERE business_id = ?), (SELECT count(*) FROM ledger_entries WHERE business_id = ?)",
+		bid, bid).Scan(context.Background(), &txns, &entries); err != nil {
+		t.Fatal(err)
+	}
+	if txns != clients*rows || entries != clients*rows {
+		t.Fatalf("%d transactions and %d entries, want %d of each", txns, entries, clients*rows)
+	}
+}
+
+// TestContendedImportIs503: a write that waits longer than DB_LOCK_TIMEOUT
+// for a lock (here the business's event-ordering lock, held by another
+// transaction) changes nothing and is answered 503 Contention with
+// Retry-After, not 500.
+func TestContendedImportIs503(t *testing.T) {
+	e := newEnvWith(t, servicetest.ServiceOptions{Env: map[string]string{"DB_LOCK_TIMEOUT": "200ms"}})
+	tok := e.token("client-a")
+	bid := e.business("client-a", "US")
+	ctx := context.Background()
+	holder, err := e.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback()
+	if _, err := holder.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended('acct_outbox_key:' || current_schema() || ':' || ?, 0))", bid.String()); err != nil {
+		t.Fatal(err)
+	}
+	before := e.counts()
+	res, err := e.http.Test(req("POST", base(bid)+"/bank-transactions/bulk", tok, map[string]any{"transactions": []any{
+		imported("API", "blocked-1", "acc", 100, "DEBIT", "2026-04-01"),
+	}}), -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body map[string]any
+	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != 503 || body["type"] != "Unavailable" || res.Header.Get("Retry-After") == "" {
+		t.Fatalf("contended import answered %d %v (Retry-After %q), want 503 Unavailable with Retry-After", res.StatusCode, body, res.Header.Get("Retry-After"))
+	}
+	if e.counts() != before {
+		t.Fatal("the refused import wrote rows")
+	}
+	_ = holder.Rollback()
+	e.importTxns(bid, tok, []any{imported("API", "blocked-1", "acc", 100, "DEBIT", "2026-04-01")}, 201)
 }

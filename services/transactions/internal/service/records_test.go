@@ -174,6 +174,20 @@ func TestRecordTransactionWithReceipts(t *testing.T) {
 	if len(ids) != 2 {
 		t.Fatalf("document_ids = %v", ids)
 	}
+	// A read of the transaction (tags and documents in the same statement)
+	// and a page of the listing (batched loads) agree with the answer.
+	read := data(e.do(req("GET", base(bid)+"/bank-transactions/"+d["id"].(string), tok, nil), 200))
+	var listed map[string]any
+	for _, it := range e.do(req("GET", base(bid)+"/bank-transactions", tok, nil), 200)["data"].([]any) {
+		if m := it.(map[string]any); m["id"] == d["id"] {
+			listed = m
+		}
+	}
+	for _, got := range []map[string]any{read, listed} {
+		if fmt.Sprint(got["document_ids"]) != fmt.Sprint(d["document_ids"]) || fmt.Sprint(got["transaction_tags"]) != fmt.Sprint(d["transaction_tags"]) {
+			t.Fatalf("read back documents %v tags %v, want %v %v", got["document_ids"], got["transaction_tags"], d["document_ids"], d["transaction_tags"])
+		}
+	}
 	txnID := d["id"].(string)
 	if got := e.liveEntries(bid, txnID); got != 1 {
 		t.Fatalf("live entries = %d, want 1", got)

@@ -55,7 +55,7 @@ func categoryContains(c banking.Classification) (string, error) {
 // cursor included, is bound into the query (no subquery for the cursor),
 // so PostgreSQL seeks the (business_id, key, id) index.
 func (s *BankStore) FindBankTransactions(ctx context.Context, db bun.IDB, businessID uuid.UUID, f banking.Filter, p page.Params) ([]app.BankTransaction, page.Meta, error) {
-	q := withExtras(db.NewSelect().Model((*bankTxnRow)(nil))).Where("bt.business_id = ?", businessID)
+	q := db.NewSelect().Model((*bankTxnRow)(nil)).Where("bt.business_id = ?", businessID)
 	if f.Start != nil {
 		q = q.Where("bt.date >= ?", *f.Start)
 	}
@@ -131,7 +131,7 @@ func (s *BankStore) FindBankTransactions(ctx context.Context, db bun.IDB, busine
 	if err != nil {
 		return nil, page.Meta{}, wrap("list bank transactions", err)
 	}
-	out, err := transactions(rows)
+	out, err := loadExtras(ctx, db, businessID, rows)
 	if err != nil {
 		return nil, page.Meta{}, err
 	}

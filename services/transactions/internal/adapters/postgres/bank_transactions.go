@@ -65,10 +65,11 @@ type bankTxnRow struct {
 	DocumentIDs []string        `bun:"document_ids,array,scanonly"`
 }
 
-// withExtras makes q (a select of bankTxnRow) read each transaction's tags
-// and live document ids in the same statement (correlated subqueries,
-// evaluated for the rows returned only), so reading a transaction, or a
-// page of them, is one round trip.
+// withExtras makes q (a select of a few bankTxnRow) read each
+// transaction's tags and live document ids in the same statement
+// (correlated subqueries, evaluated for the rows returned only), so
+// reading or locking a transaction is one round trip. Pages of a listing
+// use loadExtras instead.
 func withExtras(q *bun.SelectQuery) *bun.SelectQuery {
 	return q.ColumnExpr("bt.*").
 		ColumnExpr(`(SELECT coalesce(json_agg(json_build_object(
@@ -200,6 +201,48 @@ func (s *BankStore) InsertBankTransactions(ctx context.Context, db bun.IDB, txns
 	return inserted, nil
 }
 
+// loadExtras converts rows read without withExtras (a page of a listing:
+// correlated subqueries per row cost more there than two batched
+// queries), loading the tags and live document ids of all of them in two
+// queries.
+func loadExtras(ctx context.Context, db bun.IDB, businessID uuid.UUID, rows []bankTxnRow) ([]app.BankTransaction, error) {
+	out := make([]app.BankTransaction, len(rows))
+	if len(rows) == 0 {
+		return out, nil
+	}
+	ids := make([]uuid.UUID, len(rows))
+	index := make(map[uuid.UUID]int, len(rows))
+	for i, r := range rows {
+		out[i], ids[i], index[r.ID] = r.transaction(), r.ID, i
+	}
+	var tagRows []bankTxnTagRow
+	err := db.NewSelect().Model(&tagRows).
+		Where("btt.business_id = ? AND btt.transaction_id IN (?)", businessID, bun.In(ids)).
+		OrderExpr("btt.transaction_id, btt.key, btt.value").Scan(ctx)
+	if err != nil {
+		return nil, wrap("find bank transaction tags", err)
+	}
+	for _, tr := range tagRows {
+		i := index[tr.TransactionID]
+		out[i].Tags = append(out[i].Tags, tr.tag())
+	}
+	var docs []struct {
+		ID            uuid.UUID `bun:"id,type:uuid"`
+		TransactionID uuid.UUID `bun:"transaction_id,type:uuid"`
+	}
+	err = db.NewSelect().Table("bank_transaction_documents").Column("id", "transaction_id").
+		Where("business_id = ? AND transaction_id IN (?) AND archived_at IS NULL", businessID, bun.In(ids)).
+		OrderExpr("created_at, id").Scan(ctx, &docs)
+	if err != nil {
+		return nil, wrap("find bank transaction documents", err)
+	}
+	for _, d := range docs {
+		i := index[d.TransactionID]
+		out[i].DocumentIDs = append(out[i].DocumentIDs, d.ID)
+	}
+	return out, nil
+}
+
 // transactions converts rows read through withExtras.
 func transactions(rows []bankTxnRow) ([]app.BankTransaction, error) {
 	out := make([]app.BankTransaction, len(rows))
@@ -227,13 +270,13 @@ func transactions(rows []bankTxnRow) ([]app.BankTransaction, error) {
 // FindBankTransactionsBySource implements app.BankStore.
 func (s *BankStore) FindBankTransactionsBySource(ctx context.Context, db bun.IDB, businessID uuid.UUID, source banking.Source, ids []string) ([]app.BankTransaction, error) {
 	var rows []bankTxnRow
-	err := withExtras(db.NewSelect().Model(&rows)).
+	err := db.NewSelect().Model(&rows).
 		Where("bt.business_id = ? AND bt.source = ? AND bt.source_transaction_id IN (?)", businessID, string(source), bun.In(ids)).
 		Scan(ctx)
 	if err != nil {
 		return nil, wrap("find bank transactions by source", err)
 	}
-	return transactions(rows)
+	return loadExtras(ctx, db, businessID, rows)
 }
 
 // FindBankTransaction implements app.BankStore.

@@ -103,12 +103,12 @@ func nonNilTags(ts []tags.Tag) []tags.Tag {
 
 func moneyOf(v int64) money.Cents { return money.Cents(v) }
 
-// InsertEntries implements app.Store: the entry rows in multi-row
-// statements (ON CONFLICT DO NOTHING against the source indexes), then the
-// lines of the inserted ones, also in multi-row statements: an import of a
-// thousand transactions posts its thousand entries in a few round trips.
-// The deferred triggers check every entry's balance at commit.
-func (s *Store) InsertEntries(ctx context.Context, db bun.IDB, es []*domain.Entry) (map[uuid.UUID]bool, error) {
+// InsertEntryRows implements app.Store: the entry rows in multi-row
+// statements (ON CONFLICT DO NOTHING against the source indexes): an import
+// of a thousand transactions posts its thousand entries in one statement.
+// The deferred triggers check every entry's balance at commit, so the
+// lines may follow in a later statement of the transaction.
+func (s *Store) InsertEntryRows(ctx context.Context, db bun.IDB, es []*domain.Entry) (map[uuid.UUID]bool, error) {
 	inserted := make(map[uuid.UUID]bool, len(es))
 	byID := make(map[uuid.UUID]*domain.Entry, len(es))
 	for start := 0; start < len(es); start += insertBatch {
@@ -143,11 +143,14 @@ func (s *Store) InsertEntries(ctx context.Context, db bun.IDB, es []*domain.Entr
 			byID[g.ID].EntryNumber = g.EntryNumber
 		}
 	}
+	return inserted, nil
+}
+
+// InsertLines implements app.Store: the lines of es in multi-row
+// statements.
+func (s *Store) InsertLines(ctx context.Context, db bun.IDB, es []*domain.Entry) error {
 	var lines []lineRow
 	for _, e := range es {
-		if !inserted[e.ID] {
-			continue
-		}
 		for _, l := range e.Lines {
 			lines = append(lines, lineRow{
 				ID: l.ID, EntryID: e.ID, BusinessID: e.BusinessID, LineNumber: l.Number, AccountID: l.Account.ID,
@@ -159,10 +162,10 @@ func (s *Store) InsertEntries(ctx context.Context, db bun.IDB, es []*domain.Entr
 	for start := 0; start < len(lines); start += insertBatch {
 		batch := lines[start:min(start+insertBatch, len(lines))]
 		if _, err := db.NewInsert().Model(&batch).Exec(ctx); err != nil {
-			return nil, wrap("insert lines", err)
+			return wrap("insert lines", err)
 		}
 	}
-	return inserted, nil
+	return nil
 }
 
 // SetReversal implements app.Store (the one update the append-only
