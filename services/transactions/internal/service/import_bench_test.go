@@ -224,3 +224,27 @@ func (h *timingHook) AfterQuery(_ context.Context, e *bun.QueryEvent) {
 	h.n[q]++
 	h.mu.Unlock()
 }
+
+// BenchmarkList is one GET /bank-transactions (page 1, default limit) per
+// op in a business holding 200,000 uncategorized transactions of a few
+// counterparties (inserted by SQL).
+func BenchmarkList(b *testing.B) {
+	e := newBenchEnv(b)
+	e.send(http.MethodPost, "/bank-transactions/bulk", e.importBody(-1), http.StatusCreated)
+	_, err := e.svc.Kit.DB().Exec(`INSERT INTO bank_transactions (business_id, id, source, source_transaction_id,
+			source_account_id, external_account_id, ledger_account_id, date, direction, amount, counterparty_name,
+			counterparty_key, description, categorization_status, imported_at, updated_at, version)
+		SELECT t.business_id, gen_random_uuid(), 'API', 'list-' || i, t.source_account_id, t.external_account_id,
+			t.ledger_account_id, timestamptz '2025-01-01' + (i % 365) * interval '1 day', 'DEBIT', 100 + i,
+			'Staples ' || (i % 8), 'staples ' || (i % 8), 'Bench ' || i, 'READY_FOR_INPUT', now(), now(), 1
+		FROM generate_series(1, 200000) i, (SELECT * FROM bank_transactions LIMIT 1) t;
+		ANALYZE bank_transactions`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	e.timeQueries()
+	b.ResetTimer()
+	for range b.N {
+		e.send(http.MethodGet, "/bank-transactions", nil, http.StatusOK)
+	}
+}
