@@ -52,6 +52,7 @@ type options struct {
 	pprofDir string // when set, CPU profiles of the gateway go here
 	gwEnv    envList
 	only     string // "" (everything), "gateway" or "transactions"
+	txParts  string // transactions parts: "all" or "list" (the listing alone)
 }
 
 // envList is a repeatable KEY=VALUE flag.
@@ -71,6 +72,7 @@ func main() {
 	flag.StringVar(&o.nginxBin, "nginx", "nginx", "nginx binary (Debian: apt-get install -y nginx-light)")
 	flag.StringVar(&o.pprofDir, "pprof-dir", "", "save a CPU profile of the gateway's saturation runs here")
 	flag.StringVar(&o.only, "only", "gateway", "which part: gateway (GET /whoami and a database read, `make bench-gateway`), transactions (import, categorize, listing: `make bench-transactions`), or all (`make bench`)")
+	flag.StringVar(&o.txParts, "tx-parts", "all", "transactions parts: all (import, categorize, listing) or list (the listing alone)")
 	flag.Var(&o.gwEnv, "gateway-env", "extra KEY=VALUE for the measured gateways (repeatable), e.g. GOGC=200 for experiments")
 	bare := flag.String("serve-bare", "", "internal: serve the bare Fiber endpoint on this address")
 	target := flag.String("url", "", "load this URL only (with -token) instead of starting the suite")
@@ -234,7 +236,7 @@ func run(o options) error {
 		return err
 	}
 	if o.only == "transactions" {
-		return runTransactions(ctx, st, token)
+		return runTransactions(ctx, st, token, o.txParts)
 	}
 	fmt.Printf("load: %s for saturation (%d connections), Go open-loop client at %d req/s for latency\n", o.loadGen, o.conns, o.rate)
 
@@ -255,7 +257,7 @@ func run(o options) error {
 	if o.only == "gateway" {
 		return nil
 	}
-	return runTransactions(ctx, st, token)
+	return runTransactions(ctx, st, token, o.txParts)
 }
 
 // measureSetting starts nginx and a gateway with access logs off or on, in

@@ -61,7 +61,10 @@ type importedTxn struct {
 // runTransactions runs the three transactions benchmarks in order and
 // prints a summary; an error of one part stops the others (they depend
 // on its data).
-func runTransactions(ctx context.Context, st *stack.Stack, token string) error {
+func runTransactions(ctx context.Context, st *stack.Stack, token, parts string) error {
+	if parts != "all" && parts != "list" {
+		return fmt.Errorf("-tx-parts must be all or list, not %q", parts)
+	}
 	db, err := pgx.Connect(ctx, st.DatabaseURL)
 	if err != nil {
 		return fmt.Errorf("connect to the suite's database: %w", err)
@@ -72,6 +75,14 @@ func runTransactions(ctx context.Context, st *stack.Stack, token string) error {
 	fmt.Printf("\n== transactions (load average at start: %s) ==\n", loadAverage())
 	if _, err := db.Exec(ctx, "DROP SCHEMA IF EXISTS "+scratchSchema+" CASCADE; CREATE SCHEMA "+scratchSchema); err != nil {
 		return fmt.Errorf("scratch schema: %w", err)
+	}
+	if parts == "list" {
+		lst, err := b.benchList(ctx)
+		if err != nil {
+			return fmt.Errorf("listing: %w", err)
+		}
+		fmt.Printf("\ntransactions summary (load average now: %s):\n%s", loadAverage(), lst)
+		return nil
 	}
 	// One business per import client: the outbox orders a business's
 	// events by locking its key, so writes of one business serialize.
