@@ -182,7 +182,7 @@ func (b *Banking) apply(ctx context.Context, tx bun.IDB, t BankTransaction, c ba
 			refs = append(refs, domain.ByID(l.Account.ID))
 		}
 	}
-	known, err := b.ledger.store.FindAccountsByRefs(ctx, tx, t.BusinessID, refs, LockShare)
+	known, err := b.ledger.store.FindAccountsAndAncestors(ctx, tx, t.BusinessID, refs, LockShare)
 	if err != nil {
 		return BankTransaction{}, fmt.Errorf("accounts of %s: %w", t.ID, err)
 	}

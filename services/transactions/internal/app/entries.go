@@ -130,7 +130,7 @@ func (l *Ledger) PostEntries(ctx context.Context, tx bun.IDB, businessID uuid.UU
 	if err := l.store.InsertLines(ctx, tx, withLines); err != nil {
 		return nil, fmt.Errorf("insert lines: %w", err)
 	}
-	if err := l.publish(ctx, tx, businessID, published); err != nil {
+	if err := l.publish(ctx, tx, businessID, published, nil); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -217,31 +217,56 @@ func (l *Ledger) conflict(ctx context.Context, tx bun.IDB, e domain.Entry, journ
 }
 
 // publish enqueues the events of the posted entries, with the ancestry of
-// every account they touch, in one outbox write.
-func (l *Ledger) publish(ctx context.Context, tx bun.IDB, businessID uuid.UUID, es []domain.Entry) error {
+// every account they touch, in one outbox write. known may hold accounts
+// read in tx with their ancestors (FindAccountsAndAncestors): when it
+// holds every account of the lines and all accounts above them, the
+// ancestry costs no query.
+func (l *Ledger) publish(ctx context.Context, tx bun.IDB, businessID uuid.UUID, es []domain.Entry, known []domain.Account) error {
 	if len(es) == 0 {
 		return nil
 	}
+	byID := make(map[uuid.UUID]domain.Account, len(known))
+	for _, a := range known {
+		byID[a.ID] = a
+	}
 	var ids []uuid.UUID
+	complete := true
 	for _, e := range es {
 		for _, line := range e.Lines {
 			if !slices.Contains(ids, line.Account.ID) {
 				ids = append(ids, line.Account.ID)
+				complete = complete && chainKnown(byID, line.Account.ID)
 			}
 		}
 	}
-	all, err := l.store.AccountsWithAncestors(ctx, tx, businessID, ids)
-	if err != nil {
-		return fmt.Errorf("ancestors of entry accounts: %w", err)
-	}
-	byID := make(map[uuid.UUID]domain.Account, len(all))
-	for _, a := range all {
-		byID[a.ID] = a
+	if !complete {
+		all, err := l.store.AccountsWithAncestors(ctx, tx, businessID, ids)
+		if err != nil {
+			return fmt.Errorf("ancestors of entry accounts: %w", err)
+		}
+		for _, a := range all {
+			byID[a.ID] = a
+		}
 	}
 	if err := l.pub.EntriesPosted(ctx, tx, es, byID); err != nil {
 		return fmt.Errorf("publish %d entries: %w", len(es), err)
 	}
 	return nil
+}
+
+// chainKnown reports whether byID holds id and every account above it.
+func chainKnown(byID map[uuid.UUID]domain.Account, id uuid.UUID) bool {
+	for range len(byID) + 1 {
+		a, ok := byID[id]
+		if !ok {
+			return false
+		}
+		if a.ParentID == nil {
+			return true
+		}
+		id = *a.ParentID
+	}
+	return false // a cycle: let the database answer
 }
 
 func replayed(existing domain.Entry, j domain.Journal, ids []uuid.UUID) (domain.Entry, error) {
@@ -429,7 +454,7 @@ func (l *Ledger) Repost(ctx context.Context, tx bun.IDB, businessID uuid.UUID, l
 	if err := l.store.InsertLines(ctx, tx, withLines); err != nil {
 		return reversal, posted, fmt.Errorf("insert lines: %w", err)
 	}
-	return reversal, posted, l.publish(ctx, tx, businessID, published)
+	return reversal, posted, l.publish(ctx, tx, businessID, published, found)
 }
 
 // covers reports whether accounts holds the account ref names.
