@@ -35,6 +35,14 @@ type Config struct {
 	// layer answers 503 with Retry-After, instead of holding a connection
 	// until the driver's read timeout breaks it. 0 waits without limit.
 	LockTimeout time.Duration `env:"DB_LOCK_TIMEOUT" envDefault:"5s"`
+	// ParallelWorkers is max_parallel_workers_per_gather on each
+	// connection. 0 (the default) plans every query serially: an API
+	// request reads a few rows, and a parallel plan (which PostgreSQL picks
+	// when it overestimates, e.g. rows from a set-returning function) costs
+	// milliseconds of worker start-up per query and competes with the
+	// other requests for the cores. -1 keeps the server's setting (a
+	// reporting workload may want it).
+	ParallelWorkers int `env:"DB_PARALLEL_WORKERS" envDefault:"0"`
 }
 
 // MaxLockTimeout is the longest LockTimeout accepted: below the driver's
@@ -67,6 +75,9 @@ func (c Config) Validate() error {
 	}
 	if c.LockTimeout < 0 || c.LockTimeout > MaxLockTimeout {
 		return fmt.Errorf("DB_LOCK_TIMEOUT %s: must be between 0 and %s", c.LockTimeout, MaxLockTimeout)
+	}
+	if c.ParallelWorkers < -1 || c.ParallelWorkers > 64 {
+		return fmt.Errorf("DB_PARALLEL_WORKERS %d: must be -1 (server setting) or between 0 and 64", c.ParallelWorkers)
 	}
 	return nil
 }
@@ -107,6 +118,9 @@ func Open(ctx context.Context, cfg Config) (*bun.DB, error) {
 		params["search_path"] = schema
 		if cfg.LockTimeout > 0 {
 			params["lock_timeout"] = fmt.Sprintf("%dms", cfg.LockTimeout.Milliseconds())
+		}
+		if cfg.ParallelWorkers >= 0 {
+			params["max_parallel_workers_per_gather"] = fmt.Sprint(cfg.ParallelWorkers)
 		}
 		c.ConnParams = params
 		c.Dialer = keepAliveDialer(c)

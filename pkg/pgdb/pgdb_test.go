@@ -56,6 +56,8 @@ func TestConfigValidate(t *testing.T) {
 		{"longest lock timeout", pgdb.Config{URL: "postgres://u@h/d", MaxConns: 1, LockTimeout: pgdb.MaxLockTimeout}, ""},
 		{"negative lock timeout", pgdb.Config{URL: "postgres://u@h/d", MaxConns: 1, LockTimeout: -time.Second}, "DB_LOCK_TIMEOUT"},
 		{"lock timeout past the read timeout", pgdb.Config{URL: "postgres://u@h/d", MaxConns: 1, LockTimeout: 10 * time.Second}, "DB_LOCK_TIMEOUT"},
+		{"server's parallel workers", pgdb.Config{URL: "postgres://u@h/d", MaxConns: 1, ParallelWorkers: -1}, ""},
+		{"bad parallel workers", pgdb.Config{URL: "postgres://u@h/d", MaxConns: 1, ParallelWorkers: -2}, "DB_PARALLEL_WORKERS"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,6 +147,19 @@ func TestLockTimeoutBoundsWaits(t *testing.T) {
 	unbounded := open(t, url, "locks")
 	if err := unbounded.QueryRowContext(ctx, "SHOW lock_timeout").Scan(&setting); err != nil || setting != "0" {
 		t.Fatalf("lock_timeout without DB_LOCK_TIMEOUT = %q (%v), want 0", setting, err)
+	}
+	// Parallel plans are off unless asked (ParallelWorkers 0 is the
+	// Config's zero value and DB_PARALLEL_WORKERS's default).
+	if err := db.QueryRowContext(ctx, "SHOW max_parallel_workers_per_gather").Scan(&setting); err != nil || setting != "0" {
+		t.Fatalf("max_parallel_workers_per_gather = %q (%v), want 0", setting, err)
+	}
+	server, err := pgdb.Open(ctx, pgdb.Config{URL: url, Schema: "locks", MaxConns: 1, ParallelWorkers: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { server.Close() })
+	if err := server.QueryRowContext(ctx, "SHOW max_parallel_workers_per_gather").Scan(&setting); err != nil || setting != "2" {
+		t.Fatalf("max_parallel_workers_per_gather with -1 = %q (%v), want the server's 2", setting, err)
 	}
 }
 

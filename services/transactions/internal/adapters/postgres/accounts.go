@@ -19,20 +19,20 @@ import (
 type accountRow struct {
 	bun.BaseModel `bun:"table:ledger_accounts,alias:a"`
 
-	ID             uuid.UUID  `bun:"id,pk,type:uuid"`
-	BusinessID     uuid.UUID  `bun:"business_id,type:uuid"`
-	ParentID       *uuid.UUID `bun:"parent_id,type:uuid"`
-	Name           string     `bun:"name"`
-	AccountNumber  *string    `bun:"account_number"`
-	StableName     *string    `bun:"stable_name"`
-	Normality      string     `bun:"normality"`
-	AccountType    string     `bun:"account_type"`
-	AccountSubtype string     `bun:"account_subtype"`
-	IsDefault      bool       `bun:"is_default"`
-	Position       int        `bun:"position"`
-	ArchivedAt     *time.Time `bun:"archived_at"`
-	CreatedAt      time.Time  `bun:"created_at"`
-	UpdatedAt      time.Time  `bun:"updated_at"`
+	ID             uuid.UUID  `bun:"id,pk,type:uuid" json:"id"`
+	BusinessID     uuid.UUID  `bun:"business_id,type:uuid" json:"business_id"`
+	ParentID       *uuid.UUID `bun:"parent_id,type:uuid" json:"parent_id"`
+	Name           string     `bun:"name" json:"name"`
+	AccountNumber  *string    `bun:"account_number" json:"account_number"`
+	StableName     *string    `bun:"stable_name" json:"stable_name"`
+	Normality      string     `bun:"normality" json:"normality"`
+	AccountType    string     `bun:"account_type" json:"account_type"`
+	AccountSubtype string     `bun:"account_subtype" json:"account_subtype"`
+	IsDefault      bool       `bun:"is_default" json:"is_default"`
+	Position       int        `bun:"position" json:"position"`
+	ArchivedAt     *time.Time `bun:"archived_at" json:"archived_at"`
+	CreatedAt      time.Time  `bun:"created_at" json:"created_at"`
+	UpdatedAt      time.Time  `bun:"updated_at" json:"updated_at"`
 }
 
 func toAccountRow(a domain.Account) accountRow {

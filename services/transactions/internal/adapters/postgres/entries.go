@@ -75,17 +75,17 @@ func (r entryRow) entry() domain.Entry {
 type lineRow struct {
 	bun.BaseModel `bun:"table:ledger_lines,alias:l"`
 
-	ID         uuid.UUID  `bun:"id,pk,type:uuid"`
-	EntryID    uuid.UUID  `bun:"entry_id,type:uuid"`
-	BusinessID uuid.UUID  `bun:"business_id,type:uuid"`
-	LineNumber int        `bun:"line_number"`
-	AccountID  uuid.UUID  `bun:"account_id,type:uuid"`
-	Direction  string     `bun:"direction"`
-	Amount     int64      `bun:"amount"`
-	EntryAt    time.Time  `bun:"entry_at"`
-	Memo       *string    `bun:"memo"`
-	Tags       []tags.Tag `bun:"tags,type:jsonb"`
-	CreatedAt  time.Time  `bun:"created_at"`
+	ID         uuid.UUID  `bun:"id,pk,type:uuid" json:"id"`
+	EntryID    uuid.UUID  `bun:"entry_id,type:uuid" json:"entry_id"`
+	BusinessID uuid.UUID  `bun:"business_id,type:uuid" json:"business_id"`
+	LineNumber int        `bun:"line_number" json:"line_number"`
+	AccountID  uuid.UUID  `bun:"account_id,type:uuid" json:"account_id"`
+	Direction  string     `bun:"direction" json:"direction"`
+	Amount     int64      `bun:"amount" json:"amount"`
+	EntryAt    time.Time  `bun:"entry_at" json:"entry_at"`
+	Memo       *string    `bun:"memo" json:"memo"`
+	Tags       []tags.Tag `bun:"tags,type:jsonb" json:"tags"`
+	CreatedAt  time.Time  `bun:"created_at" json:"created_at"`
 }
 
 // lineWithAccount is a line joined to its account's current state.
@@ -195,11 +195,43 @@ func (s *Store) FindEntryBySource(ctx context.Context, db bun.IDB, businessID uu
 		businessID, src.Type, src.ID, src.Version), app.NoLock)
 }
 
-// FindLiveEntry implements app.Store.
+// FindLiveEntry implements app.Store: the entry with its lines and their
+// accounts in one statement (the lines as a JSON array), as every
+// categorization reads it.
 func (s *Store) FindLiveEntry(ctx context.Context, db bun.IDB, businessID uuid.UUID, sourceType, sourceID string) (domain.Entry, bool, error) {
-	return s.findOne(ctx, db, db.NewSelect().Where(
-		"e.business_id = ? AND e.source_type = ? AND e.source_id = ? AND e.reversal_of_id IS NULL AND e.reversal_id IS NULL",
-		businessID, sourceType, sourceID), app.NoLock)
+	var r struct {
+		entryRow
+		LinesJSON json.RawMessage `bun:"lines_json"`
+	}
+	err := db.NewSelect().Model(&r.entryRow).ColumnExpr("e.*").
+		ColumnExpr(`(SELECT json_agg(json_build_object('line', l, 'account', acct) ORDER BY l.line_number)
+			FROM ledger_lines l JOIN ledger_accounts acct ON acct.business_id = l.business_id AND acct.id = l.account_id
+			WHERE l.business_id = e.business_id AND l.entry_id = e.id) AS lines_json`).
+		Where("e.business_id = ? AND e.source_type = ? AND e.source_id = ? AND e.reversal_of_id IS NULL AND e.reversal_id IS NULL",
+			businessID, sourceType, sourceID).
+		Scan(ctx, &r)
+	if errors.Is(err, sql.ErrNoRows) {
+		return domain.Entry{}, false, nil
+	}
+	if err != nil {
+		return domain.Entry{}, false, wrap("find live entry", err)
+	}
+	var lines []struct {
+		Line    lineRow    `json:"line"`
+		Account accountRow `json:"account"`
+	}
+	if err := json.Unmarshal(r.LinesJSON, &lines); err != nil {
+		return domain.Entry{}, false, fmt.Errorf("decode lines of entry %s: %w", r.ID, err)
+	}
+	e := r.entry()
+	for _, l := range lines {
+		e.Lines = append(e.Lines, domain.Line{
+			ID: l.Line.ID, EntryID: l.Line.EntryID, Number: l.Line.LineNumber, Account: l.Account.account(),
+			Amount: moneyOf(l.Line.Amount), Direction: domain.Direction(l.Line.Direction), Memo: l.Line.Memo,
+			Tags: nonNilTags(l.Line.Tags), EntryAt: l.Line.EntryAt.UTC(), CreatedAt: l.Line.CreatedAt.UTC(),
+		})
+	}
+	return e, true, nil
 }
 
 func (s *Store) findOne(ctx context.Context, db bun.IDB, q *bun.SelectQuery, lock app.Lock) (domain.Entry, bool, error) {
