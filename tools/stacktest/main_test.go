@@ -61,7 +61,7 @@ func runMain(m *testing.M) int {
 		DatabaseURL:           os.Getenv("TEST_DATABASE_URL"),
 		PGPort:                stack.FreePort(),
 		BrokerPort:            stack.FreePort(),
-		BasePort:              stack.FreePort(),
+		FreeServicePorts:      true,
 		GatewayAddr:           fmt.Sprintf("127.0.0.1:%d", stack.FreePort()),
 		BootstrapClientID:     clientID,
 		BootstrapClientSecret: clientSecret,

@@ -202,14 +202,14 @@ func run(o options) error {
 	defer logFile.Close()
 	fmt.Printf("starting the suite (logs: %s)...\n", logFile.Name())
 	st, err := stack.Start(ctx, stack.Options{
-		BinDir:      filepath.Join(o.root, "bin"),
-		DataDir:     dataDir,
-		DatabaseURL: os.Getenv("DATABASE_URL"),
-		PGPort:      stack.FreePort(),
-		BrokerPort:  stack.FreePort(),
-		BasePort:    stack.FreePort(),
-		GatewayAddr: fmt.Sprintf("127.0.0.1:%d", stack.FreePort()),
-		Logs:        logFile,
+		BinDir:           filepath.Join(o.root, "bin"),
+		DataDir:          dataDir,
+		DatabaseURL:      os.Getenv("DATABASE_URL"),
+		PGPort:           stack.FreePort(),
+		BrokerPort:       stack.FreePort(),
+		FreeServicePorts: true,
+		GatewayAddr:      fmt.Sprintf("127.0.0.1:%d", stack.FreePort()),
+		Logs:             logFile,
 		// auth-tokens is the upstream of every measured path: it logs
 		// only warnings in both settings. A rate limit that would
 		// otherwise throttle the load generator's single client is lifted.

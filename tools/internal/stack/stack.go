@@ -37,6 +37,11 @@ type Options struct {
 	// BasePort is the first port of the services behind the gateway
 	// (auth-tokens = BasePort, the next service BasePort+1, ...).
 	BasePort int
+	// FreeServicePorts gives each service behind the gateway a port found
+	// free just before it starts, instead of BasePort+i: for throw-away
+	// stacks (benchmarks, tests), where BasePort+1 may be an ephemeral port
+	// some outgoing connection already holds.
+	FreeServicePorts bool
 
 	BootstrapClientID     string
 	BootstrapClientSecret string
@@ -172,6 +177,9 @@ func Start(ctx context.Context, opts Options) (st *Stack, err error) {
 	// 3. Services behind the gateway.
 	for i, svc := range services {
 		addr := fmt.Sprintf("127.0.0.1:%d", opts.BasePort+i)
+		if opts.FreeServicePorts {
+			addr = freeAddr()
+		}
 		url := "http://" + addr
 		s.ServiceURLs[svc.name] = url
 		env := append([]string{
