@@ -130,10 +130,12 @@ type Store interface {
 	// before the commit: the database refuses an entry without balanced
 	// lines then.
 	InsertEntryRows(ctx context.Context, db bun.IDB, es []*domain.Entry) (map[uuid.UUID]bool, error)
+	// InsertReversal inserts the reversal e (its row, not its lines) and
+	// marks the entry it reverses (reversal_id) in one statement, unless an
+	// entry conflicts (the entry is already reversed: false).
+	InsertReversal(ctx context.Context, db bun.IDB, e *domain.Entry) (bool, error)
 	// InsertLines inserts the lines of es in multi-row statements.
 	InsertLines(ctx context.Context, db bun.IDB, es []*domain.Entry) error
-	// SetReversal records on the entry the entry that reversed it.
-	SetReversal(ctx context.Context, db bun.IDB, businessID, entryID, reversalID uuid.UUID) error
 	FindEntry(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, lock Lock) (domain.Entry, bool, error)
 	FindEntryBySource(ctx context.Context, db bun.IDB, businessID uuid.UUID, s domain.Source) (domain.Entry, bool, error)
 	FindLiveEntry(ctx context.Context, db bun.IDB, businessID uuid.UUID, sourceType, sourceID string) (domain.Entry, bool, error)

@@ -410,16 +410,13 @@ func (l *Ledger) Repost(ctx context.Context, tx bun.IDB, businessID uuid.UUID, l
 				WithEnum(domain.EnumAccountArchived)
 		}
 		reversal = reversalOf(*live, rj, accounts, opts, now)
-		inserted, err := l.store.InsertEntryRows(ctx, tx, []*domain.Entry{&reversal})
+		inserted, err := l.store.InsertReversal(ctx, tx, &reversal)
 		if err != nil {
 			return reversal, posted, fmt.Errorf("insert reversal: %w", err)
 		}
-		if !inserted[reversal.ID] {
+		if !inserted {
 			_, err := l.conflict(ctx, tx, reversal, rj, nil)
 			return domain.Entry{}, posted, err
-		}
-		if err := l.store.SetReversal(ctx, tx, businessID, live.ID, reversal.ID); err != nil {
-			return reversal, posted, fmt.Errorf("mark entry %s reversed: %w", live.ID, err)
 		}
 		published = append(published, reversal)
 		withLines = append(withLines, &reversal)

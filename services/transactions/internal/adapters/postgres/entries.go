@@ -116,25 +116,13 @@ func (s *Store) InsertEntryRows(ctx context.Context, db bun.IDB, es []*domain.En
 		rows := make([]entryRow, len(batch))
 		for i, e := range batch {
 			byID[e.ID] = e
-			rows[i] = entryRow{
-				ID: e.ID, BusinessID: e.BusinessID, EntryType: string(e.EntryType), Agent: string(e.Agent),
-				Date: e.Date, EntryAt: e.EntryAt, SourceType: e.Source.Type, SourceID: e.Source.ID,
-				SourceVersion: e.Source.Version, ReversalOfID: e.ReversalOfID, Memo: e.Memo,
-				ReferenceNumber: e.Reference, Tags: nonNilTags(e.Tags), CreatedAt: e.CreatedAt,
-			}
-			if len(e.Metadata) > 0 {
-				rows[i].Metadata = e.Metadata
-			}
+			rows[i] = toEntryRow(e)
 		}
 		var got []struct {
 			ID          uuid.UUID `bun:"id,type:uuid"`
 			EntryNumber int64     `bun:"entry_number"`
 		}
-		err := db.NewInsert().Model(&rows).
-			ExcludeColumn("entry_number", "reversal_id").
-			On("CONFLICT DO NOTHING").
-			Returning("id, entry_number").
-			Scan(ctx, &got)
+		err := insertEntries(db, &rows).Scan(ctx, &got)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, wrap("insert entries", err)
 		}
@@ -144,6 +132,60 @@ func (s *Store) InsertEntryRows(ctx context.Context, db bun.IDB, es []*domain.En
 		}
 	}
 	return inserted, nil
+}
+
+// insertEntries is the INSERT of entry rows: the entry number from its
+// sequence, no reversal_id yet, nothing written for a row that conflicts
+// with the source indexes; it returns id and entry_number.
+func insertEntries(db bun.IDB, rows *[]entryRow) *bun.InsertQuery {
+	return db.NewInsert().Model(rows).
+		ExcludeColumn("entry_number", "reversal_id").
+		On("CONFLICT DO NOTHING").
+		Returning("id, entry_number")
+}
+
+func toEntryRow(e *domain.Entry) entryRow {
+	r := entryRow{
+		ID: e.ID, BusinessID: e.BusinessID, EntryType: string(e.EntryType), Agent: string(e.Agent),
+		Date: e.Date, EntryAt: e.EntryAt, SourceType: e.Source.Type, SourceID: e.Source.ID,
+		SourceVersion: e.Source.Version, ReversalOfID: e.ReversalOfID, Memo: e.Memo,
+		ReferenceNumber: e.Reference, Tags: nonNilTags(e.Tags), CreatedAt: e.CreatedAt,
+	}
+	if len(e.Metadata) > 0 {
+		r.Metadata = e.Metadata
+	}
+	return r
+}
+
+// InsertReversal implements app.Store: the reversal's row and the mark on
+// the entry it reverses in one statement (the foreign key of reversal_id
+// is checked at the end of the statement, when the new row exists).
+func (s *Store) InsertReversal(ctx context.Context, db bun.IDB, e *domain.Entry) (bool, error) {
+	if e.ReversalOfID == nil {
+		return false, fmt.Errorf("insert reversal %s: no reversal_of_id", e.ID)
+	}
+	rows := []entryRow{toEntryRow(e)}
+	var got []struct {
+		EntryNumber int64 `bun:"entry_number"`
+		Marked      int   `bun:"marked"`
+	}
+	err := db.NewRaw(`WITH r AS (?), mark AS (
+			UPDATE ledger_entries SET reversal_id = r.id FROM r
+			WHERE ledger_entries.business_id = ? AND ledger_entries.id = ? AND ledger_entries.reversal_id IS NULL
+			RETURNING ledger_entries.id)
+		SELECT r.entry_number, (SELECT count(*) FROM mark) AS marked FROM r`,
+		insertEntries(db, &rows), e.BusinessID, *e.ReversalOfID).Scan(ctx, &got)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return false, wrap("insert reversal", err)
+	}
+	if len(got) == 0 {
+		return false, nil
+	}
+	if got[0].Marked != 1 {
+		return false, fmt.Errorf("insert reversal %s: the reversed entry %s was not marked", e.ID, *e.ReversalOfID)
+	}
+	e.EntryNumber = got[0].EntryNumber
+	return true, nil
 }
 
 // InsertLines implements app.Store: the lines of es in multi-row
@@ -164,20 +206,6 @@ func (s *Store) InsertLines(ctx context.Context, db bun.IDB, es []*domain.Entry)
 		if _, err := db.NewInsert().Model(&batch).Exec(ctx); err != nil {
 			return wrap("insert lines", err)
 		}
-	}
-	return nil
-}
-
-// SetReversal implements app.Store (the one update the append-only
-// trigger allows).
-func (s *Store) SetReversal(ctx context.Context, db bun.IDB, businessID, entryID, reversalID uuid.UUID) error {
-	res, err := db.NewUpdate().Table("ledger_entries").Set("reversal_id = ?", reversalID).
-		Where("business_id = ? AND id = ? AND reversal_id IS NULL", businessID, entryID).Exec(ctx)
-	if err != nil {
-		return wrap("set reversal", err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n != 1 {
-		return fmt.Errorf("set reversal of %s: %d rows: %v", entryID, n, err)
 	}
 	return nil
 }
