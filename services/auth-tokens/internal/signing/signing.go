@@ -10,72 +10,55 @@
 package signing
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/ed25519"
 	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/acctsuite/acct/pkg/secretbox"
 )
 
 // EncryptionKeySize is the AES-256 key size.
-const EncryptionKeySize = 32
+const EncryptionKeySize = secretbox.KeySize
 
 // ParseEncryptionKey decodes a base64 (standard or URL, padded or not)
 // 32-byte key.
 func ParseEncryptionKey(s string) ([]byte, error) {
-	s = strings.TrimSpace(s)
-	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
-		if b, err := enc.DecodeString(s); err == nil {
-			if len(b) != EncryptionKeySize {
-				return nil, fmt.Errorf("signing key encryption key has %d bytes, want %d", len(b), EncryptionKeySize)
-			}
-			return b, nil
-		}
-	}
-	return nil, errors.New("signing key encryption key is not base64")
+	return secretbox.ParseKey("signing key encryption key", s)
 }
 
-// Cipher encrypts private keys at rest.
-type Cipher struct{ aead cipher.AEAD }
+// Cipher encrypts private keys at rest (pkg/secretbox: AES-256-GCM, the
+// nonce then the ciphertext).
+type Cipher struct{ box *secretbox.Box }
 
 // NewCipher makes an AES-256-GCM cipher.
 func NewCipher(key []byte) (*Cipher, error) {
-	if len(key) != EncryptionKeySize {
-		return nil, fmt.Errorf("signing: encryption key has %d bytes, want %d", len(key), EncryptionKeySize)
-	}
-	block, err := aes.NewCipher(key)
+	box, err := secretbox.New(key)
 	if err != nil {
 		return nil, fmt.Errorf("signing: %w", err)
 	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		return nil, fmt.Errorf("signing: %w", err)
-	}
-	return &Cipher{aead: aead}, nil
+	return &Cipher{box: box}, nil
 }
 
 // Seal encrypts a private key; the kid is authenticated data, so a
 // ciphertext moved to another key row does not decrypt.
 func (c *Cipher) Seal(kid string, priv ed25519.PrivateKey) ([]byte, error) {
-	nonce := make([]byte, c.aead.NonceSize())
-	if _, err := rand.Read(nonce); err != nil {
-		return nil, fmt.Errorf("signing: nonce: %w", err)
+	sealed, err := c.box.Seal(priv.Seed(), []byte(kid))
+	if err != nil {
+		return nil, fmt.Errorf("signing: %w", err)
 	}
-	return c.aead.Seal(nonce, nonce, priv.Seed(), []byte(kid)), nil
+	return sealed, nil
 }
 
 // Open decrypts what Seal produced for kid.
 func (c *Cipher) Open(kid string, sealed []byte) (ed25519.PrivateKey, error) {
-	ns := c.aead.NonceSize()
-	if len(sealed) < ns+c.aead.Overhead() {
+	seed, err := c.box.Open(sealed, []byte(kid))
+	if errors.Is(err, secretbox.ErrMalformed) {
 		return nil, errors.New("signing: sealed key too short")
 	}
-	seed, err := c.aead.Open(nil, sealed[:ns], sealed[ns:], []byte(kid))
 	if err != nil {
 		return nil, fmt.Errorf("signing: decrypt key %s: %w", kid, err)
 	}

@@ -1,17 +1,14 @@
 package acctsync
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
-	"strings"
+
+	"github.com/acctsuite/acct/pkg/secretbox"
 )
 
 // EncryptionKeySize is the size of the token encryption key (AES-256).
-const EncryptionKeySize = 32
+const EncryptionKeySize = secretbox.KeySize
 
 // sealVersion prefixes every sealed value, so a later format or key
 // rotation can tell old ciphertexts apart.
@@ -20,59 +17,43 @@ const sealVersion byte = 1
 // ParseEncryptionKey decodes ACCTSYNC_TOKEN_ENCRYPTION_KEY: 32 bytes in
 // base64 (standard or URL alphabet, padded or not).
 func ParseEncryptionKey(s string) ([]byte, error) {
-	s = strings.TrimSpace(s)
-	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
-		b, err := enc.DecodeString(s)
-		if err != nil {
-			continue
-		}
-		if len(b) != EncryptionKeySize {
-			return nil, fmt.Errorf("token encryption key has %d bytes, want %d", len(b), EncryptionKeySize)
-		}
-		return b, nil
-	}
-	return nil, errors.New("token encryption key is not base64")
+	return secretbox.ParseKey("token encryption key", s)
 }
 
-// TokenCipher encrypts provider tokens at rest with AES-256-GCM. The
-// associated data names the business and the token's role, so a ciphertext
-// copied into another row or column does not decrypt.
-type TokenCipher struct{ aead cipher.AEAD }
+// TokenCipher encrypts provider tokens at rest with AES-256-GCM
+// (pkg/secretbox). The associated data names the business and the token's
+// role, so a ciphertext copied into another row or column does not
+// decrypt.
+type TokenCipher struct{ box *secretbox.Box }
 
 // NewTokenCipher makes a cipher from a 32-byte key.
 func NewTokenCipher(key []byte) (*TokenCipher, error) {
-	if len(key) != EncryptionKeySize {
-		return nil, fmt.Errorf("acctsync: token encryption key has %d bytes, want %d", len(key), EncryptionKeySize)
-	}
-	block, err := aes.NewCipher(key)
+	box, err := secretbox.New(key)
 	if err != nil {
 		return nil, fmt.Errorf("acctsync: token cipher: %w", err)
 	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		return nil, fmt.Errorf("acctsync: token cipher: %w", err)
-	}
-	return &TokenCipher{aead: aead}, nil
+	return &TokenCipher{box: box}, nil
 }
 
-// Seal encrypts plaintext bound to aad: version byte, random nonce, then
-// the ciphertext with its tag.
+// Seal encrypts plaintext bound to aad: the version byte, then the sealed
+// value (random nonce, ciphertext and tag).
 func (c *TokenCipher) Seal(plaintext, aad string) ([]byte, error) {
-	out := make([]byte, 1+c.aead.NonceSize(), 1+c.aead.NonceSize()+len(plaintext)+c.aead.Overhead())
-	out[0] = sealVersion
-	if _, err := rand.Read(out[1:]); err != nil {
-		return nil, fmt.Errorf("acctsync: nonce: %w", err)
+	sealed, err := c.box.Seal([]byte(plaintext), []byte(aad))
+	if err != nil {
+		return nil, fmt.Errorf("acctsync: %w", err)
 	}
-	return c.aead.Seal(out, out[1:], []byte(plaintext), []byte(aad)), nil
+	return append([]byte{sealVersion}, sealed...), nil
 }
 
 // Open decrypts what Seal produced with the same aad.
 func (c *TokenCipher) Open(sealed []byte, aad string) (string, error) {
-	ns := c.aead.NonceSize()
-	if len(sealed) < 1+ns+c.aead.Overhead() || sealed[0] != sealVersion {
+	if len(sealed) == 0 || sealed[0] != sealVersion {
 		return "", errors.New("acctsync: sealed token malformed")
 	}
-	plain, err := c.aead.Open(nil, sealed[1:1+ns], sealed[1+ns:], []byte(aad))
+	plain, err := c.box.Open(sealed[1:], []byte(aad))
+	if errors.Is(err, secretbox.ErrMalformed) {
+		return "", errors.New("acctsync: sealed token malformed")
+	}
 	if err != nil {
 		return "", fmt.Errorf("acctsync: decrypt token: %w", err)
 	}
