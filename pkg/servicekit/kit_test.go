@@ -315,14 +315,16 @@ func freeAddr(t *testing.T) string {
 	return addr
 }
 
-// The outbox is flushed on stop: events committed while the broker was away
-// are published once it is back and the service is stopping.
-func TestStopFlushesTheOutbox(t *testing.T) {
+// stoppingService runs the widgets service with shutdown after timeout,
+// stops the broker and creates five widgets (five events pending), then
+// cancels the service's context: a SIGTERM.
+func stoppingService(t *testing.T, timeout string) (k *servicekit.Kit, broker *testkit.BrokerHandle, done chan error) {
+	t.Helper()
 	var cfg widgetsConfig
-	broker := testkit.Broker(t)
+	broker = testkit.Broker(t)
 	tokens := servicetest.NewTokens(t)
 	env := map[string]string{"DATABASE_URL": testkit.NewDatabase(t), "KAFKA_BROKERS": broker.Addrs()[0],
-		"JWKS_URL": tokens.JWKSURL, "PAGE_CURSOR_SECRET": "s", "SHUTDOWN_TIMEOUT": "20s"}
+		"JWKS_URL": tokens.JWKSURL, "PAGE_CURSOR_SECRET": "s", "SHUTDOWN_TIMEOUT": timeout}
 	if err := pkgconfig.LoadFrom(&cfg, env); err != nil {
 		t.Fatal(err)
 	}
@@ -331,13 +333,13 @@ func TestStopFlushesTheOutbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer k.Close()
+	t.Cleanup(func() { k.Close() })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
+	done = make(chan error, 1)
 	go func() { done <- k.Serve(ctx, ln) }()
 	url := "http://" + ln.Addr().String()
 	waitFor(t, "serving", func() bool { c, _ := call(t, "GET", url+"/healthz", "", ""); return c == 200 })
@@ -361,6 +363,13 @@ func TestStopFlushesTheOutbox(t *testing.T) {
 		t.Fatalf("pending with the broker down: %d %v", n, err)
 	}
 	cancel() // SIGTERM
+	return k, broker, done
+}
+
+// The outbox is flushed on stop: events committed while the broker was away
+// are published once it is back and the service is stopping.
+func TestStopFlushesTheOutbox(t *testing.T) {
+	k, broker, done := stoppingService(t, "20s")
 	time.Sleep(500 * time.Millisecond)
 	broker.Restart()
 	select {
@@ -373,6 +382,24 @@ func TestStopFlushesTheOutbox(t *testing.T) {
 	}
 	if n, err := k.Relay().Pending(context.Background()); err != nil || n != 0 {
 		t.Fatalf("pending after a graceful stop: %d %v", n, err)
+	}
+}
+
+// A stop cannot wait for ever: when the flush runs out of SHUTDOWN_TIMEOUT
+// (here the broker never comes back), the service stops, says the events
+// stay in the outbox, and they do.
+func TestStopKeepsWhatItCannotFlush(t *testing.T) {
+	k, _, done := stoppingService(t, "1s")
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "stay in the outbox for the next relay") {
+			t.Fatalf("stop = %v, want the flush's deadline named", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("service did not stop")
+	}
+	if n, err := k.Relay().Pending(context.Background()); err != nil || n != 5 {
+		t.Fatalf("pending after a stop that could not flush: %d %v, want the 5 events kept", n, err)
 	}
 }
 

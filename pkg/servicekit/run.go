@@ -88,8 +88,14 @@ func (k *Kit) Serve(ctx context.Context, ln net.Listener) error {
 	wg.Wait()
 	var flushErr error
 	if k.relay != nil {
-		fctx, cancel := context.WithTimeout(context.Background(), max(k.def.Base.ShutdownTimeout, time.Second))
+		timeout := max(k.def.Base.ShutdownTimeout, time.Second)
+		fctx, cancel := context.WithTimeout(context.Background(), timeout)
 		if err := k.relay.Flush(fctx); err != nil {
+			if fctx.Err() != nil {
+				// A backlog larger than the stop allows: nothing is lost, the
+				// rows stay unsent for the next relay to publish.
+				err = fmt.Errorf("events still unsent after %s stay in the outbox for the next relay: %w", timeout, err)
+			}
 			flushErr = fmt.Errorf("flush outbox: %w", err)
 		}
 		cancel()
