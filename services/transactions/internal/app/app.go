@@ -108,10 +108,10 @@ type Store interface {
 	// FindAccountsByRefs resolves references by id or stable name; refs
 	// that name no account of the business are absent from the result.
 	FindAccountsByRefs(ctx context.Context, db bun.IDB, businessID uuid.UUID, refs []domain.AccountRef, lock Lock) ([]domain.Account, error)
-	// FindAccountsAndAncestors resolves refs like FindAccountsByRefs
-	// (locking those accounts as asked) and adds every account above them
-	// (not locked), in one query.
-	FindAccountsAndAncestors(ctx context.Context, db bun.IDB, businessID uuid.UUID, refs []domain.AccountRef, lock Lock) ([]domain.Account, error)
+	// LiveEntryAndAccounts is FindLiveEntry together with the accounts refs
+	// name and those of the live entry's lines, locked as asked, and every
+	// account above them (not locked), in one statement.
+	LiveEntryAndAccounts(ctx context.Context, db bun.IDB, businessID uuid.UUID, sourceType, sourceID string, refs []domain.AccountRef, lock Lock) (domain.Entry, bool, []domain.Account, error)
 	// AccountsWithAncestors returns the accounts and every account above them.
 	AccountsWithAncestors(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) ([]domain.Account, error)
 	// ListAccounts lists the business's accounts, archived ones when asked.

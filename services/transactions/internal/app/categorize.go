@@ -169,22 +169,13 @@ func (b *Banking) Categorize(ctx context.Context, businessID, id uuid.UUID, req 
 // in one query; the live entry's reversal and the new entry go in with one
 // outbox write (Ledger.Repost).
 func (b *Banking) apply(ctx context.Context, tx bun.IDB, t BankTransaction, c banking.Categorization, method banking.CategorizationMethod, agent domain.Agent) (BankTransaction, error) {
-	live, hasLive, err := b.ledger.LiveEntryForSource(ctx, tx, t.BusinessID, SourceBankTransaction, t.ID.String())
-	if err != nil {
-		return BankTransaction{}, fmt.Errorf("live entry of %s: %w", t.ID, err)
-	}
 	refs := []domain.AccountRef{domain.ByID(t.LedgerAccountID)}
 	for _, r := range banking.Refs(c) {
 		refs = append(refs, domainRef(r))
 	}
-	if hasLive {
-		for _, l := range live.Lines {
-			refs = append(refs, domain.ByID(l.Account.ID))
-		}
-	}
-	known, err := b.ledger.store.FindAccountsAndAncestors(ctx, tx, t.BusinessID, refs, LockShare)
+	live, hasLive, known, err := b.ledger.store.LiveEntryAndAccounts(ctx, tx, t.BusinessID, SourceBankTransaction, t.ID.String(), refs, LockShare)
 	if err != nil {
-		return BankTransaction{}, fmt.Errorf("accounts of %s: %w", t.ID, err)
+		return BankTransaction{}, fmt.Errorf("live entry and accounts of %s: %w", t.ID, err)
 	}
 	rc, err := banking.Resolve(ctx, resolver{b: b, tx: tx, businessID: t.BusinessID, known: known}, c)
 	if err != nil {

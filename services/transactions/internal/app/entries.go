@@ -218,7 +218,7 @@ func (l *Ledger) conflict(ctx context.Context, tx bun.IDB, e domain.Entry, journ
 
 // publish enqueues the events of the posted entries, with the ancestry of
 // every account they touch, in one outbox write. known may hold accounts
-// read in tx with their ancestors (FindAccountsAndAncestors): when it
+// read in tx with their ancestors (LiveEntryAndAccounts): when it
 // holds every account of the lines and all accounts above them, the
 // ancestry costs no query.
 func (l *Ledger) publish(ctx context.Context, tx bun.IDB, businessID uuid.UUID, es []domain.Entry, known []domain.Account) error {

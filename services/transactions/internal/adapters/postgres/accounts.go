@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/services/transactions/internal/app"
@@ -146,38 +145,6 @@ func (s *Store) FindAccountsByRefs(ctx context.Context, db bun.IDB, businessID u
 		}).OrderExpr("a.id")
 	if err := selectLocked(q, lock).Scan(ctx); err != nil {
 		return nil, wrap("find accounts", err)
-	}
-	return accounts(rows), nil
-}
-
-// FindAccountsAndAncestors implements app.Store: the referenced accounts
-// locked as asked and every account above them, in one recursive query.
-func (s *Store) FindAccountsAndAncestors(ctx context.Context, db bun.IDB, businessID uuid.UUID, refs []domain.AccountRef, lock app.Lock) ([]domain.Account, error) {
-	ids, names := []string{}, []string{}
-	for _, r := range refs {
-		if r.IsStableName() {
-			names = append(names, r.StableName)
-		} else {
-			ids = append(ids, r.ID.String())
-		}
-	}
-	if len(ids) == 0 && len(names) == 0 {
-		return nil, nil
-	}
-	var rows []accountRow
-	err := db.NewRaw(`
-		WITH RECURSIVE picked AS (
-			SELECT a.* FROM ledger_accounts a
-			WHERE a.business_id = ? AND (a.id = ANY(?::uuid[]) OR a.stable_name = ANY(?::text[]))
-			`+lockClause(lock)+`
-		), up AS (
-			SELECT * FROM picked
-			UNION
-			SELECT p.* FROM ledger_accounts p JOIN up ON p.id = up.parent_id AND p.business_id = up.business_id
-		)
-		SELECT * FROM up ORDER BY id`, businessID, pgdialect.Array(ids), pgdialect.Array(names)).Scan(ctx, &rows)
-	if err != nil {
-		return nil, wrap("find accounts and ancestors", err)
 	}
 	return accounts(rows), nil
 }

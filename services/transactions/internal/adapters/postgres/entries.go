@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/acctsuite/acct/pkg/money"
 	"github.com/acctsuite/acct/pkg/page"
@@ -38,23 +39,23 @@ var EntryPageSpec = page.Spec{
 type entryRow struct {
 	bun.BaseModel `bun:"table:ledger_entries,alias:e"`
 
-	ID              uuid.UUID       `bun:"id,pk,type:uuid"`
-	BusinessID      uuid.UUID       `bun:"business_id,type:uuid"`
-	EntryNumber     int64           `bun:"entry_number"`
-	EntryType       string          `bun:"entry_type"`
-	Agent           string          `bun:"agent"`
-	Date            time.Time       `bun:"date"`
-	EntryAt         time.Time       `bun:"entry_at"`
-	SourceType      string          `bun:"source_type"`
-	SourceID        string          `bun:"source_id"`
-	SourceVersion   string          `bun:"source_version"`
-	ReversalOfID    *uuid.UUID      `bun:"reversal_of_id,type:uuid"`
-	ReversalID      *uuid.UUID      `bun:"reversal_id,type:uuid"`
-	Memo            *string         `bun:"memo"`
-	ReferenceNumber *string         `bun:"reference_number"`
-	Metadata        json.RawMessage `bun:"metadata,type:jsonb"`
-	Tags            []tags.Tag      `bun:"tags,type:jsonb"`
-	CreatedAt       time.Time       `bun:"created_at"`
+	ID              uuid.UUID       `bun:"id,pk,type:uuid" json:"id"`
+	BusinessID      uuid.UUID       `bun:"business_id,type:uuid" json:"business_id"`
+	EntryNumber     int64           `bun:"entry_number" json:"entry_number"`
+	EntryType       string          `bun:"entry_type" json:"entry_type"`
+	Agent           string          `bun:"agent" json:"agent"`
+	Date            time.Time       `bun:"date" json:"date"`
+	EntryAt         time.Time       `bun:"entry_at" json:"entry_at"`
+	SourceType      string          `bun:"source_type" json:"source_type"`
+	SourceID        string          `bun:"source_id" json:"source_id"`
+	SourceVersion   string          `bun:"source_version" json:"source_version"`
+	ReversalOfID    *uuid.UUID      `bun:"reversal_of_id,type:uuid" json:"reversal_of_id"`
+	ReversalID      *uuid.UUID      `bun:"reversal_id,type:uuid" json:"reversal_id"`
+	Memo            *string         `bun:"memo" json:"memo"`
+	ReferenceNumber *string         `bun:"reference_number" json:"reference_number"`
+	Metadata        json.RawMessage `bun:"metadata,type:jsonb" json:"metadata"`
+	Tags            []tags.Tag      `bun:"tags,type:jsonb" json:"tags"`
+	CreatedAt       time.Time       `bun:"created_at" json:"created_at"`
 }
 
 func (r entryRow) entry() domain.Entry {
@@ -221,6 +222,85 @@ func (s *Store) FindEntryBySource(ctx context.Context, db bun.IDB, businessID uu
 	return s.findOne(ctx, db, db.NewSelect().Where(
 		"e.business_id = ? AND e.source_type = ? AND e.source_id = ? AND e.source_version = ? AND e.reversal_of_id IS NULL",
 		businessID, src.Type, src.ID, src.Version), app.NoLock)
+}
+
+// LiveEntryAndAccounts implements app.Store: the source's live entry, its
+// lines, the accounts refs name and those of the lines (locked as asked),
+// and every account above them, in one statement: the three parts come
+// back as JSON documents.
+func (s *Store) LiveEntryAndAccounts(ctx context.Context, db bun.IDB, businessID uuid.UUID, sourceType, sourceID string, refs []domain.AccountRef, lock app.Lock) (domain.Entry, bool, []domain.Account, error) {
+	ids, names := []string{}, []string{}
+	for _, r := range refs {
+		if r.IsStableName() {
+			names = append(names, r.StableName)
+		} else {
+			ids = append(ids, r.ID.String())
+		}
+	}
+	var got struct {
+		Entry    json.RawMessage `bun:"entry"`
+		Lines    json.RawMessage `bun:"lines"`
+		Accounts json.RawMessage `bun:"accounts"`
+	}
+	err := db.NewRaw(`
+		WITH RECURSIVE live AS (
+			SELECT * FROM ledger_entries e
+			WHERE e.business_id = ?0 AND e.source_type = ?1 AND e.source_id = ?2
+			  AND e.reversal_of_id IS NULL AND e.reversal_id IS NULL
+		), live_lines AS (
+			SELECT l.* FROM ledger_lines l JOIN live e ON l.business_id = e.business_id AND l.entry_id = e.id
+		), picked AS (
+			SELECT a.* FROM ledger_accounts a
+			WHERE a.business_id = ?0 AND (a.id = ANY(?3::uuid[]) OR a.stable_name = ANY(?4::text[])
+			   OR a.id IN (SELECT account_id FROM live_lines))
+			`+lockClause(lock)+`
+		), up AS (
+			SELECT * FROM picked
+			UNION
+			SELECT p.* FROM ledger_accounts p JOIN up ON p.id = up.parent_id AND p.business_id = up.business_id
+		)
+		SELECT (SELECT row_to_json(live) FROM live) AS entry,
+			(SELECT json_agg(l ORDER BY l.line_number) FROM live_lines l) AS lines,
+			(SELECT json_agg(up ORDER BY up.id) FROM up) AS accounts`,
+		businessID, sourceType, sourceID, pgdialect.Array(ids), pgdialect.Array(names)).Scan(ctx, &got)
+	if err != nil {
+		return domain.Entry{}, false, nil, wrap("live entry and accounts", err)
+	}
+	var accountRows []accountRow
+	if len(got.Accounts) > 0 && string(got.Accounts) != "null" {
+		if err := json.Unmarshal(got.Accounts, &accountRows); err != nil {
+			return domain.Entry{}, false, nil, fmt.Errorf("decode accounts: %w", err)
+		}
+	}
+	accts := accounts(accountRows)
+	if len(got.Entry) == 0 || string(got.Entry) == "null" {
+		return domain.Entry{}, false, accts, nil
+	}
+	var er entryRow
+	if err := json.Unmarshal(got.Entry, &er); err != nil {
+		return domain.Entry{}, false, nil, fmt.Errorf("decode live entry: %w", err)
+	}
+	var lines []lineRow
+	if err := json.Unmarshal(got.Lines, &lines); err != nil {
+		return domain.Entry{}, false, nil, fmt.Errorf("decode lines of entry %s: %w", er.ID, err)
+	}
+	byID := make(map[uuid.UUID]domain.Account, len(accts))
+	for _, a := range accts {
+		byID[a.ID] = a
+	}
+	e := er.entry()
+	for _, l := range lines {
+		a, ok := byID[l.AccountID]
+		if !ok {
+			return domain.Entry{}, false, nil, fmt.Errorf("entry %s: account %s of line %d not read", er.ID, l.AccountID, l.LineNumber)
+		}
+		e.Lines = append(e.Lines, domain.Line{
+			ID: l.ID, EntryID: l.EntryID, Number: l.LineNumber, Account: a, Amount: moneyOf(l.Amount),
+			Direction: domain.Direction(l.Direction), Memo: l.Memo, Tags: nonNilTags(l.Tags),
+			EntryAt: l.EntryAt.UTC(), CreatedAt: l.CreatedAt.UTC(),
+		})
+	}
+	return e, true, accts, nil
 }
 
 // FindLiveEntry implements app.Store: the entry with its lines and their
