@@ -20,59 +20,58 @@ import (
 // transactions (each with metadata and tags).
 const MaxTransactionsBody = 8 << 20
 
-// bankTxnDataOnlyJSON is the SDK's BankTransactionDataOnly: a transaction
-// without category, tags or matches (the answer of creating custom
-// transactions).
-type bankTxnDataOnlyJSON struct {
-	ID                  string          `json:"id"`
-	BusinessID          string          `json:"business_id"`
-	Source              string          `json:"source"`
-	SourceTransactionID string          `json:"source_transaction_id"`
-	SourceAccountID     *string         `json:"source_account_id"`
-	ExternalID          *string         `json:"external_id"`
-	ExternalAccountID   *string         `json:"external_account_id"`
-	ImportedAt          time.Time       `json:"imported_at"`
-	Date                time.Time       `json:"date"`
-	Direction           string          `json:"direction"`
-	Amount              int64           `json:"amount"`
-	CounterpartyName    *string         `json:"counterparty_name"`
-	Description         *string         `json:"description"`
-	AccountName         *string         `json:"account_name"`
-	CategorizationStat  string          `json:"categorization_status"`
-	Metadata            json.RawMessage `json:"metadata"`
-	Memo                *string         `json:"memo"`
-	ReferenceNumber     *string         `json:"reference_number"`
-	CustomerID          *string         `json:"customer_id"`
-	VendorID            *string         `json:"vendor_id"`
-	CounterpartyID      *string         `json:"counterparty_id"`
-	TaxCode             *string         `json:"tax_code"`
+// bankTxnBaseJSON are the fields every rendering of a bank transaction
+// has (both bankTxnDataOnlyJSON and bankTxnJSON embed it).
+type bankTxnBaseJSON struct {
+	ID                   string          `json:"id"`
+	BusinessID           string          `json:"business_id"`
+	Source               string          `json:"source"`
+	SourceTransactionID  string          `json:"source_transaction_id"`
+	SourceAccountID      *string         `json:"source_account_id"`
+	ExternalID           *string         `json:"external_id"`
+	ExternalAccountID    *string         `json:"external_account_id"`
+	ImportedAt           time.Time       `json:"imported_at"`
+	Date                 time.Time       `json:"date"`
+	Direction            string          `json:"direction"`
+	Amount               int64           `json:"amount"`
+	CounterpartyName     *string         `json:"counterparty_name"`
+	Description          *string         `json:"description"`
+	AccountName          *string         `json:"account_name"`
+	CategorizationStatus string          `json:"categorization_status"`
+	Metadata             json.RawMessage `json:"metadata"`
+	Memo                 *string         `json:"memo"`
+	ReferenceNumber      *string         `json:"reference_number"`
+	CustomerID           *string         `json:"customer_id"`
+	VendorID             *string         `json:"vendor_id"`
+	TaxCode              *string         `json:"tax_code"`
 }
 
-func toBankTxnDataOnly(t app.BankTransaction) bankTxnDataOnlyJSON {
-	out := bankTxnDataOnlyJSON{
+func toBankTxnBase(t app.BankTransaction) bankTxnBaseJSON {
+	out := bankTxnBaseJSON{
 		ID: t.ID.String(), BusinessID: t.BusinessID.String(), Source: string(t.Source),
 		SourceTransactionID: t.SourceTransactionID, SourceAccountID: t.SourceAccountID, ExternalID: t.ExternalID,
-		ImportedAt: t.ImportedAt, Date: t.Date, Direction: string(t.Direction), Amount: int64(t.Amount),
-		CounterpartyName: t.CounterpartyName, Description: t.Description, AccountName: t.AccountName,
-		CategorizationStat: string(t.Status), Metadata: t.Metadata, Memo: t.Memo, ReferenceNumber: t.ReferenceNumber,
-		TaxCode: t.TaxCode,
-	}
-	if t.CustomerID != nil {
-		s := t.CustomerID.String()
-		out.CustomerID = &s
-	}
-	if t.VendorID != nil {
-		s := t.VendorID.String()
-		out.VendorID = &s
-	}
-	if t.ExternalAccountID != nil {
-		id := t.ExternalAccountID.String()
-		out.ExternalAccountID = &id
+		ExternalAccountID: uuidString(t.ExternalAccountID), ImportedAt: t.ImportedAt, Date: t.Date,
+		Direction: string(t.Direction), Amount: int64(t.Amount), CounterpartyName: t.CounterpartyName,
+		Description: t.Description, AccountName: t.AccountName, CategorizationStatus: string(t.Status),
+		Metadata: t.Metadata, Memo: t.Memo, ReferenceNumber: t.ReferenceNumber,
+		CustomerID: uuidString(t.CustomerID), VendorID: uuidString(t.VendorID), TaxCode: t.TaxCode,
 	}
 	if len(out.Metadata) == 0 {
 		out.Metadata = json.RawMessage("null")
 	}
 	return out
+}
+
+// bankTxnDataOnlyJSON is the SDK's BankTransactionDataOnly: a transaction
+// without category, tags or matches (the answer of creating custom
+// transactions).
+type bankTxnDataOnlyJSON struct {
+	bankTxnBaseJSON
+	CounterpartyID *string `json:"counterparty_id"`
+}
+
+func toBankTxnDataOnly(t app.BankTransaction) bankTxnDataOnlyJSON {
+	return bankTxnDataOnlyJSON{bankTxnBaseJSON: toBankTxnBase(t)}
 }
 
 // createCustomTransactions is POST
@@ -132,43 +131,23 @@ func (h *handlers) importTransactions(c *fiber.Ctx) error {
 // bankTxnJSON is a bank transaction: the spec's Bank_Transaction with the
 // SDK's BankTransaction fields.
 type bankTxnJSON struct {
-	Type                    string             `json:"type"`
-	ID                      string             `json:"id"`
-	BusinessID              string             `json:"business_id"`
-	Source                  string             `json:"source"`
-	SourceTransactionID     string             `json:"source_transaction_id"`
-	SourceAccountID         *string            `json:"source_account_id"`
-	ExternalAccountID       *string            `json:"external_account_id"`
+	Type string `json:"type"`
+	bankTxnBaseJSON
 	CustomAccountID         *string            `json:"custom_account_id"`
-	ExternalID              *string            `json:"external_id"`
-	ImportedAt              time.Time          `json:"imported_at"`
-	Date                    time.Time          `json:"date"`
-	Direction               string             `json:"direction"`
-	Amount                  int64              `json:"amount"`
-	CounterpartyName        *string            `json:"counterparty_name"`
-	Description             *string            `json:"description"`
-	AccountName             *string            `json:"account_name"`
 	AccountMask             *string            `json:"account_mask"`
 	AccountInstitution      *institutionJSON   `json:"account_institution"`
-	CategorizationStatus    string             `json:"categorization_status"`
 	Category                any                `json:"category"`
 	CategorizationMethod    *string            `json:"categorization_method"`
 	CategorizationFlow      *categorizationFlo `json:"categorization_flow"`
-	TaxCode                 *string            `json:"tax_code"`
 	TaxOptions              *taxOptionsJSON    `json:"tax_options"`
 	ProjectedIncomeCategory string             `json:"projected_income_category"`
 	SuggestedMatches        []any              `json:"suggested_matches"`
 	Match                   any                `json:"match"`
 	TransactionTags         []tags.Tag         `json:"transaction_tags"`
 	DocumentIDs             []string           `json:"document_ids"`
-	Memo                    *string            `json:"memo"`
-	Metadata                json.RawMessage    `json:"metadata"`
-	ReferenceNumber         *string            `json:"reference_number"`
 	Customer                any                `json:"customer"`
 	Vendor                  any                `json:"vendor"`
-	CustomerID              *uuid.UUID         `json:"customer_id"`
 	CustomerExternalID      *string            `json:"customer_external_id"`
-	VendorID                *uuid.UUID         `json:"vendor_id"`
 	VendorExternalID        *string            `json:"vendor_external_id"`
 }
 
@@ -280,16 +259,10 @@ func uuidString(id *uuid.UUID) *string {
 // Canadian business).
 func toBankTxn(t app.BankTransaction, taxOptions []salestax.Option) bankTxnJSON {
 	out := bankTxnJSON{
-		Type: "Bank_Transaction", ID: t.ID.String(), BusinessID: t.BusinessID.String(), Source: string(t.Source),
-		SourceTransactionID: t.SourceTransactionID, SourceAccountID: t.SourceAccountID,
-		ExternalAccountID: uuidString(t.ExternalAccountID), CustomAccountID: uuidString(t.CustomAccountID),
-		ExternalID: t.ExternalID, ImportedAt: t.ImportedAt, Date: t.Date, Direction: string(t.Direction),
-		Amount: int64(t.Amount), CounterpartyName: t.CounterpartyName, Description: t.Description,
-		AccountName: t.AccountName, AccountMask: t.AccountMask, CategorizationStatus: string(t.Status),
-		Category: txnCategoryJSON(t), TaxCode: t.TaxCode, ProjectedIncomeCategory: string(t.ProjectedIncome()),
-		SuggestedMatches: []any{}, TransactionTags: t.Tags, DocumentIDs: []string{}, Memo: t.Memo,
-		Metadata: t.Metadata, ReferenceNumber: t.ReferenceNumber, CustomerID: t.CustomerID,
-		CustomerExternalID: t.CustomerExternalID, VendorID: t.VendorID, VendorExternalID: t.VendorExternalID,
+		Type: "Bank_Transaction", bankTxnBaseJSON: toBankTxnBase(t), CustomAccountID: uuidString(t.CustomAccountID),
+		AccountMask: t.AccountMask, Category: txnCategoryJSON(t), ProjectedIncomeCategory: string(t.ProjectedIncome()),
+		SuggestedMatches: []any{}, TransactionTags: t.Tags, DocumentIDs: []string{},
+		CustomerExternalID: t.CustomerExternalID, VendorExternalID: t.VendorExternalID,
 	}
 	if t.InstitutionName != nil {
 		out.AccountInstitution = &institutionJSON{Name: *t.InstitutionName}
@@ -300,9 +273,6 @@ func toBankTxn(t app.BankTransaction, taxOptions []salestax.Option) bankTxnJSON 
 	}
 	if out.TransactionTags == nil {
 		out.TransactionTags = []tags.Tag{}
-	}
-	if len(out.Metadata) == 0 {
-		out.Metadata = json.RawMessage("null")
 	}
 	for _, d := range t.DocumentIDs {
 		out.DocumentIDs = append(out.DocumentIDs, d.String())

@@ -89,6 +89,15 @@ type lineRow struct {
 	CreatedAt  time.Time  `bun:"created_at" json:"created_at"`
 }
 
+// line is the domain line of r, on account a.
+func (r lineRow) line(a domain.Account) domain.Line {
+	return domain.Line{
+		ID: r.ID, EntryID: r.EntryID, Number: r.LineNumber, Account: a, Amount: moneyOf(r.Amount),
+		Direction: domain.Direction(r.Direction), Memo: r.Memo, Tags: nonNilTags(r.Tags),
+		EntryAt: r.EntryAt.UTC(), CreatedAt: r.CreatedAt.UTC(),
+	}
+}
+
 // lineWithAccount is a line joined to its account's current state.
 type lineWithAccount struct {
 	lineRow
@@ -294,52 +303,16 @@ func (s *Store) LiveEntryAndAccounts(ctx context.Context, db bun.IDB, businessID
 		if !ok {
 			return domain.Entry{}, false, nil, fmt.Errorf("entry %s: account %s of line %d not read", er.ID, l.AccountID, l.LineNumber)
 		}
-		e.Lines = append(e.Lines, domain.Line{
-			ID: l.ID, EntryID: l.EntryID, Number: l.LineNumber, Account: a, Amount: moneyOf(l.Amount),
-			Direction: domain.Direction(l.Direction), Memo: l.Memo, Tags: nonNilTags(l.Tags),
-			EntryAt: l.EntryAt.UTC(), CreatedAt: l.CreatedAt.UTC(),
-		})
+		e.Lines = append(e.Lines, l.line(a))
 	}
 	return e, true, accts, nil
 }
 
-// FindLiveEntry implements app.Store: the entry with its lines and their
-// accounts in one statement (the lines as a JSON array), as every
-// categorization reads it.
+// FindLiveEntry implements app.Store: LiveEntryAndAccounts without refs
+// or locks (the accounts read are those of the lines, with ancestors).
 func (s *Store) FindLiveEntry(ctx context.Context, db bun.IDB, businessID uuid.UUID, sourceType, sourceID string) (domain.Entry, bool, error) {
-	var r struct {
-		entryRow
-		LinesJSON json.RawMessage `bun:"lines_json"`
-	}
-	err := db.NewSelect().Model(&r.entryRow).ColumnExpr("e.*").
-		ColumnExpr(`(SELECT json_agg(json_build_object('line', l, 'account', acct) ORDER BY l.line_number)
-			FROM ledger_lines l JOIN ledger_accounts acct ON acct.business_id = l.business_id AND acct.id = l.account_id
-			WHERE l.business_id = e.business_id AND l.entry_id = e.id) AS lines_json`).
-		Where("e.business_id = ? AND e.source_type = ? AND e.source_id = ? AND e.reversal_of_id IS NULL AND e.reversal_id IS NULL",
-			businessID, sourceType, sourceID).
-		Scan(ctx, &r)
-	if errors.Is(err, sql.ErrNoRows) {
-		return domain.Entry{}, false, nil
-	}
-	if err != nil {
-		return domain.Entry{}, false, wrap("find live entry", err)
-	}
-	var lines []struct {
-		Line    lineRow    `json:"line"`
-		Account accountRow `json:"account"`
-	}
-	if err := json.Unmarshal(r.LinesJSON, &lines); err != nil {
-		return domain.Entry{}, false, fmt.Errorf("decode lines of entry %s: %w", r.ID, err)
-	}
-	e := r.entry()
-	for _, l := range lines {
-		e.Lines = append(e.Lines, domain.Line{
-			ID: l.Line.ID, EntryID: l.Line.EntryID, Number: l.Line.LineNumber, Account: l.Account.account(),
-			Amount: moneyOf(l.Line.Amount), Direction: domain.Direction(l.Line.Direction), Memo: l.Line.Memo,
-			Tags: nonNilTags(l.Line.Tags), EntryAt: l.Line.EntryAt.UTC(), CreatedAt: l.Line.CreatedAt.UTC(),
-		})
-	}
-	return e, true, nil
+	e, ok, _, err := s.LiveEntryAndAccounts(ctx, db, businessID, sourceType, sourceID, nil, app.NoLock)
+	return e, ok, err
 }
 
 func (s *Store) findOne(ctx context.Context, db bun.IDB, q *bun.SelectQuery, lock app.Lock) (domain.Entry, bool, error) {
@@ -385,11 +358,7 @@ func (s *Store) withLines(ctx context.Context, db bun.IDB, rows []entryRow) ([]d
 	}
 	byEntry := make(map[uuid.UUID][]domain.Line, len(rows))
 	for _, l := range lines {
-		byEntry[l.EntryID] = append(byEntry[l.EntryID], domain.Line{
-			ID: l.ID, EntryID: l.EntryID, Number: l.LineNumber, Account: l.Account.account(), Amount: moneyOf(l.Amount),
-			Direction: domain.Direction(l.Direction), Memo: l.Memo, Tags: nonNilTags(l.Tags),
-			EntryAt: l.EntryAt.UTC(), CreatedAt: l.CreatedAt.UTC(),
-		})
+		byEntry[l.EntryID] = append(byEntry[l.EntryID], l.line(l.Account.account()))
 	}
 	out := make([]domain.Entry, len(rows))
 	for i, r := range rows {
