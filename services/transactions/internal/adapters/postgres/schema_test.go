@@ -291,3 +291,85 @@ func TestSourceIndexes(t *testing.T) {
 		t.Fatalf("second live entry of a source: %v", err)
 	}
 }
+
+// TestLedgerGuardsHoldUnderAnySearchPath writes with schema-qualified
+// names from a session whose search_path is public, as a script or a
+// report tool would: a balanced entry and its reversal commit, an
+// unbalanced entry and an edit are still refused (the guard functions
+// find their tables whatever the session's search_path).
+func TestLedgerGuardsHoldUnderAnySearchPath(t *testing.T) {
+	db, bid := schema(t)
+	ctx := context.Background()
+	inPublic := func(fn func(tx bun.Tx) error) error {
+		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			if _, err := tx.ExecContext(ctx, "SET LOCAL search_path = public"); err != nil {
+				return err
+			}
+			return fn(tx)
+		})
+	}
+	entry := func(tx bun.Tx, source string, reversalOf *uuid.UUID) (uuid.UUID, error) {
+		id := uuid.Must(uuid.NewV7())
+		_, err := tx.ExecContext(ctx, `INSERT INTO transactions.ledger_entries (id, business_id, entry_type, agent, date,
+			entry_at, source_type, source_id, reversal_of_id, created_at) VALUES (?, ?, 'MANUAL', 'API', now(), now(), 'RAW', ?, ?, now())`,
+			id, bid, source, reversalOf)
+		return id, err
+	}
+	line := func(tx bun.Tx, e uuid.UUID, n int, stable, direction string, amount int64) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO transactions.ledger_lines (id, entry_id, business_id, line_number, account_id,
+			direction, amount, entry_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, now(), now())`,
+			uuid.Must(uuid.NewV7()), e, bid, n, domain.DefaultAccountID(bid, stable), direction, amount)
+		return err
+	}
+	var orig uuid.UUID
+	err := inPublic(func(tx bun.Tx) error {
+		var err error
+		if orig, err = entry(tx, "sp", nil); err != nil {
+			return err
+		}
+		if err := line(tx, orig, 1, "CASH", "DEBIT", 250); err != nil {
+			return err
+		}
+		return line(tx, orig, 2, "SALES", "CREDIT", 250)
+	})
+	if err != nil {
+		t.Fatalf("balanced entry: %v", err)
+	}
+	err = inPublic(func(tx bun.Tx) error {
+		rev, err := entry(tx, "sp", &orig)
+		if err != nil {
+			return err
+		}
+		if err := line(tx, rev, 1, "CASH", "CREDIT", 250); err != nil {
+			return err
+		}
+		if err := line(tx, rev, 2, "SALES", "DEBIT", 250); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, "UPDATE transactions.ledger_entries SET reversal_id = ? WHERE business_id = ? AND id = ?", rev, bid, orig)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("reversal: %v", err)
+	}
+	err = inPublic(func(tx bun.Tx) error {
+		e, err := entry(tx, "sp-unbalanced", nil)
+		if err != nil {
+			return err
+		}
+		if err := line(tx, e, 1, "CASH", "DEBIT", 250); err != nil {
+			return err
+		}
+		return line(tx, e, 2, "SALES", "CREDIT", 249)
+	})
+	if pgdb.SQLState(err) != "23514" { // check_violation from the balance trigger
+		t.Fatalf("unbalanced entry: %v (state %s), want the balance check", err, pgdb.SQLState(err))
+	}
+	err = inPublic(func(tx bun.Tx) error {
+		_, err := tx.ExecContext(ctx, "UPDATE transactions.ledger_lines SET amount = 1 WHERE entry_id = ?", orig)
+		return err
+	})
+	if pgdb.SQLState(err) != "23001" {
+		t.Fatalf("edit of a line: %v (state %s), want restrict_violation", err, pgdb.SQLState(err))
+	}
+}

@@ -1,0 +1,4 @@
+// Package customersinvoices is the customers & invoices service: customers,
+// invoices, invoice payments and write-offs, published on
+// acct.invoicing.v1 for the ledger (issue 8).
+package customersinvoices
