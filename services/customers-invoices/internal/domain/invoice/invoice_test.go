@@ -53,7 +53,7 @@ func TestComputeTotals(t *testing.T) {
 			name: "fractional quantity rounds half away from zero per line",
 			draft: func(t *testing.T) Draft {
 				return Draft{Lines: []LineInput{
-					{Product: str("Hours"), UnitPrice: 333, Quantity: qty(t, "1.5")},   // 499.5 → 500
+					{Product: str("Hours"), UnitPrice: 333, Quantity: qty(t, "1.5")},     // 499.5 → 500
 					{Product: str("Minutes"), UnitPrice: 100, Quantity: qty(t, "0.333")}, // 33.3 → 33
 				}}
 			},
