@@ -81,6 +81,10 @@ type Config struct {
 	Topics      []string
 	MaxAttempts int           // handler attempts before dead-lettering; default 5
 	Backoff     time.Duration // delay after the first failed attempt, doubled after each; default 200ms
+	// NotYetWindow is how long a handler may answer ErrNotYet (the event
+	// came before what it depends on) before those answers count as
+	// failed attempts; default 10m.
+	NotYetWindow time.Duration
 
 	// TopicRetention is how long the consumed topics keep messages; default
 	// events.DefaultRetention (what events.EnsureTopics sets). Committed
@@ -115,6 +119,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Backoff <= 0 {
 		c.Backoff = 200 * time.Millisecond
+	}
+	if c.NotYetWindow <= 0 {
+		c.NotYetWindow = 10 * time.Minute
 	}
 	if c.TopicRetention <= 0 {
 		c.TopicRetention = events.DefaultRetention
@@ -392,6 +399,14 @@ func (c *Consumer) consumePartition(ctx context.Context, topic string, pa kafka.
 	}
 }
 
+// ErrNotYet is what a handler wraps when its event arrived before what it
+// depends on, which another topic delivers (an invoice of a business whose
+// business.created this service has not consumed yet): the event is
+// retried with backoff, without counting attempts, for up to
+// Config.NotYetWindow; after that the answers count as failures and the
+// event is eventually dead-lettered.
+var ErrNotYet = errors.New("consumer: the event depends on state not received yet")
+
 // handlerError marks a failure of the service's handler, as opposed to a
 // failure to reach the database: only the former counts toward MaxAttempts.
 type handlerError struct{ err error }
@@ -409,6 +424,7 @@ func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
 		return c.deadLetter(ctx, m, nil, err, 0)
 	}
 	infraBackoff := c.cfg.Backoff
+	first := time.Now()
 	for attempt := 1; ; {
 		err := c.apply(ctx, m, e)
 		if err == nil {
@@ -418,7 +434,8 @@ func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
 			return false
 		}
 		var herr *handlerError
-		if !errors.As(err, &herr) || pgdb.IsRetryable(herr.err) {
+		notYet := errors.As(err, &herr) && errors.Is(herr.err, ErrNotYet) && time.Since(first) < c.cfg.NotYetWindow
+		if !errors.As(err, &herr) || pgdb.IsRetryable(herr.err) || notYet {
 			// The database, not the event: wait it out, however long.
 			c.log.Warn("consumer: cannot apply event now, retrying", "event_id", e.ID, "type", e.Type,
 				"topic", m.Topic, "partition", m.Partition, "offset", m.Offset, "retry_in", infraBackoff, "error", err)

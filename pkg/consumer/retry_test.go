@@ -173,6 +173,57 @@ func TestTransientDatabaseErrorsAreNotDeadLettered(t *testing.T) {
 	}
 }
 
+// TestNotYetIsWaitedOutWithinItsWindow: a handler answering ErrNotYet
+// (the event came before what it depends on) is retried without counting
+// attempts while the window lasts, so the event applies once the
+// prerequisite arrives although MaxAttempts is 1; past the window the
+// answer counts as a failure and the event is dead-lettered.
+func TestNotYetIsWaitedOutWithinItsWindow(t *testing.T) {
+	broker := testkit.Broker(t, topic)
+	db := testkit.DB(t, "svc", consumer.Migrations)
+	if _, err := db.Exec("CREATE TABLE applied (event_id uuid PRIMARY KEY, name text NOT NULL)"); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	attempts := map[string]int{}
+	handler := func(ctx context.Context, tx bun.Tx, e events.Event) error {
+		var p payload
+		if err := e.Decode(&p); err != nil {
+			return err
+		}
+		mu.Lock()
+		attempts[p.Name]++
+		n := attempts[p.Name]
+		mu.Unlock()
+		// "arrives" gets its prerequisite at the fourth try; "never" never does.
+		if p.Name == "never" || n < 4 {
+			return fmt.Errorf("chart of the business missing: %w", consumer.ErrNotYet)
+		}
+		_, err := tx.ExecContext(ctx, "INSERT INTO applied VALUES (?, ?)", e.ID, p.Name)
+		return err
+	}
+	publish(t, broker.Addrs(), newEvent(t, uuid.Must(uuid.NewV7()), payload{Name: "arrives"}),
+		newEvent(t, uuid.Must(uuid.NewV7()), payload{Name: "never"}))
+	run(t, consumer.New(db, consumer.Config{
+		Brokers: broker.Addrs(), GroupID: "svc", Topics: []string{topic}, MaxAttempts: 1, Backoff: 5 * time.Millisecond,
+		NotYetWindow: 300 * time.Millisecond,
+	}, handler, slog.New(slog.DiscardHandler)))
+
+	eventually(t, 30*time.Second, "one applied, one dead-lettered", func() (bool, string) {
+		a := countRows(t, db, "SELECT count(*) FROM applied WHERE name = 'arrives'")
+		d := countRows(t, db, "SELECT count(*) FROM dead_letters")
+		return a == 1 && d == 1, fmt.Sprintf("%d applied, %d dead letters", a, d)
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if attempts["arrives"] != 4 {
+		t.Errorf("arrives: %d attempts, want 4", attempts["arrives"])
+	}
+	if attempts["never"] < 3 {
+		t.Errorf("never: dead-lettered after %d attempts, want retries during the window first", attempts["never"])
+	}
+}
+
 // TestPartitionsAreConsumedIndependently: while the handler is stuck on
 // business X's event, the events of business Y, on another partition, are
 // applied; X's events then follow in order.

@@ -64,6 +64,8 @@ func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Ki
 	}
 	// Runs in the inbox transaction, after the business directory's handler.
 	k.Consume(events.TopicBusiness, kafkaadapter.BusinessHandler(s.Ledger))
+	// Invoices, payments and write-offs become journal entries.
+	k.Consume(events.TopicInvoicing, kafkaadapter.PostingHandler(s.Ledger, k.Logger()))
 	httpadapter.Register(k.App(), httpadapter.Options{
 		Ledger:      s.Ledger,
 		Banking:     s.Banking,

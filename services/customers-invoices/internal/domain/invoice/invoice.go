@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/money"
 	"github.com/acctsuite/acct/pkg/tags"
 )
@@ -23,7 +24,6 @@ const (
 	MaxLines          = 500
 	MaxTaxesPerLine   = 20
 	MaxTextLength     = 1000 // product, description, memos
-	MaxTaxNameLength  = 100
 	MaxMetadataBytes  = 1024 // the spec's 1KB
 	MaxReferenceChars = 200
 )
@@ -143,12 +143,20 @@ type Totals struct {
 	Total              money.Cents
 }
 
-// Compute checks d and returns its lines with their amounts and the
-// invoice's totals. Every violation is named in one 400 error whose
+// Computed is a checked draft: its lines with their amounts, the
+// invoice's totals and its additional taxes (tax names in canonical form).
+type Computed struct {
+	Lines                []Line
+	Totals               Totals
+	AdditionalSalesTaxes []SalesTax
+}
+
+// Compute checks d and returns its lines with their amounts, the
+// invoice's totals and its additional taxes. Every violation is named in one 400 error whose
 // meta.fields maps the body field ("line_items[2].quantity") to the
 // reason. The additional discount is spread over the lines' revenue in
 // proportion to it (money.Allocate), so the revenue credits sum exactly.
-func Compute(d Draft) ([]Line, Totals, error) {
+func Compute(d Draft) (Computed, error) {
 	bad := map[string]string{}
 	if len(d.Lines) == 0 {
 		bad["line_items"] = "at least one line item is required"
@@ -157,7 +165,7 @@ func Compute(d Draft) ([]Line, Totals, error) {
 		bad["line_items"] = fmt.Sprintf("at most %d line items, got %d", MaxLines, len(d.Lines))
 	}
 	if len(bad) > 0 {
-		return nil, Totals{}, invalid(bad, EnumInvalidLine)
+		return Computed{}, invalid(bad, EnumInvalidLine)
 	}
 	var t Totals
 	lines := make([]Line, len(d.Lines))
@@ -194,8 +202,9 @@ func Compute(d Draft) ([]Line, Totals, error) {
 		if len(in.SalesTaxes) > MaxTaxesPerLine {
 			bad[f+".sales_taxes"] = fmt.Sprintf("at most %d taxes per line", MaxTaxesPerLine)
 		}
+		l.SalesTaxes = make([]SalesTax, len(in.SalesTaxes))
 		for k, tx := range in.SalesTaxes {
-			checkTax(fmt.Sprintf("%s.sales_taxes[%d]", f, k), tx, bad)
+			l.SalesTaxes[k] = checkTax(fmt.Sprintf("%s.sales_taxes[%d]", f, k), tx, bad)
 			add(f+".sales_taxes", &l.SalesTaxesTotal, tx.Amount)
 		}
 		if tg, err := tags.NormalizeList(f+".tags", in.Tags); err != nil {
@@ -224,12 +233,13 @@ func Compute(d Draft) ([]Line, Totals, error) {
 	if len(d.AdditionalSalesTaxes) > MaxTaxesPerLine {
 		bad["additional_sales_taxes"] = fmt.Sprintf("at most %d taxes", MaxTaxesPerLine)
 	}
+	extra := make([]SalesTax, len(d.AdditionalSalesTaxes))
 	for k, tx := range d.AdditionalSalesTaxes {
-		checkTax(fmt.Sprintf("additional_sales_taxes[%d]", k), tx, bad)
+		extra[k] = checkTax(fmt.Sprintf("additional_sales_taxes[%d]", k), tx, bad)
 		add("additional_sales_taxes", &t.AdditionalTaxes, tx.Amount)
 	}
 	if len(bad) > 0 {
-		return nil, Totals{}, invalid(bad, EnumInvalidLine)
+		return Computed{}, invalid(bad, EnumInvalidLine)
 	}
 	var revenue money.Cents
 	for _, n := range nets {
@@ -237,13 +247,13 @@ func Compute(d Draft) ([]Line, Totals, error) {
 	}
 	if d.AdditionalDiscount > revenue {
 		bad["additional_discount"] = fmt.Sprintf("exceeds the lines' total after their discounts (%d cents)", revenue)
-		return nil, Totals{}, invalid(bad, EnumDiscountTooLarge)
+		return Computed{}, invalid(bad, EnumDiscountTooLarge)
 	}
 	shares := make([]money.Cents, len(lines))
 	if d.AdditionalDiscount > 0 {
 		var err error
 		if shares, err = money.Allocate(d.AdditionalDiscount, nets); err != nil {
-			return nil, Totals{}, fmt.Errorf("invoice: spread the additional discount: %w", err)
+			return Computed{}, fmt.Errorf("invoice: spread the additional discount: %w", err)
 		}
 	}
 	for i := range lines {
@@ -257,10 +267,10 @@ func Compute(d Draft) ([]Line, Totals, error) {
 	add("tips", &total, t.TotalTax)
 	add("tips", &total, t.Tips)
 	if len(bad) > 0 {
-		return nil, Totals{}, invalid(bad, EnumInvalidAmount)
+		return Computed{}, invalid(bad, EnumInvalidAmount)
 	}
 	t.Total = total
-	return lines, t, nil
+	return Computed{Lines: lines, Totals: t, AdditionalSalesTaxes: extra}, nil
 }
 
 func checkLineText(f string, in LineInput, bad map[string]string) {
@@ -274,17 +284,25 @@ func checkLineText(f string, in LineInput, bad map[string]string) {
 	}
 }
 
-func checkTax(f string, tx SalesTax, bad map[string]string) {
-	name := strings.TrimSpace(tx.TaxName)
+// checkTax checks one tax and returns it with its name in canonical form
+// (events.NormalizeTaxName: the ledger names the tax's account after it).
+func checkTax(f string, tx SalesTax, bad map[string]string) SalesTax {
 	switch {
-	case tx.Account == nil && name == "":
+	case tx.Account != nil && tx.TaxName != "":
+		bad[f+".tax_account"] = "a tax name or an account identifier, not both"
+	case tx.Account == nil && strings.TrimSpace(tx.TaxName) == "":
 		bad[f+".tax_account"] = "a tax name or an account identifier is required"
-	case utf8.RuneCountInString(name) > MaxTaxNameLength:
-		bad[f+".tax_account.name"] = fmt.Sprintf("at most %d characters", MaxTaxNameLength)
+	case tx.Account == nil:
+		n, err := events.NormalizeTaxName(tx.TaxName)
+		if err != nil {
+			bad[f+".tax_account.name"] = err.Error()
+		}
+		tx.TaxName = n
 	}
 	if tx.Amount < 0 {
 		bad[f+".amount"] = "must be at least 0"
 	}
+	return tx
 }
 
 func blank(p *string) bool { return p == nil || strings.TrimSpace(*p) == "" }

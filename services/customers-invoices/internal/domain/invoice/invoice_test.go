@@ -104,7 +104,8 @@ func TestComputeTotals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			lines, got, err := Compute(tt.draft(t))
+			c, err := Compute(tt.draft(t))
+			lines, got := c.Lines, c.Totals
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -161,6 +162,15 @@ func TestComputeRejects(t *testing.T) {
 		{"tax without a name", func(t *testing.T) Draft {
 			return one(t, func(l *LineInput) { l.SalesTaxes = []SalesTax{{Amount: 5}} })
 		}, "line_items[0].sales_taxes[0].tax_account", EnumInvalidLine},
+		{"tax with a name the ledger cannot use", func(t *testing.T) Draft {
+			return one(t, func(l *LineInput) { l.SalesTaxes = []SalesTax{{TaxName: "state/city", Amount: 5}} })
+		}, "line_items[0].sales_taxes[0].tax_account.name", EnumInvalidLine},
+		{"tax with both a name and an account", func(t *testing.T) Draft {
+			return one(t, func(l *LineInput) {
+				a := StableName("SALES_TAXES_PAYABLE")
+				l.SalesTaxes = []SalesTax{{TaxName: "VAT", Account: &a, Amount: 5}}
+			})
+		}, "line_items[0].sales_taxes[0].tax_account", EnumInvalidLine},
 		{"negative tax", func(t *testing.T) Draft {
 			return one(t, func(l *LineInput) { l.SalesTaxes = []SalesTax{{TaxName: "X", Amount: -5}} })
 		}, "line_items[0].sales_taxes[0].amount", EnumInvalidLine},
@@ -183,7 +193,7 @@ func TestComputeRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := Compute(tt.draft(t))
+			_, err := Compute(tt.draft(t))
 			f := fields(t, err)
 			if _, ok := f[tt.field]; !ok {
 				t.Fatalf("fields %v, want %s", f, tt.field)

@@ -7,6 +7,7 @@ package kafka
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 
 	"github.com/google/uuid"
@@ -112,5 +113,40 @@ func BusinessHandler(l *app.Ledger) consumer.Handler {
 			return fmt.Errorf("business event %s: payload lacks id or country", e.ID)
 		}
 		return l.SeedChart(ctx, tx, b)
+	}
+}
+
+// postingCarrier is what PostingHandler reads of any document event: the
+// ledger posting it carries, if any (customer snapshots carry none).
+type postingCarrier struct {
+	BusinessID uuid.UUID             `json:"business_id"`
+	Posting    *events.LedgerPosting `json:"posting"`
+}
+
+// PostingHandler applies the ledger posting carried by the events of a
+// document service's topic (acct.invoicing.v1, acct.bills.v1): the ledger
+// then holds the entry the document stands for (app.Ledger.ApplyPosting).
+// Events without a posting are ignored. The business is the event's
+// subject.
+func PostingHandler(l *app.Ledger, logger *slog.Logger) consumer.Handler {
+	return func(ctx context.Context, tx bun.Tx, e events.Event) error {
+		var c postingCarrier
+		if err := e.Decode(&c); err != nil {
+			return err
+		}
+		if c.Posting == nil {
+			return nil
+		}
+		businessID, err := uuid.Parse(e.Subject)
+		if err != nil {
+			return fmt.Errorf("event %s (%s): subject %q is not a business id", e.ID, e.Type, e.Subject)
+		}
+		res, err := l.ApplyPosting(ctx, tx, businessID, *c.Posting)
+		if err != nil {
+			return fmt.Errorf("event %s (%s): %w", e.ID, e.Type, err)
+		}
+		logger.DebugContext(ctx, "ledger posting applied", "event_id", e.ID, "type", e.Type, "business_id", businessID,
+			"source_type", c.Posting.SourceType, "source_id", c.Posting.SourceID, "version", c.Posting.Version, "result", string(res))
+		return nil
 	}
 }
