@@ -55,27 +55,39 @@ type InvoiceDeleted struct {
 	Posting    *LedgerPosting `json:"posting"`
 }
 
-// PaymentAllocation is the part of a payment that paid one invoice.
+// PaymentAllocation is the part of a payment that paid one invoice (with
+// the invoice's identifiers, which matching shows).
 type PaymentAllocation struct {
-	InvoiceID uuid.UUID `json:"invoice_id"`
-	Amount    int64     `json:"amount"`
+	InvoiceID              uuid.UUID `json:"invoice_id"`
+	InvoiceExternalID      *string   `json:"invoice_external_id"`
+	InvoiceReferenceNumber *string   `json:"invoice_reference_number"`
+	InvoiceNumber          *string   `json:"invoice_number"`
+	Amount                 int64     `json:"amount"`
 }
 
 // InvoicePaymentSnapshot is a customer payment: what it paid, when, how,
 // and which invoices it paid (matching bank deposits to payments needs
 // the amount, the date and the method).
 type InvoicePaymentSnapshot struct {
-	ID          uuid.UUID           `json:"id"`
-	BusinessID  uuid.UUID           `json:"business_id"`
-	ExternalID  *string             `json:"external_id"`
-	PaidAt      time.Time           `json:"paid_at"`
-	Method      string              `json:"method"`
-	Amount      int64               `json:"amount"`
-	Fee         int64               `json:"fee"`
-	Processor   *string             `json:"processor"`
-	Allocations []PaymentAllocation `json:"allocations"`
-	Tags        []tags.KeyValue     `json:"tags"`
-	Version     int64               `json:"version"`
+	ID         uuid.UUID `json:"id"`
+	BusinessID uuid.UUID `json:"business_id"`
+	ExternalID *string   `json:"external_id"`
+	PaidAt     time.Time `json:"paid_at"`
+	Method     string    `json:"method"`
+	Amount     int64     `json:"amount"`
+	Fee        int64     `json:"fee"`
+	Processor  *string   `json:"processor"`
+	// Deposit is what reaches a bank account (Amount − Fee), into
+	// DepositAccount (the stable name of the account the payment's entry
+	// debited: UNDEPOSITED_FUNDS, PAYMENT_PROCESSOR_CLEARING, or
+	// UNEARNED_REVENUE when a credit balance paid and no money moved).
+	Deposit         int64               `json:"deposit"`
+	DepositAccount  string              `json:"deposit_account"`
+	Memo            *string             `json:"memo"`
+	ReferenceNumber *string             `json:"reference_number"`
+	Allocations     []PaymentAllocation `json:"allocations"`
+	Tags            []tags.KeyValue     `json:"tags"`
+	Version         int64               `json:"version"`
 }
 
 // InvoicePaymentUpserted is the payload of invoice_payment.upserted.

@@ -129,6 +129,7 @@ var Table = []Route{
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/bank-transactions/:bankTransactionId", Upstream: Transactions, Auth: Token, Tenancy: Business},
 	// The spec's heading says PUT, every sample says POST: both.
 	{Methods: []string{http.MethodPut, http.MethodPost}, Path: "/v1/businesses/:businessId/bank-transactions/:bankTransactionId/categorize", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPut, http.MethodPost}, Path: "/v1/businesses/:businessId/bank-transactions/:bankTransactionId/match", Upstream: Transactions, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet, http.MethodPost}, Path: "/v1/businesses/:businessId/categorization-rules", Upstream: Transactions, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodDelete}, Path: "/v1/businesses/:businessId/categorization-rules/:ruleId", Upstream: Transactions, Auth: Token, Tenancy: Business},
 	// transactions: acctsync. The provider sends the user's browser to the

@@ -65,6 +65,11 @@ type BankTransaction struct {
 	// Suggestions are the categories offered while uncategorized (filled
 	// by the reads, not stored).
 	Suggestions []TxnCategoryEntry
+	// Match is the confirmed match of a MATCHED transaction;
+	// SuggestedMatches the payments a deposit is offered (filled by the
+	// reads).
+	Match            *TxnMatch
+	SuggestedMatches []MatchSuggestion
 	ImportedAt  time.Time
 	UpdatedAt   time.Time
 	Version     int
@@ -140,6 +145,9 @@ func (b *Banking) BankTransaction(ctx context.Context, businessID, id uuid.UUID)
 	if err := b.withSuggestions(ctx, businessID, one); err != nil {
 		return BankTransaction{}, err
 	}
+	if err := b.withMatches(ctx, businessID, one); err != nil {
+		return BankTransaction{}, err
+	}
 	return one[0], nil
 }
 
@@ -151,6 +159,9 @@ func (b *Banking) BankTransactions(ctx context.Context, businessID uuid.UUID, f 
 		return nil, page.Meta{}, fmt.Errorf("list bank transactions of %s: %w", businessID, err)
 	}
 	if err := b.withSuggestions(ctx, businessID, out); err != nil {
+		return nil, page.Meta{}, err
+	}
+	if err := b.withMatches(ctx, businessID, out); err != nil {
 		return nil, page.Meta{}, err
 	}
 	return out, meta, nil

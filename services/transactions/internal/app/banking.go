@@ -62,6 +62,7 @@ type BankStore interface {
 	RuleStore
 	HistoryStore
 	DocumentStore
+	MatchStore
 }
 
 // Banking holds the bank-account and bank-transaction use cases. They post

@@ -213,6 +213,10 @@ func (b *Banking) apply(ctx context.Context, tx bun.IDB, t BankTransaction, c ba
 			return BankTransaction{}, fmt.Errorf("repost entry of %s: %w", t.ID, err)
 		}
 	}
+	// A matched deposit recategorized: its payment is open again.
+	if err := b.releaseMatch(ctx, tx, &t); err != nil {
+		return BankTransaction{}, err
+	}
 	now := b.clock()
 	t.Status, t.Method, t.UpdatedAt = c.Status(), &method, now
 	t.TaxCode = nil

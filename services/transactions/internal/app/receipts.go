@@ -430,6 +430,14 @@ func (b *Banking) UpdateRecordedTransaction(ctx context.Context, businessID, acc
 			out, err = b.apply(ctx, tx, t, c, method, domain.AgentAPI)
 			return err
 		}
+		unmatched := moved && t.Match != nil
+		if unmatched {
+			// The deposit no longer is what was matched.
+			if err := b.releaseMatch(ctx, tx, &t); err != nil {
+				return err
+			}
+			t.Status, t.Method = banking.StatusReadyForInput, nil
+		}
 		if moved {
 			if err := b.repostUncategorized(ctx, tx, &t); err != nil {
 				return err
@@ -439,6 +447,11 @@ func (b *Banking) UpdateRecordedTransaction(ctx context.Context, businessID, acc
 		}
 		if err := b.store.SaveRecordedTransaction(ctx, tx, t); err != nil {
 			return fmt.Errorf("save recorded transaction %s: %w", t.ID, err)
+		}
+		if unmatched {
+			if err := b.store.UpdateBankTransaction(ctx, tx, t); err != nil {
+				return fmt.Errorf("update bank transaction %s: %w", t.ID, err)
+			}
 		}
 		if err := b.pub.TransactionsUpserted(ctx, tx, []BankTransaction{t}); err != nil {
 			return fmt.Errorf("publish transaction %s: %w", t.ID, err)

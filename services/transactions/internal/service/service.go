@@ -64,8 +64,10 @@ func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Ki
 	}
 	// Runs in the inbox transaction, after the business directory's handler.
 	k.Consume(events.TopicBusiness, kafkaadapter.BusinessHandler(s.Ledger))
-	// Invoices, payments and write-offs become journal entries.
+	// Invoices, payments and write-offs become journal entries; payments
+	// are also what deposits are matched to.
 	k.Consume(events.TopicInvoicing, kafkaadapter.PostingHandler(s.Ledger, k.Logger()))
+	k.Consume(events.TopicInvoicing, kafkaadapter.PaymentsHandler(s.Banking))
 	httpadapter.Register(k.App(), httpadapter.Options{
 		Ledger:      s.Ledger,
 		Banking:     s.Banking,

@@ -133,22 +133,22 @@ func (h *handlers) importTransactions(c *fiber.Ctx) error {
 type bankTxnJSON struct {
 	Type string `json:"type"`
 	bankTxnBaseJSON
-	CustomAccountID         *string            `json:"custom_account_id"`
-	AccountMask             *string            `json:"account_mask"`
-	AccountInstitution      *institutionJSON   `json:"account_institution"`
-	Category                any                `json:"category"`
-	CategorizationMethod    *string            `json:"categorization_method"`
-	CategorizationFlow      *categorizationFlo `json:"categorization_flow"`
-	TaxOptions              *taxOptionsJSON    `json:"tax_options"`
-	ProjectedIncomeCategory string             `json:"projected_income_category"`
-	SuggestedMatches        []any              `json:"suggested_matches"`
-	Match                   any                `json:"match"`
-	TransactionTags         []tags.Tag         `json:"transaction_tags"`
-	DocumentIDs             []string           `json:"document_ids"`
-	Customer                any                `json:"customer"`
-	Vendor                  any                `json:"vendor"`
-	CustomerExternalID      *string            `json:"customer_external_id"`
-	VendorExternalID        *string            `json:"vendor_external_id"`
+	CustomAccountID         *string              `json:"custom_account_id"`
+	AccountMask             *string              `json:"account_mask"`
+	AccountInstitution      *institutionJSON     `json:"account_institution"`
+	Category                any                  `json:"category"`
+	CategorizationMethod    *string              `json:"categorization_method"`
+	CategorizationFlow      *categorizationFlo   `json:"categorization_flow"`
+	TaxOptions              *taxOptionsJSON      `json:"tax_options"`
+	ProjectedIncomeCategory string               `json:"projected_income_category"`
+	SuggestedMatches        []suggestedMatchJSON `json:"suggested_matches"`
+	Match                   *matchJSON           `json:"match"`
+	TransactionTags         []tags.Tag           `json:"transaction_tags"`
+	DocumentIDs             []string             `json:"document_ids"`
+	Customer                any                  `json:"customer"`
+	Vendor                  any                  `json:"vendor"`
+	CustomerExternalID      *string              `json:"customer_external_id"`
+	VendorExternalID        *string              `json:"vendor_external_id"`
 }
 
 type institutionJSON struct {
@@ -261,7 +261,7 @@ func toBankTxn(t app.BankTransaction, taxOptions []salestax.Option) bankTxnJSON 
 	out := bankTxnJSON{
 		Type: "Bank_Transaction", bankTxnBaseJSON: toBankTxnBase(t), CustomAccountID: uuidString(t.CustomAccountID),
 		AccountMask: t.AccountMask, Category: txnCategoryJSON(t), ProjectedIncomeCategory: string(t.ProjectedIncome()),
-		SuggestedMatches: []any{}, TransactionTags: t.Tags, DocumentIDs: []string{},
+		SuggestedMatches: suggestedMatches(t), Match: matchOf(t), TransactionTags: t.Tags, DocumentIDs: []string{},
 		CustomerExternalID: t.CustomerExternalID, VendorExternalID: t.VendorExternalID,
 	}
 	if t.InstitutionName != nil {

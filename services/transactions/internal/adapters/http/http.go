@@ -73,6 +73,8 @@ func Register(r fiber.Router, o Options) {
 	r.Get(p+"/bank-transactions/:bankTransactionId", auth, biz, h.getBankTransaction)
 	r.Put(p+"/bank-transactions/:bankTransactionId/categorize", auth, biz, h.categorize)
 	r.Post(p+"/bank-transactions/:bankTransactionId/categorize", auth, biz, h.categorize)
+	r.Put(p+"/bank-transactions/:bankTransactionId/match", auth, biz, h.confirmMatch)
+	r.Post(p+"/bank-transactions/:bankTransactionId/match", auth, biz, h.confirmMatch)
 	r.Post(p+"/custom-accounts/:customAccountId/transactions/record", auth, biz, idem, h.recordTransaction)
 	r.Patch(p+"/custom-accounts/:customAccountId/transactions/:transactionId/record", auth, biz, h.updateRecordedTransaction)
 	r.Get(p+"/bank-transactions/:bankTransactionId/documents", auth, biz, h.listDocuments)

@@ -150,3 +150,12 @@ func PostingHandler(l *app.Ledger, logger *slog.Logger) consumer.Handler {
 		return nil
 	}
 }
+
+// PaymentsHandler keeps the projection of customer payments that deposits
+// are matched to (app.Banking.ApplyPaymentEvent); it runs after
+// PostingHandler in the same inbox transaction.
+func PaymentsHandler(b *app.Banking) consumer.Handler {
+	return func(ctx context.Context, tx bun.Tx, e events.Event) error {
+		return b.ApplyPaymentEvent(ctx, tx, e)
+	}
+}

@@ -55,6 +55,7 @@ type bankTxnRow struct {
 	CustomerExternalID  *string          `bun:"customer_external_id"`
 	VendorID            *uuid.UUID       `bun:"vendor_id,type:uuid"`
 	VendorExternalID    *string          `bun:"vendor_external_id"`
+	Match               *app.TxnMatch    `bun:"match,type:jsonb"`
 	ImportedAt          time.Time        `bun:"imported_at"`
 	UpdatedAt           time.Time        `bun:"updated_at"`
 	Version             int              `bun:"version"`
@@ -110,7 +111,7 @@ func toBankTxnRow(t app.BankTransaction) bankTxnRow {
 		ReferenceNumber: t.ReferenceNumber, Memo: t.Memo, Status: string(t.Status), Category: t.Category,
 		TaxCode: t.TaxCode, ImportedAt: t.ImportedAt, UpdatedAt: t.UpdatedAt, Version: t.Version,
 		CustomerID: t.CustomerID, CustomerExternalID: t.CustomerExternalID, VendorID: t.VendorID,
-		VendorExternalID: t.VendorExternalID,
+		VendorExternalID: t.VendorExternalID, Match: t.Match,
 	}
 	if len(t.Metadata) > 0 {
 		r.Metadata = t.Metadata
@@ -138,7 +139,7 @@ func (r bankTxnRow) transaction() app.BankTransaction {
 		Status: banking.CategorizationStatus(r.Status), Category: r.Category, TaxCode: r.TaxCode,
 		ImportedAt: r.ImportedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), Version: r.Version, Tags: []tags.Tag{},
 		CustomerID: r.CustomerID, CustomerExternalID: r.CustomerExternalID, VendorID: r.VendorID,
-		VendorExternalID: r.VendorExternalID,
+		VendorExternalID: r.VendorExternalID, Match: r.Match,
 	}
 	if len(r.Metadata) > 0 && string(r.Metadata) != "null" {
 		t.Metadata = r.Metadata
@@ -341,7 +342,7 @@ func (s *BankStore) InsertExternalAccount(ctx context.Context, db bun.IDB, a app
 func (s *BankStore) UpdateBankTransaction(ctx context.Context, db bun.IDB, t app.BankTransaction) error {
 	r := toBankTxnRow(t)
 	_, err := db.NewUpdate().Model(&r).
-		Column("categorization_status", "categorization_method", "category", "tax_code", "memo", "updated_at", "version").
+		Column("categorization_status", "categorization_method", "category", "tax_code", "memo", "match", "updated_at", "version").
 		WherePK().Exec(ctx)
 	return wrap("update bank transaction", err)
 }

@@ -1,0 +1,5 @@
+ALTER TABLE bank_transactions DROP COLUMN IF EXISTS match;
+
+--bun:split
+
+DROP TABLE IF EXISTS matchable_payments;
