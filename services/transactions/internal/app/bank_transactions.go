@@ -70,9 +70,9 @@ type BankTransaction struct {
 	// reads).
 	Match            *TxnMatch
 	SuggestedMatches []MatchSuggestion
-	ImportedAt  time.Time
-	UpdatedAt   time.Time
-	Version     int
+	ImportedAt       time.Time
+	UpdatedAt        time.Time
+	Version          int
 }
 
 // TxnCategory is what a transaction is categorized as, as stored: one

@@ -127,7 +127,9 @@ func TestMatchDepositsToPayments(t *testing.T) {
 		}
 	}
 
-	match := func(id string, body any) *http.Request { return req("PUT", base(bid)+"/bank-transactions/"+id+"/match", tok, body) }
+	match := func(id string, body any) *http.Request {
+		return req("PUT", base(bid)+"/bank-transactions/"+id+"/match", tok, body)
+	}
 	e.doInvalid(match(dep, map[string]any{"type": "Confirm_Match", "match_id": uuid.NewString()}), 400, app.EnumUnknownMatch)
 	e.doInvalid(match(out, map[string]any{"type": "Confirm_Match", "match_id": sug["id"]}), 400, app.EnumNotMatchable)
 	e.doInvalid(match(dep, map[string]any{"type": "Confirm_Match"}), 400, "")
