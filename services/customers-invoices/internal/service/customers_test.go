@@ -189,10 +189,10 @@ func TestConcurrentCreatesOneCustomer(t *testing.T) {
 	const n = 16
 	body, _ := json.Marshal(map[string]any{"external_id": "race-1", "company_name": "Racer"})
 	var (
-		wg      sync.WaitGroup
-		mu      sync.Mutex
+		wg       sync.WaitGroup
+		mu       sync.Mutex
 		statuses = map[int]int{}
-		got     = map[string]bool{}
+		got      = map[string]bool{}
 	)
 	start := make(chan struct{})
 	for range n {
