@@ -173,6 +173,51 @@ func TestPlatformAndBusinessTokens(t *testing.T) {
 		assertErrorObject(t, r, http.StatusNotFound, "NotFound")
 	})
 
+	// Issue 8's customers: the customers-invoices container learns the
+	// business from business.created (tenancy), then a platform creates a
+	// customer idempotently, finds it as the client SDK searches, patches
+	// and archives it; the business token reads its own customers only.
+	t.Run("customers", func(t *testing.T) {
+		base := "/v1/businesses/" + businessA + "/customers"
+		api.eventually(t, http.StatusOK, time.Minute, request{Method: http.MethodGet, Path: base, Token: platform})
+		body := map[string]any{"external_id": "e2e-cust-" + randomHex(t, 4), "individual_name": "Ann Lee", "company_name": "Acme Corp",
+			"email": "ann@acme.example", "mobile_phone": "+1 415 555 0100", "memo": "net 30",
+			"tags": []map[string]any{{"key": "region", "value": "west"}}}
+		created := api.expect(t, http.StatusCreated, request{Method: http.MethodPost, Path: base, Token: platform, JSON: body}).Data(t)
+		id, _ := created["id"].(string)
+		if created["type"] != "CustomerData" || created["status"] != "ACTIVE" || created["notes"] != "net 30" || created["office_phone"] != nil {
+			t.Fatalf("created customer = %v", created)
+		}
+		if tags, _ := created["transaction_tags"].([]any); len(tags) != 1 {
+			t.Fatalf("transaction_tags = %v", created["transaction_tags"])
+		}
+		again := api.expect(t, http.StatusOK, request{Method: http.MethodPost, Path: base, Token: platform, JSON: body}).Data(t)
+		if again["id"] != id {
+			t.Fatalf("the same external_id made another customer: %v", again)
+		}
+		found := api.expect(t, http.StatusOK, request{Method: http.MethodGet, Path: base + "?q=acme&identity_status=IDENTIFIED", Token: business}).JSON(t)
+		if rows, _ := found["data"].([]any); len(rows) != 1 || rows[0].(map[string]any)["id"] != id {
+			t.Fatalf("search = %v", found)
+		}
+		patched := api.expect(t, http.StatusOK, request{Method: http.MethodPatch, Path: base + "/" + id, Token: platform,
+			JSON: map[string]any{"email": nil, "status": "ACTIVE", "office_phone": "555-0199"}}).Data(t)
+		if patched["email"] != nil || patched["office_phone"] != "555-0199" || patched["memo"] != "net 30" {
+			t.Fatalf("patched customer = %v", patched)
+		}
+		archived := api.expect(t, http.StatusOK, request{Method: http.MethodPost, Path: base + "/" + id + "/archive", Token: platform}).Data(t)
+		if archived["status"] != "ARCHIVED" || archived["archived_at"] == nil {
+			t.Fatalf("archived customer = %v", archived)
+		}
+		if rows, _ := api.expect(t, http.StatusOK, request{Method: http.MethodGet, Path: base, Token: platform}).JSON(t)["data"].([]any); len(rows) != 0 {
+			t.Fatalf("the default listing shows the archived customer: %v", rows)
+		}
+		api.expect(t, http.StatusOK, request{Method: http.MethodGet, Path: base + "/" + id, Token: business})
+		r := api.do(t, request{Method: http.MethodGet, Path: "/v1/businesses/" + businessB + "/customers", Token: business})
+		assertErrorObject(t, r, http.StatusNotFound, "NotFound")
+		r = api.do(t, request{Method: http.MethodGet, Path: base + "?include_archived=maybe", Token: platform})
+		assertErrorObject(t, r, http.StatusBadRequest, "InvalidParameters")
+	})
+
 	// Issue 7's scenario: a Canadian business, a custom account, imported
 	// transactions categorized single, split and with HST; the balances and
 	// the journal reflect it; recategorizing leaves one live entry.

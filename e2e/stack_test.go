@@ -34,6 +34,7 @@ const (
 	kafkaAlias             = "kafka"
 	authTokensAlias        = "auth-tokens"
 	transactionsAlias      = "transactions"
+	customersAlias         = "customers-invoices"
 	gatewayAlias           = "gateway"
 	serviceHTTPPort        = "8080/tcp"
 	brokerHealthPort       = "9093/tcp"
@@ -43,6 +44,7 @@ const (
 	brokerAdvertisedAddr   = kafkaAlias + ":9092"
 	authTokensInternalBase = "http://" + authTokensAlias + ":8080"
 	transactionsBase       = "http://" + transactionsAlias + ":8080"
+	customersBase          = "http://" + customersAlias + ":8080"
 )
 
 // settings is the suite's environment, read once.
@@ -137,7 +139,8 @@ func StartStack(t *testing.T) *Stack {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	t.Logf("e2e: images %s, %s, %s, %s, postgres %s", cfg.image("broker"), cfg.image("auth-tokens"), cfg.image("transactions"), cfg.image("gateway"), cfg.PostgresImage)
+	t.Logf("e2e: images %s, %s, %s, %s, %s, postgres %s", cfg.image("broker"), cfg.image("auth-tokens"), cfg.image("transactions"),
+		cfg.image("customers-invoices"), cfg.image("gateway"), cfg.PostgresImage)
 
 	nw, err := tcnetwork.New(ctx)
 	testcontainers.CleanupNetwork(t, nw)
@@ -227,12 +230,29 @@ func StartStack(t *testing.T) *Stack {
 	}
 	stack.Services[transactionsAlias] = txn
 
+	cust, err := startContainer(ctx, t, cfg, customersAlias, cfg.image("customers-invoices"), nw,
+		testcontainers.WithEnv(map[string]string{
+			"DATABASE_URL":       fmt.Sprintf("postgres://%s:%s@%s:5432/%s?sslmode=disable", postgresUser, dbPassword, postgresAlias, postgresDB),
+			"KAFKA_BROKERS":      brokerAdvertisedAddr,
+			"JWKS_URL":           authTokensInternalBase + "/.well-known/jwks.json",
+			"PAGE_CURSOR_SECRET": randomHex(t, 16),
+			"SHUTDOWN_TIMEOUT":   "5s",
+		}),
+		testcontainers.WithExposedPorts(serviceHTTPPort),
+		testcontainers.WithWaitStrategy(wait.ForHTTP("/readyz").WithPort(serviceHTTPPort).WithStartupTimeout(startupTimeout)),
+	)
+	if err != nil {
+		t.Fatalf("e2e: customers-invoices: %v", err)
+	}
+	stack.Services[customersAlias] = cust
+
 	gw, err := startContainer(ctx, t, cfg, gatewayAlias, cfg.image("gateway"), nw,
 		testcontainers.WithEnv(map[string]string{
-			"UPSTREAM_AUTH_TOKENS_URL":  authTokensInternalBase,
-			"UPSTREAM_TRANSACTIONS_URL": transactionsBase,
-			"JWKS_URL":                  authTokensInternalBase + "/.well-known/jwks.json",
-			"SHUTDOWN_TIMEOUT":          "5s",
+			"UPSTREAM_AUTH_TOKENS_URL":        authTokensInternalBase,
+			"UPSTREAM_TRANSACTIONS_URL":       transactionsBase,
+			"UPSTREAM_CUSTOMERS_INVOICES_URL": customersBase,
+			"JWKS_URL":                        authTokensInternalBase + "/.well-known/jwks.json",
+			"SHUTDOWN_TIMEOUT":                "5s",
 		}),
 		testcontainers.WithExposedPorts(serviceHTTPPort),
 		testcontainers.WithWaitStrategy(wait.ForHTTP("/readyz").WithPort(serviceHTTPPort).WithStartupTimeout(startupTimeout)),

@@ -257,3 +257,30 @@ func TestBusinessJSONFieldNames(t *testing.T) {
 		t.Errorf("payload has %d fields, want 13: %v", len(m), m)
 	}
 }
+
+// TestCustomerUpsertedJSONFieldNames pins the customer.upserted payload:
+// consumers (transactions, bills-tags) decode these names.
+func TestCustomerUpsertedJSONFieldNames(t *testing.T) {
+	raw, err := json.Marshal(events.CustomerUpserted{Tags: []events.LedgerTag{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"customer_id", "business_id", "version", "external_id", "display_name", "individual_name",
+		"company_name", "email", "mobile_phone", "office_phone", "address_string", "memo", "status", "tags",
+		"created_at", "updated_at", "archived_at"}
+	for _, k := range want {
+		if _, ok := m[k]; !ok {
+			t.Errorf("payload lacks %q", k)
+		}
+	}
+	if len(m) != len(want) {
+		t.Errorf("payload has %d fields, want %d: %v", len(m), len(want), m)
+	}
+	if events.TypeCustomerUpserted != "customer.upserted" {
+		t.Errorf("TypeCustomerUpserted = %q", events.TypeCustomerUpserted)
+	}
+}

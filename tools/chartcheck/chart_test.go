@@ -76,15 +76,17 @@ func TestChartValueSets(t *testing.T) {
 		t.Fatalf("want at least 3 value sets in charts/acct/ci, found %d", len(sets))
 	}
 	want := map[string]map[string]int{
-		// gateway, auth-tokens, transactions; a migration Job and a generated
-		// Secret per database service.
-		"default": {"Deployment": 3, "Service": 3, "ServiceAccount": 3, "PodDisruptionBudget": 3,
-			"NetworkPolicy": 5, "Job": 2, "Secret": 2, "Ingress": 0, "HorizontalPodAutoscaler": 0},
-		"minimal-external": {"Deployment": 3, "Ingress": 1, "Secret": 2, "Job": 2, "Kafka": 0, "Cluster": 0},
-		"bundled": {"Kafka": 1, "KafkaNodePool": 1, "KafkaTopic": 6, "Cluster": 1, "HTTPRoute": 1,
-			"Ingress": 0, "Job": 2, "Secret": 2},
+		// gateway, auth-tokens, transactions, customers-invoices; a service's
+		// NetworkPolicy each plus one per migration Job; a migration Job and
+		// a generated Secret per database service.
+		"default": {"Deployment": 4, "Service": 4, "ServiceAccount": 4, "PodDisruptionBudget": 4,
+			"NetworkPolicy": 7, "Job": 3, "Secret": 3, "Ingress": 0, "HorizontalPodAutoscaler": 0},
+		"minimal-external": {"Deployment": 4, "Ingress": 1, "Secret": 3, "Job": 3, "Kafka": 0, "Cluster": 0},
+		// The topics of acct.business, .ledger, .transactions and .invoicing, each with its DLQ.
+		"bundled": {"Kafka": 1, "KafkaNodePool": 1, "KafkaTopic": 8, "Cluster": 1, "HTTPRoute": 1,
+			"Ingress": 0, "Job": 3, "Secret": 3},
 		"autoscaling-keda-servicemonitor": {"HorizontalPodAutoscaler": 1, "ScaledObject": 1,
-			"ServiceMonitor": 3, "Secret": 1, "Job": 2},
+			"ServiceMonitor": 4, "Secret": 2, "Job": 3},
 	}
 	cases := []string{"default"}
 	for _, s := range sets {
@@ -151,6 +153,12 @@ func TestChartWiring(t *testing.T) {
 		{service: "transactions", name: "KAFKA_BROKERS", value: "acct-kafka-kafka-bootstrap:9092"},
 		{service: "transactions", name: "DATABASE_URL", secret: "acct-pg-app", key: "uri"},
 		{service: "transactions", name: "PAGE_CURSOR_SECRET", secret: "acct-transactions", key: "PAGE_CURSOR_SECRET"},
+		{service: "gateway", name: "UPSTREAM_CUSTOMERS_INVOICES_URL", value: "http://acct-customers-invoices"},
+		{service: "customers-invoices", name: "JWKS_URL", value: "http://acct-auth-tokens/.well-known/jwks.json"},
+		{service: "customers-invoices", name: "DB_SCHEMA", value: "invoicing"},
+		{service: "customers-invoices", name: "KAFKA_BROKERS", value: "acct-kafka-kafka-bootstrap:9092"},
+		{service: "customers-invoices", name: "DATABASE_URL", secret: "acct-pg-app", key: "uri"},
+		{service: "customers-invoices", name: "PAGE_CURSOR_SECRET", secret: "acct-customers-invoices", key: "PAGE_CURSOR_SECRET"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.service+"/"+tc.name, func(t *testing.T) {

@@ -28,8 +28,9 @@ func validator(t *testing.T) *openapitest.Validator {
 	t.Helper()
 	docOnce.Do(func() {
 		// The gateway merges the services' documents in the background:
-		// wait until every service's paths are in (auth-tokens' /whoami and
-		// transactions' ledger), as a reader of /docs would.
+		// wait until every service's paths are in (auth-tokens' /whoami,
+		// transactions' ledger and customers-invoices' customers), as a
+		// reader of /docs would.
 		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 			resp, err := http.Get(st.GatewayURL + "/openapi.json")
 			if err != nil {
@@ -37,7 +38,8 @@ func validator(t *testing.T) *openapitest.Validator {
 			}
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if bytes.Contains(body, []byte(`"/whoami"`)) && bytes.Contains(body, []byte(`/ledger/chart"`)) {
+			if bytes.Contains(body, []byte(`"/whoami"`)) && bytes.Contains(body, []byte(`/ledger/chart"`)) &&
+				bytes.Contains(body, []byte(`/customers"`)) {
 				docJSON = body
 				return
 			}

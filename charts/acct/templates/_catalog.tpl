@@ -32,6 +32,12 @@ transactions:
   kafka: true
   verifiesTokens: true
   pageCursor: true
+customers-invoices:
+  database: true
+  schema: invoicing
+  kafka: true
+  verifiesTokens: true
+  pageCursor: true
 {{- end -}}
 
 {{/* acct.services: the enabled services as a YAML map name -> context fields, sorted by name. */}}

@@ -110,6 +110,11 @@ var services = []serviceSpec{
 		schema: "transactions",
 		env:    func(*Stack, map[string]string) []string { return nil },
 	},
+	{
+		name:   "customers-invoices",
+		schema: "invoicing",
+		env:    func(*Stack, map[string]string) []string { return nil },
+	},
 }
 
 // ServiceNames lists the services behind the gateway, in start order.

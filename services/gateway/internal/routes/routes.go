@@ -13,8 +13,9 @@ import (
 
 // Upstream service names. Each has an UPSTREAM_<NAME>_URL variable.
 const (
-	AuthTokens   = "auth-tokens"
-	Transactions = "transactions"
+	AuthTokens        = "auth-tokens"
+	Transactions      = "transactions"
+	CustomersInvoices = "customers-invoices"
 )
 
 // BusinessParam is the path parameter that carries the business id on
@@ -137,6 +138,11 @@ var Table = []Route{
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/acctsync/authorize", Upstream: Transactions, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/acctsync/ledger/accounts/:accountId", Upstream: Transactions, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet}, Path: "/v1/acctsync/callback", Upstream: Transactions, Auth: Public},
+
+	// customers-invoices: customers.
+	{Methods: []string{http.MethodGet, http.MethodPost}, Path: "/v1/businesses/:businessId/customers", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet, http.MethodPatch}, Path: "/v1/businesses/:businessId/customers/:customerId", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/customers/:customerId/archive", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
 }
 
 // Upstreams lists the distinct upstream names used by the table, in order of

@@ -1,0 +1,70 @@
+// Package http is the customers-invoices service's HTTP adapter: Fiber
+// handlers that parse a request, call the use cases and render the answer
+// in the spec's shapes (and the client SDK's, see client-shapes.md), one
+// file per resource. Errors go to httpx's error handler unchanged.
+package http
+
+import (
+	"mime"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/httpauth"
+	"github.com/acctsuite/acct/pkg/page"
+	"github.com/acctsuite/acct/services/customers-invoices/internal/app"
+)
+
+// Options are the collaborators of the handlers.
+type Options struct {
+	Customers   *app.Customers
+	Auth        fiber.Handler // bearer-token verification
+	Business    fiber.Handler // tenancy check of :businessId
+	Idempotency fiber.Handler // Idempotency-Key on creating POSTs
+	Cursors     *page.Codec
+}
+
+type handlers struct {
+	customers *app.Customers
+	codec     *page.Codec
+}
+
+// Register mounts every route of the service on r.
+func Register(r fiber.Router, o Options) {
+	h := &handlers{customers: o.Customers, codec: o.Cursors}
+	idem := o.Idempotency
+	if idem == nil {
+		idem = func(c *fiber.Ctx) error { return c.Next() }
+	}
+	const p = "/v1/businesses/:businessId"
+	auth, biz := o.Auth, o.Business
+
+	r.Post(p+"/customers", auth, biz, idem, h.createCustomer)
+	r.Get(p+"/customers", auth, biz, h.listCustomers)
+	r.Get(p+"/customers/:customerId", auth, biz, h.getCustomer)
+	r.Patch(p+"/customers/:customerId", auth, biz, h.patchCustomer)
+	r.Post(p+"/customers/:customerId/archive", auth, biz, h.archiveCustomer)
+}
+
+// businessID is the business RequireBusiness authorised.
+func businessID(c *fiber.Ctx) uuid.UUID {
+	id, _ := httpauth.BusinessIDFrom(c)
+	return id
+}
+
+// jsonBody returns the request body after checking it is JSON (415
+// otherwise) and at most limit bytes (413), for the domain's parsers,
+// which take raw bytes.
+func jsonBody(c *fiber.Ctx, limit int) ([]byte, error) {
+	mt, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType))
+	if err != nil || !(mt == fiber.MIMEApplicationJSON || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
+		return nil, apperr.New(apperr.UnsupportedMediaType, "Content-Type must be application/json")
+	}
+	body := c.Body()
+	if len(body) > limit {
+		return nil, apperr.New(apperr.PayloadTooLarge, "request body too large")
+	}
+	return body, nil
+}

@@ -1,0 +1,54 @@
+// Package service wires the customers-invoices service onto the service
+// kit: the customer use cases on the kit's database, their events through
+// the outbox on acct.invoicing.v1, the business projection (tenancy) from
+// acct.business.v1 and the HTTP routes. The kit does the rest (see
+// pkg/servicekit).
+package service
+
+import (
+	"context"
+
+	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/pgdb"
+	"github.com/acctsuite/acct/pkg/servicekit"
+	customersinvoices "github.com/acctsuite/acct/services/customers-invoices"
+	httpadapter "github.com/acctsuite/acct/services/customers-invoices/internal/adapters/http"
+	kafkaadapter "github.com/acctsuite/acct/services/customers-invoices/internal/adapters/kafka"
+	"github.com/acctsuite/acct/services/customers-invoices/internal/adapters/postgres"
+	"github.com/acctsuite/acct/services/customers-invoices/internal/app"
+	"github.com/acctsuite/acct/services/customers-invoices/internal/config"
+)
+
+// Service holds what Setup built (tests reach the use cases through it).
+type Service struct {
+	Customers *app.Customers
+}
+
+// New describes the service to the kit; the returned Service is filled in
+// when the kit runs Setup.
+func New(cfg config.Config) (*Service, servicekit.Definition) {
+	s := &Service{}
+	return s, servicekit.Definition{
+		Name:       config.ServiceName,
+		Base:       &cfg.Base,
+		Data:       &cfg.Data,
+		Auth:       &cfg.Auth,
+		Migrations: []pgdb.MigrationSet{postgres.Migrations},
+		Produces:   []string{events.TopicInvoicing},
+		Businesses: true,
+		OpenAPI:    customersinvoices.OpenAPI,
+		Setup:      s.setup,
+	}
+}
+
+func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
+	s.Customers = app.NewCustomers(k.DB(), postgres.New(), kafkaadapter.Publisher{}, k.Logger())
+	httpadapter.Register(k.App(), httpadapter.Options{
+		Customers:   s.Customers,
+		Auth:        k.Authenticate(),
+		Business:    k.RequireBusiness(),
+		Idempotency: k.Idempotency(),
+		Cursors:     k.Cursors(),
+	})
+	return nil
+}
