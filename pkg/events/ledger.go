@@ -92,3 +92,20 @@ type LedgerTag struct {
 	DimensionDisplayName *string   `json:"dimension_display_name"`
 	ValueDisplayName     *string   `json:"value_display_name"`
 }
+
+// chartNamespace makes the ids of the default chart's accounts: UUIDv5
+// over the business id and the stable name.
+var chartNamespace = uuid.MustParse("0b0d6c1e-3f5a-4f3e-9a53-6f1c7d4e2a10")
+
+// DefaultAccountID is the id the ledger gives the default chart's account
+// stableName of a business (seeded from business.created). Other services
+// use it to name a default account by id without asking the ledger.
+func DefaultAccountID(businessID uuid.UUID, stableName string) uuid.UUID {
+	return uuid.NewSHA1(chartNamespace, []byte(businessID.String()+":"+stableName))
+}
+
+// LedgerID is the id of a business's general ledger (one per business,
+// derived from its id).
+func LedgerID(businessID uuid.UUID) uuid.UUID {
+	return uuid.NewSHA1(chartNamespace, []byte("ledger:"+businessID.String()))
+}

@@ -405,7 +405,7 @@ func ArchivePatch() CustomerPatch {
 // change bumps Version and UpdatedAt; archiving sets ArchivedAt (kept when
 // already archived), reactivating clears it. Setting a field to the value
 // it has is no change, so a repeated patch or archive changes nothing. A
-// patch that would leave the customer without individual_name and
+// patch that would leave a named customer without individual_name and
 // company_name is a 400 (CustomerNameRequired).
 func (c Customer) Apply(p CustomerPatch, now time.Time) (Customer, bool, error) {
 	next := c
@@ -427,7 +427,9 @@ func (c Customer) Apply(p CustomerPatch, now time.Time) (Customer, bool, error) 
 	set(&next.OfficePhone, p.OfficePhone)
 	set(&next.AddressString, p.AddressString)
 	set(&next.Memo, p.Memo)
-	if next.IndividualName == nil && next.CompanyName == nil {
+	// A customer created without a name (from an invoice's unknown
+	// customer_external_id) may stay nameless; a named one keeps a name.
+	if next.IndividualName == nil && next.CompanyName == nil && (c.IndividualName != nil || c.CompanyName != nil) {
 		reason := "individual_name or company_name is required: the customer would have no name"
 		return c, false, apperr.FieldErrors(apperr.InvalidPayload, map[string]string{"individual_name": reason, "company_name": reason}).
 			WithEnum(EnumCustomerNameRequired)

@@ -22,6 +22,7 @@ import (
 // Service holds what Setup built (tests reach the use cases through it).
 type Service struct {
 	Customers *app.Customers
+	Invoicing *app.Invoicing
 }
 
 // New describes the service to the kit; the returned Service is filled in
@@ -42,9 +43,12 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 }
 
 func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
-	s.Customers = app.NewCustomers(k.DB(), postgres.New(), kafkaadapter.Publisher{}, k.Logger())
+	store := postgres.New()
+	s.Customers = app.NewCustomers(k.DB(), store, kafkaadapter.Publisher{}, k.Logger())
+	s.Invoicing = app.NewInvoicing(k.DB(), store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
 	httpadapter.Register(k.App(), httpadapter.Options{
 		Customers:   s.Customers,
+		Invoicing:   s.Invoicing,
 		Auth:        k.Authenticate(),
 		Business:    k.RequireBusiness(),
 		Idempotency: k.Idempotency(),

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/acctsuite/acct/pkg/events"
+
 	"github.com/google/uuid"
 )
 
@@ -132,14 +134,12 @@ var DefaultChart = []ChartTemplate{
 	}},
 }
 
-// chartNamespace makes the ids of seeded accounts: UUIDv5 over the
-// business id and the stable name, so seeding the same business twice (a
-// replayed or repeated event) names the same rows and inserts nothing new.
-var chartNamespace = uuid.MustParse("0b0d6c1e-3f5a-4f3e-9a53-6f1c7d4e2a10")
-
-// DefaultAccountID is the id of the seeded account stableName of a business.
+// DefaultAccountID is the id of the seeded account stableName of a
+// business (events.DefaultAccountID: deterministic, so seeding the same
+// business twice names the same rows, and other services know the ids of
+// the default chart without asking).
 func DefaultAccountID(businessID uuid.UUID, stableName string) uuid.UUID {
-	return uuid.NewSHA1(chartNamespace, []byte(businessID.String()+":"+stableName))
+	return events.DefaultAccountID(businessID, stableName)
 }
 
 // SeedChart lists the default accounts of a business in the given country,

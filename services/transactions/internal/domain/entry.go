@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/acctsuite/acct/pkg/events"
+
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/apperr"
@@ -268,9 +270,7 @@ func (l Line) Signed() money.Cents {
 
 // LedgerID is the id of a business's general ledger. Each business has
 // exactly one, so it is derived from the business id rather than stored.
-func LedgerID(businessID uuid.UUID) uuid.UUID {
-	return uuid.NewSHA1(chartNamespace, []byte("ledger:"+businessID.String()))
-}
+func LedgerID(businessID uuid.UUID) uuid.UUID { return events.LedgerID(businessID) }
 
 // Reversible reports why e cannot be reversed (nil when it can): a
 // reversal is never reversed, and an entry is reversed at most once.

@@ -20,6 +20,7 @@ import (
 // Options are the collaborators of the handlers.
 type Options struct {
 	Customers   *app.Customers
+	Invoicing   *app.Invoicing
 	Auth        fiber.Handler // bearer-token verification
 	Business    fiber.Handler // tenancy check of :businessId
 	Idempotency fiber.Handler // Idempotency-Key on creating POSTs
@@ -28,12 +29,13 @@ type Options struct {
 
 type handlers struct {
 	customers *app.Customers
+	invoicing *app.Invoicing
 	codec     *page.Codec
 }
 
 // Register mounts every route of the service on r.
 func Register(r fiber.Router, o Options) {
-	h := &handlers{customers: o.Customers, codec: o.Cursors}
+	h := &handlers{customers: o.Customers, invoicing: o.Invoicing, codec: o.Cursors}
 	idem := o.Idempotency
 	if idem == nil {
 		idem = func(c *fiber.Ctx) error { return c.Next() }
@@ -46,6 +48,22 @@ func Register(r fiber.Router, o Options) {
 	r.Get(p+"/customers/:customerId", auth, biz, h.getCustomer)
 	r.Patch(p+"/customers/:customerId", auth, biz, h.patchCustomer)
 	r.Post(p+"/customers/:customerId/archive", auth, biz, h.archiveCustomer)
+
+	// Static segments (payments) before the :invoiceId routes.
+	r.Post(p+"/invoices/payments", auth, biz, idem, h.createPayment)
+	r.Post(p+"/invoices/payments/bulk-delete", auth, biz, h.bulkDeletePayments)
+	r.Get(p+"/invoices/payments/:paymentId", auth, biz, h.getPayment)
+	r.Get(p+"/invoices/payments/:paymentId/tags", auth, biz, h.paymentTags)
+	r.Post(p+"/invoices", auth, biz, idem, h.createInvoice)
+	r.Get(p+"/invoices", auth, biz, h.listInvoices)
+	r.Get(p+"/invoices/:invoiceId", auth, biz, h.getInvoice)
+	r.Patch(p+"/invoices/:invoiceId", auth, biz, h.patchInvoice)
+	r.Delete(p+"/invoices/:invoiceId", auth, biz, h.deleteInvoice)
+	r.Post(p+"/invoices/:invoiceId/void", auth, biz, h.voidInvoice)
+	r.Post(p+"/invoices/:invoiceId/payment", auth, biz, idem, h.payInvoice)
+	r.Post(p+"/invoices/:invoiceId/payment/", auth, biz, idem, h.payInvoice)
+	r.Post(p+"/invoices/:invoiceId/write-off", auth, biz, idem, h.writeOff)
+	r.Get(p+"/invoices/:invoiceId/write-offs/:writeOffId", auth, biz, h.getWriteOff)
 }
 
 // businessID is the business RequireBusiness authorised.

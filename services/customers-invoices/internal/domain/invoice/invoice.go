@@ -73,8 +73,8 @@ func (r AccountRef) String() string {
 
 // SalesTax is one tax on a line or on the whole invoice: a tax named by
 // the business (`tax_account: {type: "Tax_Name", name}`, journaled to a
-// SALES_TAXES_PAYABLE sub-account of that name) or, when Account is set,
-// a known ledger account.
+// SALES_TAXES_PAYABLE sub-account of that name), a known ledger account
+// (Account), or neither (journaled to SALES_TAXES_PAYABLE itself).
 type SalesTax struct {
 	TaxName string      `json:"tax_name,omitempty"`
 	Account *AccountRef `json:"account,omitempty"`
@@ -291,7 +291,7 @@ func checkTax(f string, tx SalesTax, bad map[string]string) SalesTax {
 	case tx.Account != nil && tx.TaxName != "":
 		bad[f+".tax_account"] = "a tax name or an account identifier, not both"
 	case tx.Account == nil && strings.TrimSpace(tx.TaxName) == "":
-		bad[f+".tax_account"] = "a tax name or an account identifier is required"
+		tx.TaxName = "" // no tax account named (the SDK sends {amount}): SALES_TAXES_PAYABLE
 	case tx.Account == nil:
 		n, err := events.NormalizeTaxName(tx.TaxName)
 		if err != nil {

@@ -81,13 +81,7 @@ func InvoicePosting(lines []Line, additionalTaxes []SalesTax, t Totals, invoiceT
 // amount net of the fee, the fee to OTHER_FEES, and credit
 // ACCOUNTS_RECEIVABLE with each allocation.
 func PaymentPosting(method Method, processor string, p PaymentInput, paymentTags []tags.KeyValue) []PostingLine {
-	cash := UndepositedFunds
-	switch {
-	case method == CreditBalance:
-		cash = UnearnedRevenue
-	case processor != "":
-		cash = ProcessorClearing
-	}
+	cash := DepositAccount(method, processor)
 	var out []PostingLine
 	if net := p.Amount - p.Fee; net > 0 {
 		out = append(out, PostingLine{Account: ref(StableName(cash)), Direction: Debit, Amount: net, Tags: paymentTags})
@@ -142,10 +136,27 @@ func WriteOffPosting(amount money.Cents, mode WriteOffMode, destination AccountR
 func ref(r AccountRef) PostingAccount { return PostingAccount{Ref: r} }
 
 func taxAccount(tx SalesTax) PostingAccount {
-	if tx.Account != nil {
+	switch {
+	case tx.Account != nil:
 		return PostingAccount{Ref: *tx.Account}
+	case tx.TaxName == "":
+		return ref(StableName(SalesTaxesPayable))
 	}
 	return PostingAccount{TaxName: tx.TaxName}
+}
+
+// DepositAccount is where a payment's money is until a deposit is matched
+// to it: UNEARNED_REVENUE when the customer's credit balance paid (no
+// money moved), PAYMENT_PROCESSOR_CLEARING when a processor took it,
+// UNDEPOSITED_FUNDS otherwise.
+func DepositAccount(method Method, processor string) string {
+	switch {
+	case method == CreditBalance:
+		return UnearnedRevenue
+	case processor != "":
+		return ProcessorClearing
+	}
+	return UndepositedFunds
 }
 
 // mergeTags is base plus extra, a key of extra replacing the same key of

@@ -90,6 +90,15 @@ func TestInvoicePostingExample(t *testing.T) {
 		t.Errorf("line tags %+v", tg)
 	}
 	balanced(t, "invoice", got)
+	// A tax without a tax account (the SDK sends {amount}) goes to SALES_TAXES_PAYABLE.
+	plain, err := Compute(Draft{Lines: []LineInput{{Product: str("p"), UnitPrice: 100, Quantity: qty(t, "1"),
+		SalesTaxes: []SalesTax{{Amount: 8}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl := InvoicePosting(plain.Lines, nil, plain.Totals, nil); len(pl) != 3 || pl[2].Account.Ref.StableName != SalesTaxesPayable || pl[2].Amount != 8 {
+		t.Errorf("tax without an account: %+v", pl)
+	}
 	if InvoicePosting(nil, nil, Totals{}, nil) != nil {
 		t.Error("a zero invoice posts lines")
 	}

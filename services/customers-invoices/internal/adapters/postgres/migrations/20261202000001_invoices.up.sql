@@ -15,6 +15,9 @@ CREATE TABLE IF NOT EXISTS invoices (
     customer_id                 uuid,
     sent_at                     timestamptz NOT NULL,
     due_at                      timestamptz,
+    -- due_at, or 9999-12-31 for an invoice without one: the keyset of
+    -- sort_by=due_at (those without a due date last).
+    due_sort                    timestamptz NOT NULL,
     paid_at                     timestamptz,
     voided_at                   timestamptz,
     memo                        text,
@@ -44,7 +47,8 @@ CREATE TABLE IF NOT EXISTS invoices (
     CONSTRAINT invoices_balance_check CHECK (
         outstanding_balance = CASE WHEN voided_at IS NULL THEN total_amount - paid_amount - written_off_amount ELSE 0 END
         AND outstanding_balance >= 0),
-    CONSTRAINT invoices_voided_check CHECK ((status = 'VOIDED') = (voided_at IS NOT NULL))
+    CONSTRAINT invoices_voided_check CHECK ((status = 'VOIDED') = (voided_at IS NOT NULL)),
+    CONSTRAINT invoices_due_sort_check CHECK (due_sort = coalesce(due_at, '9999-12-31 00:00:00+00'))
 );
 
 --bun:split
@@ -59,7 +63,7 @@ CREATE INDEX IF NOT EXISTS invoices_sent_at_idx ON invoices (business_id, sent_a
 
 --bun:split
 
-CREATE INDEX IF NOT EXISTS invoices_due_at_idx ON invoices (business_id, due_at, id);
+CREATE INDEX IF NOT EXISTS invoices_due_sort_idx ON invoices (business_id, due_sort, id);
 
 --bun:split
 

@@ -1,0 +1,629 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/acctsuite/acct/pkg/money"
+	"github.com/acctsuite/acct/pkg/page"
+	"github.com/acctsuite/acct/pkg/page/pagebun"
+	"github.com/acctsuite/acct/pkg/tags"
+	"github.com/acctsuite/acct/services/customers-invoices/internal/app"
+	"github.com/acctsuite/acct/services/customers-invoices/internal/domain/invoice"
+)
+
+var _ app.InvoiceStore = (*Store)(nil)
+
+// InvoicePageSpec is the pagination of GET /invoices: sort_by sent_at (the
+// default), due_at (invoices without a due date last), total_amount or
+// updated_at, each backed by a (business_id, key, id) index; limit
+// default 100, at most 500.
+var InvoicePageSpec = page.Spec{
+	Keys: map[string]page.Key{
+		"sent_at":      {Column: "i.sent_at", Kind: page.KindTime},
+		"due_at":       {Column: "i.due_sort", Kind: page.KindTime},
+		"total_amount": {Column: "i.total_amount", Kind: page.KindInt},
+		"updated_at":   {Column: "i.updated_at", Kind: page.KindTime},
+	},
+	Default:      "sent_at",
+	DefaultLimit: 100,
+	MaxLimit:     500,
+}
+
+// noDueDate is due_sort of an invoice without a due date.
+var noDueDate = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+
+// invoiceRow is a row of invoices.
+type invoiceRow struct {
+	bun.BaseModel `bun:"table:invoices,alias:i"`
+
+	BusinessID                uuid.UUID          `bun:"business_id,pk,type:uuid"`
+	ID                        uuid.UUID          `bun:"id,pk,type:uuid"`
+	ExternalID                *string            `bun:"external_id"`
+	InvoiceNumber             *string            `bun:"invoice_number"`
+	CustomerID                *uuid.UUID         `bun:"customer_id,type:uuid"`
+	SentAt                    time.Time          `bun:"sent_at"`
+	DueAt                     *time.Time         `bun:"due_at"`
+	DueSort                   time.Time          `bun:"due_sort"`
+	PaidAt                    *time.Time         `bun:"paid_at"`
+	VoidedAt                  *time.Time         `bun:"voided_at"`
+	Memo                      *string            `bun:"memo"`
+	CustomPaymentInstructions *string            `bun:"custom_payment_instructions"`
+	ReferenceNumber           *string            `bun:"reference_number"`
+	Metadata                  json.RawMessage    `bun:"metadata,type:jsonb"`
+	Tags                      []tags.Tag         `bun:"tags,type:jsonb"`
+	AdditionalDiscount        int64              `bun:"additional_discount"`
+	AdditionalSalesTaxes      []invoice.SalesTax `bun:"additional_sales_taxes,type:jsonb"`
+	Tips                      int64              `bun:"tips"`
+	Subtotal                  int64              `bun:"subtotal"`
+	TotalDiscount             int64              `bun:"total_discount"`
+	TotalTax                  int64              `bun:"total_tax"`
+	AdditionalTaxesTotal      int64              `bun:"additional_taxes_total"`
+	TotalAmount               int64              `bun:"total_amount"`
+	PaidAmount                int64              `bun:"paid_amount"`
+	WrittenOffAmount          int64              `bun:"written_off_amount"`
+	OutstandingBalance        int64              `bun:"outstanding_balance"`
+	Status                    string             `bun:"status"`
+	Version                   int                `bun:"version"`
+	ImportedAt                time.Time          `bun:"imported_at"`
+	UpdatedAt                 time.Time          `bun:"updated_at"`
+}
+
+func toInvoiceRow(inv app.Invoice) invoiceRow {
+	r := invoiceRow{
+		BusinessID: inv.BusinessID, ID: inv.ID, ExternalID: inv.ExternalID, InvoiceNumber: inv.InvoiceNumber,
+		CustomerID: inv.CustomerID, SentAt: inv.SentAt, DueAt: inv.DueAt, DueSort: noDueDate, PaidAt: inv.PaidAt,
+		VoidedAt: inv.VoidedAt, Memo: inv.Memo, CustomPaymentInstructions: inv.CustomPaymentInstructions,
+		ReferenceNumber: inv.ReferenceNumber, Tags: nonNil(inv.Tags), AdditionalDiscount: int64(inv.AdditionalDiscount),
+		AdditionalSalesTaxes: nonNil(inv.AdditionalSalesTaxes), Tips: int64(inv.Tips), Subtotal: int64(inv.Totals.Subtotal),
+		TotalDiscount: int64(inv.Totals.TotalDiscount), TotalTax: int64(inv.Totals.TotalTax),
+		AdditionalTaxesTotal: int64(inv.Totals.AdditionalTaxes), TotalAmount: int64(inv.Totals.Total),
+		PaidAmount: int64(inv.Paid), WrittenOffAmount: int64(inv.WrittenOff), OutstandingBalance: int64(inv.Outstanding()),
+		Status: string(inv.Status), Version: inv.Version, ImportedAt: inv.ImportedAt, UpdatedAt: inv.UpdatedAt,
+	}
+	if inv.DueAt != nil {
+		r.DueSort = *inv.DueAt
+	}
+	if len(inv.Metadata) > 0 && string(inv.Metadata) != "null" {
+		r.Metadata = inv.Metadata
+	}
+	return r
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func (r invoiceRow) invoice() app.Invoice {
+	inv := app.Invoice{
+		ID: r.ID, BusinessID: r.BusinessID, ExternalID: r.ExternalID, InvoiceNumber: r.InvoiceNumber, CustomerID: r.CustomerID,
+		SentAt: r.SentAt.UTC(), DueAt: utcPtr(r.DueAt), PaidAt: utcPtr(r.PaidAt), VoidedAt: utcPtr(r.VoidedAt), Memo: r.Memo,
+		CustomPaymentInstructions: r.CustomPaymentInstructions, ReferenceNumber: r.ReferenceNumber, Tags: nonNil(r.Tags),
+		AdditionalDiscount: money.Cents(r.AdditionalDiscount), AdditionalSalesTaxes: nonNil(r.AdditionalSalesTaxes),
+		Tips: money.Cents(r.Tips), Paid: money.Cents(r.PaidAmount), WrittenOff: money.Cents(r.WrittenOffAmount),
+		Status: invoice.Status(r.Status), Version: r.Version, ImportedAt: r.ImportedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+		Totals: invoice.Totals{
+			Subtotal: money.Cents(r.Subtotal), TotalDiscount: money.Cents(r.TotalDiscount), TotalTax: money.Cents(r.TotalTax),
+			AdditionalDiscount: money.Cents(r.AdditionalDiscount), AdditionalTaxes: money.Cents(r.AdditionalTaxesTotal),
+			LineTaxes: money.Cents(r.TotalTax - r.AdditionalTaxesTotal), LineDiscounts: money.Cents(r.TotalDiscount - r.AdditionalDiscount),
+			Tips: money.Cents(r.Tips), Total: money.Cents(r.TotalAmount),
+		},
+	}
+	if len(r.Metadata) > 0 && string(r.Metadata) != "null" {
+		inv.Metadata = r.Metadata
+	}
+	return inv
+}
+
+// invoiceLineRow is a row of invoice_lines.
+type invoiceLineRow struct {
+	bun.BaseModel `bun:"table:invoice_lines,alias:il"`
+
+	BusinessID        uuid.UUID          `bun:"business_id,pk,type:uuid"`
+	ID                uuid.UUID          `bun:"id,pk,type:uuid"`
+	InvoiceID         uuid.UUID          `bun:"invoice_id,type:uuid"`
+	LineNumber        int                `bun:"line_number"`
+	ExternalID        *string            `bun:"external_id"`
+	Product           *string            `bun:"product"`
+	Description       *string            `bun:"description"`
+	UnitPrice         int64              `bun:"unit_price"`
+	Quantity          int64              `bun:"quantity"`
+	AccountID         *uuid.UUID         `bun:"account_id,type:uuid"`
+	AccountStableName *string            `bun:"account_stable_name"`
+	DiscountAmount    int64              `bun:"discount_amount"`
+	SalesTaxes        []invoice.SalesTax `bun:"sales_taxes,type:jsonb"`
+	Subtotal          int64              `bun:"subtotal"`
+	SalesTaxesTotal   int64              `bun:"sales_taxes_total"`
+	TotalAmount       int64              `bun:"total_amount"`
+	Revenue           int64              `bun:"revenue"`
+	Memo              *string            `bun:"memo"`
+	Tags              []tags.KeyValue    `bun:"tags,type:jsonb"`
+}
+
+func toLineRows(inv app.Invoice) []invoiceLineRow {
+	out := make([]invoiceLineRow, len(inv.Lines))
+	for i, l := range inv.Lines {
+		r := invoiceLineRow{
+			BusinessID: inv.BusinessID, ID: l.ID, InvoiceID: inv.ID, LineNumber: l.Number, ExternalID: l.ExternalID,
+			Product: l.Product, Description: l.Description, UnitPrice: int64(l.UnitPrice), Quantity: l.Quantity.Scaled(),
+			AccountID: l.Account.ID, DiscountAmount: int64(l.DiscountAmount), SalesTaxes: nonNil(l.SalesTaxes),
+			Subtotal: int64(l.Subtotal), SalesTaxesTotal: int64(l.SalesTaxesTotal), TotalAmount: int64(l.TotalAmount),
+			Revenue: int64(l.Revenue), Memo: l.Memo, Tags: nonNil(l.Tags),
+		}
+		if l.Account.StableName != "" {
+			s := l.Account.StableName
+			r.AccountStableName = &s
+		}
+		out[i] = r
+	}
+	return out
+}
+
+func (r invoiceLineRow) line() app.InvoiceLine {
+	l := app.InvoiceLine{ID: r.ID, Number: r.LineNumber, Line: invoice.Line{
+		LineInput: invoice.LineInput{
+			ExternalID: r.ExternalID, Product: r.Product, Description: r.Description, UnitPrice: money.Cents(r.UnitPrice),
+			Quantity: money.QuantityFromScaled(r.Quantity), Account: invoice.AccountRef{ID: r.AccountID},
+			DiscountAmount: money.Cents(r.DiscountAmount), SalesTaxes: nonNil(r.SalesTaxes), Tags: nonNil(r.Tags), Memo: r.Memo,
+		},
+		Subtotal: money.Cents(r.Subtotal), SalesTaxesTotal: money.Cents(r.SalesTaxesTotal),
+		TotalAmount: money.Cents(r.TotalAmount), Revenue: money.Cents(r.Revenue),
+	}}
+	if r.AccountStableName != nil {
+		l.Account.StableName = *r.AccountStableName
+	}
+	return l
+}
+
+// InsertInvoice implements app.InvoiceStore.
+func (s *Store) InsertInvoice(ctx context.Context, db bun.IDB, inv app.Invoice) (bool, error) {
+	r := toInvoiceRow(inv)
+	res, err := db.NewInsert().Model(&r).
+		On("CONFLICT (business_id, external_id) WHERE external_id IS NOT NULL DO NOTHING").Exec(ctx)
+	if err != nil {
+		return false, wrap("insert invoice", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return false, wrap("insert invoice", err)
+	}
+	lines := toLineRows(inv)
+	if _, err := db.NewInsert().Model(&lines).Exec(ctx); err != nil {
+		return false, wrap("insert invoice lines", err)
+	}
+	return true, nil
+}
+
+// FindInvoice implements app.InvoiceStore.
+func (s *Store) FindInvoice(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, forUpdate bool) (app.Invoice, bool, error) {
+	return s.findInvoice(ctx, db, db.NewSelect().Where("i.business_id = ? AND i.id = ?", businessID, id), forUpdate)
+}
+
+// FindInvoiceByExternalID implements app.InvoiceStore.
+func (s *Store) FindInvoiceByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string, forUpdate bool) (app.Invoice, bool, error) {
+	return s.findInvoice(ctx, db, db.NewSelect().Where("i.business_id = ? AND i.external_id = ?", businessID, externalID), forUpdate)
+}
+
+func (s *Store) findInvoice(ctx context.Context, db bun.IDB, q *bun.SelectQuery, forUpdate bool) (app.Invoice, bool, error) {
+	var r invoiceRow
+	if forUpdate {
+		q = q.For("UPDATE OF i")
+	}
+	err := q.Model(&r).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return app.Invoice{}, false, nil
+	}
+	if err != nil {
+		return app.Invoice{}, false, wrap("find invoice", err)
+	}
+	invs := []app.Invoice{r.invoice()}
+	if err := s.loadInvoiceParts(ctx, db, r.BusinessID, invs, true); err != nil {
+		return app.Invoice{}, false, err
+	}
+	return invs[0], true, nil
+}
+
+// loadInvoiceParts fills the lines and allocations of invs (and, with
+// writeOffs, their write-offs): one query each for all of them.
+func (s *Store) loadInvoiceParts(ctx context.Context, db bun.IDB, businessID uuid.UUID, invs []app.Invoice, writeOffs bool) error {
+	if len(invs) == 0 {
+		return nil
+	}
+	ids := make([]uuid.UUID, len(invs))
+	at := make(map[uuid.UUID]int, len(invs))
+	for i, inv := range invs {
+		ids[i], at[inv.ID] = inv.ID, i
+	}
+	var lines []invoiceLineRow
+	if err := db.NewSelect().Model(&lines).Where("il.business_id = ? AND il.invoice_id IN (?)", businessID, bun.In(ids)).
+		OrderExpr("il.invoice_id, il.line_number").Scan(ctx); err != nil {
+		return wrap("find invoice lines", err)
+	}
+	for _, l := range lines {
+		k := at[l.InvoiceID]
+		invs[k].Lines = append(invs[k].Lines, l.line())
+	}
+	var allocs []struct {
+		PaymentID uuid.UUID `bun:"payment_id,type:uuid"`
+		InvoiceID uuid.UUID `bun:"invoice_id,type:uuid"`
+		Amount    int64     `bun:"amount"`
+		PaidAt    time.Time `bun:"paid_at"`
+		Method    string    `bun:"method"`
+	}
+	if err := db.NewRaw(`SELECT a.payment_id, a.invoice_id, a.amount, p.paid_at, p.method
+		FROM payment_allocations a JOIN invoice_payments p ON p.business_id = a.business_id AND p.id = a.payment_id
+		WHERE a.business_id = ? AND a.invoice_id IN (?) ORDER BY p.paid_at, p.id`, businessID, bun.In(ids)).Scan(ctx, &allocs); err != nil {
+		return wrap("find payment allocations", err)
+	}
+	for _, a := range allocs {
+		k := at[a.InvoiceID]
+		invs[k].Allocations = append(invs[k].Allocations, app.Allocation{PaymentID: a.PaymentID, InvoiceID: a.InvoiceID,
+			Amount: money.Cents(a.Amount), PaidAt: a.PaidAt.UTC(), Method: invoice.Method(a.Method)})
+	}
+	if !writeOffs {
+		return nil
+	}
+	var wos []writeOffRow
+	if err := db.NewSelect().Model(&wos).Where("w.business_id = ? AND w.invoice_id IN (?)", businessID, bun.In(ids)).
+		OrderExpr("w.created_at, w.id").Scan(ctx); err != nil {
+		return wrap("find write-offs", err)
+	}
+	for _, w := range wos {
+		k := at[w.InvoiceID]
+		invs[k].WriteOffs = append(invs[k].WriteOffs, w.writeOff())
+	}
+	return nil
+}
+
+// UpdateInvoice implements app.InvoiceStore.
+func (s *Store) UpdateInvoice(ctx context.Context, db bun.IDB, inv app.Invoice, lines bool) error {
+	r := toInvoiceRow(inv)
+	if _, err := db.NewUpdate().Model(&r).ExcludeColumn("business_id", "id", "external_id", "imported_at").
+		WherePK().Exec(ctx); err != nil {
+		return wrap("update invoice", err)
+	}
+	if !lines {
+		return nil
+	}
+	if _, err := db.NewDelete().Model((*invoiceLineRow)(nil)).
+		Where("business_id = ? AND invoice_id = ?", inv.BusinessID, inv.ID).Exec(ctx); err != nil {
+		return wrap("delete invoice lines", err)
+	}
+	rows := toLineRows(inv)
+	if _, err := db.NewInsert().Model(&rows).Exec(ctx); err != nil {
+		return wrap("insert invoice lines", err)
+	}
+	return nil
+}
+
+// DeleteInvoice implements app.InvoiceStore (lines and write-offs go with
+// it: ON DELETE CASCADE).
+func (s *Store) DeleteInvoice(ctx context.Context, db bun.IDB, businessID, id uuid.UUID) error {
+	_, err := db.NewDelete().Model((*invoiceRow)(nil)).Where("business_id = ? AND id = ?", businessID, id).Exec(ctx)
+	return wrap("delete invoice", err)
+}
+
+// FindInvoices implements app.InvoiceStore: one keyset page, every value
+// (the cursor's included) bound into the query.
+func (s *Store) FindInvoices(ctx context.Context, db bun.IDB, businessID uuid.UUID, f app.InvoiceFilter, p page.Params) ([]app.Invoice, page.Meta, error) {
+	q := db.NewSelect().Model((*invoiceRow)(nil)).Where("i.business_id = ?", businessID)
+	if len(f.Statuses) > 0 {
+		ss := make([]string, len(f.Statuses))
+		for i, st := range f.Statuses {
+			ss[i] = string(st)
+		}
+		q = q.Where("i.status = ANY(?::text[])", pgdialect.Array(ss))
+	}
+	if f.DueAtStart != nil {
+		q = q.Where("i.due_at >= ?", *f.DueAtStart)
+	}
+	if f.DueAtEnd != nil {
+		q = q.Where("i.due_at <= ?", *f.DueAtEnd)
+	}
+	if f.SentAtStart != nil {
+		q = q.Where("i.sent_at >= ?", *f.SentAtStart)
+	}
+	if f.SentAtEnd != nil {
+		q = q.Where("i.sent_at <= ?", *f.SentAtEnd)
+	}
+	if f.CustomerID != nil {
+		q = q.Where("i.customer_id = ?", *f.CustomerID)
+	}
+	if f.ReferenceNumber != nil {
+		q = q.Where("i.reference_number = ?", *f.ReferenceNumber)
+	}
+	if len(f.ReferenceNumbers) > 0 {
+		q = q.Where("i.reference_number = ANY(?::text[])", pgdialect.Array(f.ReferenceNumbers))
+	}
+	if f.MinTotal != nil {
+		q = q.Where("i.total_amount >= ?", int64(*f.MinTotal))
+	}
+	if f.MaxTotal != nil {
+		q = q.Where("i.total_amount <= ?", int64(*f.MaxTotal))
+	}
+	if f.Memo != nil {
+		q = q.Where("i.memo = ?", *f.Memo)
+	}
+	if f.MemoContains != nil {
+		q = q.Where("i.memo ILIKE ?", likePattern(*f.MemoContains))
+	}
+	if f.Q != nil {
+		pat := likePattern(*f.Q)
+		q = q.Where("(i.invoice_number ILIKE ? OR i.external_id ILIKE ? OR i.reference_number ILIKE ? OR i.memo ILIKE ?)", pat, pat, pat, pat)
+	}
+	rows, meta, err := pagebun.Fetch(ctx, q, p, "i.id", func(r invoiceRow) (any, uuid.UUID) {
+		switch p.SortBy {
+		case "due_at":
+			return r.DueSort, r.ID
+		case "total_amount":
+			return r.TotalAmount, r.ID
+		case "updated_at":
+			return r.UpdatedAt, r.ID
+		}
+		return r.SentAt, r.ID
+	})
+	if err != nil {
+		return nil, page.Meta{}, wrap("list invoices", err)
+	}
+	out := make([]app.Invoice, len(rows))
+	for i, r := range rows {
+		out[i] = r.invoice()
+	}
+	if err := s.loadInvoiceParts(ctx, db, businessID, out, false); err != nil {
+		return nil, page.Meta{}, err
+	}
+	return out, meta, nil
+}
+
+// writeOffRow is a row of invoice_write_offs.
+type writeOffRow struct {
+	bun.BaseModel `bun:"table:invoice_write_offs,alias:w"`
+
+	BusinessID                   uuid.UUID  `bun:"business_id,pk,type:uuid"`
+	ID                           uuid.UUID  `bun:"id,pk,type:uuid"`
+	InvoiceID                    uuid.UUID  `bun:"invoice_id,type:uuid"`
+	ExternalID                   *string    `bun:"external_id"`
+	Amount                       int64      `bun:"amount"`
+	Mode                         string     `bun:"write_off_mode"`
+	DestinationAccountID         *uuid.UUID `bun:"destination_account_id,type:uuid"`
+	DestinationAccountStableName *string    `bun:"destination_account_stable_name"`
+	WriteOffAt                   time.Time  `bun:"write_off_at"`
+	Memo                         *string    `bun:"memo"`
+	ReferenceNumber              *string    `bun:"reference_number"`
+	Tags                         []tags.Tag `bun:"tags,type:jsonb"`
+	VoidedAt                     *time.Time `bun:"voided_at"`
+	Version                      int        `bun:"version"`
+	CreatedAt                    time.Time  `bun:"created_at"`
+}
+
+func (r writeOffRow) writeOff() app.WriteOff {
+	w := app.WriteOff{
+		ID: r.ID, BusinessID: r.BusinessID, InvoiceID: r.InvoiceID, ExternalID: r.ExternalID, Amount: money.Cents(r.Amount),
+		Mode: invoice.WriteOffMode(r.Mode), Destination: invoice.AccountRef{ID: r.DestinationAccountID},
+		WriteOffAt: r.WriteOffAt.UTC(), Memo: r.Memo, ReferenceNumber: r.ReferenceNumber, Tags: nonNil(r.Tags),
+		VoidedAt: utcPtr(r.VoidedAt), Version: r.Version, CreatedAt: r.CreatedAt.UTC(),
+	}
+	if r.DestinationAccountStableName != nil {
+		w.Destination.StableName = *r.DestinationAccountStableName
+	}
+	return w
+}
+
+// InsertWriteOff implements app.WriteOffStore.
+func (s *Store) InsertWriteOff(ctx context.Context, db bun.IDB, w app.WriteOff) (bool, error) {
+	r := writeOffRow{
+		BusinessID: w.BusinessID, ID: w.ID, InvoiceID: w.InvoiceID, ExternalID: w.ExternalID, Amount: int64(w.Amount),
+		Mode: string(w.Mode), DestinationAccountID: w.Destination.ID, WriteOffAt: w.WriteOffAt, Memo: w.Memo,
+		ReferenceNumber: w.ReferenceNumber, Tags: nonNil(w.Tags), Version: w.Version, CreatedAt: w.CreatedAt,
+	}
+	if w.Destination.StableName != "" {
+		n := w.Destination.StableName
+		r.DestinationAccountStableName = &n
+	}
+	res, err := db.NewInsert().Model(&r).
+		On("CONFLICT (business_id, external_id) WHERE external_id IS NOT NULL DO NOTHING").Exec(ctx)
+	if err != nil {
+		return false, wrap("insert write-off", err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, wrap("insert write-off", err)
+}
+
+func (s *Store) findWriteOff(ctx context.Context, q *bun.SelectQuery) (app.WriteOff, bool, error) {
+	var r writeOffRow
+	err := q.Model(&r).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return app.WriteOff{}, false, nil
+	}
+	if err != nil {
+		return app.WriteOff{}, false, wrap("find write-off", err)
+	}
+	return r.writeOff(), true, nil
+}
+
+// FindWriteOff implements app.WriteOffStore.
+func (s *Store) FindWriteOff(ctx context.Context, db bun.IDB, businessID, invoiceID, id uuid.UUID) (app.WriteOff, bool, error) {
+	return s.findWriteOff(ctx, db.NewSelect().Where("w.business_id = ? AND w.invoice_id = ? AND w.id = ?", businessID, invoiceID, id))
+}
+
+// FindWriteOffByExternalID implements app.WriteOffStore.
+func (s *Store) FindWriteOffByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string) (app.WriteOff, bool, error) {
+	return s.findWriteOff(ctx, db.NewSelect().Where("w.business_id = ? AND w.external_id = ?", businessID, externalID))
+}
+
+// UpdateWriteOff implements app.WriteOffStore.
+func (s *Store) UpdateWriteOff(ctx context.Context, db bun.IDB, w app.WriteOff) error {
+	_, err := db.NewUpdate().Model((*writeOffRow)(nil)).Set("voided_at = ?, version = ?", w.VoidedAt, w.Version).
+		Where("business_id = ? AND id = ?", w.BusinessID, w.ID).Exec(ctx)
+	return wrap("update write-off", err)
+}
+
+// paymentRow is a row of invoice_payments.
+type paymentRow struct {
+	bun.BaseModel `bun:"table:invoice_payments,alias:p"`
+
+	BusinessID      uuid.UUID  `bun:"business_id,pk,type:uuid"`
+	ID              uuid.UUID  `bun:"id,pk,type:uuid"`
+	ExternalID      *string    `bun:"external_id"`
+	PaidAt          time.Time  `bun:"paid_at"`
+	Method          string     `bun:"method"`
+	Amount          int64      `bun:"amount"`
+	Fee             int64      `bun:"fee"`
+	Processor       *string    `bun:"processor"`
+	Memo            *string    `bun:"memo"`
+	ReferenceNumber *string    `bun:"reference_number"`
+	Tags            []tags.Tag `bun:"tags,type:jsonb"`
+	Version         int        `bun:"version"`
+	CreatedAt       time.Time  `bun:"created_at"`
+	UpdatedAt       time.Time  `bun:"updated_at"`
+}
+
+// allocationRow is a row of payment_allocations.
+type allocationRow struct {
+	bun.BaseModel `bun:"table:payment_allocations,alias:a"`
+
+	BusinessID uuid.UUID `bun:"business_id,pk,type:uuid"`
+	PaymentID  uuid.UUID `bun:"payment_id,pk,type:uuid"`
+	InvoiceID  uuid.UUID `bun:"invoice_id,pk,type:uuid"`
+	Amount     int64     `bun:"amount"`
+}
+
+// InsertPayment implements app.PaymentStore.
+func (s *Store) InsertPayment(ctx context.Context, db bun.IDB, p app.Payment) (bool, error) {
+	r := paymentRow{
+		BusinessID: p.BusinessID, ID: p.ID, ExternalID: p.ExternalID, PaidAt: p.PaidAt, Method: string(p.Method),
+		Amount: int64(p.Amount), Fee: int64(p.Fee), Processor: p.Processor, Memo: p.Memo, ReferenceNumber: p.ReferenceNumber,
+		Tags: nonNil(p.Tags), Version: p.Version, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
+	}
+	res, err := db.NewInsert().Model(&r).
+		On("CONFLICT (business_id, external_id) WHERE external_id IS NOT NULL DO NOTHING").Exec(ctx)
+	if err != nil {
+		return false, wrap("insert payment", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return false, wrap("insert payment", err)
+	}
+	rows := make([]allocationRow, len(p.Allocations))
+	for i, a := range p.Allocations {
+		rows[i] = allocationRow{BusinessID: p.BusinessID, PaymentID: p.ID, InvoiceID: a.InvoiceID, Amount: int64(a.Amount)}
+	}
+	if _, err := db.NewInsert().Model(&rows).Exec(ctx); err != nil {
+		return false, wrap("insert payment allocations", err)
+	}
+	return true, nil
+}
+
+// FindPayments implements app.PaymentStore, in the order of ids.
+func (s *Store) FindPayments(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID, forUpdate bool) ([]app.Payment, error) {
+	var rows []paymentRow
+	q := db.NewSelect().Model(&rows).Where("p.business_id = ? AND p.id IN (?)", businessID, bun.In(ids)).OrderExpr("p.id")
+	if forUpdate {
+		q = q.For("UPDATE")
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, wrap("find payments", err)
+	}
+	out, err := s.withAllocations(ctx, db, businessID, rows)
+	if err != nil {
+		return nil, err
+	}
+	pos := make(map[uuid.UUID]int, len(ids))
+	for i, id := range ids {
+		pos[id] = i
+	}
+	slices.SortFunc(out, func(a, b app.Payment) int { return pos[a.ID] - pos[b.ID] })
+	return out, nil
+}
+
+// FindPaymentByExternalID implements app.PaymentStore.
+func (s *Store) FindPaymentByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string) (app.Payment, bool, error) {
+	var rows []paymentRow
+	if err := db.NewSelect().Model(&rows).Where("p.business_id = ? AND p.external_id = ?", businessID, externalID).Scan(ctx); err != nil {
+		return app.Payment{}, false, wrap("find payment", err)
+	}
+	out, err := s.withAllocations(ctx, db, businessID, rows)
+	if err != nil || len(out) == 0 {
+		return app.Payment{}, false, err
+	}
+	return out[0], true, nil
+}
+
+// withAllocations converts rows, loading their allocations (with each
+// invoice's identifiers) in one query.
+func (s *Store) withAllocations(ctx context.Context, db bun.IDB, businessID uuid.UUID, rows []paymentRow) ([]app.Payment, error) {
+	out := make([]app.Payment, len(rows))
+	if len(rows) == 0 {
+		return out, nil
+	}
+	ids := make([]uuid.UUID, len(rows))
+	at := map[uuid.UUID]int{}
+	for i, r := range rows {
+		ids[i], at[r.ID] = r.ID, i
+		out[i] = app.Payment{
+			ID: r.ID, BusinessID: r.BusinessID, ExternalID: r.ExternalID, PaidAt: r.PaidAt.UTC(), Method: invoice.Method(r.Method),
+			Amount: money.Cents(r.Amount), Fee: money.Cents(r.Fee), Processor: r.Processor, Memo: r.Memo,
+			ReferenceNumber: r.ReferenceNumber, Tags: nonNil(r.Tags), Version: r.Version, CreatedAt: r.CreatedAt.UTC(),
+			UpdatedAt: r.UpdatedAt.UTC(),
+		}
+	}
+	var allocs []struct {
+		PaymentID       uuid.UUID `bun:"payment_id,type:uuid"`
+		InvoiceID       uuid.UUID `bun:"invoice_id,type:uuid"`
+		Amount          int64     `bun:"amount"`
+		ExternalID      *string   `bun:"external_id"`
+		InvoiceNumber   *string   `bun:"invoice_number"`
+		ReferenceNumber *string   `bun:"reference_number"`
+	}
+	if err := db.NewRaw(`SELECT a.payment_id, a.invoice_id, a.amount, i.external_id, i.invoice_number, i.reference_number
+		FROM payment_allocations a JOIN invoices i ON i.business_id = a.business_id AND i.id = a.invoice_id
+		WHERE a.business_id = ? AND a.payment_id IN (?) ORDER BY a.payment_id, a.invoice_id`, businessID, bun.In(ids)).Scan(ctx, &allocs); err != nil {
+		return nil, wrap("find payment allocations", err)
+	}
+	for _, a := range allocs {
+		k := at[a.PaymentID]
+		out[k].Allocations = append(out[k].Allocations, app.PaymentAllocation{InvoiceID: a.InvoiceID, Amount: money.Cents(a.Amount),
+			InvoiceExternalID: a.ExternalID, InvoiceNumber: a.InvoiceNumber, InvoiceReferenceNumber: a.ReferenceNumber})
+	}
+	return out, nil
+}
+
+// DeletePayments implements app.PaymentStore (allocations cascade).
+func (s *Store) DeletePayments(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) error {
+	_, err := db.NewDelete().Model((*paymentRow)(nil)).Where("business_id = ? AND id IN (?)", businessID, bun.In(ids)).Exec(ctx)
+	return wrap("delete payments", err)
+}
+
+// InvoiceIDsByExternalID implements app.PaymentStore.
+func (s *Store) InvoiceIDsByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalIDs []string) (map[string]uuid.UUID, error) {
+	var rows []struct {
+		ID         uuid.UUID `bun:"id,type:uuid"`
+		ExternalID string    `bun:"external_id"`
+	}
+	if err := db.NewRaw(`SELECT id, external_id FROM invoices WHERE business_id = ? AND external_id = ANY(?::text[])`,
+		businessID, pgdialect.Array(externalIDs)).Scan(ctx, &rows); err != nil {
+		return nil, wrap("find invoices by external id", err)
+	}
+	out := make(map[string]uuid.UUID, len(rows))
+	for _, r := range rows {
+		out[r.ExternalID] = r.ID
+	}
+	return out, nil
+}
