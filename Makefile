@@ -52,6 +52,10 @@ bench-gateway: build ## gateway overhead only: GET /whoami via gateway vs nginx 
 bench-transactions: build ## transactions service only: bulk import vs COPY, categorize vs pgbench, listing over 1M rows
 	@$(BIN)/bench -root . -only transactions
 
+.PHONY: bench-invoicing
+bench-invoicing: build ## customers-invoices only: invoice listing (500k, 3 filters) vs SQL, payments vs pgbench
+	@$(BIN)/bench -root . -only invoicing
+
 .PHONY: fmt
 fmt: ## gofmt every Go file
 	gofmt -w pkg services tools e2e

@@ -502,10 +502,11 @@ func (a *Invoicing) UpdateInvoice(ctx context.Context, businessID, id uuid.UUID,
 			if err != nil {
 				return err
 			}
-			next.CustomerID, next.Customer = nil, nil
-			if c != nil {
-				next.CustomerID, next.Customer = &c.ID, c
+			if c == nil {
+				return apperr.PayloadField("customer_id", "an invoice needs a customer: customer_id or customer_external_id").
+					WithEnum(EnumInvalidInvoice)
 			}
+			next.CustomerID, next.Customer = &c.ID, c
 		}
 		settle(&next)
 		next.Version, next.UpdatedAt = inv.Version+1, now

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -340,7 +341,8 @@ func (a *Invoicing) BulkDeletePayments(ctx context.Context, businessID uuid.UUID
 				return err
 			}
 		}
-		for id := range changed {
+		order := slices.SortedFunc(maps.Keys(changed), func(x, y uuid.UUID) int { return slices.Compare(x[:], y[:]) })
+		for _, id := range order {
 			if err := a.saveBalance(ctx, tx, invs[id], now); err != nil {
 				return err
 			}
