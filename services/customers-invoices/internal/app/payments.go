@@ -75,6 +75,9 @@ type PaymentInput struct {
 	ReferenceNumber *string
 	Tags            []tags.KeyValue
 	Allocations     []AllocationInput
+	// PathInvoice is the invoice of POST /invoices/{id}/payment (the
+	// whole amount goes to it): unknown, it is a 404, not a 400.
+	PathInvoice *uuid.UUID
 }
 
 // PaymentStore is the payments' persistence.
@@ -155,6 +158,9 @@ func (a *Invoicing) CreatePayment(ctx context.Context, businessID uuid.UUID, in 
 			return fmt.Sprintf("invoice_payments[%d]", index[id])
 		})
 		if err != nil {
+			if in.PathInvoice != nil && apperr.Is(err, apperr.InvalidPayload) {
+				return ErrInvoiceNotFound()
+			}
 			return err
 		}
 		now := a.clock()
