@@ -171,7 +171,7 @@ type InvoiceStore interface {
 	// DeleteInvoice deletes the invoice, its lines and write-offs.
 	DeleteInvoice(ctx context.Context, db bun.IDB, businessID, id uuid.UUID) error
 	// FindInvoices is one keyset page of the business's invoices matching
-	// f (with their lines and allocations).
+	// f (with their lines, allocations and write-offs).
 	FindInvoices(ctx context.Context, db bun.IDB, businessID uuid.UUID, f InvoiceFilter, p page.Params) ([]Invoice, page.Meta, error)
 	WriteOffStore
 	PaymentStore

@@ -361,7 +361,7 @@ func TestPatchInvoice(t *testing.T) {
 		seq := iv.lastSeq()
 		got := data(iv.do(req("PATCH", path, iv.tok, map[string]any{
 			"line_items": []any{
-				map[string]any{"product": "A", "unit_price": 333, "quantity": "1.5"},        // 499.5 → 500
+				map[string]any{"product": "A", "unit_price": 333, "quantity": "1.5"},                      // 499.5 → 500
 				map[string]any{"product": "B", "unit_price": 1000, "quantity": 3, "discount_amount": 250}, // 2750
 			},
 			"tips": 50,
