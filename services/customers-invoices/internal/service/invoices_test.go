@@ -200,6 +200,16 @@ func TestCreateInvoice(t *testing.T) {
 		}
 	})
 
+	t.Run("timestamps are kept to the microsecond, as stored", func(t *testing.T) {
+		iv := iv.with(t)
+		inv := iv.create(with(simple("crm-1", 100), "sent_at", "2026-03-01T10:00:00.123456789+02:00", "due_at", "2026-04-01T00:00:00.0000009Z"), 201)
+		got := iv.get(inv["id"].(string))
+		if inv["sent_at"] != "2026-03-01T08:00:00.123456Z" || got["sent_at"] != inv["sent_at"] ||
+			inv["due_at"] != "2026-04-01T00:00:00Z" || got["due_at"] != inv["due_at"] {
+			t.Fatalf("created %v / %v, read %v / %v", inv["sent_at"], inv["due_at"], got["sent_at"], got["due_at"])
+		}
+	})
+
 	t.Run("a zero invoice is PAID at once", func(t *testing.T) {
 		iv := iv.with(t)
 		inv := iv.create(simple("crm-1", 0), 201)
@@ -379,6 +389,17 @@ func TestPatchInvoice(t *testing.T) {
 		}
 		if again := iv.get(id); num(t, again["total_amount"]) != 3300 || len(list(again["line_items"])) != 2 {
 			t.Fatalf("read back = %v", again)
+		}
+	})
+
+	t.Run("an empty patch writes nothing", func(t *testing.T) {
+		iv := iv.with(t)
+		cur := iv.get(id)
+		before := iv.rowCounts()
+		got := data(iv.do(req("PATCH", path, iv.tok, map[string]any{}), 200))
+		iv.sameCounts(before)
+		if !equalJSON(got, cur) {
+			t.Fatalf("answer %v\nwant %v", got, cur)
 		}
 	})
 

@@ -154,6 +154,18 @@ func TestPayments(t *testing.T) {
 		iv.sameCounts(before)
 	})
 
+	t.Run("the answer lists the allocations as GET does", func(t *testing.T) {
+		iv := iv.with(t)
+		x := iv.create(simple("crm-1", 1000), 201)
+		y := iv.create(simple("crm-1", 1000), 201)
+		// The later invoice first, and a paid_at beyond microseconds.
+		p := iv.pay(with(payment(300, alloc(y["id"], 200), alloc(x["id"], 100)), "paid_at", "2026-03-10T09:00:00.1234567Z"), 201)
+		got := data(iv.do(req("GET", iv.path("/invoices/payments/%s", p["id"]), iv.tok, nil), 200))
+		if !equalJSON(got, p) || p["paid_at"] != "2026-03-10T09:00:00.123456Z" {
+			t.Fatalf("GET = %v\ncreate answered %v", got, p)
+		}
+	})
+
 	t.Run("deposit accounts", func(t *testing.T) {
 		iv := iv.with(t)
 		c := iv.create(simple("crm-1", 2000), 201)
