@@ -1,6 +1,7 @@
 package service
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -257,6 +258,17 @@ func TestPaymentsInvalid(t *testing.T) {
 		if m["error_enum"] != invoice.EnumOverpaid {
 			t.Fatalf("error = %v", m)
 		}
+		iv.sameCounts(before)
+	})
+	t.Run("body too large, not JSON", func(t *testing.T) {
+		iv := iv.with(t)
+		before := iv.rowCounts()
+		iv.doInvalid(req("POST", iv.path("/invoices/payments"), iv.tok, `{"memo":"`+strings.Repeat("m", 70_000)+`"}`), 413, "")
+		iv.doInvalid(req("POST", iv.path("/invoices/%s/write-off", aid), iv.tok, `{"memo":"`+strings.Repeat("m", 17_000)+`"}`), 413, "")
+		r := req("POST", iv.path("/invoices/payments/bulk-delete"), iv.tok, `{"ids":[]}`)
+		r.Header.Set("Content-Type", "text/plain")
+		iv.doInvalid(r, 415, "")
+		iv.doInvalid(req("POST", iv.path("/invoices/payments"), "", payment(100, alloc(aid, 100))), 401, "")
 		iv.sameCounts(before)
 	})
 	// Nothing was paid.

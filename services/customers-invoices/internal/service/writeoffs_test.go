@@ -46,6 +46,11 @@ func TestWriteOffs(t *testing.T) {
 			t.Fatalf("event = %+v", we)
 		}
 
+		// A written-off invoice cannot be edited any more.
+		if m := iv.do(req("PATCH", iv.path("/invoices/%s", id), iv.tok, map[string]any{"memo": "x"}), 409); m["error_enum"] != invoice.EnumNotEditable {
+			t.Fatalf("error = %v", m)
+		}
+
 		// GET, under its invoice only.
 		if g := data(iv.do(req("GET", iv.path("/invoices/%s/write-offs/%s", id, w["id"]), iv.tok, nil), 200)); !equalJSON(g, w) {
 			t.Fatalf("GET = %v\ncreate answered %v", g, w)
