@@ -30,6 +30,9 @@ type CustomerStore interface {
 	// until the transaction ends.
 	FindCustomer(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, forUpdate bool) (domain.Customer, bool, error)
 	FindCustomerByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string) (domain.Customer, bool, error)
+	// FindCustomersByIDs reads the business's customers among ids (the
+	// unknown ones are left out), by id.
+	FindCustomersByIDs(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]domain.Customer, error)
 	// UpdateCustomer writes every field of c; an external id another
 	// customer of the business has is domain.ErrDuplicateExternalID.
 	UpdateCustomer(ctx context.Context, db bun.IDB, c domain.Customer) error

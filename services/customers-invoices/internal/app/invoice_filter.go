@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/money"
@@ -46,7 +47,7 @@ func (a *Invoicing) Invoices(ctx context.Context, businessID uuid.UUID, f Invoic
 			return nil, page.Meta{}, apperr.Field("customer_external_id", "names another customer than customer_id").
 				WithEnum(EnumCustomerMismatch)
 		case !ok:
-			return []Invoice{}, page.Meta{}, nil
+			return emptyPage(p)
 		}
 		f.CustomerID = &c.ID
 	}
@@ -54,10 +55,46 @@ func (a *Invoicing) Invoices(ctx context.Context, businessID uuid.UUID, f Invoic
 	if err != nil {
 		return nil, page.Meta{}, fmt.Errorf("list invoices of %s: %w", businessID, err)
 	}
-	for i := range out {
-		if err := a.withCustomer(ctx, a.db, &out[i]); err != nil {
-			return nil, page.Meta{}, err
-		}
+	if err := a.withCustomers(ctx, a.db, businessID, out); err != nil {
+		return nil, page.Meta{}, err
 	}
 	return out, meta, nil
+}
+
+// emptyPage is the page of a filter that matches nothing: no invoice and
+// the meta of p (its sort, no cursor, a total of 0 when asked).
+func emptyPage(p page.Params) ([]Invoice, page.Meta, error) {
+	out, meta, err := page.Finish([]Invoice{}, p, func(Invoice) (any, uuid.UUID) { return nil, uuid.Nil })
+	if err != nil {
+		return nil, page.Meta{}, err
+	}
+	if p.ShowTotalCount {
+		meta = meta.WithTotal(0)
+	}
+	return out, meta, nil
+}
+
+// withCustomers loads the customers of invs in one query.
+func (a *Invoicing) withCustomers(ctx context.Context, db bun.IDB, businessID uuid.UUID, invs []Invoice) error {
+	var ids []uuid.UUID
+	for _, inv := range invs {
+		if inv.CustomerID != nil {
+			ids = append(ids, *inv.CustomerID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	cs, err := a.customers.FindCustomersByIDs(ctx, db, businessID, ids)
+	if err != nil {
+		return fmt.Errorf("find the invoices' customers: %w", err)
+	}
+	for i := range invs {
+		if id := invs[i].CustomerID; id != nil {
+			if c, ok := cs[*id]; ok {
+				invs[i].Customer = &c
+			}
+		}
+	}
+	return nil
 }

@@ -171,7 +171,7 @@ type InvoiceStore interface {
 	// DeleteInvoice deletes the invoice, its lines and write-offs.
 	DeleteInvoice(ctx context.Context, db bun.IDB, businessID, id uuid.UUID) error
 	// FindInvoices is one keyset page of the business's invoices matching
-	// f (with their lines and allocations).
+	// f (with their lines, allocations and write-offs).
 	FindInvoices(ctx context.Context, db bun.IDB, businessID uuid.UUID, f InvoiceFilter, p page.Params) ([]Invoice, page.Meta, error)
 	WriteOffStore
 	PaymentStore
@@ -335,7 +335,7 @@ func (a *Invoicing) CreateInvoice(ctx context.Context, businessID uuid.UUID, in 
 		now := a.clock()
 		inv := Invoice{
 			ID: newID(), BusinessID: businessID, ExternalID: in.ExternalID, InvoiceNumber: in.InvoiceNumber,
-			SentAt: in.SentAt.UTC(), DueAt: utc(in.DueAt), Memo: in.Memo, CustomPaymentInstructions: in.CustomPaymentInstructions,
+			SentAt: micro(*in.SentAt), DueAt: utc(in.DueAt), Memo: in.Memo, CustomPaymentInstructions: in.CustomPaymentInstructions,
 			ReferenceNumber: in.ReferenceNumber, Metadata: in.Metadata, Version: 1, ImportedAt: now, UpdatedAt: now,
 		}
 		if err := a.applyDraft(&inv, in.Draft); err != nil {
@@ -371,11 +371,15 @@ func (a *Invoicing) CreateInvoice(ctx context.Context, businessID uuid.UUID, in 
 	return out, created, nil
 }
 
+// micro is t as PostgreSQL stores it (UTC, microseconds), so that an
+// answer shows the instant a later read shows.
+func micro(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
 func utc(t *time.Time) *time.Time {
 	if t == nil {
 		return nil
 	}
-	u := t.UTC()
+	u := micro(*t)
 	return &u
 }
 
@@ -427,10 +431,17 @@ func (a *Invoicing) Invoice(ctx context.Context, businessID, id uuid.UUID) (Invo
 	return inv, a.withCustomer(ctx, a.db, &inv)
 }
 
+// empty reports a patch naming no property.
+func (p InvoicePatch) empty() bool {
+	return !(p.InvoiceNumber.Set || p.SentAt.Set || p.DueAt.Set || p.CustomerID.Set || p.CustomerExternalID.Set ||
+		p.Memo.Set || p.CustomPaymentInstructions.Set || p.ReferenceNumber.Set || p.Metadata.Set || p.Tags.Set ||
+		p.Lines.Set || p.AdditionalDiscount.Set || p.AdditionalSalesTaxes.Set || p.Tips.Set)
+}
+
 // UpdateInvoice is PATCH /invoices/{id} while nothing is paid or written
 // off (409 otherwise): the named fields change, the amounts are computed
 // again, the version grows and the new entry replaces the old one. A patch
-// that changes nothing writes nothing.
+// naming no property ({}) writes nothing and answers the invoice as it is.
 func (a *Invoicing) UpdateInvoice(ctx context.Context, businessID, id uuid.UUID, p InvoicePatch) (Invoice, error) {
 	if p.Metadata.Set {
 		if err := checkMetadata(p.Metadata.Value); err != nil {
@@ -446,13 +457,17 @@ func (a *Invoicing) UpdateInvoice(ctx context.Context, businessID, id uuid.UUID,
 		if err := inv.Balance().Editable(); err != nil {
 			return err
 		}
+		if p.empty() {
+			out = inv
+			return nil
+		}
 		next := inv
 		setPtr(&next.InvoiceNumber, p.InvoiceNumber)
 		setPtr(&next.Memo, p.Memo)
 		setPtr(&next.CustomPaymentInstructions, p.CustomPaymentInstructions)
 		setPtr(&next.ReferenceNumber, p.ReferenceNumber)
 		if p.SentAt.Set {
-			next.SentAt = p.SentAt.Value.UTC()
+			next.SentAt = micro(p.SentAt.Value)
 		}
 		if p.DueAt.Set {
 			next.DueAt = utc(p.DueAt.Value)

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
@@ -76,6 +75,9 @@ type PaymentInput struct {
 	ReferenceNumber *string
 	Tags            []tags.KeyValue
 	Allocations     []AllocationInput
+	// PathInvoice is the invoice of POST /invoices/{id}/payment (the
+	// whole amount goes to it): unknown, it is a 404, not a 400.
+	PathInvoice *uuid.UUID
 }
 
 // PaymentStore is the payments' persistence.
@@ -156,11 +158,14 @@ func (a *Invoicing) CreatePayment(ctx context.Context, businessID uuid.UUID, in 
 			return fmt.Sprintf("invoice_payments[%d]", index[id])
 		})
 		if err != nil {
+			if in.PathInvoice != nil && apperr.Is(err, apperr.InvalidPayload) {
+				return ErrInvoiceNotFound()
+			}
 			return err
 		}
 		now := a.clock()
 		p := Payment{
-			ID: newID(), BusinessID: businessID, ExternalID: in.ExternalID, PaidAt: in.PaidAt.UTC(), Method: in.Method,
+			ID: newID(), BusinessID: businessID, ExternalID: in.ExternalID, PaidAt: micro(*in.PaidAt), Method: in.Method,
 			Amount: in.Amount, Fee: in.Fee, Processor: in.Processor, Memo: in.Memo, ReferenceNumber: in.ReferenceNumber,
 			Version: 1, CreatedAt: now, UpdatedAt: now,
 		}
@@ -175,6 +180,8 @@ func (a *Invoicing) CreatePayment(ctx context.Context, businessID uuid.UUID, in 
 		if err := invoice.CheckPayment(p.Input(), balances); err != nil {
 			return err
 		}
+		// In invoice id order, the order the store reads them back in.
+		slices.SortFunc(p.Allocations, func(x, y PaymentAllocation) int { return slices.Compare(x.InvoiceID[:], y.InvoiceID[:]) })
 		inserted, err := a.store.InsertPayment(ctx, tx, p)
 		if err != nil {
 			return err
@@ -328,21 +335,24 @@ func (a *Invoicing) BulkDeletePayments(ctx context.Context, businessID uuid.UUID
 			return err
 		}
 		now := a.clock()
-		changed := map[uuid.UUID]bool{}
+		// The invoices in the order their payments name them (their
+		// events' order is then the same on every run).
+		var changed []uuid.UUID
 		for _, p := range ps {
 			for _, al := range p.Allocations {
 				inv := invs[al.InvoiceID]
 				inv.Paid -= al.Amount
 				inv.Allocations = slices.DeleteFunc(inv.Allocations, func(x Allocation) bool { return x.PaymentID == p.ID })
-				changed[inv.ID] = true
+				if !slices.Contains(changed, inv.ID) {
+					changed = append(changed, inv.ID)
+				}
 			}
 			p.Version++
 			if err := a.pub.PaymentDeleted(ctx, tx, p); err != nil {
 				return err
 			}
 		}
-		order := slices.SortedFunc(maps.Keys(changed), func(x, y uuid.UUID) int { return slices.Compare(x[:], y[:]) })
-		for _, id := range order {
+		for _, id := range changed {
 			if err := a.saveBalance(ctx, tx, invs[id], now); err != nil {
 				return err
 			}

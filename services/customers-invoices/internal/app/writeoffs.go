@@ -100,7 +100,7 @@ func (a *Invoicing) CreateWriteOff(ctx context.Context, businessID, invoiceID uu
 			Version: 1, CreatedAt: now,
 		}
 		if in.WriteOffAt != nil {
-			w.WriteOffAt = in.WriteOffAt.UTC()
+			w.WriteOffAt = micro(*in.WriteOffAt)
 		}
 		w.Tags = entityTags(businessID, w.ID, in.Tags, now)
 		inserted, err := a.store.InsertWriteOff(ctx, tx, w)

@@ -21,6 +21,17 @@ func TestOpenAPIDocumentLoads(t *testing.T) {
 		"/v1/businesses/{businessId}/customers",
 		"/v1/businesses/{businessId}/customers/{customerId}",
 		"/v1/businesses/{businessId}/customers/{customerId}/archive",
+		"/v1/businesses/{businessId}/invoices",
+		"/v1/businesses/{businessId}/invoices/{invoiceId}",
+		"/v1/businesses/{businessId}/invoices/{invoiceId}/void",
+		"/v1/businesses/{businessId}/invoices/{invoiceId}/payment",
+		"/v1/businesses/{businessId}/invoices/{invoiceId}/payment/",
+		"/v1/businesses/{businessId}/invoices/{invoiceId}/write-off",
+		"/v1/businesses/{businessId}/invoices/{invoiceId}/write-offs/{writeOffId}",
+		"/v1/businesses/{businessId}/invoices/payments",
+		"/v1/businesses/{businessId}/invoices/payments/bulk-delete",
+		"/v1/businesses/{businessId}/invoices/payments/{paymentId}",
+		"/v1/businesses/{businessId}/invoices/payments/{paymentId}/tags",
 	} {
 		if doc.Paths.Value(p) == nil {
 			t.Errorf("path %s undocumented", p)

@@ -143,6 +143,19 @@ var Table = []Route{
 	{Methods: []string{http.MethodGet, http.MethodPost}, Path: "/v1/businesses/:businessId/customers", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet, http.MethodPatch}, Path: "/v1/businesses/:businessId/customers/:customerId", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/customers/:customerId/archive", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
+	// customers-invoices: invoices, payments and write-offs. The client SDK
+	// posts payments to .../payment/ (with a slash): the router is not
+	// strict about a trailing slash, so the row without it covers it.
+	{Methods: []string{http.MethodGet, http.MethodPost}, Path: "/v1/businesses/:businessId/invoices", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/invoices/payments", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/invoices/payments/bulk-delete", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/invoices/payments/:paymentId", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/invoices/payments/:paymentId/tags", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet, http.MethodPatch, http.MethodDelete}, Path: "/v1/businesses/:businessId/invoices/:invoiceId", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/invoices/:invoiceId/void", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/invoices/:invoiceId/payment", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/invoices/:invoiceId/write-off", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/invoices/:invoiceId/write-offs/:writeOffId", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
 }
 
 // Upstreams lists the distinct upstream names used by the table, in order of

@@ -186,6 +186,20 @@ func checkTexts(vals map[string]*string, bad map[string]string) {
 	}
 }
 
+// externalRef trims an external id naming another record (the customer's,
+// which the customers routes store trimmed); blank is a 400.
+func externalRef(field string, p *string, bad map[string]string) *string {
+	if p == nil {
+		return nil
+	}
+	v := strings.TrimSpace(*p)
+	if v == "" {
+		bad[field] = "must not be blank"
+		return nil
+	}
+	return &v
+}
+
 // parseInvoice reads a create body strictly (unknown properties are 400).
 func parseInvoice(body []byte) (app.InvoiceInput, error) {
 	var in invoiceJSONIn
@@ -199,6 +213,7 @@ func parseInvoice(body []byte) (app.InvoiceInput, error) {
 	if in.CustomerID == nil && in.CustomerExternalID == nil {
 		bad["customer_id"] = "customer_id or customer_external_id is required"
 	}
+	in.CustomerExternalID = externalRef("customer_external_id", in.CustomerExternalID, bad)
 	checkTexts(map[string]*string{"external_id": in.ExternalID, "invoice_number": in.InvoiceNumber,
 		"customer_external_id": in.CustomerExternalID, "memo": in.Memo,
 		"custom_payment_instructions": in.CustomPaymentInstructions, "reference_number": in.ReferenceNumber}, bad)
@@ -259,6 +274,7 @@ func parseInvoicePatch(body []byte) (app.InvoicePatch, error) {
 	str("custom_payment_instructions", &p.CustomPaymentInstructions)
 	str("reference_number", &p.ReferenceNumber)
 	str("customer_external_id", &p.CustomerExternalID)
+	p.CustomerExternalID.Value = externalRef("customer_external_id", p.CustomerExternalID.Value, bad)
 	checkTexts(map[string]*string{"invoice_number": p.InvoiceNumber.Value, "memo": p.Memo.Value,
 		"custom_payment_instructions": p.CustomPaymentInstructions.Value, "reference_number": p.ReferenceNumber.Value,
 		"customer_external_id": p.CustomerExternalID.Value}, bad)
@@ -387,6 +403,7 @@ func parsePayment(body []byte, shortcut *uuid.UUID) (app.PaymentInput, error) {
 			bad["invoice_payments"] = "not taken here: the payment is for the invoice of the path"
 		}
 		out.Allocations = []app.AllocationInput{{InvoiceID: shortcut, Amount: out.Amount}}
+		out.PathInvoice = shortcut
 	} else {
 		for i, ip := range in.InvoicePayments {
 			out.Allocations = append(out.Allocations, app.AllocationInput{InvoiceID: ip.InvoiceID, InvoiceExternalID: ip.InvoiceExternalID,

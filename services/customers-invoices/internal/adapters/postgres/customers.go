@@ -136,6 +136,22 @@ func (s *Store) FindCustomerByExternalID(ctx context.Context, db bun.IDB, busine
 	return s.findCustomer(ctx, db.NewSelect().Where("c.business_id = ? AND c.external_id = ?", businessID, externalID))
 }
 
+// FindCustomersByIDs implements app.CustomerStore: one query for them all.
+func (s *Store) FindCustomersByIDs(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]domain.Customer, error) {
+	out := make(map[uuid.UUID]domain.Customer, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rows []customerRow
+	if err := db.NewSelect().Model(&rows).Where("c.business_id = ? AND c.id IN (?)", businessID, bun.In(ids)).Scan(ctx); err != nil {
+		return nil, wrap("find customers", err)
+	}
+	for _, r := range rows {
+		out[r.ID] = r.customer()
+	}
+	return out, nil
+}
+
 // UpdateCustomer implements app.CustomerStore.
 func (s *Store) UpdateCustomer(ctx context.Context, db bun.IDB, c domain.Customer) error {
 	r := toCustomerRow(c)

@@ -387,7 +387,8 @@ func (s *Store) FindInvoices(ctx context.Context, db bun.IDB, businessID uuid.UU
 	for i, r := range rows {
 		out[i] = r.invoice()
 	}
-	if err := s.loadInvoiceParts(ctx, db, businessID, out, false); err != nil {
+	// With their write-offs: a listed invoice is the invoice GET answers.
+	if err := s.loadInvoiceParts(ctx, db, businessID, out, true); err != nil {
 		return nil, page.Meta{}, err
 	}
 	return out, meta, nil
