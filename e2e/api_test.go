@@ -218,6 +218,75 @@ func TestPlatformAndBusinessTokens(t *testing.T) {
 		assertErrorObject(t, r, http.StatusBadRequest, "InvalidParameters")
 	})
 
+	// Issue 8's scenario: customer → invoice with a tax and a discount →
+	// partial payment → write-off of the rest → statuses and balances →
+	// the customer archived (its invoices kept) → the payment bulk-deleted
+	// → balances restored → the ledger's A/R equals the open balances.
+	t.Run("invoices post to the ledger", func(t *testing.T) {
+		biz := createBusiness(t, api, platform, newBusiness(t, "E2E Invoicing Inc"))
+		base := "/v1/businesses/" + biz
+		api.eventually(t, http.StatusOK, time.Minute, request{Method: http.MethodGet, Path: base + "/ledger/chart", Token: platform})
+		api.eventually(t, http.StatusOK, time.Minute, request{Method: http.MethodGet, Path: base + "/customers", Token: platform})
+		cust := api.expect(t, http.StatusCreated, request{Method: http.MethodPost, Path: base + "/customers", Token: platform, JSON: map[string]any{
+			"external_id": "e2e-inv-cust", "company_name": "Globex",
+		}}).Data(t)["id"].(string)
+		inv := api.expect(t, http.StatusCreated, request{Method: http.MethodPost, Path: base + "/invoices", Token: platform, JSON: map[string]any{
+			"external_id": "e2e-inv-1", "invoice_number": "1001", "sent_at": "2026-03-02T09:00:00Z", "customer_id": cust,
+			"line_items": []map[string]any{{
+				"product": "Widget", "unit_price": 5000, "quantity": "2", "discount_amount": 1000,
+				"sales_taxes": []map[string]any{{"tax_account": map[string]any{"type": "Tax_Name", "name": "STATE"}, "amount": 720}},
+			}},
+		}}).Data(t)
+		id := inv["id"].(string)
+		if inv["subtotal"] != 10000.0 || inv["total_amount"] != 9720.0 || inv["outstanding_balance"] != 9720.0 || inv["status"] != "SENT" {
+			t.Fatalf("invoice = %v", inv)
+		}
+		pay := api.expect(t, http.StatusCreated, request{Method: http.MethodPost, Path: base + "/invoices/" + id + "/payment", Token: platform, JSON: map[string]any{
+			"amount": 5000, "method": "ACH", "paid_at": "2026-03-05T12:00:00Z", "reference_number": "ACH-1",
+		}}).Data(t)
+		if pay["amount"] != 5000.0 || pay["at"] == nil {
+			t.Fatalf("payment = %v", pay)
+		}
+		got := api.expect(t, http.StatusOK, request{Method: http.MethodGet, Path: base + "/invoices/" + id, Token: platform}).Data(t)
+		if got["status"] != "PARTIALLY_PAID" || got["outstanding_balance"] != 4720.0 {
+			t.Fatalf("after the payment: %v", got)
+		}
+		api.expect(t, http.StatusCreated, request{Method: http.MethodPost, Path: base + "/invoices/" + id + "/write-off", Token: platform, JSON: map[string]any{
+			"amount": 4720, "write_off_mode": "EXPENSE",
+		}})
+		got = api.expect(t, http.StatusOK, request{Method: http.MethodGet, Path: base + "/invoices/" + id, Token: platform}).Data(t)
+		if got["status"] != "WRITTEN_OFF" || got["outstanding_balance"] != 0.0 {
+			t.Fatalf("after the write-off: %v", got)
+		}
+		api.expect(t, http.StatusOK, request{Method: http.MethodPost, Path: base + "/customers/" + cust + "/archive", Token: platform})
+		got = api.expect(t, http.StatusOK, request{Method: http.MethodGet, Path: base + "/invoices/" + id, Token: platform}).Data(t)
+		if c, _ := got["customer"].(map[string]any); c == nil || c["status"] != "ARCHIVED" {
+			t.Fatalf("the archived customer's invoice: %v", got)
+		}
+		deleted := api.expect(t, http.StatusOK, request{Method: http.MethodPost, Path: base + "/invoices/payments/bulk-delete", Token: platform,
+			JSON: map[string]any{"ids": []string{pay["id"].(string)}}}).Data(t)
+		if deleted["deleted_count"] != 1.0 {
+			t.Fatalf("bulk delete = %v", deleted)
+		}
+		got = api.expect(t, http.StatusOK, request{Method: http.MethodGet, Path: base + "/invoices/" + id, Token: platform}).Data(t)
+		if got["status"] != "PARTIALLY_WRITTEN_OFF" || got["outstanding_balance"] != 5000.0 {
+			t.Fatalf("after the payment's deletion: %v", got)
+		}
+		// The ledger follows through acct.invoicing.v1: A/R is the open
+		// 5000, the write-off is bad debt, the tax its own liability.
+		deadline := time.Now().Add(time.Minute)
+		for {
+			nodes := api.expect(t, http.StatusOK, request{Method: http.MethodGet, Path: base + "/ledger/balances", Token: platform}).Data(t)["accounts"].([]any)
+			if hasBalance(nodes, "ACCOUNTS_RECEIVABLE", 5000) && hasBalance(nodes, "BAD_DEBT", 4720) && hasBalance(nodes, "UNDEPOSITED_FUNDS", 0) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the ledger never matched the invoice: %v", nodes)
+			}
+			time.Sleep(250 * time.Millisecond)
+		}
+	})
+
 	// Issue 7's scenario: a Canadian business, a custom account, imported
 	// transactions categorized single, split and with HST; the balances and
 	// the journal reflect it; recategorizing leaves one live entry.

@@ -205,6 +205,10 @@ func TestMatchDepositsToPayments(t *testing.T) {
 	if s := suggestions(dep2); len(s) != 1 || s[0].(map[string]any)["details"].(map[string]any)["id"] != pay2.String() {
 		t.Fatalf("freed payment not offered: %v", s)
 	}
+	// A payment never matched is deleted: nothing to unmatch.
+	lone := uuid.New()
+	e.deliver(bid, events.TypeInvoicePaymentUpserted, payment(bid, lone, 1, 1234, 0, day(6), "UNDEPOSITED_FUNDS"))
+	e.deliver(bid, events.TypeInvoicePaymentDeleted, paymentDeleted(bid, lone, 2))
 	// Stale and repeated payment events change nothing.
 	e.deliver(bid, events.TypeInvoicePaymentUpserted, payment(bid, pay, 1, 10000, 300, day(3), "PAYMENT_PROCESSOR_CLEARING"))
 	e.deliver(bid, events.TypeInvoicePaymentDeleted, paymentDeleted(bid, pay, 2))

@@ -93,7 +93,8 @@ func (s *BankStore) DeleteMatchablePayment(ctx context.Context, db bun.IDB, busi
 		businessID, id, at, max(version, 1), at, at).Exec(ctx); err != nil {
 		return nil, wrap("record deleted payment", err)
 	}
-	if len(matched) == 0 {
+	// A NULL scans as a zero uuid: not matched.
+	if len(matched) == 0 || matched[0] == nil || *matched[0] == uuid.Nil {
 		return nil, nil
 	}
 	return matched[0], nil
