@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/url"
 	"reflect"
 	"strconv"
@@ -159,4 +160,19 @@ func Query(c *fiber.Ctx) url.Values {
 	q := url.Values{}
 	c.Context().QueryArgs().VisitAll(func(k, v []byte) { q.Add(string(k), string(v)) })
 	return q
+}
+
+// JSONBody returns the request body after checking that it is JSON
+// (application/json or application/*+json: 415 otherwise) and at most
+// limit bytes (413), for parsers that take the raw bytes.
+func JSONBody(c *fiber.Ctx, limit int) ([]byte, error) {
+	mt, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType))
+	if err != nil || !(mt == fiber.MIMEApplicationJSON || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
+		return nil, apperr.New(apperr.UnsupportedMediaType, "Content-Type must be application/json")
+	}
+	body := c.Body()
+	if len(body) > limit {
+		return nil, apperr.New(apperr.PayloadTooLarge, "request body too large")
+	}
+	return body, nil
 }

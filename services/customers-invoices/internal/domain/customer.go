@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acctsuite/acct/pkg/jsonraw"
+
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/apperr"
@@ -117,7 +119,7 @@ var patchProperties = append(slices.Clone(createProperties), "status")
 // object at all.
 func body(raw []byte, allowed []string, v *violations) (map[string]json.RawMessage, bool) {
 	var m map[string]json.RawMessage
-	if !isJSONObject(raw) || json.Unmarshal(raw, &m) != nil {
+	if !jsonraw.IsObject(raw) || json.Unmarshal(raw, &m) != nil {
 		return nil, false
 	}
 	keys := make([]string, 0, len(m))
@@ -141,10 +143,10 @@ func nullableText(m map[string]json.RawMessage, name string, r textRule, v *viol
 	if !ok {
 		return Nullable[string]{}
 	}
-	if isJSONNull(raw) {
+	if jsonraw.IsNull(raw) {
 		return Nullable[string]{Set: true, Null: true}
 	}
-	s, isString := jsonString(raw)
+	s, isString := jsonraw.String(raw)
 	if !isString {
 		v.add(name, EnumInvalidCustomer, "must be a string or null")
 		return Nullable[string]{}
@@ -226,7 +228,7 @@ func ParseCustomerInput(raw []byte) (CustomerInput, error) {
 			*in.field(f.name) = &s
 		}
 	}
-	if raw, ok := m["tags"]; ok && !isJSONNull(raw) {
+	if raw, ok := m["tags"]; ok && !jsonraw.IsNull(raw) {
 		if kvs, ok := decodeTags(raw, v); ok {
 			in.Tags = kvs
 		}
@@ -351,7 +353,7 @@ func ParseCustomerPatch(raw []byte) (CustomerPatch, error) {
 		}
 	}
 	if raw, ok := m["status"]; ok {
-		s, isString := jsonString(raw)
+		s, isString := jsonraw.String(raw)
 		st := CustomerStatus(s)
 		if !isString || !st.Valid() {
 			v.add("status", EnumInvalidCustomer, "must be ACTIVE or ARCHIVED")
@@ -360,7 +362,7 @@ func ParseCustomerPatch(raw []byte) (CustomerPatch, error) {
 		}
 	}
 	if raw, ok := m["tags"]; ok {
-		if isJSONNull(raw) {
+		if jsonraw.IsNull(raw) {
 			v.add("tags", tags.EnumInvalidTags, "must be an array (send [] to remove every tag)")
 		} else if kvs, ok := decodeTags(raw, v); ok {
 			if kvs == nil {

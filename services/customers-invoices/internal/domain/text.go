@@ -1,40 +1,12 @@
 package domain
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/mail"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
-
-// isJSONObject reports whether raw starts like a JSON object.
-func isJSONObject(raw []byte) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) > 0 && raw[0] == '{'
-}
-
-// isJSONNull reports whether raw is absent or null.
-func isJSONNull(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) == 0 || bytes.Equal(raw, []byte("null"))
-}
-
-// jsonString reads raw as a JSON string; absent, null and other types are
-// not strings.
-func jsonString(raw json.RawMessage) (string, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '"' {
-		return "", false
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	return s, true
-}
 
 // textKind says what else than the length a text field is checked for.
 type textKind int

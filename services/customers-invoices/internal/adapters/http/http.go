@@ -5,14 +5,11 @@
 package http
 
 import (
-	"mime"
-	"strings"
-
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
-	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/httpauth"
+	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/services/customers-invoices/internal/app"
 )
@@ -72,17 +69,5 @@ func businessID(c *fiber.Ctx) uuid.UUID {
 	return id
 }
 
-// jsonBody returns the request body after checking it is JSON (415
-// otherwise) and at most limit bytes (413), for the domain's parsers,
-// which take raw bytes.
-func jsonBody(c *fiber.Ctx, limit int) ([]byte, error) {
-	mt, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType))
-	if err != nil || !(mt == fiber.MIMEApplicationJSON || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
-		return nil, apperr.New(apperr.UnsupportedMediaType, "Content-Type must be application/json")
-	}
-	body := c.Body()
-	if len(body) > limit {
-		return nil, apperr.New(apperr.PayloadTooLarge, "request body too large")
-	}
-	return body, nil
-}
+// jsonBody is httpx.JSONBody (415 unless JSON, 413 beyond limit).
+func jsonBody(c *fiber.Ctx, limit int) ([]byte, error) { return httpx.JSONBody(c, limit) }

@@ -1,13 +1,10 @@
 package http
 
 import (
-	"mime"
-	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/services/transactions/internal/app"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
@@ -42,20 +39,8 @@ func toCustomAccount(a app.CustomAccount) customAccountJSON {
 // MaxCustomAccountBody bounds a custom account body.
 const MaxCustomAccountBody = 64 << 10
 
-// jsonBody returns the request body after checking it is JSON (415
-// otherwise) and at most limit bytes (413), for the domain's parsers,
-// which take raw bytes.
-func jsonBody(c *fiber.Ctx, limit int) ([]byte, error) {
-	mt, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType))
-	if err != nil || !(mt == fiber.MIMEApplicationJSON || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
-		return nil, apperr.New(apperr.UnsupportedMediaType, "Content-Type must be application/json")
-	}
-	body := c.Body()
-	if len(body) > limit {
-		return nil, apperr.New(apperr.PayloadTooLarge, "request body too large")
-	}
-	return body, nil
-}
+// jsonBody is httpx.JSONBody (415 unless JSON, 413 beyond limit).
+func jsonBody(c *fiber.Ctx, limit int) ([]byte, error) { return httpx.JSONBody(c, limit) }
 
 // createCustomAccount is POST /v1/businesses/{businessId}/custom-accounts:
 // 201 with the new account, 200 with the existing one when its external_id

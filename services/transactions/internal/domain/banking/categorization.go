@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acctsuite/acct/pkg/jsonraw"
+
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/money"
 	"github.com/acctsuite/acct/pkg/tags"
@@ -90,18 +92,18 @@ func decodeCategorization(body []byte, prefix string, split bool) (Categorizatio
 			fmt.Sprintf("must be at most %d bytes", MaxCategorizationBytes))
 	}
 	var w wireCategorization
-	if !isJSONObject(body) || json.Unmarshal(body, &w) != nil {
+	if !jsonraw.IsObject(body) || json.Unmarshal(body, &w) != nil {
 		return CategorizationRequest{}, fieldError(apperr.InvalidPayload, field(prefix, ""), EnumInvalidCategorization,
 			"must be a JSON object: {type: Category, category} or {type: Split, entries}")
 	}
-	typ, ok := jsonString(w.Type)
+	typ, ok := jsonraw.String(w.Type)
 	var req CategorizationRequest
 	switch {
 	case !ok:
 		v.add(field(prefix, "type"), EnumInvalidCategorization, "is required: Category or Split")
 	case CategorizationType(typ) == TypeCategory:
 		req.Type = TypeCategory
-		if isJSONNull(w.Category) {
+		if jsonraw.IsNull(w.Category) {
 			v.add(field(prefix, "category"), EnumInvalidCategorization, "is required")
 		} else if c, ok := decodeClassification(w.Category, field(prefix, "category"), v); ok {
 			req.Category = c
@@ -109,7 +111,7 @@ func decodeCategorization(body []byte, prefix string, split bool) (Categorizatio
 		req.TaxCode = decodeTaxCode(w.TaxCode, field(prefix, "tax_code"), v)
 	case CategorizationType(typ) == TypeSplit && split:
 		req.Type = TypeSplit
-		if !isJSONNull(w.TaxCode) {
+		if !jsonraw.IsNull(w.TaxCode) {
 			if code := decodeTaxCode(w.TaxCode, field(prefix, "tax_code"), v); code != "" {
 				v.add(field(prefix, "tax_code"), EnumTaxCodeNotAllowed, "a split takes tax_code on each entry, not on the split")
 			}
@@ -138,10 +140,10 @@ func field(prefix, name string) string {
 }
 
 func decodeTaxCode(raw json.RawMessage, f string, v *violations) string {
-	if isJSONNull(raw) {
+	if jsonraw.IsNull(raw) {
 		return ""
 	}
-	s, ok := jsonString(raw)
+	s, ok := jsonraw.String(raw)
 	if !ok {
 		v.add(f, EnumInvalidCategorization, "must be a string or null")
 		return ""
@@ -173,17 +175,17 @@ func decodeSplitEntries(raw json.RawMessage, prefix string, v *violations) []Spl
 	for i, item := range items {
 		ef := fmt.Sprintf("%s[%d]", f, i)
 		var w wireSplitEntry
-		if !isJSONObject(item) || json.Unmarshal(item, &w) != nil {
+		if !jsonraw.IsObject(item) || json.Unmarshal(item, &w) != nil {
 			v.add(ef, EnumInvalidCategorization, "must be an object {category, amount}")
 			continue
 		}
 		var e SplitEntryRequest
-		if isJSONNull(w.Category) {
+		if jsonraw.IsNull(w.Category) {
 			v.add(ef+".category", EnumInvalidCategorization, "is required")
 		} else if c, ok := decodeClassification(w.Category, ef+".category", v); ok {
 			e.Category = c
 		}
-		if isJSONNull(w.Amount) {
+		if jsonraw.IsNull(w.Amount) {
 			v.add(ef+".amount", EnumInvalidSplitAmount, "is required: a positive number of cents")
 		} else if amt, err := money.ParseJSONCents(w.Amount); err != nil {
 			enum := EnumInvalidSplitAmount
@@ -197,7 +199,7 @@ func decodeSplitEntries(raw json.RawMessage, prefix string, v *violations) []Spl
 			e.Amount = amt
 		}
 		e.TaxCode = decodeTaxCode(w.TaxCode, ef+".tax_code", v)
-		if !isJSONNull(w.Tags) {
+		if !jsonraw.IsNull(w.Tags) {
 			var kvs []tags.KeyValue
 			if json.Unmarshal(w.Tags, &kvs) != nil {
 				v.add(ef+".tags", tags.EnumInvalidTags, "must be an array of {key, value}")

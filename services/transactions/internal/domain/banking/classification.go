@@ -1,11 +1,12 @@
 package banking
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"unicode/utf8"
+
+	"github.com/acctsuite/acct/pkg/jsonraw"
 
 	"github.com/google/uuid"
 
@@ -117,11 +118,11 @@ type wireClassification struct {
 // violations are recorded in v with EnumInvalidCategorization.
 func decodeClassification(raw json.RawMessage, field string, v *violations) (Classification, bool) {
 	var w wireClassification
-	if !isJSONObject(raw) || json.Unmarshal(raw, &w) != nil {
+	if !jsonraw.IsObject(raw) || json.Unmarshal(raw, &w) != nil {
 		v.add(field, EnumInvalidCategorization, "must be an object with a type of AccountId, StableName or Exclusion")
 		return Classification{}, false
 	}
-	typ, ok := jsonString(w.Type)
+	typ, ok := jsonraw.String(w.Type)
 	if !ok {
 		v.add(field+".type", EnumInvalidCategorization, "is required: AccountId, StableName or Exclusion")
 		return Classification{}, false
@@ -129,7 +130,7 @@ func decodeClassification(raw json.RawMessage, field string, v *violations) (Cla
 	var c Classification
 	switch ClassificationType(typ) {
 	case ByAccountID:
-		s, ok := jsonString(w.ID)
+		s, ok := jsonraw.String(w.ID)
 		id, err := uuid.Parse(s)
 		if !ok || err != nil || id == uuid.Nil || len(s) != 36 {
 			v.add(field+".id", EnumInvalidCategorization, "must be an account id (a UUID)")
@@ -137,14 +138,14 @@ func decodeClassification(raw json.RawMessage, field string, v *violations) (Cla
 		}
 		c = AccountIDClassification(id)
 	case ByStableName:
-		s, ok := jsonString(w.StableName)
+		s, ok := jsonraw.String(w.StableName)
 		if !ok {
 			v.add(field+".stable_name", EnumInvalidCategorization, "is required: a string")
 			return Classification{}, false
 		}
 		c = StableNameClassification(s)
 	case ByExclusion:
-		s, ok := jsonString(w.ExclusionType)
+		s, ok := jsonraw.String(w.ExclusionType)
 		if !ok {
 			v.add(field+".exclusion_type", EnumInvalidCategorization, "is required: one of "+choices(ExclusionTypes))
 			return Classification{}, false
@@ -170,7 +171,7 @@ func decodeClassification(raw json.RawMessage, field string, v *violations) (Cla
 // the member (InvalidCategorization).
 func DecodeClassification(raw json.RawMessage, field string) (Classification, error) {
 	v := newViolations(apperr.InvalidPayload)
-	if isJSONNull(raw) {
+	if jsonraw.IsNull(raw) {
 		v.add(field, EnumInvalidCategorization, "is required")
 		return Classification{}, v.err()
 	}
@@ -179,30 +180,4 @@ func DecodeClassification(raw json.RawMessage, field string) (Classification, er
 		return Classification{}, v.err()
 	}
 	return c, nil
-}
-
-// isJSONObject reports whether raw is a JSON object (after white space).
-func isJSONObject(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) > 0 && raw[0] == '{'
-}
-
-// isJSONNull reports whether raw is absent or null.
-func isJSONNull(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) == 0 || bytes.Equal(raw, []byte("null"))
-}
-
-// jsonString reads raw as a JSON string; absent, null and other types are
-// not strings.
-func jsonString(raw json.RawMessage) (string, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '"' {
-		return "", false
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	return s, true
 }

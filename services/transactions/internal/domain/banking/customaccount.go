@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/acctsuite/acct/pkg/jsonraw"
+
 	"github.com/acctsuite/acct/pkg/apperr"
 )
 
@@ -45,7 +47,7 @@ func ParseCustomAccountInput(body []byte) (CustomAccountInput, error) {
 		CustomAccountType json.RawMessage `json:"custom_account_type"`
 		ExternalID        json.RawMessage `json:"external_id"`
 	}
-	if !isJSONObject(body) || json.Unmarshal(body, &w) != nil {
+	if !jsonraw.IsObject(body) || json.Unmarshal(body, &w) != nil {
 		return CustomAccountInput{}, fieldError(apperr.InvalidPayload, "body", EnumInvalidCustomAccount, "must be a JSON object")
 	}
 	v := newViolations(apperr.InvalidPayload)
@@ -58,13 +60,13 @@ func ParseCustomAccountInput(body []byte) (CustomAccountInput, error) {
 	in.ExternalID = decodeText(w.ExternalID, "external_id", textRule{max: MaxExternalIDLength, enum: EnumInvalidCustomAccount}, v)
 
 	enum := func(raw json.RawMessage, field string, required bool, valid func(string) bool, allowed string) (string, bool) {
-		if isJSONNull(raw) {
+		if jsonraw.IsNull(raw) {
 			if required {
 				v.add(field, EnumInvalidCustomAccount, "is required: "+allowed)
 			}
 			return "", false
 		}
-		s, ok := jsonString(raw)
+		s, ok := jsonraw.String(raw)
 		if !ok || !valid(s) {
 			v.add(field, EnumInvalidCustomAccount, "must be "+allowed)
 			return "", false

@@ -10,6 +10,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/acctsuite/acct/pkg/jsonraw"
+
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/money"
@@ -73,13 +75,13 @@ func decodeText(raw json.RawMessage, f string, r textRule, v *violations) *strin
 	if enum == "" {
 		enum = EnumInvalidTransaction
 	}
-	if isJSONNull(raw) {
+	if jsonraw.IsNull(raw) {
 		if r.required {
 			v.add(f, enum, "is required")
 		}
 		return nil
 	}
-	s, ok := jsonString(raw)
+	s, ok := jsonraw.String(raw)
 	if !ok {
 		v.add(f, enum, "must be a string")
 		return nil
@@ -121,7 +123,7 @@ func checkText(s string, r textRule) string {
 // decodeAmount reads a positive amount of whole cents, sent as a JSON
 // number or a string of digits.
 func decodeAmount(raw json.RawMessage, f string, v *violations) money.Cents {
-	if isJSONNull(raw) {
+	if jsonraw.IsNull(raw) {
 		v.add(f, EnumInvalidTransaction, "is required: a positive number of cents")
 		return 0
 	}
@@ -141,7 +143,7 @@ func decodeAmount(raw json.RawMessage, f string, v *violations) money.Cents {
 
 // decodeDirection reads a direction in any accepted spelling.
 func decodeDirection(raw json.RawMessage, f string, v *violations) Direction {
-	s, ok := jsonString(raw)
+	s, ok := jsonraw.String(raw)
 	if !ok {
 		v.add(f, EnumInvalidTransaction, "is required: "+directionChoices)
 		return ""
@@ -155,7 +157,7 @@ func decodeDirection(raw json.RawMessage, f string, v *violations) Direction {
 
 // decodeDate reads a required date (see ParseDate).
 func decodeDate(raw json.RawMessage, f string, v *violations) time.Time {
-	s, ok := jsonString(raw)
+	s, ok := jsonraw.String(raw)
 	if !ok {
 		v.add(f, EnumInvalidTransaction, "is required: a date YYYY-MM-DD or an RFC 3339 timestamp")
 		return time.Time{}
@@ -170,10 +172,10 @@ func decodeDate(raw json.RawMessage, f string, v *violations) time.Time {
 // CheckMetadata accepts absent or null metadata (nil) or a JSON object of
 // at most MaxMetadataBytes in compact form, which it returns.
 func CheckMetadata(raw json.RawMessage) (json.RawMessage, string, bool) {
-	if isJSONNull(raw) {
+	if jsonraw.IsNull(raw) {
 		return nil, "", true
 	}
-	if !isJSONObject(raw) || !json.Valid(raw) {
+	if !jsonraw.IsObject(raw) || !json.Valid(raw) {
 		return nil, "must be a JSON object", false
 	}
 	var compact bytes.Buffer
@@ -201,7 +203,7 @@ func decodeMetadata(raw json.RawMessage, f string, v *violations) json.RawMessag
 // decodeTags reads an optional tag list (pkg/tags rules); absent and null
 // are none. ok is false when a violation was recorded.
 func decodeTags(raw json.RawMessage, f string, v *violations) (kvs []tags.KeyValue, ok bool) {
-	if isJSONNull(raw) {
+	if jsonraw.IsNull(raw) {
 		return nil, true
 	}
 	if raw = bytes.TrimSpace(raw); raw[0] != '[' || json.Unmarshal(raw, &kvs) != nil {
@@ -221,10 +223,10 @@ func decodeTags(raw json.RawMessage, f string, v *violations) (kvs []tags.KeyVal
 // decodeUUID reads an optional canonical UUID string; nil when absent or
 // null.
 func decodeUUID(raw json.RawMessage, f string, v *violations) *uuid.UUID {
-	if isJSONNull(raw) {
+	if jsonraw.IsNull(raw) {
 		return nil
 	}
-	s, ok := jsonString(raw)
+	s, ok := jsonraw.String(raw)
 	id, err := uuid.Parse(s)
 	if !ok || err != nil || len(s) != 36 {
 		v.add(f, EnumInvalidTransaction, "must be a UUID")

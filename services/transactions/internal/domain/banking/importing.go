@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/acctsuite/acct/pkg/jsonraw"
+
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/money"
 	"github.com/acctsuite/acct/pkg/tags"
@@ -76,7 +78,7 @@ func decodeBatch(body []byte) ([]json.RawMessage, error) {
 	var w struct {
 		Transactions json.RawMessage `json:"transactions"`
 	}
-	if !isJSONObject(body) || json.Unmarshal(body, &w) != nil {
+	if !jsonraw.IsObject(body) || json.Unmarshal(body, &w) != nil {
 		return nil, fieldError(apperr.InvalidPayload, "body", EnumInvalidTransaction, "must be a JSON object {transactions: [...]}")
 	}
 	raw := bytes.TrimSpace(w.Transactions)
@@ -97,7 +99,7 @@ func decodeBatch(body []byte) ([]json.RawMessage, error) {
 // decodeItem reads one item's members; false when it is not an object.
 func decodeItem(raw json.RawMessage, f string, v *violations) (wireTransaction, bool) {
 	var w wireTransaction
-	if !isJSONObject(raw) || json.Unmarshal(raw, &w) != nil {
+	if !jsonraw.IsObject(raw) || json.Unmarshal(raw, &w) != nil {
 		v.add(f, EnumInvalidTransaction, "must be a transaction object")
 		return w, false
 	}
@@ -163,7 +165,7 @@ func ParseImportBatch(body []byte) ([]ImportItem, error) {
 			continue
 		}
 		it := ImportItem{}
-		if s, ok := jsonString(w.Source); !ok {
+		if s, ok := jsonraw.String(w.Source); !ok {
 			v.add(f+".source", EnumInvalidTransaction, "is required: API, PROVIDER_1, PROVIDER_2 or PROVIDER_3")
 		} else if it.Source = Source(s); !it.Source.Importable() {
 			v.add(f+".source", EnumInvalidTransaction, "must be API, PROVIDER_1, PROVIDER_2 or PROVIDER_3")

@@ -13,6 +13,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/acctsuite/acct/pkg/jsonraw"
+
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/apperr"
@@ -374,7 +376,7 @@ var recordProperties = []string{
 // RecordCreate, which also requires amount, direction and date.
 func DecodeRecordPatch(raw []byte, mode RecordMode) (*RecordPatch, error) {
 	var m map[string]json.RawMessage
-	if !isJSONObject(raw) || json.Unmarshal(raw, &m) != nil {
+	if !jsonraw.IsObject(raw) || json.Unmarshal(raw, &m) != nil {
 		return nil, fieldError(apperr.InvalidPayload, "transaction", EnumInvalidTransaction, "must be a JSON object")
 	}
 	if len(m) == 0 {
@@ -396,7 +398,7 @@ func DecodeRecordPatch(raw []byte, mode RecordMode) (*RecordPatch, error) {
 	present := func(k string) (json.RawMessage, bool) { r, ok := m[k]; return r, ok }
 	notNull := func(k string) (json.RawMessage, bool) {
 		r, ok := present(k)
-		if ok && isJSONNull(r) {
+		if ok && jsonraw.IsNull(r) {
 			v.add(f+k, EnumInvalidTransaction, "must not be null")
 			return nil, false
 		}
@@ -436,7 +438,7 @@ func DecodeRecordPatch(raw []byte, mode RecordMode) (*RecordPatch, error) {
 		switch {
 		case !ok:
 			return Nullable[string]{}
-		case isJSONNull(r):
+		case jsonraw.IsNull(r):
 			return Nullable[string]{Set: true, Null: true}
 		}
 		s := decodeText(r, f+k, textRule{max: max, multiline: multiline}, v)
@@ -456,7 +458,7 @@ func DecodeRecordPatch(raw []byte, mode RecordMode) (*RecordPatch, error) {
 		switch {
 		case !ok:
 			return Nullable[uuid.UUID]{}
-		case isJSONNull(r):
+		case jsonraw.IsNull(r):
 			return Nullable[uuid.UUID]{Set: true, Null: true}
 		}
 		if id := decodeUUID(r, f+k, v); id != nil {
@@ -467,7 +469,7 @@ func DecodeRecordPatch(raw []byte, mode RecordMode) (*RecordPatch, error) {
 	p.CustomerID = nullableUUID("customer_id")
 	p.VendorID = nullableUUID("vendor_id")
 	if r, ok := present("metadata"); ok {
-		if isJSONNull(r) {
+		if jsonraw.IsNull(r) {
 			p.Metadata = Nullable[json.RawMessage]{Set: true, Null: true}
 		} else if md := decodeMetadata(r, f+"metadata", v); md != nil {
 			p.Metadata = Nullable[json.RawMessage]{Set: true, Value: md}
@@ -535,7 +537,7 @@ func decodeDocumentIDs(raw json.RawMessage, f string, v *violations) ([]uuid.UUI
 	for i, item := range items {
 		id := decodeUUID(item, fmt.Sprintf("%s[%d]", f, i), v)
 		if id == nil {
-			if isJSONNull(item) {
+			if jsonraw.IsNull(item) {
 				v.add(fmt.Sprintf("%s[%d]", f, i), EnumInvalidTransaction, "must be a UUID")
 			}
 			ok = false
