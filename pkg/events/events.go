@@ -27,6 +27,10 @@ const (
 	TopicInvoicing    = "acct.invoicing.v1"
 	TopicBills        = "acct.bills.v1"
 	TopicMileage      = "acct.mileage.v1"
+	// TopicAccounts carries the ledger's chart of accounts (the
+	// transactions service's), for services that name accounts in their
+	// documents and check them up front.
+	TopicAccounts = "acct.accounts.v1"
 )
 
 // Event types published on TopicBusiness.

@@ -83,7 +83,7 @@ func TestChartValueSets(t *testing.T) {
 			"NetworkPolicy": 7, "Job": 3, "Secret": 3, "Ingress": 0, "HorizontalPodAutoscaler": 0},
 		"minimal-external": {"Deployment": 4, "Ingress": 1, "Secret": 3, "Job": 3, "Kafka": 0, "Cluster": 0},
 		// The topics of acct.business, .ledger, .transactions and .invoicing, each with its DLQ.
-		"bundled": {"Kafka": 1, "KafkaNodePool": 1, "KafkaTopic": 8, "Cluster": 1, "HTTPRoute": 1,
+		"bundled": {"Kafka": 1, "KafkaNodePool": 1, "KafkaTopic": 10, "Cluster": 1, "HTTPRoute": 1,
 			"Ingress": 0, "Job": 3, "Secret": 3},
 		"autoscaling-keda-servicemonitor": {"HorizontalPodAutoscaler": 1, "ScaledObject": 1,
 			"ServiceMonitor": 4, "Secret": 2, "Job": 3},

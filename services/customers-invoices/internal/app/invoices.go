@@ -194,6 +194,7 @@ type Invoicing struct {
 	db        *bun.DB
 	store     InvoiceStore
 	customers CustomerStore
+	accounts  AccountStore
 	pub       InvoicePublisher
 	cpub      CustomerPublisher
 	log       *slog.Logger
@@ -201,11 +202,11 @@ type Invoicing struct {
 }
 
 // NewInvoicing assembles the invoicing use cases on db.
-func NewInvoicing(db *bun.DB, store InvoiceStore, customers CustomerStore, pub InvoicePublisher, cpub CustomerPublisher, logger *slog.Logger) *Invoicing {
+func NewInvoicing(db *bun.DB, store InvoiceStore, customers CustomerStore, accounts AccountStore, pub InvoicePublisher, cpub CustomerPublisher, logger *slog.Logger) *Invoicing {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Invoicing{db: db, store: store, customers: customers, pub: pub, cpub: cpub, log: logger, now: time.Now}
+	return &Invoicing{db: db, store: store, customers: customers, accounts: accounts, pub: pub, cpub: cpub, log: logger, now: time.Now}
 }
 
 func (a *Invoicing) clock() time.Time { return a.now().UTC().Truncate(time.Microsecond) }
@@ -339,6 +340,9 @@ func (a *Invoicing) CreateInvoice(ctx context.Context, businessID uuid.UUID, in 
 			ReferenceNumber: in.ReferenceNumber, Metadata: in.Metadata, Version: 1, ImportedAt: now, UpdatedAt: now,
 		}
 		if err := a.applyDraft(&inv, in.Draft); err != nil {
+			return err
+		}
+		if err := a.checkAccounts(ctx, tx, businessID, draftAccounts(in.Draft)); err != nil {
 			return err
 		}
 		inv.Tags = entityTags(businessID, inv.ID, in.Tags, now)
@@ -499,6 +503,9 @@ func (a *Invoicing) UpdateInvoice(ctx context.Context, businessID, id uuid.UUID,
 				d.Tips = p.Tips.Value
 			}
 			if err := a.applyDraft(&next, d); err != nil {
+				return err
+			}
+			if err := a.checkAccounts(ctx, tx, businessID, draftAccounts(d)); err != nil {
 				return err
 			}
 		}

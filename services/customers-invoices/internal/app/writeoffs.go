@@ -88,6 +88,11 @@ func (a *Invoicing) CreateWriteOff(ctx context.Context, businessID, invoiceID uu
 		if err := invoice.CheckWriteOff(in.Amount, in.Mode, in.Destination, inv.Balance()); err != nil {
 			return err
 		}
+		if !in.Destination.IsZero() {
+			if err := a.checkAccounts(ctx, tx, businessID, []accountField{{"destination_ledger_account", in.Destination}}); err != nil {
+				return err
+			}
+		}
 		// A revenue reversal needs revenue to reverse: checked here, before
 		// anything is written.
 		if _, err := invoice.WriteOffPosting(in.Amount, in.Mode, in.Destination, inv.DomainLines(), nil); err != nil {

@@ -53,7 +53,7 @@ func TestInvoicingEvents(t *testing.T) {
 	iv := newInvoicing(t)
 	start := iv.lastSeq()
 
-	a := iv.create(with(realistic(uuid.New()), "external_id", "ev-a", "customer_external_id", "ev-cust"), 201) // 232.58
+	a := iv.create(with(realistic(iv.ledgerAccounts(false, uuid.New())[0]), "external_id", "ev-a", "customer_external_id", "ev-cust"), 201) // 232.58
 	b := iv.create(simple("ev-cust", 8000), 201)
 	p1 := iv.pay(payment(12000, alloc(a["id"], 10000), alloc(b["id"], 2000)), 201)
 	wa := iv.writeOff(a["id"].(string), map[string]any{"amount": 23258 - 10000}, 201)

@@ -11,6 +11,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/services/customers-invoices/internal/adapters/postgres"
+	"github.com/acctsuite/acct/services/customers-invoices/internal/app"
 )
 
 // invoiceTables are the tables a refused invoicing request must leave
@@ -260,3 +262,23 @@ func mustTime(t *testing.T, s string) time.Time {
 
 // equalJSON compares two decoded JSON values.
 func equalJSON(a, b any) bool { return reflect.DeepEqual(a, b) }
+
+// ledgerAccounts records accounts of the business's chart as the
+// acct.accounts.v1 consumer does (each a live revenue account named after
+// its index unless archived), and returns their ids.
+func (iv *invoicing) ledgerAccounts(archived bool, ids ...uuid.UUID) []uuid.UUID {
+	iv.t.Helper()
+	p := events.LedgerAccountsUpserted{BusinessID: iv.bid}
+	for i, id := range ids {
+		p.Accounts = append(p.Accounts, events.LedgerAccountSnapshot{ID: id, Name: fmt.Sprintf("Account %d", i),
+			AccountType: "REVENUE", Archived: archived, UpdatedAt: time.Now().UTC()})
+	}
+	evt, err := events.New(events.TopicAccounts, events.TypeLedgerAccountsUpserted, "acct/transactions", iv.bid, p)
+	if err != nil {
+		iv.t.Fatal(err)
+	}
+	if err := app.ApplyAccounts(context.Background(), iv.db, postgres.New(), evt); err != nil {
+		iv.t.Fatal(err)
+	}
+	return ids
+}

@@ -46,7 +46,7 @@ func realistic(revenue uuid.UUID) map[string]any {
 
 func TestCreateInvoice(t *testing.T) {
 	iv := newInvoicing(t)
-	revenue := uuid.New()
+	revenue := iv.ledgerAccounts(false, uuid.New())[0]
 
 	t.Run("amounts of a realistic invoice", func(t *testing.T) {
 		iv := iv.with(t)

@@ -45,7 +45,9 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 	store := postgres.New()
 	s.Customers = app.NewCustomers(k.DB(), store, kafkaadapter.Publisher{}, k.Logger())
-	s.Invoicing = app.NewInvoicing(k.DB(), store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
+	s.Invoicing = app.NewInvoicing(k.DB(), store, store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
+	// The ledger's charts, to check the accounts invoices name.
+	k.Consume(events.TopicAccounts, kafkaadapter.AccountsHandler(store))
 	httpadapter.Register(k.App(), httpadapter.Options{
 		Customers:   s.Customers,
 		Invoicing:   s.Invoicing,

@@ -75,7 +75,7 @@ func TestWriteOffs(t *testing.T) {
 	t.Run("EXPENSE to a named account", func(t *testing.T) {
 		iv := iv.with(t)
 		inv := iv.create(simple("crm-1", 1000), 201)
-		acct := uuid.New()
+		acct := iv.ledgerAccounts(false, uuid.New())[0]
 		seq := iv.lastSeq()
 		w := iv.writeOff(inv["id"].(string), map[string]any{"amount": 1000, "write_off_mode": "EXPENSE",
 			"destination_ledger_account": map[string]any{"type": "AccountId", "id": acct.String()}}, 201)
@@ -93,7 +93,7 @@ func TestWriteOffs(t *testing.T) {
 
 	t.Run("REVENUE_REVERSAL debits the revenue accounts", func(t *testing.T) {
 		iv := iv.with(t)
-		services := uuid.New()
+		services := iv.ledgerAccounts(false, uuid.New())[0]
 		inv := iv.create(map[string]any{"customer_external_id": "crm-1", "sent_at": "2026-03-01T00:00:00Z",
 			"line_items": []any{
 				map[string]any{"product": "A", "unit_price": 3000, "quantity": 1},

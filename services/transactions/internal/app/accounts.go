@@ -21,14 +21,18 @@ import (
 // only adds what the business lacks (a business that moved to Canada gets
 // SALES_TAXES_RECEIVABLE).
 func (l *Ledger) SeedChart(ctx context.Context, tx bun.IDB, b events.Business) error {
-	n, err := l.store.SeedAccounts(ctx, tx, domain.SeedChart(b.ID, b.Country, l.clock()))
+	chart := domain.SeedChart(b.ID, b.Country, l.clock())
+	n, err := l.store.SeedAccounts(ctx, tx, chart)
 	if err != nil {
 		return fmt.Errorf("seed chart of %s: %w", b.ID, err)
 	}
-	if n > 0 {
-		l.log.InfoContext(ctx, "chart of accounts seeded", "business_id", b.ID, "accounts", n)
+	if n == 0 {
+		return nil
 	}
-	return nil
+	l.log.InfoContext(ctx, "chart of accounts seeded", "business_id", b.ID, "accounts", n)
+	// The whole default chart (the accounts seeded before are unchanged:
+	// republishing them is harmless).
+	return l.pub.AccountsUpserted(ctx, tx, b.ID, chart)
 }
 
 // AccountByID returns the business's account id (archived or not), or the
@@ -107,6 +111,9 @@ func (l *Ledger) createAccount(ctx context.Context, tx bun.IDB, businessID uuid.
 	if err := l.store.InsertAccount(ctx, tx, a); err != nil {
 		return domain.Account{}, err
 	}
+	if err := l.pub.AccountsUpserted(ctx, tx, businessID, []domain.Account{a}); err != nil {
+		return domain.Account{}, err
+	}
 	return a, nil
 }
 
@@ -140,7 +147,10 @@ func (l *Ledger) UpdateAccount(ctx context.Context, businessID, id uuid.UUID, u 
 			return err
 		}
 		out.UpdatedAt = l.clock()
-		return l.store.UpdateAccount(ctx, tx, out)
+		if err := l.store.UpdateAccount(ctx, tx, out); err != nil {
+			return err
+		}
+		return l.pub.AccountsUpserted(ctx, tx, businessID, []domain.Account{out})
 	})
 	return out, err
 }
@@ -174,7 +184,10 @@ func (l *Ledger) ArchiveAccount(ctx context.Context, businessID, id uuid.UUID) (
 		now := l.clock()
 		a.ArchivedAt, a.UpdatedAt = &now, now
 		out = a
-		return l.store.UpdateAccount(ctx, tx, a)
+		if err := l.store.UpdateAccount(ctx, tx, a); err != nil {
+			return err
+		}
+		return l.pub.AccountsUpserted(ctx, tx, businessID, []domain.Account{a})
 	})
 	return out, err
 }

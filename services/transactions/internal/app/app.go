@@ -157,6 +157,9 @@ type Publisher interface {
 	// accounts holds every account of their lines and the accounts above
 	// them.
 	EntriesPosted(ctx context.Context, db bun.IDB, es []domain.Entry, accounts map[uuid.UUID]domain.Account) error
+	// AccountsUpserted publishes the current state of accounts of one
+	// business (created, renamed, archived; a seeded chart at once).
+	AccountsUpserted(ctx context.Context, db bun.IDB, businessID uuid.UUID, accounts []domain.Account) error
 }
 
 // Ledger is the chart of accounts and the journal of every business.

@@ -40,7 +40,7 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 		Data:       &cfg.Data,
 		Auth:       &cfg.Auth,
 		Migrations: []pgdb.MigrationSet{postgres.Migrations, acctsyncpg.Migrations},
-		Produces:   []string{events.TopicLedger, events.TopicTransactions},
+		Produces:   []string{events.TopicLedger, events.TopicTransactions, events.TopicAccounts},
 		Businesses: true,
 		// Recorded transactions carry up to five receipts: as much as the
 		// gateway lets through (BODY_LIMIT_BYTES overrides).

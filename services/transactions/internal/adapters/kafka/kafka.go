@@ -159,3 +159,21 @@ func PaymentsHandler(b *app.Banking) consumer.Handler {
 		return b.ApplyPaymentEvent(ctx, tx, e)
 	}
 }
+
+// AccountsUpserted implements app.Publisher: one ledger_accounts.upserted
+// on acct.accounts.v1 with the accounts' current state.
+func (Publisher) AccountsUpserted(ctx context.Context, db bun.IDB, businessID uuid.UUID, accounts []domain.Account) error {
+	if len(accounts) == 0 {
+		return nil
+	}
+	payload := events.LedgerAccountsUpserted{BusinessID: businessID, Accounts: make([]events.LedgerAccountSnapshot, len(accounts))}
+	for i, a := range accounts {
+		payload.Accounts[i] = events.LedgerAccountSnapshot{ID: a.ID, StableName: a.StableName, Name: a.Name,
+			AccountType: string(a.Type), ParentID: a.ParentID, Archived: a.Archived(), UpdatedAt: a.UpdatedAt}
+	}
+	evt, err := events.New(events.TopicAccounts, events.TypeLedgerAccountsUpserted, Source, businessID, payload)
+	if err != nil {
+		return fmt.Errorf("accounts event: %w", err)
+	}
+	return outbox.Enqueue(ctx, db, evt)
+}
