@@ -140,6 +140,9 @@ func (a *Invoicing) CreatePayment(ctx context.Context, businessID uuid.UUID, in 
 				return fmt.Errorf("find payment %q: %w", *in.ExternalID, err)
 			}
 			if ok {
+				if err := sameInvoices(existing, in.Allocations); err != nil {
+					return err
+				}
 				out = existing
 				return nil
 			}
@@ -361,4 +364,20 @@ func (a *Invoicing) BulkDeletePayments(ctx context.Context, businessID uuid.UUID
 		return nil
 	})
 	return n, err
+}
+
+// sameInvoices refuses a retried payment (a known external_id) that names
+// an invoice the stored payment does not pay: that external_id belongs
+// to another payment (400 DuplicateExternalId), not to this request.
+func sameInvoices(existing Payment, als []AllocationInput) error {
+	for i, al := range als {
+		if !slices.ContainsFunc(existing.Allocations, func(a PaymentAllocation) bool {
+			return al.InvoiceID != nil && a.InvoiceID == *al.InvoiceID ||
+				al.InvoiceExternalID != nil && a.InvoiceExternalID != nil && *a.InvoiceExternalID == *al.InvoiceExternalID
+		}) {
+			return apperr.PayloadField(fmt.Sprintf("invoice_payments[%d]", i),
+				"a payment with this external_id exists and does not pay this invoice").WithEnum(EnumDuplicateInvoice)
+		}
+	}
+	return nil
 }

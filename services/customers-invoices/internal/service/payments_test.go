@@ -150,6 +150,10 @@ func TestPayments(t *testing.T) {
 			t.Fatalf("again = %v", again)
 		}
 		iv.sameCounts(before)
+		// The same external_id for another invoice is not a retry: 400.
+		other := iv.create(simple("crm-1", 700), 201)
+		iv.doInvalid(req("POST", iv.path("/invoices/%s/payment", other["id"]), iv.tok, body), 400, app.EnumDuplicateInvoice)
+		before = iv.rowCounts()
 		// An unknown invoice in the path is 404.
 		iv.doInvalid(req("POST", iv.path("/invoices/%s/payment", uuid.NewString()), iv.tok, with(body, "external_id", nil)), 404, app.EnumInvoiceNotFound)
 		iv.sameCounts(before)
