@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/google/uuid"
 )
 
@@ -108,4 +109,16 @@ func DefaultAccountID(businessID uuid.UUID, stableName string) uuid.UUID {
 // derived from its id).
 func LedgerID(businessID uuid.UUID) uuid.UUID {
 	return uuid.NewSHA1(chartNamespace, []byte("ledger:"+businessID.String()))
+}
+
+// LedgerTagsOf is ts in the events' tag shape (never nil).
+func LedgerTagsOf(ts []tags.Tag) []LedgerTag {
+	out := make([]LedgerTag, len(ts))
+	for i, t := range ts {
+		out[i] = LedgerTag{
+			ID: t.ID, Key: t.Key, Value: t.Value, DimensionID: t.DimensionID, DefinitionID: t.DefinitionID,
+			DimensionDisplayName: t.DimensionDisplayName, ValueDisplayName: t.ValueDisplayName,
+		}
+	}
+	return out
 }

@@ -117,7 +117,7 @@ var patchProperties = append(slices.Clone(createProperties), "status")
 // body reads a JSON object body into its properties, recording a violation
 // for each property not in allowed. ok is false when the body is not an
 // object at all.
-func body(raw []byte, allowed []string, v *violations) (map[string]json.RawMessage, bool) {
+func body(raw []byte, allowed []string, v *apperr.Violations) (map[string]json.RawMessage, bool) {
 	var m map[string]json.RawMessage
 	if !jsonraw.IsObject(raw) || json.Unmarshal(raw, &m) != nil {
 		return nil, false
@@ -129,7 +129,7 @@ func body(raw []byte, allowed []string, v *violations) (map[string]json.RawMessa
 	slices.Sort(keys)
 	for _, k := range keys {
 		if !slices.Contains(allowed, k) {
-			v.add(k, EnumInvalidCustomer, "unknown property (allowed: "+strings.Join(allowed, ", ")+")")
+			v.Add(k, EnumInvalidCustomer, "unknown property (allowed: "+strings.Join(allowed, ", ")+")")
 		}
 	}
 	return m, true
@@ -138,7 +138,7 @@ func body(raw []byte, allowed []string, v *violations) (map[string]json.RawMessa
 // nullableText reads an optional string property: Set false when absent;
 // Null when null or blank (surrounding white space is trimmed, and an
 // empty value means none).
-func nullableText(m map[string]json.RawMessage, name string, r textRule, v *violations) Nullable[string] {
+func nullableText(m map[string]json.RawMessage, name string, r textRule, v *apperr.Violations) Nullable[string] {
 	raw, ok := m[name]
 	if !ok {
 		return Nullable[string]{}
@@ -148,14 +148,14 @@ func nullableText(m map[string]json.RawMessage, name string, r textRule, v *viol
 	}
 	s, isString := jsonraw.String(raw)
 	if !isString {
-		v.add(name, EnumInvalidCustomer, "must be a string or null")
+		v.Add(name, EnumInvalidCustomer, "must be a string or null")
 		return Nullable[string]{}
 	}
 	if s = normalizeText(s); s == "" {
 		return Nullable[string]{Set: true, Null: true}
 	}
 	if reason := checkText(s, r); reason != "" {
-		v.add(name, EnumInvalidCustomer, reason)
+		v.Add(name, EnumInvalidCustomer, reason)
 		return Nullable[string]{}
 	}
 	return Nullable[string]{Set: true, Value: s}
@@ -163,7 +163,7 @@ func nullableText(m map[string]json.RawMessage, name string, r textRule, v *viol
 
 // memoField reads `memo` and its synonym `notes`: sending both with
 // different values is a violation.
-func memoField(m map[string]json.RawMessage, v *violations) Nullable[string] {
+func memoField(m map[string]json.RawMessage, v *apperr.Violations) Nullable[string] {
 	memo := nullableText(m, "memo", ruleMemo, v)
 	notes := nullableText(m, "notes", ruleMemo, v)
 	switch {
@@ -175,24 +175,24 @@ func memoField(m map[string]json.RawMessage, v *violations) Nullable[string] {
 		}
 		return notes
 	case memo.Null != notes.Null || memo.Value != notes.Value:
-		v.add("notes", EnumInvalidCustomer, "is a synonym of memo: send one of them, or the same value in both")
+		v.Add("notes", EnumInvalidCustomer, "is a synonym of memo: send one of them, or the same value in both")
 	}
 	return memo
 }
 
 // decodeTags reads a tag list (pkg/tags rules: at most tags.MaxTags,
 // duplicates collapsed); null is refused (send [] for no tags).
-func decodeTags(raw json.RawMessage, v *violations) ([]tags.KeyValue, bool) {
+func decodeTags(raw json.RawMessage, v *apperr.Violations) ([]tags.KeyValue, bool) {
 	raw = bytes.TrimSpace(raw)
 	var kvs []tags.KeyValue
 	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &kvs) != nil {
-		v.add("tags", tags.EnumInvalidTags, "must be an array of {key, value, dimension_display_name?, value_display_name?}")
+		v.Add("tags", tags.EnumInvalidTags, "must be an array of {key, value, dimension_display_name?, value_display_name?}")
 		return nil, false
 	}
 	out, err := tags.NormalizeList("tags", kvs)
 	if err != nil {
-		if err := v.merge(err); err != nil {
-			v.add("tags", tags.EnumInvalidTags, "invalid tags")
+		if err := v.Merge(err); err != nil {
+			v.Add("tags", tags.EnumInvalidTags, "invalid tags")
 		}
 		return nil, false
 	}
@@ -209,7 +209,7 @@ func decodeTags(raw json.RawMessage, v *violations) ([]tags.KeyValue, bool) {
 // Every violation is named in one 400 InvalidPayload (error_enum
 // InvalidCustomer, CustomerNameRequired or InvalidTags for the first one).
 func ParseCustomerInput(raw []byte) (CustomerInput, error) {
-	v := newViolations(apperr.InvalidPayload)
+	v := apperr.NewViolations(apperr.InvalidPayload)
 	m, ok := body(raw, createProperties, v)
 	if !ok {
 		return CustomerInput{}, apperr.FieldErrors(apperr.InvalidPayload, map[string]string{"body": "must be a JSON object"}).
@@ -233,11 +233,11 @@ func ParseCustomerInput(raw []byte) (CustomerInput, error) {
 			in.Tags = kvs
 		}
 	}
-	if in.IndividualName == nil && in.CompanyName == nil && !v.has("individual_name") && !v.has("company_name") {
-		v.add("individual_name", EnumCustomerNameRequired, "individual_name or company_name is required")
-		v.add("company_name", EnumCustomerNameRequired, "individual_name or company_name is required")
+	if in.IndividualName == nil && in.CompanyName == nil && !v.Has("individual_name") && !v.Has("company_name") {
+		v.Add("individual_name", EnumCustomerNameRequired, "individual_name or company_name is required")
+		v.Add("company_name", EnumCustomerNameRequired, "individual_name or company_name is required")
 	}
-	if err := v.err(); err != nil {
+	if err := v.Err(); err != nil {
 		return CustomerInput{}, err
 	}
 	return in, nil
@@ -338,7 +338,7 @@ type CustomerPatch struct {
 // when the patch is applied (Apply). Violations are one 400 InvalidPayload
 // as in ParseCustomerInput.
 func ParseCustomerPatch(raw []byte) (CustomerPatch, error) {
-	v := newViolations(apperr.InvalidPayload)
+	v := apperr.NewViolations(apperr.InvalidPayload)
 	m, ok := body(raw, patchProperties, v)
 	if !ok {
 		return CustomerPatch{}, apperr.FieldErrors(apperr.InvalidPayload, map[string]string{"body": "must be a JSON object"}).
@@ -356,14 +356,14 @@ func ParseCustomerPatch(raw []byte) (CustomerPatch, error) {
 		s, isString := jsonraw.String(raw)
 		st := CustomerStatus(s)
 		if !isString || !st.Valid() {
-			v.add("status", EnumInvalidCustomer, "must be ACTIVE or ARCHIVED")
+			v.Add("status", EnumInvalidCustomer, "must be ACTIVE or ARCHIVED")
 		} else {
 			p.Status = Optional[CustomerStatus]{Set: true, Value: st}
 		}
 	}
 	if raw, ok := m["tags"]; ok {
 		if jsonraw.IsNull(raw) {
-			v.add("tags", tags.EnumInvalidTags, "must be an array (send [] to remove every tag)")
+			v.Add("tags", tags.EnumInvalidTags, "must be an array (send [] to remove every tag)")
 		} else if kvs, ok := decodeTags(raw, v); ok {
 			if kvs == nil {
 				kvs = []tags.KeyValue{}
@@ -371,7 +371,7 @@ func ParseCustomerPatch(raw []byte) (CustomerPatch, error) {
 			p.Tags = Optional[[]tags.KeyValue]{Set: true, Value: kvs}
 		}
 	}
-	if err := v.err(); err != nil {
+	if err := v.Err(); err != nil {
 		return CustomerPatch{}, err
 	}
 	return p, nil

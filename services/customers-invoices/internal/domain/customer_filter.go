@@ -51,7 +51,7 @@ type CustomerFilter struct {
 // a parameter given twice is refused. Every bad value is named in one 400
 // InvalidParameters (error_enum InvalidFilter, meta.fields by parameter).
 func ParseCustomerFilter(q url.Values) (CustomerFilter, error) {
-	v := newViolations(apperr.InvalidParameters)
+	v := apperr.NewViolations(apperr.InvalidParameters)
 	one := func(name string) string {
 		var vals []string
 		for _, s := range q[name] {
@@ -65,7 +65,7 @@ func ParseCustomerFilter(q url.Values) (CustomerFilter, error) {
 		case 1:
 			return vals[0]
 		}
-		v.add(name, EnumInvalidFilter, "must be given at most once")
+		v.Add(name, EnumInvalidFilter, "must be given at most once")
 		return ""
 	}
 	text := func(name string, max int) string {
@@ -74,7 +74,7 @@ func ParseCustomerFilter(q url.Values) (CustomerFilter, error) {
 			return ""
 		}
 		if reason := checkText(s, textRule{max: max}); reason != "" {
-			v.add(name, EnumInvalidFilter, reason)
+			v.Add(name, EnumInvalidFilter, reason)
 			return ""
 		}
 		return s
@@ -86,7 +86,7 @@ func ParseCustomerFilter(q url.Values) (CustomerFilter, error) {
 			f.IncludeArchived = true
 		case "false", "0":
 		default:
-			v.add("include_archived", EnumInvalidFilter, "must be true or false")
+			v.Add("include_archived", EnumInvalidFilter, "must be true or false")
 		}
 	}
 	f.ExternalID = text("external_id", MaxExternalIDLength)
@@ -94,7 +94,7 @@ func ParseCustomerFilter(q url.Values) (CustomerFilter, error) {
 	f.Name = text("name", MaxNameLength)
 	f.NameContains = text("name_contains", MaxSearchLength)
 	f.Query = text("q", MaxSearchLength)
-	if err := v.err(); err != nil {
+	if err := v.Err(); err != nil {
 		return CustomerFilter{}, err
 	}
 	return f, nil

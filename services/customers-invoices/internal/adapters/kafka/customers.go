@@ -12,7 +12,6 @@ import (
 
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/outbox"
-	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/customers-invoices/internal/app"
 	"github.com/acctsuite/acct/services/customers-invoices/internal/domain"
 )
@@ -41,19 +40,7 @@ func CustomerPayload(c domain.Customer) events.CustomerUpserted {
 		CustomerID: c.ID, BusinessID: c.BusinessID, Version: c.Version, ExternalID: c.ExternalID,
 		DisplayName: c.DisplayName(), IndividualName: c.IndividualName, CompanyName: c.CompanyName, Email: c.Email,
 		MobilePhone: c.MobilePhone, OfficePhone: c.OfficePhone, AddressString: c.AddressString, Memo: c.Memo,
-		Status: string(c.Status), Tags: ledgerTags(c.Tags), CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
+		Status: string(c.Status), Tags: events.LedgerTagsOf(c.Tags), CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
 		ArchivedAt: c.ArchivedAt,
 	}
-}
-
-// ledgerTags is ts in the events' tag shape (never nil).
-func ledgerTags(ts []tags.Tag) []events.LedgerTag {
-	out := make([]events.LedgerTag, len(ts))
-	for i, t := range ts {
-		out[i] = events.LedgerTag{
-			ID: t.ID, Key: t.Key, Value: t.Value, DimensionID: t.DimensionID, DefinitionID: t.DefinitionID,
-			DimensionDisplayName: t.DimensionDisplayName, ValueDisplayName: t.ValueDisplayName,
-		}
-	}
-	return out
 }

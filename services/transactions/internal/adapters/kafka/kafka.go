@@ -16,7 +16,6 @@ import (
 	"github.com/acctsuite/acct/pkg/consumer"
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/outbox"
-	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/transactions/internal/app"
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
 )
@@ -51,7 +50,7 @@ func (Publisher) EntriesPosted(ctx context.Context, db bun.IDB, es []domain.Entr
 // the ancestry of the lines' accounts (an account missing from it has no
 // ancestors in the payload).
 func EntryPayload(e domain.Entry, accounts map[uuid.UUID]domain.Account) events.LedgerEntryPosted {
-	entryTags := ledgerTags(e.Tags)
+	entryTags := events.LedgerTagsOf(e.Tags)
 	p := events.LedgerEntryPosted{
 		EntryID: e.ID, BusinessID: e.BusinessID, LedgerID: domain.LedgerID(e.BusinessID), EntryNumber: e.EntryNumber,
 		EntryType: string(e.EntryType), Agent: string(e.Agent), Date: e.Date.UTC().Format(DateLayout),
@@ -68,21 +67,10 @@ func EntryPayload(e domain.Entry, accounts map[uuid.UUID]domain.Account) events.
 			LineID: l.ID, AccountID: l.Account.ID, AccountName: l.Account.Name, StableName: l.Account.StableName,
 			AccountType: string(l.Account.Type), AccountSubtype: l.Account.Subtype, Normality: string(l.Account.Normality),
 			Ancestors: ancestors, Direction: string(l.Direction), Amount: int64(l.Amount), SignedAmount: int64(l.Signed()),
-			Memo: l.Memo, Tags: mergeTags(ledgerTags(l.Tags), entryTags),
+			Memo: l.Memo, Tags: mergeTags(events.LedgerTagsOf(l.Tags), entryTags),
 		}
 	}
 	return p
-}
-
-func ledgerTags(ts []tags.Tag) []events.LedgerTag {
-	out := make([]events.LedgerTag, len(ts))
-	for i, t := range ts {
-		out[i] = events.LedgerTag{
-			ID: t.ID, Key: t.Key, Value: t.Value, DimensionID: t.DimensionID, DefinitionID: t.DefinitionID,
-			DimensionDisplayName: t.DimensionDisplayName, ValueDisplayName: t.ValueDisplayName,
-		}
-	}
-	return out
 }
 
 // mergeTags is the line's tags followed by the entry's tags it lacks (by

@@ -44,7 +44,7 @@ func TransactionPayload(t app.BankTransaction) events.BankTransactionUpserted {
 		AccountMask: t.AccountMask, LedgerAccountID: t.LedgerAccountID, Date: t.Date.UTC().Format(DateLayout),
 		DateTime: t.Date, Description: t.Description, CounterpartyName: t.CounterpartyName,
 		Direction: string(t.Direction), Amount: int64(t.Amount), SignedAmount: signed, Status: string(t.Status),
-		TaxCode: t.TaxCode, Tags: ledgerTags(t.Tags), Memo: t.Memo, ReferenceNumber: t.ReferenceNumber,
+		TaxCode: t.TaxCode, Tags: events.LedgerTagsOf(t.Tags), Memo: t.Memo, ReferenceNumber: t.ReferenceNumber,
 		Metadata: t.Metadata, ImportedAt: t.ImportedAt, UpdatedAt: t.UpdatedAt, Splits: []events.BankSplit{},
 		CustomerID: t.CustomerID, CustomerExternalID: t.CustomerExternalID, VendorID: t.VendorID,
 		VendorExternalID: t.VendorExternalID,
@@ -56,7 +56,7 @@ func TransactionPayload(t app.BankTransaction) events.BankTransactionUpserted {
 	if c := t.Category; c != nil {
 		if c.Split {
 			for _, e := range c.Entries {
-				p.Splits = append(p.Splits, events.BankSplit{Amount: int64(e.Amount), Category: bankCategory(e), Tags: ledgerTags(e.Tags)})
+				p.Splits = append(p.Splits, events.BankSplit{Amount: int64(e.Amount), Category: bankCategory(e), Tags: events.LedgerTagsOf(e.Tags)})
 			}
 			p.Category = &events.BankCategory{DisplayName: "Split"}
 		} else if len(c.Entries) == 1 {

@@ -86,7 +86,7 @@ func DecodeCategorization(body []byte) (CategorizationRequest, error) {
 // decodeCategorization reads a categorization found at field prefix
 // (""/"categorization."); split says whether a Split is acceptable there.
 func decodeCategorization(body []byte, prefix string, split bool) (CategorizationRequest, error) {
-	v := newViolations(apperr.InvalidPayload)
+	v := apperr.NewViolations(apperr.InvalidPayload)
 	if len(body) > MaxCategorizationBytes {
 		return CategorizationRequest{}, fieldError(apperr.InvalidPayload, field(prefix, ""), EnumInvalidCategorization,
 			fmt.Sprintf("must be at most %d bytes", MaxCategorizationBytes))
@@ -100,11 +100,11 @@ func decodeCategorization(body []byte, prefix string, split bool) (Categorizatio
 	var req CategorizationRequest
 	switch {
 	case !ok:
-		v.add(field(prefix, "type"), EnumInvalidCategorization, "is required: Category or Split")
+		v.Add(field(prefix, "type"), EnumInvalidCategorization, "is required: Category or Split")
 	case CategorizationType(typ) == TypeCategory:
 		req.Type = TypeCategory
 		if jsonraw.IsNull(w.Category) {
-			v.add(field(prefix, "category"), EnumInvalidCategorization, "is required")
+			v.Add(field(prefix, "category"), EnumInvalidCategorization, "is required")
 		} else if c, ok := decodeClassification(w.Category, field(prefix, "category"), v); ok {
 			req.Category = c
 		}
@@ -113,16 +113,16 @@ func decodeCategorization(body []byte, prefix string, split bool) (Categorizatio
 		req.Type = TypeSplit
 		if !jsonraw.IsNull(w.TaxCode) {
 			if code := decodeTaxCode(w.TaxCode, field(prefix, "tax_code"), v); code != "" {
-				v.add(field(prefix, "tax_code"), EnumTaxCodeNotAllowed, "a split takes tax_code on each entry, not on the split")
+				v.Add(field(prefix, "tax_code"), EnumTaxCodeNotAllowed, "a split takes tax_code on each entry, not on the split")
 			}
 		}
 		req.Entries = decodeSplitEntries(w.Entries, prefix, v)
 	case CategorizationType(typ) == TypeSplit:
-		v.add(field(prefix, "type"), EnumInvalidCategorization, "must be Category here (a split is not accepted)")
+		v.Add(field(prefix, "type"), EnumInvalidCategorization, "must be Category here (a split is not accepted)")
 	default:
-		v.add(field(prefix, "type"), EnumInvalidCategorization, "must be Category or Split")
+		v.Add(field(prefix, "type"), EnumInvalidCategorization, "must be Category or Split")
 	}
-	if err := v.err(); err != nil {
+	if err := v.Err(); err != nil {
 		return CategorizationRequest{}, err
 	}
 	return req, nil
@@ -139,36 +139,36 @@ func field(prefix, name string) string {
 	return prefix + name
 }
 
-func decodeTaxCode(raw json.RawMessage, f string, v *violations) string {
+func decodeTaxCode(raw json.RawMessage, f string, v *apperr.Violations) string {
 	if jsonraw.IsNull(raw) {
 		return ""
 	}
 	s, ok := jsonraw.String(raw)
 	if !ok {
-		v.add(f, EnumInvalidCategorization, "must be a string or null")
+		v.Add(f, EnumInvalidCategorization, "must be a string or null")
 		return ""
 	}
 	return s
 }
 
-func decodeSplitEntries(raw json.RawMessage, prefix string, v *violations) []SplitEntryRequest {
+func decodeSplitEntries(raw json.RawMessage, prefix string, v *apperr.Violations) []SplitEntryRequest {
 	f := field(prefix, "entries")
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '[' {
-		v.add(f, EnumInvalidCategorization, "is required: an array of {category, amount}")
+		v.Add(f, EnumInvalidCategorization, "is required: an array of {category, amount}")
 		return nil
 	}
 	var items []json.RawMessage
 	if json.Unmarshal(raw, &items) != nil {
-		v.add(f, EnumInvalidCategorization, "must be an array of {category, amount}")
+		v.Add(f, EnumInvalidCategorization, "must be an array of {category, amount}")
 		return nil
 	}
 	switch {
 	case len(items) == 0:
-		v.add(f, EnumInvalidCategorization, "a split needs at least one entry")
+		v.Add(f, EnumInvalidCategorization, "a split needs at least one entry")
 		return nil
 	case len(items) > MaxSplitEntries:
-		v.add(f, EnumTooManySplitEntries, fmt.Sprintf("a split has at most %d entries, got %d", MaxSplitEntries, len(items)))
+		v.Add(f, EnumTooManySplitEntries, fmt.Sprintf("a split has at most %d entries, got %d", MaxSplitEntries, len(items)))
 		return nil
 	}
 	out := make([]SplitEntryRequest, 0, len(items))
@@ -176,25 +176,25 @@ func decodeSplitEntries(raw json.RawMessage, prefix string, v *violations) []Spl
 		ef := fmt.Sprintf("%s[%d]", f, i)
 		var w wireSplitEntry
 		if !jsonraw.IsObject(item) || json.Unmarshal(item, &w) != nil {
-			v.add(ef, EnumInvalidCategorization, "must be an object {category, amount}")
+			v.Add(ef, EnumInvalidCategorization, "must be an object {category, amount}")
 			continue
 		}
 		var e SplitEntryRequest
 		if jsonraw.IsNull(w.Category) {
-			v.add(ef+".category", EnumInvalidCategorization, "is required")
+			v.Add(ef+".category", EnumInvalidCategorization, "is required")
 		} else if c, ok := decodeClassification(w.Category, ef+".category", v); ok {
 			e.Category = c
 		}
 		if jsonraw.IsNull(w.Amount) {
-			v.add(ef+".amount", EnumInvalidSplitAmount, "is required: a positive number of cents")
+			v.Add(ef+".amount", EnumInvalidSplitAmount, "is required: a positive number of cents")
 		} else if amt, err := money.ParseJSONCents(w.Amount); err != nil {
 			enum := EnumInvalidSplitAmount
 			if errors.Is(err, money.ErrOverflow) {
 				enum = EnumAmountOutOfRange
 			}
-			v.add(ef+".amount", enum, "must be a positive whole number of cents")
+			v.Add(ef+".amount", enum, "must be a positive whole number of cents")
 		} else if amt <= 0 {
-			v.add(ef+".amount", EnumInvalidSplitAmount, "must be a positive number of cents")
+			v.Add(ef+".amount", EnumInvalidSplitAmount, "must be a positive number of cents")
 		} else {
 			e.Amount = amt
 		}
@@ -202,10 +202,10 @@ func decodeSplitEntries(raw json.RawMessage, prefix string, v *violations) []Spl
 		if !jsonraw.IsNull(w.Tags) {
 			var kvs []tags.KeyValue
 			if json.Unmarshal(w.Tags, &kvs) != nil {
-				v.add(ef+".tags", tags.EnumInvalidTags, "must be an array of {key, value}")
+				v.Add(ef+".tags", tags.EnumInvalidTags, "must be an array of {key, value}")
 			} else if norm, err := tags.NormalizeList(ef+".tags", kvs); err != nil {
-				if err := v.merge(err); err != nil {
-					v.add(ef+".tags", tags.EnumInvalidTags, "invalid tags")
+				if err := v.Merge(err); err != nil {
+					v.Add(ef+".tags", tags.EnumInvalidTags, "invalid tags")
 				}
 			} else {
 				e.Tags = norm
@@ -327,12 +327,12 @@ func (r CategorizationRequest) validate(t CategorizationTarget, prefix string) (
 	if t.Amount <= 0 || !t.Direction.Valid() {
 		return Categorization{}, fmt.Errorf("categorization target: amount %d and direction %q must be positive and CREDIT or DEBIT", t.Amount, t.Direction)
 	}
-	v := newViolations(apperr.InvalidPayload)
+	v := apperr.NewViolations(apperr.InvalidPayload)
 	c := Categorization{direction: t.Direction, amount: t.Amount}
 	switch r.Type {
 	case TypeCategory:
 		if err := r.Category.Validate(field(prefix, "category")); err != nil {
-			_ = v.merge(err)
+			_ = v.Merge(err)
 		}
 		e := CategorizationEntry{Category: r.Category, Amount: t.Amount}
 		e.Tax = checkTaxCode(t, r.Category, r.TaxCode, field(prefix, "tax_code"), v)
@@ -340,20 +340,20 @@ func (r CategorizationRequest) validate(t CategorizationTarget, prefix string) (
 	case TypeSplit:
 		c.split = true
 		if len(r.Entries) == 0 || len(r.Entries) > MaxSplitEntries {
-			v.add(field(prefix, "entries"), EnumInvalidCategorization, fmt.Sprintf("a split has 1 to %d entries", MaxSplitEntries))
+			v.Add(field(prefix, "entries"), EnumInvalidCategorization, fmt.Sprintf("a split has 1 to %d entries", MaxSplitEntries))
 			break
 		}
 		amounts := make([]money.Cents, len(r.Entries))
 		for i, se := range r.Entries {
 			ef := fmt.Sprintf("%s[%d]", field(prefix, "entries"), i)
 			if err := se.Category.Validate(ef + ".category"); err != nil {
-				_ = v.merge(err)
+				_ = v.Merge(err)
 			}
 			if se.Amount <= 0 {
-				v.add(ef+".amount", EnumInvalidSplitAmount, "must be a positive number of cents")
+				v.Add(ef+".amount", EnumInvalidSplitAmount, "must be a positive number of cents")
 			}
 			if se.Category.Exclusion == DuplicateTransaction {
-				v.add(ef+".category", EnumDuplicateNotSplittable, "DUPLICATE_TRANSACTION applies to a whole transaction, not to a split entry")
+				v.Add(ef+".category", EnumDuplicateNotSplittable, "DUPLICATE_TRANSACTION applies to a whole transaction, not to a split entry")
 			}
 			amounts[i] = se.Amount
 			c.entries = append(c.entries, CategorizationEntry{
@@ -366,17 +366,17 @@ func (r CategorizationRequest) validate(t CategorizationTarget, prefix string) (
 		sum, err := money.Sum(amounts...)
 		switch {
 		case err != nil:
-			v.add(field(prefix, "entries"), EnumAmountOutOfRange, "the entries' amounts add up beyond the int64 cents range")
+			v.Add(field(prefix, "entries"), EnumAmountOutOfRange, "the entries' amounts add up beyond the int64 cents range")
 		case sum != t.Amount:
-			v.add(field(prefix, "entries"), EnumSplitAmountMismatch,
+			v.Add(field(prefix, "entries"), EnumSplitAmountMismatch,
 				fmt.Sprintf("the entries add up to %d cents, the transaction is %d cents", sum, t.Amount))
-			v.meta("expected", int64(t.Amount))
-			v.meta("actual", int64(sum))
+			v.Meta("expected", int64(t.Amount))
+			v.Meta("actual", int64(sum))
 		}
 	default:
-		v.add(field(prefix, "type"), EnumInvalidCategorization, "must be Category or Split")
+		v.Add(field(prefix, "type"), EnumInvalidCategorization, "must be Category or Split")
 	}
-	if err := v.err(); err != nil {
+	if err := v.Err(); err != nil {
 		return Categorization{}, err
 	}
 	return c, nil
@@ -384,16 +384,16 @@ func (r CategorizationRequest) validate(t CategorizationTarget, prefix string) (
 
 // checkTaxCode resolves code for a category of t, recording why it is
 // refused in v.
-func checkTaxCode(t CategorizationTarget, c Classification, code, f string, v *violations) *salestax.Option {
+func checkTaxCode(t CategorizationTarget, c Classification, code, f string, v *apperr.Violations) *salestax.Option {
 	if code == "" {
 		return nil
 	}
 	if !t.canada() {
-		v.add(f, EnumTaxCodeNotAllowed, "tax_code is only supported for businesses in Canada (country CA)")
+		v.Add(f, EnumTaxCodeNotAllowed, "tax_code is only supported for businesses in Canada (country CA)")
 		return nil
 	}
 	if c.IsExclusion() {
-		v.add(f, EnumTaxCodeNotAllowed, "tax_code cannot be used with an exclusion")
+		v.Add(f, EnumTaxCodeNotAllowed, "tax_code cannot be used with an exclusion")
 		return nil
 	}
 	o, ok := salestax.Lookup(t.Province, code, t.Date)
@@ -407,7 +407,7 @@ func checkTaxCode(t CategorizationTarget, c Classification, code, f string, v *v
 		if len(valid) == 0 {
 			reason = fmt.Sprintf("the transaction has no tax options on %s", t.Date.Format(time.DateOnly))
 		}
-		v.add(f, EnumUnknownTaxCode, reason)
+		v.Add(f, EnumUnknownTaxCode, reason)
 		return nil
 	}
 	return &o

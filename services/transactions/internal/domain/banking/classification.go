@@ -116,15 +116,15 @@ type wireClassification struct {
 // decodeClassification reads `{type: AccountId, id}`, `{type: StableName,
 // stable_name}` or `{type: Exclusion, exclusion_type}` found at field;
 // violations are recorded in v with EnumInvalidCategorization.
-func decodeClassification(raw json.RawMessage, field string, v *violations) (Classification, bool) {
+func decodeClassification(raw json.RawMessage, field string, v *apperr.Violations) (Classification, bool) {
 	var w wireClassification
 	if !jsonraw.IsObject(raw) || json.Unmarshal(raw, &w) != nil {
-		v.add(field, EnumInvalidCategorization, "must be an object with a type of AccountId, StableName or Exclusion")
+		v.Add(field, EnumInvalidCategorization, "must be an object with a type of AccountId, StableName or Exclusion")
 		return Classification{}, false
 	}
 	typ, ok := jsonraw.String(w.Type)
 	if !ok {
-		v.add(field+".type", EnumInvalidCategorization, "is required: AccountId, StableName or Exclusion")
+		v.Add(field+".type", EnumInvalidCategorization, "is required: AccountId, StableName or Exclusion")
 		return Classification{}, false
 	}
 	var c Classification
@@ -133,32 +133,32 @@ func decodeClassification(raw json.RawMessage, field string, v *violations) (Cla
 		s, ok := jsonraw.String(w.ID)
 		id, err := uuid.Parse(s)
 		if !ok || err != nil || id == uuid.Nil || len(s) != 36 {
-			v.add(field+".id", EnumInvalidCategorization, "must be an account id (a UUID)")
+			v.Add(field+".id", EnumInvalidCategorization, "must be an account id (a UUID)")
 			return Classification{}, false
 		}
 		c = AccountIDClassification(id)
 	case ByStableName:
 		s, ok := jsonraw.String(w.StableName)
 		if !ok {
-			v.add(field+".stable_name", EnumInvalidCategorization, "is required: a string")
+			v.Add(field+".stable_name", EnumInvalidCategorization, "is required: a string")
 			return Classification{}, false
 		}
 		c = StableNameClassification(s)
 	case ByExclusion:
 		s, ok := jsonraw.String(w.ExclusionType)
 		if !ok {
-			v.add(field+".exclusion_type", EnumInvalidCategorization, "is required: one of "+choices(ExclusionTypes))
+			v.Add(field+".exclusion_type", EnumInvalidCategorization, "is required: one of "+choices(ExclusionTypes))
 			return Classification{}, false
 		}
 		c = ExclusionClassification(ExclusionType(s))
 	default:
-		v.add(field+".type", EnumInvalidCategorization, "must be AccountId, StableName or Exclusion")
+		v.Add(field+".type", EnumInvalidCategorization, "must be AccountId, StableName or Exclusion")
 		return Classification{}, false
 	}
 	if err := c.Validate(field); err != nil {
-		if err := v.merge(err); err != nil {
+		if err := v.Merge(err); err != nil {
 			// Validate returns only 400s; keep the field named anyway.
-			v.add(field, EnumInvalidCategorization, err.Error())
+			v.Add(field, EnumInvalidCategorization, err.Error())
 		}
 		return Classification{}, false
 	}
@@ -170,14 +170,14 @@ func decodeClassification(raw json.RawMessage, field string, v *violations) (Cla
 // Exclusion, exclusion_type}); a violation is a 400 InvalidPayload naming
 // the member (InvalidCategorization).
 func DecodeClassification(raw json.RawMessage, field string) (Classification, error) {
-	v := newViolations(apperr.InvalidPayload)
+	v := apperr.NewViolations(apperr.InvalidPayload)
 	if jsonraw.IsNull(raw) {
-		v.add(field, EnumInvalidCategorization, "is required")
-		return Classification{}, v.err()
+		v.Add(field, EnumInvalidCategorization, "is required")
+		return Classification{}, v.Err()
 	}
 	c, ok := decodeClassification(raw, field, v)
 	if !ok {
-		return Classification{}, v.err()
+		return Classification{}, v.Err()
 	}
 	return c, nil
 }

@@ -50,7 +50,7 @@ func ParseCustomAccountInput(body []byte) (CustomAccountInput, error) {
 	if !jsonraw.IsObject(body) || json.Unmarshal(body, &w) != nil {
 		return CustomAccountInput{}, fieldError(apperr.InvalidPayload, "body", EnumInvalidCustomAccount, "must be a JSON object")
 	}
-	v := newViolations(apperr.InvalidPayload)
+	v := apperr.NewViolations(apperr.InvalidPayload)
 	var in CustomAccountInput
 	if s := decodeText(w.AccountName, "account_name", textRule{max: MaxAccountNameLength, required: true, enum: EnumInvalidCustomAccount}, v); s != nil {
 		in.AccountName = *s
@@ -62,13 +62,13 @@ func ParseCustomAccountInput(body []byte) (CustomAccountInput, error) {
 	enum := func(raw json.RawMessage, field string, required bool, valid func(string) bool, allowed string) (string, bool) {
 		if jsonraw.IsNull(raw) {
 			if required {
-				v.add(field, EnumInvalidCustomAccount, "is required: "+allowed)
+				v.Add(field, EnumInvalidCustomAccount, "is required: "+allowed)
 			}
 			return "", false
 		}
 		s, ok := jsonraw.String(raw)
 		if !ok || !valid(s) {
-			v.add(field, EnumInvalidCustomAccount, "must be "+allowed)
+			v.Add(field, EnumInvalidCustomAccount, "must be "+allowed)
 			return "", false
 		}
 		return s, true
@@ -88,11 +88,11 @@ func ParseCustomAccountInput(body []byte) (CustomAccountInput, error) {
 		case in.Subtype == "":
 			in.Subtype = in.Type.Subtypes()[0]
 		case !in.Type.Allows(in.Subtype):
-			v.add("account_subtype", EnumInvalidCustomAccount,
+			v.Add("account_subtype", EnumInvalidCustomAccount,
 				fmt.Sprintf("must be %s for account_type %s", choices(in.Type.Subtypes()), in.Type))
 		}
 	}
-	if err := v.err(); err != nil {
+	if err := v.Err(); err != nil {
 		return CustomAccountInput{}, err
 	}
 	return in, nil

@@ -10,6 +10,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/acctsuite/acct/pkg/apperr"
+
 	"github.com/acctsuite/acct/pkg/jsonraw"
 
 	"github.com/google/uuid"
@@ -70,31 +72,31 @@ type textRule struct {
 
 // decodeText reads an optional string field; nil means absent, null or
 // blank (surrounding white space is trimmed).
-func decodeText(raw json.RawMessage, f string, r textRule, v *violations) *string {
+func decodeText(raw json.RawMessage, f string, r textRule, v *apperr.Violations) *string {
 	enum := r.enum
 	if enum == "" {
 		enum = EnumInvalidTransaction
 	}
 	if jsonraw.IsNull(raw) {
 		if r.required {
-			v.add(f, enum, "is required")
+			v.Add(f, enum, "is required")
 		}
 		return nil
 	}
 	s, ok := jsonraw.String(raw)
 	if !ok {
-		v.add(f, enum, "must be a string")
+		v.Add(f, enum, "must be a string")
 		return nil
 	}
 	s = strings.TrimSpace(s)
 	if s == "" {
 		if r.required {
-			v.add(f, enum, "must not be empty")
+			v.Add(f, enum, "must not be empty")
 		}
 		return nil
 	}
 	if reason := checkText(s, r); reason != "" {
-		v.add(f, enum, reason)
+		v.Add(f, enum, reason)
 		return nil
 	}
 	return &s
@@ -122,19 +124,19 @@ func checkText(s string, r textRule) string {
 
 // decodeAmount reads a positive amount of whole cents, sent as a JSON
 // number or a string of digits.
-func decodeAmount(raw json.RawMessage, f string, v *violations) money.Cents {
+func decodeAmount(raw json.RawMessage, f string, v *apperr.Violations) money.Cents {
 	if jsonraw.IsNull(raw) {
-		v.add(f, EnumInvalidTransaction, "is required: a positive number of cents")
+		v.Add(f, EnumInvalidTransaction, "is required: a positive number of cents")
 		return 0
 	}
 	amt, err := money.ParseJSONCents(raw)
 	switch {
 	case errors.Is(err, money.ErrOverflow):
-		v.add(f, EnumAmountOutOfRange, "is out of the int64 cents range")
+		v.Add(f, EnumAmountOutOfRange, "is out of the int64 cents range")
 	case err != nil:
-		v.add(f, EnumInvalidTransaction, "must be a positive whole number of cents")
+		v.Add(f, EnumInvalidTransaction, "must be a positive whole number of cents")
 	case amt <= 0:
-		v.add(f, EnumInvalidTransaction, "must be a positive number of cents")
+		v.Add(f, EnumInvalidTransaction, "must be a positive number of cents")
 	default:
 		return amt
 	}
@@ -142,29 +144,29 @@ func decodeAmount(raw json.RawMessage, f string, v *violations) money.Cents {
 }
 
 // decodeDirection reads a direction in any accepted spelling.
-func decodeDirection(raw json.RawMessage, f string, v *violations) Direction {
+func decodeDirection(raw json.RawMessage, f string, v *apperr.Violations) Direction {
 	s, ok := jsonraw.String(raw)
 	if !ok {
-		v.add(f, EnumInvalidTransaction, "is required: "+directionChoices)
+		v.Add(f, EnumInvalidTransaction, "is required: "+directionChoices)
 		return ""
 	}
 	d, ok := ParseDirection(s)
 	if !ok {
-		v.add(f, EnumInvalidTransaction, "must be "+directionChoices)
+		v.Add(f, EnumInvalidTransaction, "must be "+directionChoices)
 	}
 	return d
 }
 
 // decodeDate reads a required date (see ParseDate).
-func decodeDate(raw json.RawMessage, f string, v *violations) time.Time {
+func decodeDate(raw json.RawMessage, f string, v *apperr.Violations) time.Time {
 	s, ok := jsonraw.String(raw)
 	if !ok {
-		v.add(f, EnumInvalidTransaction, "is required: a date YYYY-MM-DD or an RFC 3339 timestamp")
+		v.Add(f, EnumInvalidTransaction, "is required: a date YYYY-MM-DD or an RFC 3339 timestamp")
 		return time.Time{}
 	}
 	t, err := ParseDate(s)
 	if err != nil {
-		v.add(f, EnumInvalidTransaction, err.Error())
+		v.Add(f, EnumInvalidTransaction, err.Error())
 	}
 	return t
 }
@@ -188,32 +190,32 @@ func CheckMetadata(raw json.RawMessage) (json.RawMessage, string, bool) {
 	return compact.Bytes(), "", true
 }
 
-func decodeMetadata(raw json.RawMessage, f string, v *violations) json.RawMessage {
+func decodeMetadata(raw json.RawMessage, f string, v *apperr.Violations) json.RawMessage {
 	m, reason, ok := CheckMetadata(raw)
 	if !ok {
 		enum := EnumInvalidTransaction
 		if strings.HasPrefix(reason, "must be at most") {
 			enum = EnumMetadataTooLarge
 		}
-		v.add(f, enum, reason)
+		v.Add(f, enum, reason)
 	}
 	return m
 }
 
 // decodeTags reads an optional tag list (pkg/tags rules); absent and null
 // are none. ok is false when a violation was recorded.
-func decodeTags(raw json.RawMessage, f string, v *violations) (kvs []tags.KeyValue, ok bool) {
+func decodeTags(raw json.RawMessage, f string, v *apperr.Violations) (kvs []tags.KeyValue, ok bool) {
 	if jsonraw.IsNull(raw) {
 		return nil, true
 	}
 	if raw = bytes.TrimSpace(raw); raw[0] != '[' || json.Unmarshal(raw, &kvs) != nil {
-		v.add(f, tags.EnumInvalidTags, "must be an array of {key, value}")
+		v.Add(f, tags.EnumInvalidTags, "must be an array of {key, value}")
 		return nil, false
 	}
 	out, err := tags.NormalizeList(f, kvs)
 	if err != nil {
-		if err := v.merge(err); err != nil {
-			v.add(f, tags.EnumInvalidTags, "invalid tags")
+		if err := v.Merge(err); err != nil {
+			v.Add(f, tags.EnumInvalidTags, "invalid tags")
 		}
 		return nil, false
 	}
@@ -222,14 +224,14 @@ func decodeTags(raw json.RawMessage, f string, v *violations) (kvs []tags.KeyVal
 
 // decodeUUID reads an optional canonical UUID string; nil when absent or
 // null.
-func decodeUUID(raw json.RawMessage, f string, v *violations) *uuid.UUID {
+func decodeUUID(raw json.RawMessage, f string, v *apperr.Violations) *uuid.UUID {
 	if jsonraw.IsNull(raw) {
 		return nil
 	}
 	s, ok := jsonraw.String(raw)
 	id, err := uuid.Parse(s)
 	if !ok || err != nil || len(s) != 36 {
-		v.add(f, EnumInvalidTransaction, "must be a UUID")
+		v.Add(f, EnumInvalidTransaction, "must be a UUID")
 		return nil
 	}
 	return &id

@@ -75,12 +75,12 @@ type Filter struct {
 // parameter given twice is refused. Every bad value is named in one 400
 // InvalidParameters (error_enum InvalidFilter, meta.fields by parameter).
 func ParseFilter(q url.Values) (Filter, error) {
-	v := newViolations(apperr.InvalidParameters)
+	v := apperr.NewViolations(apperr.InvalidParameters)
 	var f Filter
 	one := func(name string) string {
 		vals := nonEmpty(q[name])
 		if len(vals) > 1 {
-			v.add(name, EnumInvalidFilter, "must be given at most once")
+			v.Add(name, EnumInvalidFilter, "must be given at most once")
 			return ""
 		}
 		if len(vals) == 0 {
@@ -99,14 +99,14 @@ func ParseFilter(q url.Values) (Filter, error) {
 
 	if s := one("start_date"); s != "" {
 		if t, err := ParseDate(s); err != nil {
-			v.add("start_date", EnumInvalidFilter, err.Error())
+			v.Add("start_date", EnumInvalidFilter, err.Error())
 		} else {
 			f.Start = &t
 		}
 	}
 	if s := one("end_date"); s != "" {
 		if t, err := ParseDate(s); err != nil {
-			v.add("end_date", EnumInvalidFilter, err.Error())
+			v.Add("end_date", EnumInvalidFilter, err.Error())
 		} else {
 			end := t.Truncate(time.Microsecond).Add(time.Microsecond)
 			if len(s) == len(time.DateOnly) {
@@ -116,13 +116,13 @@ func ParseFilter(q url.Values) (Filter, error) {
 		}
 	}
 	if f.Start != nil && f.End != nil && !f.Start.Before(*f.End) {
-		v.add("end_date", EnumInvalidFilter, "must not be before start_date")
+		v.Add("end_date", EnumInvalidFilter, "must not be before start_date")
 	}
 	if s := one("direction"); s != "" {
 		if d, ok := ParseDirection(strings.ToUpper(s)); ok {
 			f.Direction = &d
 		} else {
-			v.add("direction", EnumInvalidFilter, "must be "+directionChoices)
+			v.Add("direction", EnumInvalidFilter, "must be "+directionChoices)
 		}
 	}
 	if s := one("categorized"); s != "" {
@@ -132,14 +132,14 @@ func ParseFilter(q url.Values) (Filter, error) {
 		case "false":
 			f.Categorized = ptrTo(false)
 		default:
-			v.add("categorized", EnumInvalidFilter, "must be true or false")
+			v.Add("categorized", EnumInvalidFilter, "must be true or false")
 		}
 	}
 	if ss := list("categorization_status"); len(ss) > 0 {
 		for _, s := range ss {
 			st := CategorizationStatus(strings.ToUpper(s))
 			if !st.Valid() {
-				v.add("categorization_status", EnumInvalidFilter, "each must be one of "+choices(CategorizationStatuses))
+				v.Add("categorization_status", EnumInvalidFilter, "each must be one of "+choices(CategorizationStatuses))
 				break
 			}
 			f.Statuses = append(f.Statuses, st)
@@ -149,7 +149,7 @@ func ParseFilter(q url.Values) (Filter, error) {
 	}
 	if s := one("category"); s != "" {
 		if c, reason := parseCategoryFilter(s); reason != "" {
-			v.add("category", EnumInvalidFilter, reason)
+			v.Add("category", EnumInvalidFilter, reason)
 		} else {
 			f.Category = &c
 		}
@@ -157,25 +157,25 @@ func ParseFilter(q url.Values) (Filter, error) {
 	f.AmountMin = parseAmountFilter(one("amount_min"), "amount_min", v)
 	f.AmountMax = parseAmountFilter(one("amount_max"), "amount_max", v)
 	if f.AmountMin != nil && f.AmountMax != nil && *f.AmountMin > *f.AmountMax {
-		v.add("amount_max", EnumInvalidFilter, "must not be less than amount_min")
+		v.Add("amount_max", EnumInvalidFilter, "must not be less than amount_min")
 	}
 	if s := one("q"); s != "" {
 		if reason := checkText(s, textRule{max: MaxQueryLength}); reason != "" {
-			v.add("q", EnumInvalidFilter, reason)
+			v.Add("q", EnumInvalidFilter, reason)
 		} else {
 			f.Query = s
 		}
 	}
 	if s := one("reference_number"); s != "" {
 		if reason := checkText(s, textRule{max: MaxReferenceNumberLength}); reason != "" {
-			v.add("reference_number", EnumInvalidFilter, reason)
+			v.Add("reference_number", EnumInvalidFilter, reason)
 		} else {
 			f.ReferenceNumber = s
 		}
 	}
 	if s := one("tag_key"); s != "" {
 		if k, err := tags.NormalizeKey(s); err != nil {
-			v.add("tag_key", EnumInvalidFilter, err.Error())
+			v.Add("tag_key", EnumInvalidFilter, err.Error())
 		} else {
 			f.TagKey = k
 		}
@@ -183,14 +183,14 @@ func ParseFilter(q url.Values) (Filter, error) {
 	if vals := list("tag_values"); len(vals) > 0 {
 		switch {
 		case len(nonEmpty(q["tag_key"])) == 0:
-			v.add("tag_values", EnumInvalidFilter, "needs tag_key")
+			v.Add("tag_values", EnumInvalidFilter, "needs tag_key")
 		case len(vals) > MaxFilterTagValues:
-			v.add("tag_values", EnumInvalidFilter, fmt.Sprintf("at most %d values", MaxFilterTagValues))
+			v.Add("tag_values", EnumInvalidFilter, fmt.Sprintf("at most %d values", MaxFilterTagValues))
 		default:
 			for _, s := range vals {
 				val, err := tags.NormalizeValue(s)
 				if err != nil {
-					v.add("tag_values", EnumInvalidFilter, err.Error())
+					v.Add("tag_values", EnumInvalidFilter, err.Error())
 					break
 				}
 				f.TagValues = append(f.TagValues, val)
@@ -201,12 +201,12 @@ func ParseFilter(q url.Values) (Filter, error) {
 	}
 	if ids := list("bank_account_ids"); len(ids) > 0 {
 		if len(ids) > MaxFilterIDs {
-			v.add("bank_account_ids", EnumInvalidFilter, fmt.Sprintf("at most %d ids", MaxFilterIDs))
+			v.Add("bank_account_ids", EnumInvalidFilter, fmt.Sprintf("at most %d ids", MaxFilterIDs))
 		}
 		for _, s := range ids {
 			id, ok := parseUUID(s)
 			if !ok {
-				v.add("bank_account_ids", EnumInvalidFilter, "each must be a UUID")
+				v.Add("bank_account_ids", EnumInvalidFilter, "each must be a UUID")
 				break
 			}
 			f.BankAccountIDs = append(f.BankAccountIDs, id)
@@ -216,11 +216,11 @@ func ParseFilter(q url.Values) (Filter, error) {
 	}
 	if ids := list("source_account_ids"); len(ids) > 0 {
 		if len(ids) > MaxFilterIDs {
-			v.add("source_account_ids", EnumInvalidFilter, fmt.Sprintf("at most %d ids", MaxFilterIDs))
+			v.Add("source_account_ids", EnumInvalidFilter, fmt.Sprintf("at most %d ids", MaxFilterIDs))
 		}
 		for _, s := range ids {
 			if reason := checkText(s, textRule{max: MaxExternalIDLength}); reason != "" {
-				v.add("source_account_ids", EnumInvalidFilter, reason)
+				v.Add("source_account_ids", EnumInvalidFilter, reason)
 				break
 			}
 		}
@@ -230,10 +230,10 @@ func ParseFilter(q url.Values) (Filter, error) {
 		if id, ok := parseUUID(s); ok {
 			f.ExternalAccountID = &id
 		} else {
-			v.add("external_account_id", EnumInvalidFilter, "must be a UUID")
+			v.Add("external_account_id", EnumInvalidFilter, "must be a UUID")
 		}
 	}
-	if err := v.err(); err != nil {
+	if err := v.Err(); err != nil {
 		return Filter{}, err
 	}
 	return f, nil
@@ -273,13 +273,13 @@ func parseCategoryFilter(s string) (Classification, string) {
 	return StableNameClassification(s), ""
 }
 
-func parseAmountFilter(s, name string, v *violations) *money.Cents {
+func parseAmountFilter(s, name string, v *apperr.Violations) *money.Cents {
 	if s == "" {
 		return nil
 	}
 	c, err := money.ParseCents(s)
 	if err != nil || c < 0 {
-		v.add(name, EnumInvalidFilter, "must be a whole number of cents, at least 0")
+		v.Add(name, EnumInvalidFilter, "must be a whole number of cents, at least 0")
 		return nil
 	}
 	return &c

@@ -97,10 +97,10 @@ func decodeBatch(body []byte) ([]json.RawMessage, error) {
 }
 
 // decodeItem reads one item's members; false when it is not an object.
-func decodeItem(raw json.RawMessage, f string, v *violations) (wireTransaction, bool) {
+func decodeItem(raw json.RawMessage, f string, v *apperr.Violations) (wireTransaction, bool) {
 	var w wireTransaction
 	if !jsonraw.IsObject(raw) || json.Unmarshal(raw, &w) != nil {
-		v.add(f, EnumInvalidTransaction, "must be a transaction object")
+		v.Add(f, EnumInvalidTransaction, "must be a transaction object")
 		return w, false
 	}
 	return w, true
@@ -116,7 +116,7 @@ type common struct {
 	tags                                             []tags.KeyValue
 }
 
-func decodeCommon(w wireTransaction, f string, v *violations) common {
+func decodeCommon(w wireTransaction, f string, v *apperr.Violations) common {
 	return common{
 		date:            decodeDate(w.Date, f+".date", v),
 		direction:       decodeDirection(w.Direction, f+".direction", v),
@@ -130,7 +130,7 @@ func decodeCommon(w wireTransaction, f string, v *violations) common {
 	}
 }
 
-func decodeTagList(raw json.RawMessage, f string, v *violations) []tags.KeyValue {
+func decodeTagList(raw json.RawMessage, f string, v *apperr.Violations) []tags.KeyValue {
 	kvs, _ := decodeTags(raw, f, v)
 	return kvs
 }
@@ -151,7 +151,7 @@ func ParseImportBatch(body []byte) ([]ImportItem, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := newViolations(apperr.InvalidPayload)
+	v := apperr.NewViolations(apperr.InvalidPayload)
 	out := make([]ImportItem, 0, len(raws))
 	type key struct {
 		source Source
@@ -166,9 +166,9 @@ func ParseImportBatch(body []byte) ([]ImportItem, error) {
 		}
 		it := ImportItem{}
 		if s, ok := jsonraw.String(w.Source); !ok {
-			v.add(f+".source", EnumInvalidTransaction, "is required: API, PROVIDER_1, PROVIDER_2 or PROVIDER_3")
+			v.Add(f+".source", EnumInvalidTransaction, "is required: API, PROVIDER_1, PROVIDER_2 or PROVIDER_3")
 		} else if it.Source = Source(s); !it.Source.Importable() {
-			v.add(f+".source", EnumInvalidTransaction, "must be API, PROVIDER_1, PROVIDER_2 or PROVIDER_3")
+			v.Add(f+".source", EnumInvalidTransaction, "must be API, PROVIDER_1, PROVIDER_2 or PROVIDER_3")
 		}
 		idRule := textRule{max: MaxExternalIDLength, required: true}
 		if id := decodeText(w.SourceTransactionID, f+".source_transaction_id", idRule, v); id != nil {
@@ -185,7 +185,7 @@ func ParseImportBatch(body []byte) ([]ImportItem, error) {
 		if it.SourceTransactionID != "" && it.Source.Importable() {
 			k := key{it.Source, it.SourceTransactionID}
 			if first, dup := seen[k]; dup {
-				v.add(f+".source_transaction_id", EnumDuplicateExternalID,
+				v.Add(f+".source_transaction_id", EnumDuplicateExternalID,
 					fmt.Sprintf("duplicates transactions[%d] (same source and source_transaction_id)", first))
 			} else {
 				seen[k] = i
@@ -193,7 +193,7 @@ func ParseImportBatch(body []byte) ([]ImportItem, error) {
 		}
 		out = append(out, it)
 	}
-	if err := v.err(); err != nil {
+	if err := v.Err(); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -209,7 +209,7 @@ func ParseCustomTransactions(body []byte) ([]CustomTransactionItem, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := newViolations(apperr.InvalidPayload)
+	v := apperr.NewViolations(apperr.InvalidPayload)
 	out := make([]CustomTransactionItem, 0, len(raws))
 	seen := make(map[string]int, len(raws))
 	for i, raw := range raws {
@@ -227,14 +227,14 @@ func ParseCustomTransactions(body []byte) ([]CustomTransactionItem, error) {
 		it.Metadata, it.Tags = c.metadata, c.tags
 		if it.ExternalID != nil {
 			if first, dup := seen[*it.ExternalID]; dup {
-				v.add(f+".external_id", EnumDuplicateExternalID, fmt.Sprintf("duplicates transactions[%d]", first))
+				v.Add(f+".external_id", EnumDuplicateExternalID, fmt.Sprintf("duplicates transactions[%d]", first))
 			} else {
 				seen[*it.ExternalID] = i
 			}
 		}
 		out = append(out, it)
 	}
-	if err := v.err(); err != nil {
+	if err := v.Err(); err != nil {
 		return nil, err
 	}
 	return out, nil

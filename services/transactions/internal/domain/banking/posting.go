@@ -118,7 +118,7 @@ type ResolvedCategorization struct {
 // is a server-side chart problem and comes back as a plain error.
 func Resolve(ctx context.Context, r AccountResolver, c Categorization) (ResolvedCategorization, error) {
 	out := ResolvedCategorization{Categorization: c, Accounts: make([]LedgerAccount, len(c.entries))}
-	v := newViolations(apperr.InvalidPayload)
+	v := apperr.NewViolations(apperr.InvalidPayload)
 	needTax := false
 	for i, e := range c.entries {
 		f := "category"
@@ -147,14 +147,14 @@ func Resolve(ctx context.Context, r AccountResolver, c Categorization) (Resolved
 		a, err := r.ResolveAccount(ctx, ref)
 		switch {
 		case errors.Is(err, ErrAccountNotFound):
-			v.add(f, EnumUnknownAccount, "names no ledger account of the business")
+			v.Add(f, EnumUnknownAccount, "names no ledger account of the business")
 		case err != nil:
 			return ResolvedCategorization{}, fmt.Errorf("resolve %s: %w", e.Category.Key(), err)
 		default:
 			out.Accounts[i] = a
 		}
 	}
-	if err := v.err(); err != nil {
+	if err := v.Err(); err != nil {
 		return ResolvedCategorization{}, err
 	}
 	if needTax {

@@ -382,7 +382,7 @@ func DecodeRecordPatch(raw []byte, mode RecordMode) (*RecordPatch, error) {
 	if len(m) == 0 {
 		return nil, fieldError(apperr.InvalidPayload, "transaction", EnumEmptyRecordRequest, "must have at least one property")
 	}
-	v := newViolations(apperr.InvalidPayload)
+	v := apperr.NewViolations(apperr.InvalidPayload)
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -390,7 +390,7 @@ func DecodeRecordPatch(raw []byte, mode RecordMode) (*RecordPatch, error) {
 	slices.Sort(keys)
 	for _, k := range keys {
 		if !slices.Contains(recordProperties, k) {
-			v.add("transaction."+partField(k), EnumInvalidTransaction, "unknown property")
+			v.Add("transaction."+partField(k), EnumInvalidTransaction, "unknown property")
 		}
 	}
 	p := &RecordPatch{}
@@ -399,14 +399,14 @@ func DecodeRecordPatch(raw []byte, mode RecordMode) (*RecordPatch, error) {
 	notNull := func(k string) (json.RawMessage, bool) {
 		r, ok := present(k)
 		if ok && jsonraw.IsNull(r) {
-			v.add(f+k, EnumInvalidTransaction, "must not be null")
+			v.Add(f+k, EnumInvalidTransaction, "must not be null")
 			return nil, false
 		}
 		return r, ok
 	}
 	if r, ok := present("external_id"); ok {
 		if mode != RecordCreate {
-			v.add(f+"external_id", EnumInvalidTransaction, "can only be set when recording a new transaction")
+			v.Add(f+"external_id", EnumInvalidTransaction, "can only be set when recording a new transaction")
 		} else if s := decodeText(r, f+"external_id", textRule{max: MaxExternalIDLength, required: true}, v); s != nil {
 			p.ExternalID = Optional[string]{Set: true, Value: *s}
 		}
@@ -429,7 +429,7 @@ func DecodeRecordPatch(raw []byte, mode RecordMode) (*RecordPatch, error) {
 	if r, ok := notNull("description"); ok {
 		// Blank text sets an empty description.
 		s := decodeText(r, f+"description", textRule{max: MaxDescriptionLength, multiline: true}, v)
-		if !v.has(f + "description") {
+		if !v.Has(f + "description") {
 			p.Description = Optional[string]{Set: true, Value: deref(s)}
 		}
 	}
@@ -478,7 +478,7 @@ func DecodeRecordPatch(raw []byte, mode RecordMode) (*RecordPatch, error) {
 	if r, ok := notNull("categorization"); ok {
 		c, err := decodeCategorization(r, f+"categorization.", false)
 		if err != nil {
-			if err := v.merge(err); err != nil {
+			if err := v.Merge(err); err != nil {
 				return nil, err
 			}
 		} else {
@@ -487,7 +487,7 @@ func DecodeRecordPatch(raw []byte, mode RecordMode) (*RecordPatch, error) {
 	}
 	if r, ok := notNull("document_ids"); ok {
 		if mode == RecordCreate {
-			v.add(f+"document_ids", EnumInvalidTransaction, "can only be set on an existing transaction")
+			v.Add(f+"document_ids", EnumInvalidTransaction, "can only be set on an existing transaction")
 		} else if ids, ok := decodeDocumentIDs(r, f+"document_ids", v); ok {
 			p.DocumentIDs = Optional[[]uuid.UUID]{Set: true, Value: ids}
 		}
@@ -503,11 +503,11 @@ func DecodeRecordPatch(raw []byte, mode RecordMode) (*RecordPatch, error) {
 	if mode == RecordCreate {
 		for _, k := range []string{"amount", "direction", "date"} {
 			if _, ok := m[k]; !ok {
-				v.add(f+k, EnumInvalidTransaction, "is required to record a transaction")
+				v.Add(f+k, EnumInvalidTransaction, "is required to record a transaction")
 			}
 		}
 	}
-	if err := v.err(); err != nil {
+	if err := v.Err(); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -522,14 +522,14 @@ func deref(s *string) string {
 
 // decodeDocumentIDs reads an array of distinct document UUIDs (an empty
 // array archives every document).
-func decodeDocumentIDs(raw json.RawMessage, f string, v *violations) ([]uuid.UUID, bool) {
+func decodeDocumentIDs(raw json.RawMessage, f string, v *apperr.Violations) ([]uuid.UUID, bool) {
 	var items []json.RawMessage
 	if !strings.HasPrefix(strings.TrimSpace(string(raw)), "[") || json.Unmarshal(raw, &items) != nil {
-		v.add(f, EnumInvalidTransaction, "must be an array of document ids")
+		v.Add(f, EnumInvalidTransaction, "must be an array of document ids")
 		return nil, false
 	}
 	if len(items) > MaxDocumentIDs {
-		v.add(f, EnumInvalidTransaction, fmt.Sprintf("at most %d document ids", MaxDocumentIDs))
+		v.Add(f, EnumInvalidTransaction, fmt.Sprintf("at most %d document ids", MaxDocumentIDs))
 		return nil, false
 	}
 	ids := make([]uuid.UUID, 0, len(items))
@@ -538,7 +538,7 @@ func decodeDocumentIDs(raw json.RawMessage, f string, v *violations) ([]uuid.UUI
 		id := decodeUUID(item, fmt.Sprintf("%s[%d]", f, i), v)
 		if id == nil {
 			if jsonraw.IsNull(item) {
-				v.add(fmt.Sprintf("%s[%d]", f, i), EnumInvalidTransaction, "must be a UUID")
+				v.Add(fmt.Sprintf("%s[%d]", f, i), EnumInvalidTransaction, "must be a UUID")
 			}
 			ok = false
 			continue
