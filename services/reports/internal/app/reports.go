@@ -14,7 +14,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/events"
-		"github.com/acctsuite/acct/services/reports/internal/domain"
+	"github.com/acctsuite/acct/services/reports/internal/domain"
 )
 
 // Store is the read model (postgres.Store).
