@@ -1,6 +1,8 @@
 package service
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/acctsuite/acct/pkg/openapi"
@@ -14,5 +16,21 @@ func TestOpenAPIDocumentLoads(t *testing.T) {
 	}
 	if doc.Paths.Value("/v1/businesses/{businessId}/reports/profit-and-loss") == nil {
 		t.Error("profit-and-loss undocumented")
+	}
+}
+
+// TestOpenAPIDocumentMerges: the gateway merges every service's document
+// into one; shared components must be defined identically.
+func TestOpenAPIDocumentMerges(t *testing.T) {
+	docs := [][]byte{reports.OpenAPI}
+	for _, svc := range []string{"auth-tokens", "transactions", "customers-invoices"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "..", svc, "openapi.yaml"))
+		if err != nil {
+			t.Skipf("%s's document: %v", svc, err)
+		}
+		docs = append(docs, b)
+	}
+	if _, err := openapi.MergeDocuments(docs...); err != nil {
+		t.Fatal(err)
 	}
 }
