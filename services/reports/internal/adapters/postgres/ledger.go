@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -82,10 +83,18 @@ func (s *Store) ApplyLines(ctx context.Context, db bun.IDB, p events.LedgerEntry
 		tagSets[tid] = ts
 		amounts[dayKey{l.AccountID, tid}] += l.SignedAmount
 	}
-	for _, id := range order {
-		a := accounts[id]
+	// One statement per table for the whole entry (rows deduplicated
+	// above: ON CONFLICT may touch a row once per statement).
+	if len(order) > 0 {
+		vals := make([]string, 0, len(order))
+		args := make([]any, 0, 9*len(order))
+		for _, id := range order {
+			a := accounts[id]
+			vals = append(vals, "(?, ?, ?, ?, ?, ?, ?, ?::uuid[], ?::timestamptz)")
+			args = append(args, bid, a.id, a.stableName, a.name, a.typ, a.subtype, a.normality, pgdialect.Array(a.path), seen)
+		}
 		if _, err := db.NewRaw(`INSERT INTO accounts AS a (business_id, id, stable_name, name, account_type, subtype, normality, path, seen_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?::uuid[], ?)
+			VALUES `+strings.Join(vals, ", ")+`
 			ON CONFLICT (business_id, id) DO UPDATE SET
 			  stable_name  = CASE WHEN a.seen_at <= EXCLUDED.seen_at THEN EXCLUDED.stable_name ELSE a.stable_name END,
 			  name         = CASE WHEN a.seen_at <= EXCLUDED.seen_at THEN EXCLUDED.name ELSE a.name END,
@@ -93,29 +102,38 @@ func (s *Store) ApplyLines(ctx context.Context, db bun.IDB, p events.LedgerEntry
 			  path         = CASE WHEN a.seen_at <= EXCLUDED.seen_at THEN EXCLUDED.path ELSE a.path END,
 			  subtype      = CASE WHEN a.seen_at <= EXCLUDED.seen_at THEN COALESCE(EXCLUDED.subtype, a.subtype) ELSE COALESCE(a.subtype, EXCLUDED.subtype) END,
 			  normality    = CASE WHEN a.seen_at <= EXCLUDED.seen_at THEN COALESCE(EXCLUDED.normality, a.normality) ELSE COALESCE(a.normality, EXCLUDED.normality) END,
-			  seen_at      = GREATEST(a.seen_at, EXCLUDED.seen_at)`,
-			bid, a.id, a.stableName, a.name, a.typ, a.subtype, a.normality, pgdialect.Array(a.path), seen).Exec(ctx); err != nil {
-			return wrap("upsert account", err)
+			  seen_at      = GREATEST(a.seen_at, EXCLUDED.seen_at)`, args...).Exec(ctx); err != nil {
+			return wrap("upsert accounts", err)
 		}
 	}
-	for id, ts := range tagSets {
-		tags, err := json.Marshal(ts)
-		if err != nil {
-			return fmt.Errorf("encode tag set: %w", err)
+	if len(tagSets) > 0 {
+		vals := make([]string, 0, len(tagSets))
+		args := make([]any, 0, 5*len(tagSets))
+		for id, ts := range tagSets {
+			tags, err := json.Marshal(ts)
+			if err != nil {
+				return fmt.Errorf("encode tag set: %w", err)
+			}
+			vals = append(vals, "(?, ?, ?::jsonb, ?::text[], ?::text[])")
+			args = append(args, bid, id, string(tags), pgdialect.Array(ts.KVs()), pgdialect.Array(ts.Keys()))
 		}
-		if _, err := db.NewRaw(`INSERT INTO tag_sets (business_id, id, tags, kv, keys) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (business_id, id) DO NOTHING`,
-			bid, id, string(tags), pgdialect.Array(ts.KVs()), pgdialect.Array(ts.Keys())).Exec(ctx); err != nil {
-			return wrap("insert tag set", err)
+		if _, err := db.NewRaw(`INSERT INTO tag_sets (business_id, id, tags, kv, keys) VALUES `+strings.Join(vals, ", ")+`
+			ON CONFLICT (business_id, id) DO NOTHING`, args...).Exec(ctx); err != nil {
+			return wrap("insert tag sets", err)
 		}
 	}
+	vals := make([]string, 0, len(amounts))
+	args := make([]any, 0, 5*len(amounts))
 	for k, amt := range amounts {
 		if amt == 0 {
 			continue
 		}
-		if _, err := db.NewRaw(`INSERT INTO account_days AS d (business_id, day, account_id, tag_set_id, amount) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (business_id, day, account_id, tag_set_id) DO UPDATE SET amount = d.amount + EXCLUDED.amount`,
-			bid, day, k.account, k.tagSet, amt).Exec(ctx); err != nil {
+		vals = append(vals, "(?, ?::date, ?, ?, ?::bigint)")
+		args = append(args, bid, day, k.account, k.tagSet, amt)
+	}
+	if len(vals) > 0 {
+		if _, err := db.NewRaw(`INSERT INTO account_days AS d (business_id, day, account_id, tag_set_id, amount) VALUES `+strings.Join(vals, ", ")+`
+			ON CONFLICT (business_id, day, account_id, tag_set_id) DO UPDATE SET amount = d.amount + EXCLUDED.amount`, args...).Exec(ctx); err != nil {
 			return wrap("add amounts", err)
 		}
 	}
