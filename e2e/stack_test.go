@@ -35,6 +35,7 @@ const (
 	authTokensAlias        = "auth-tokens"
 	transactionsAlias      = "transactions"
 	customersAlias         = "customers-invoices"
+	reportsAlias           = "reports"
 	gatewayAlias           = "gateway"
 	serviceHTTPPort        = "8080/tcp"
 	brokerHealthPort       = "9093/tcp"
@@ -45,6 +46,7 @@ const (
 	authTokensInternalBase = "http://" + authTokensAlias + ":8080"
 	transactionsBase       = "http://" + transactionsAlias + ":8080"
 	customersBase          = "http://" + customersAlias + ":8080"
+	reportsBase            = "http://" + reportsAlias + ":8080"
 )
 
 // settings is the suite's environment, read once.
@@ -139,8 +141,8 @@ func StartStack(t *testing.T) *Stack {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	t.Logf("e2e: images %s, %s, %s, %s, %s, postgres %s", cfg.image("broker"), cfg.image("auth-tokens"), cfg.image("transactions"),
-		cfg.image("customers-invoices"), cfg.image("gateway"), cfg.PostgresImage)
+	t.Logf("e2e: images %s, %s, %s, %s, %s, %s, postgres %s", cfg.image("broker"), cfg.image("auth-tokens"), cfg.image("transactions"),
+		cfg.image("customers-invoices"), cfg.image("reports"), cfg.image("gateway"), cfg.PostgresImage)
 
 	nw, err := tcnetwork.New(ctx)
 	testcontainers.CleanupNetwork(t, nw)
@@ -246,11 +248,27 @@ func StartStack(t *testing.T) *Stack {
 	}
 	stack.Services[customersAlias] = cust
 
+	rep, err := startContainer(ctx, t, cfg, reportsAlias, cfg.image("reports"), nw,
+		testcontainers.WithEnv(map[string]string{
+			"DATABASE_URL":     fmt.Sprintf("postgres://%s:%s@%s:5432/%s?sslmode=disable", postgresUser, dbPassword, postgresAlias, postgresDB),
+			"KAFKA_BROKERS":    brokerAdvertisedAddr,
+			"JWKS_URL":         authTokensInternalBase + "/.well-known/jwks.json",
+			"SHUTDOWN_TIMEOUT": "5s",
+		}),
+		testcontainers.WithExposedPorts(serviceHTTPPort),
+		testcontainers.WithWaitStrategy(wait.ForHTTP("/readyz").WithPort(serviceHTTPPort).WithStartupTimeout(startupTimeout)),
+	)
+	if err != nil {
+		t.Fatalf("e2e: reports: %v", err)
+	}
+	stack.Services[reportsAlias] = rep
+
 	gw, err := startContainer(ctx, t, cfg, gatewayAlias, cfg.image("gateway"), nw,
 		testcontainers.WithEnv(map[string]string{
 			"UPSTREAM_AUTH_TOKENS_URL":        authTokensInternalBase,
 			"UPSTREAM_TRANSACTIONS_URL":       transactionsBase,
 			"UPSTREAM_CUSTOMERS_INVOICES_URL": customersBase,
+			"UPSTREAM_REPORTS_URL":            reportsBase,
 			"JWKS_URL":                        authTokensInternalBase + "/.well-known/jwks.json",
 			"SHUTDOWN_TIMEOUT":                "5s",
 		}),

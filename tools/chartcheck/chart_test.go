@@ -76,17 +76,18 @@ func TestChartValueSets(t *testing.T) {
 		t.Fatalf("want at least 3 value sets in charts/acct/ci, found %d", len(sets))
 	}
 	want := map[string]map[string]int{
-		// gateway, auth-tokens, transactions, customers-invoices; a service's
-		// NetworkPolicy each plus one per migration Job; a migration Job and
-		// a generated Secret per database service.
-		"default": {"Deployment": 4, "Service": 4, "ServiceAccount": 4, "PodDisruptionBudget": 4,
-			"NetworkPolicy": 7, "Job": 3, "Secret": 3, "Ingress": 0, "HorizontalPodAutoscaler": 0},
-		"minimal-external": {"Deployment": 4, "Ingress": 1, "Secret": 3, "Job": 3, "Kafka": 0, "Cluster": 0},
+		// gateway, auth-tokens, transactions, customers-invoices, reports; a
+		// service's NetworkPolicy each plus one per migration Job; a
+		// migration Job per database service and a generated Secret per
+		// service with secrets (reports has none).
+		"default": {"Deployment": 5, "Service": 5, "ServiceAccount": 5, "PodDisruptionBudget": 5,
+			"NetworkPolicy": 9, "Job": 4, "Secret": 3, "Ingress": 0, "HorizontalPodAutoscaler": 0},
+		"minimal-external": {"Deployment": 5, "Ingress": 1, "Secret": 4, "Job": 4, "Kafka": 0, "Cluster": 0},
 		// The topics of acct.business, .ledger, .transactions and .invoicing, each with its DLQ.
 		"bundled": {"Kafka": 1, "KafkaNodePool": 1, "KafkaTopic": 10, "Cluster": 1, "HTTPRoute": 1,
-			"Ingress": 0, "Job": 3, "Secret": 3},
+			"Ingress": 0, "Job": 4, "Secret": 3},
 		"autoscaling-keda-servicemonitor": {"HorizontalPodAutoscaler": 1, "ScaledObject": 1,
-			"ServiceMonitor": 4, "Secret": 2, "Job": 3},
+			"ServiceMonitor": 5, "Secret": 2, "Job": 4},
 	}
 	cases := []string{"default"}
 	for _, s := range sets {
@@ -159,6 +160,11 @@ func TestChartWiring(t *testing.T) {
 		{service: "customers-invoices", name: "KAFKA_BROKERS", value: "acct-kafka-kafka-bootstrap:9092"},
 		{service: "customers-invoices", name: "DATABASE_URL", secret: "acct-pg-app", key: "uri"},
 		{service: "customers-invoices", name: "PAGE_CURSOR_SECRET", secret: "acct-customers-invoices", key: "PAGE_CURSOR_SECRET"},
+		{service: "gateway", name: "UPSTREAM_REPORTS_URL", value: "http://acct-reports"},
+		{service: "reports", name: "JWKS_URL", value: "http://acct-auth-tokens/.well-known/jwks.json"},
+		{service: "reports", name: "DB_SCHEMA", value: "reports"},
+		{service: "reports", name: "KAFKA_BROKERS", value: "acct-kafka-kafka-bootstrap:9092"},
+		{service: "reports", name: "DATABASE_URL", secret: "acct-pg-app", key: "uri"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.service+"/"+tc.name, func(t *testing.T) {

@@ -38,6 +38,11 @@ customers-invoices:
   kafka: true
   verifiesTokens: true
   pageCursor: true
+reports:
+  database: true
+  schema: reports
+  kafka: true
+  verifiesTokens: true
 {{- end -}}
 
 {{/* acct.services: the enabled services as a YAML map name -> context fields, sorted by name. */}}

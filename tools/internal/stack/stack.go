@@ -115,6 +115,11 @@ var services = []serviceSpec{
 		schema: "invoicing",
 		env:    func(*Stack, map[string]string) []string { return nil },
 	},
+	{
+		name:   "reports",
+		schema: "reports",
+		env:    func(*Stack, map[string]string) []string { return nil },
+	},
 }
 
 // ServiceNames lists the services behind the gateway, in start order.

@@ -90,12 +90,14 @@ type Upstreams struct {
 	AuthTokens        string `env:"UPSTREAM_AUTH_TOKENS_URL" envDefault:"http://127.0.0.1:8081"`
 	Transactions      string `env:"UPSTREAM_TRANSACTIONS_URL" envDefault:"http://127.0.0.1:8082"`
 	CustomersInvoices string `env:"UPSTREAM_CUSTOMERS_INVOICES_URL" envDefault:"http://127.0.0.1:8083"`
+	Reports           string `env:"UPSTREAM_REPORTS_URL" envDefault:"http://127.0.0.1:8084"`
 }
 
 // URLs maps routing-table upstream names to base URLs.
 func (u Upstreams) URLs() map[string]string {
 	return map[string]string{
 		routes.AuthTokens: u.AuthTokens, routes.Transactions: u.Transactions, routes.CustomersInvoices: u.CustomersInvoices,
+		routes.Reports: u.Reports,
 	}
 }
 

@@ -16,6 +16,7 @@ const (
 	AuthTokens        = "auth-tokens"
 	Transactions      = "transactions"
 	CustomersInvoices = "customers-invoices"
+	Reports           = "reports"
 )
 
 // BusinessParam is the path parameter that carries the business id on
@@ -156,6 +157,9 @@ var Table = []Route{
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/invoices/:invoiceId/payment", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/invoices/:invoiceId/write-off", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/invoices/:invoiceId/write-offs/:writeOffId", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
+
+	// reports: the profit and loss from the ledger's read model.
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/profit-and-loss", Upstream: Reports, Auth: Token, Tenancy: Business},
 }
 
 // Upstreams lists the distinct upstream names used by the table, in order of

@@ -1,0 +1,91 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/acctsuite/acct/services/reports/internal/domain"
+)
+
+// Accounts is every account of business bid.
+func (s *Store) Accounts(ctx context.Context, db bun.IDB, bid uuid.UUID) (map[uuid.UUID]domain.Account, error) {
+	var rows []struct {
+		ID          uuid.UUID `bun:"id"`
+		StableName  *string   `bun:"stable_name"`
+		Name        string    `bun:"name"`
+		AccountType string    `bun:"account_type"`
+		Subtype     *string   `bun:"subtype"`
+		Normality   *string   `bun:"normality"`
+		Path        []string  `bun:"path,array"`
+	}
+	if err := db.NewRaw(`SELECT id, stable_name, name, account_type, subtype, normality, path::text[] AS path
+		FROM accounts WHERE business_id = ?`, bid).Scan(ctx, &rows); err != nil {
+		return nil, wrap("read accounts", err)
+	}
+	out := make(map[uuid.UUID]domain.Account, len(rows))
+	for _, r := range rows {
+		path := make([]uuid.UUID, 0, len(r.Path))
+		for _, p := range r.Path {
+			id, err := uuid.Parse(p)
+			if err != nil {
+				return nil, wrap("read account path", err)
+			}
+			path = append(path, id)
+		}
+		out[r.ID] = domain.Account{ID: r.ID, StableName: r.StableName, Name: r.Name, Type: r.AccountType,
+			Subtype: r.Subtype, Normality: r.Normality, Path: path}
+	}
+	return out, nil
+}
+
+// Amounts is the signed cents per account of business bid on the days
+// start..end (inclusive) of the lines f selects (accounts netting to zero
+// left out).
+func (s *Store) Amounts(ctx context.Context, db bun.IDB, bid uuid.UUID, start, end time.Time, f domain.TagFilter) (map[uuid.UUID]int64, error) {
+	q := `SELECT account_id, sum(amount)::bigint AS amount FROM account_days
+		WHERE business_id = ? AND day BETWEEN ? AND ?`
+	args := []any{bid, start, end}
+	switch {
+	case f.Key != "" && len(f.Values) > 0:
+		kvs := make([]string, len(f.Values))
+		for i, v := range f.Values {
+			kvs[i] = domain.KV(f.Key, v)
+		}
+		q += ` AND tag_set_id IN (SELECT id FROM tag_sets WHERE business_id = ? AND kv && ?::text[])`
+		args = append(args, bid, pgdialect.Array(kvs))
+	case f.Key != "":
+		q += ` AND tag_set_id IN (SELECT id FROM tag_sets WHERE business_id = ? AND keys && ?::text[])`
+		args = append(args, bid, pgdialect.Array([]string{f.Key}))
+	}
+	q += ` GROUP BY account_id HAVING sum(amount) <> 0`
+	var rows []struct {
+		AccountID uuid.UUID `bun:"account_id"`
+		Amount    int64     `bun:"amount"`
+	}
+	if err := db.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
+		return nil, wrap("read amounts", err)
+	}
+	out := make(map[uuid.UUID]int64, len(rows))
+	for _, r := range rows {
+		out[r.AccountID] = r.Amount
+	}
+	return out, nil
+}
+
+// LastEventAt is the time of the last event applied for business bid (nil
+// before any).
+func (s *Store) LastEventAt(ctx context.Context, db bun.IDB, bid uuid.UUID) (*time.Time, error) {
+	var ts []time.Time
+	if err := db.NewRaw("SELECT last_event_at FROM freshness WHERE business_id = ?", bid).Scan(ctx, &ts); err != nil {
+		return nil, wrap("read freshness", err)
+	}
+	if len(ts) == 0 {
+		return nil, nil
+	}
+	t := ts[0].UTC()
+	return &t, nil
+}

@@ -1,0 +1,161 @@
+// Package app holds the reports service's use cases: applying the ledger's
+// posted entries to the read model, the profit-and-loss report and the
+// rebuild from the service's journal copy.
+package app
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/services/reports/internal/domain"
+)
+
+// Store is the read model (postgres.Store).
+type Store interface {
+	RecordEntry(ctx context.Context, db bun.IDB, p events.LedgerEntryPosted, day, eventTime time.Time) (bool, error)
+	ApplyLines(ctx context.Context, db bun.IDB, p events.LedgerEntryPosted, day, eventTime time.Time) error
+	ClearBusiness(ctx context.Context, db bun.IDB, bid uuid.UUID) error
+	JournalBusinesses(ctx context.Context, db bun.IDB) ([]uuid.UUID, error)
+	JournalPage(ctx context.Context, db bun.IDB, bid, after uuid.UUID, limit int) ([]JournalEntry, error)
+	Accounts(ctx context.Context, db bun.IDB, bid uuid.UUID) (map[uuid.UUID]domain.Account, error)
+	Amounts(ctx context.Context, db bun.IDB, bid uuid.UUID, start, end time.Time, f domain.TagFilter) (map[uuid.UUID]int64, error)
+	LastEventAt(ctx context.Context, db bun.IDB, bid uuid.UUID) (*time.Time, error)
+}
+
+// JournalEntry is one entry of the service's journal copy.
+type JournalEntry struct {
+	Entry     events.LedgerEntryPosted
+	Day       time.Time
+	EventTime time.Time
+}
+
+var txReadOnly = sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}
+
+// lockBusiness serialises the writers of business bid's read model (the
+// consumer and a rebuild) until tx ends.
+func lockBusiness(ctx context.Context, tx bun.IDB, bid uuid.UUID) error {
+	if _, err := tx.NewRaw("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", "reports:"+bid.String()).Exec(ctx); err != nil {
+		return fmt.Errorf("lock business: %w", err)
+	}
+	return nil
+}
+
+// Reports are the use cases.
+type Reports struct {
+	db     *bun.DB
+	store  Store
+	logger *slog.Logger
+}
+
+// New makes the use cases.
+func New(db *bun.DB, store Store, logger *slog.Logger) *Reports {
+	return &Reports{db: db, store: store, logger: logger}
+}
+
+// EntryDay is the calendar day p counts on: its date, else its timestamp's
+// UTC day.
+func EntryDay(p events.LedgerEntryPosted) (time.Time, error) {
+	if p.Date != "" {
+		d, err := time.Parse(domain.DateLayout, p.Date)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("entry %s: bad date %q", p.EntryID, p.Date)
+		}
+		return d, nil
+	}
+	if p.EntryAt.IsZero() {
+		return time.Time{}, fmt.Errorf("entry %s: no date", p.EntryID)
+	}
+	y, m, d := p.EntryAt.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC), nil
+}
+
+// ApplyEntry applies a posted entry in tx: once per entry id, whatever the
+// number of deliveries.
+func (r *Reports) ApplyEntry(ctx context.Context, tx bun.IDB, p events.LedgerEntryPosted, eventTime time.Time) error {
+	day, err := EntryDay(p)
+	if err != nil {
+		return err
+	}
+	if err := lockBusiness(ctx, tx, p.BusinessID); err != nil {
+		return err
+	}
+	fresh, err := r.store.RecordEntry(ctx, tx, p, day, eventTime)
+	if err != nil || !fresh {
+		return err
+	}
+	return r.store.ApplyLines(ctx, tx, p, day, eventTime)
+}
+
+// Report is a profit-and-loss report with its freshness.
+type Report struct {
+	BusinessID  uuid.UUID
+	Query       domain.PnLQuery
+	PnL         domain.PnL
+	LastEventAt *time.Time
+}
+
+// ProfitAndLoss is the accrual-basis report of business bid.
+func (r *Reports) ProfitAndLoss(ctx context.Context, bid uuid.UUID, q domain.PnLQuery) (Report, error) {
+	out := Report{BusinessID: bid, Query: q}
+	err := r.db.RunInTx(ctx, &txReadOnly, func(ctx context.Context, tx bun.Tx) error {
+		accounts, err := r.store.Accounts(ctx, tx, bid)
+		if err != nil {
+			return err
+		}
+		amounts, err := r.store.Amounts(ctx, tx, bid, q.Start, q.End, q.Filter)
+		if err != nil {
+			return err
+		}
+		out.PnL = domain.BuildPnL(accounts, amounts)
+		out.LastEventAt, err = r.store.LastEventAt(ctx, tx, bid)
+		return err
+	})
+	return out, err
+}
+
+// rebuildPage is how many journal entries a rebuild reads at a time.
+const rebuildPage = 500
+
+// Rebuild recomputes the read model of business bid from the journal copy
+// in one transaction (readers see the old figures until it commits).
+func (r *Reports) Rebuild(ctx context.Context, bid uuid.UUID) (int, error) {
+	n := 0
+	err := r.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := lockBusiness(ctx, tx, bid); err != nil {
+			return err
+		}
+		if err := r.store.ClearBusiness(ctx, tx, bid); err != nil {
+			return err
+		}
+		after := uuid.Nil
+		for {
+			page, err := r.store.JournalPage(ctx, tx, bid, after, rebuildPage)
+			if err != nil {
+				return err
+			}
+			for _, e := range page {
+				if err := r.store.ApplyLines(ctx, tx, e.Entry, e.Day, e.EventTime); err != nil {
+					return err
+				}
+				after = e.Entry.EntryID
+			}
+			n += len(page)
+			if len(page) < rebuildPage {
+				return nil
+			}
+		}
+	})
+	return n, err
+}
+
+// Businesses is every business of the journal copy.
+func (r *Reports) Businesses(ctx context.Context) ([]uuid.UUID, error) {
+	return r.store.JournalBusinesses(ctx, r.db)
+}

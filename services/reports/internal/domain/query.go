@@ -1,0 +1,88 @@
+package domain
+
+import (
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/acctsuite/acct/pkg/apperr"
+)
+
+// Error enums of the report's parameters.
+const (
+	EnumInvalidDateRange          = "InvalidDateRange"
+	EnumInvalidTagFilter          = "InvalidTagFilter"
+	EnumUnsupportedReportingBasis = "UnsupportedReportingBasis"
+	EnumUnsupportedStructure      = "UnsupportedStructure"
+)
+
+// DateLayout is the YYYY-MM-DD of the query parameters.
+const DateLayout = "2006-01-02"
+
+// PnLQuery is a profit-and-loss request: the days Start..End (inclusive,
+// UTC) and a tag filter.
+type PnLQuery struct {
+	Start, End time.Time
+	Filter     TagFilter
+}
+
+// ParsePnLQuery reads start_date, end_date (required, YYYY-MM-DD, end not
+// before start), tag_key and tag_values (comma-separated or repeated; only
+// with tag_key), reporting_basis (ACCRUAL; CASH is not served yet) and
+// structure (DEFAULT). Other parameters (include_uncategorized) are ignored.
+func ParsePnLQuery(q url.Values) (PnLQuery, error) {
+	var out PnLQuery
+	bad := map[string]string{}
+	enum := apperr.InvalidParameters
+	date := func(name string) time.Time {
+		s := q.Get(name)
+		if s == "" {
+			bad[name] = "required (YYYY-MM-DD)"
+			return time.Time{}
+		}
+		d, err := time.Parse(DateLayout, s)
+		if err != nil {
+			bad[name] = "must be a date YYYY-MM-DD"
+		}
+		return d
+	}
+	out.Start, out.End = date("start_date"), date("end_date")
+	errEnum := ""
+	if len(bad) > 0 {
+		errEnum = EnumInvalidDateRange
+	} else if out.End.Before(out.Start) {
+		bad["end_date"] = "must not be before start_date"
+		errEnum = EnumInvalidDateRange
+	}
+	out.Filter.Key = strings.TrimSpace(q.Get("tag_key"))
+	for _, v := range q["tag_values"] {
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out.Filter.Values = append(out.Filter.Values, s)
+			}
+		}
+	}
+	if len(out.Filter.Values) > 0 && out.Filter.Key == "" {
+		bad["tag_values"] = "needs tag_key"
+		errEnum = EnumInvalidTagFilter
+	}
+	switch b := q.Get("reporting_basis"); b {
+	case "", "ACCRUAL":
+	case "CASH":
+		bad["reporting_basis"] = "CASH is not supported yet"
+		errEnum = EnumUnsupportedReportingBasis
+	default:
+		bad["reporting_basis"] = "must be ACCRUAL or CASH"
+		errEnum = EnumUnsupportedReportingBasis
+	}
+	switch s := q.Get("structure"); s {
+	case "", "DEFAULT":
+	default:
+		bad["structure"] = "only DEFAULT is supported"
+		errEnum = EnumUnsupportedStructure
+	}
+	if len(bad) > 0 {
+		return PnLQuery{}, apperr.FieldErrors(enum, bad).WithEnum(errEnum)
+	}
+	return out, nil
+}

@@ -1,0 +1,97 @@
+package service
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/acctsuite/acct/pkg/events"
+)
+
+// acct is an account of the fixture chart (the default chart's shape).
+type acct struct {
+	stable, name, typ, subtype, normality string
+	parents                               []string // stable names, root first
+}
+
+var chart = map[string]acct{
+	"CASH":                   {"CASH", "Cash", "ASSET", "CASH", "DEBIT", []string{"ASSETS"}},
+	"SALES":                  {"SALES", "Sales", "REVENUE", "SALES", "CREDIT", []string{"REVENUE"}},
+	"UNCATEGORIZED_REVENUE":  {"UNCATEGORIZED_REVENUE", "Uncategorized revenue", "REVENUE", "UNCATEGORIZED_REVENUE", "CREDIT", []string{"REVENUE"}},
+	"DISCOUNTS":              {"DISCOUNTS", "Discounts", "REVENUE", "RETURNS_AND_ALLOWANCES", "DEBIT", []string{"REVENUE", "RETURNS_AND_ALLOWANCES"}},
+	"MATERIALS":              {"MATERIALS", "Materials", "EXPENSE", "COST_OF_GOODS_SOLD", "DEBIT", []string{"EXPENSES", "COST_OF_GOODS_SOLD"}},
+	"RENT":                   {"RENT", "Rent", "EXPENSE", "OPERATING_EXPENSES", "DEBIT", []string{"EXPENSES", "OPERATING_EXPENSES"}},
+	"UNCATEGORIZED_EXPENSES": {"UNCATEGORIZED_EXPENSES", "Uncategorized expenses", "EXPENSE", "UNCATEGORIZED_EXPENSES", "DEBIT", []string{"EXPENSES", "OPERATING_EXPENSES"}},
+	"BANK_FEES":              {"BANK_FEES", "Bank fees", "EXPENSE", "FEES", "DEBIT", []string{"EXPENSES", "OPERATING_EXPENSES", "FEES"}},
+	"INCOME_TAXES":           {"INCOME_TAXES", "Income taxes", "EXPENSE", "TAXES", "DEBIT", []string{"EXPENSES", "TAXES"}},
+}
+
+var parentNames = map[string]string{
+	"ASSETS": "Assets", "REVENUE": "Revenue", "RETURNS_AND_ALLOWANCES": "Returns and allowances", "EXPENSES": "Expenses",
+	"COST_OF_GOODS_SOLD": "Cost of goods sold", "OPERATING_EXPENSES": "Operating expenses", "FEES": "Fees", "TAXES": "Taxes",
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// line is a line on the fixture account stable of business bid; kv are
+// tag key/value pairs.
+func line(bid uuid.UUID, stable, direction string, amount int64, kv ...string) events.LedgerLine {
+	a, ok := chart[stable]
+	if !ok {
+		panic("no fixture account " + stable)
+	}
+	signed := amount
+	if direction == "CREDIT" {
+		signed = -amount
+	}
+	l := events.LedgerLine{LineID: uuid.New(), AccountID: events.DefaultAccountID(bid, stable), AccountName: a.name,
+		StableName: ptr(stable), AccountType: a.typ, AccountSubtype: a.subtype, Normality: a.normality,
+		Direction: direction, Amount: amount, SignedAmount: signed, Tags: []events.LedgerTag{}}
+	for _, p := range a.parents {
+		l.Ancestors = append(l.Ancestors, events.LedgerAccountRef{AccountID: events.DefaultAccountID(bid, p), StableName: ptr(p), Name: parentNames[p]})
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		l.Tags = append(l.Tags, events.LedgerTag{ID: uuid.New(), Key: kv[i], Value: kv[i+1]})
+	}
+	return l
+}
+
+// entry is a posted entry of bid on day (YYYY-MM-DD).
+func entry(bid uuid.UUID, day string, lines ...events.LedgerLine) events.LedgerEntryPosted {
+	at, err := time.Parse("2006-01-02", day)
+	if err != nil {
+		panic(err)
+	}
+	return events.LedgerEntryPosted{EntryID: uuid.Must(uuid.NewV7()), BusinessID: bid, LedgerID: events.LedgerID(bid),
+		EntryType: "MANUAL", Agent: "API", Date: day, EntryAt: at.Add(9 * time.Hour), SourceType: "MANUAL_JOURNAL_ENTRY",
+		SourceID: uuid.NewString(), Tags: []events.LedgerTag{}, Lines: lines, CreatedAt: at.Add(9 * time.Hour)}
+}
+
+// reversal is the entry reversing e on day.
+func reversal(e events.LedgerEntryPosted, day string) events.LedgerEntryPosted {
+	lines := make([]events.LedgerLine, len(e.Lines))
+	for i, l := range e.Lines {
+		l.LineID = uuid.New()
+		l.SignedAmount = -l.SignedAmount
+		if l.Direction == "DEBIT" {
+			l.Direction = "CREDIT"
+		} else {
+			l.Direction = "DEBIT"
+		}
+		lines[i] = l
+	}
+	r := entry(e.BusinessID, day, lines...)
+	r.EntryType, r.ReversalOfID = e.EntryType, &e.EntryID
+	return r
+}
+
+// event is p as the ledger publishes it.
+func event(t testing.TB, p events.LedgerEntryPosted) events.Event {
+	t.Helper()
+	evt, err := events.New(events.TopicLedger, events.TypeLedgerEntryPosted, "acct/transactions", p.BusinessID, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evt
+}

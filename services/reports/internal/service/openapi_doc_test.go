@@ -1,0 +1,36 @@
+package service
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/acctsuite/acct/pkg/openapi"
+	"github.com/acctsuite/acct/services/reports"
+)
+
+func TestOpenAPIDocumentLoads(t *testing.T) {
+	doc, err := openapi.Load(reports.OpenAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Paths.Value("/v1/businesses/{businessId}/reports/profit-and-loss") == nil {
+		t.Error("profit-and-loss undocumented")
+	}
+}
+
+// TestOpenAPIDocumentMerges: the gateway merges every service's document
+// into one; shared components must be defined identically.
+func TestOpenAPIDocumentMerges(t *testing.T) {
+	docs := [][]byte{reports.OpenAPI}
+	for _, svc := range []string{"auth-tokens", "transactions", "customers-invoices"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "..", svc, "openapi.yaml"))
+		if err != nil {
+			t.Skipf("%s's document: %v", svc, err)
+		}
+		docs = append(docs, b)
+	}
+	if _, err := openapi.MergeDocuments(docs...); err != nil {
+		t.Fatal(err)
+	}
+}

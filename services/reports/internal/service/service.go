@@ -1,0 +1,95 @@
+// Package service wires the reports service onto the service kit: the
+// read model fed from acct.ledger.v1, the business projection (tenancy)
+// from acct.business.v1, the HTTP routes and the rebuild command. The kit
+// does the rest (see pkg/servicekit).
+package service
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/google/uuid"
+
+	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/pgdb"
+	"github.com/acctsuite/acct/pkg/servicekit"
+	"github.com/acctsuite/acct/services/reports"
+	httpadapter "github.com/acctsuite/acct/services/reports/internal/adapters/http"
+	kafkaadapter "github.com/acctsuite/acct/services/reports/internal/adapters/kafka"
+	"github.com/acctsuite/acct/services/reports/internal/adapters/postgres"
+	"github.com/acctsuite/acct/services/reports/internal/app"
+	"github.com/acctsuite/acct/services/reports/internal/config"
+)
+
+// Service holds what Setup built (tests reach the use cases through it).
+type Service struct {
+	Reports *app.Reports
+}
+
+// New describes the service to the kit; the returned Service is filled in
+// when the kit runs Setup.
+func New(cfg config.Config) (*Service, servicekit.Definition) {
+	s := &Service{}
+	return s, servicekit.Definition{
+		Name:       config.ServiceName,
+		Base:       &cfg.Base,
+		Data:       &cfg.Data,
+		Auth:       &cfg.Auth,
+		Migrations: []pgdb.MigrationSet{postgres.Migrations},
+		Businesses: true,
+		OpenAPI:    reports.OpenAPI,
+		Setup:      s.setup,
+		Commands:   map[string]servicekit.Command{"rebuild": s.rebuild},
+	}
+}
+
+func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
+	s.Reports = app.New(k.DB(), postgres.New(), k.Logger())
+	k.Consume(events.TopicLedger, kafkaadapter.LedgerHandler(s.Reports))
+	httpadapter.Register(k.App(), httpadapter.Options{
+		Reports:  s.Reports,
+		Auth:     k.Authenticate(),
+		Business: k.RequireBusiness(),
+	})
+	return nil
+}
+
+// rebuild is `reports rebuild --business ID|--all`: the read model of the
+// business (or of every business) recomputed from the service's journal
+// copy of the ledger's entries.
+func (s *Service) rebuild(ctx context.Context, _ *servicekit.Kit, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("rebuild", flag.ContinueOnError)
+	fs.SetOutput(out)
+	business := fs.String("business", "", "the business id to rebuild")
+	all := fs.Bool("all", false, "rebuild every business")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if (*business == "") == !*all {
+		return errors.New("rebuild: give exactly one of --business ID or --all")
+	}
+	var ids []uuid.UUID
+	if *all {
+		var err error
+		if ids, err = s.Reports.Businesses(ctx); err != nil {
+			return err
+		}
+	} else {
+		id, err := uuid.Parse(*business)
+		if err != nil {
+			return fmt.Errorf("rebuild: --business: %w", err)
+		}
+		ids = []uuid.UUID{id}
+	}
+	for _, id := range ids {
+		n, err := s.Reports.Rebuild(ctx, id)
+		if err != nil {
+			return fmt.Errorf("rebuild %s: %w", id, err)
+		}
+		fmt.Fprintf(out, "rebuilt %s from %d entries\n", id, n)
+	}
+	return nil
+}

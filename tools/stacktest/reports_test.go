@@ -1,0 +1,64 @@
+package stacktest
+
+import (
+	"net/http"
+	"testing"
+	"time"
+)
+
+// TestProfitAndLossThroughTheSuite: journal entries posted to the ledger
+// (transactions) reach the reports service as ledger.entry.posted events,
+// and the profit and loss through the gateway shows them, with a tag
+// filter; another platform gets 404.
+func TestProfitAndLossThroughTheSuite(t *testing.T) {
+	tok := platformToken(t)
+	bid := createBusiness(t, tok, "reports-"+time.Now().Format("150405.000000"))
+	base := "/v1/businesses/" + bid
+	post := func(external, stable, direction string, amount int64, dept string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			r := jsonCall(t, http.MethodPost, base+"/ledger/journal-entries", tok, map[string]any{
+				"external_id": external, "entry_at": "2026-05-04", "created_by": "stacktest",
+				"tags": []map[string]any{{"key": "dept", "value": dept}},
+				"line_items": []map[string]any{
+					{"account_identifier": map[string]any{"type": "StableName", "stable_name": stable}, "amount": amount, "direction": direction},
+					{"account_identifier": map[string]any{"type": "StableName", "stable_name": "CASH"}, "amount": amount,
+						"direction": map[string]string{"DEBIT": "CREDIT", "CREDIT": "DEBIT"}[direction]},
+				},
+			})
+			if r.status == http.StatusCreated || r.status == http.StatusOK {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("journal entry %s: %d %s", external, r.status, r.body)
+			}
+			time.Sleep(200 * time.Millisecond) // the chart is seeded from business.created
+		}
+	}
+	post("sale-1", "SALES", "CREDIT", 50000, "retail")
+	post("rent-1", "RENT", "DEBIT", 12000, "office")
+
+	type want struct{ income, expenses, net float64 }
+	wait := func(query string, w want) {
+		t.Helper()
+		var r reply
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+			r = call(t, http.MethodGet, base+"/reports/profit-and-loss?start_date=2026-05-01&end_date=2026-05-31"+query, tok, "", nil, true)
+			if r.status == http.StatusOK {
+				d := r.json["data"].(map[string]any)
+				if d["income"].(map[string]any)["value"] == w.income && d["expenses"].(map[string]any)["value"] == w.expenses && d["net_profit"] == w.net {
+					return
+				}
+			}
+		}
+		t.Fatalf("profit and loss%s: %d %s, want %+v", query, r.status, r.body, w)
+	}
+	wait("", want{50000, 12000, 38000})
+	wait("&tag_key=dept&tag_values=retail", want{50000, 0, 50000})
+
+	otherID, otherSecret := secondClient(t)
+	other := call(t, http.MethodGet, base+"/reports/profit-and-loss?start_date=2026-05-01&end_date=2026-05-31",
+		tokenFor(t, otherID, otherSecret), "", nil, true)
+	expectError(t, other, http.StatusNotFound, "NotFound")
+}
