@@ -46,7 +46,7 @@ func TestSkaffoldConfig(t *testing.T) {
 		}
 		images[a.ImageName] = a.DockerArtifact.DockerfilePath
 	}
-	for _, name := range []string{"gateway", "auth-tokens", "customers-invoices", "reports", "broker"} {
+	for _, name := range []string{"gateway", "auth-tokens", "transactions", "customers-invoices", "reports", "broker"} {
 		dockerfile, ok := images["ghcr.io/acctsuite/acct-"+name]
 		if !ok {
 			t.Errorf("no artifact for acct-%s", name)
