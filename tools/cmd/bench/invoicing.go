@@ -353,24 +353,9 @@ func (b *txbench) pgbenchPayments(ctx context.Context, biz string, targets []uui
 	})); err != nil {
 		return 0, err
 	}
-	rows, err := b.db.Query(ctx, `SELECT topic, type, source, subject, headers::text, data::text FROM invoicing.outbox
-		WHERE key = $1 ORDER BY seq DESC LIMIT 2`, biz)
+	values, err := b.lastEvents(ctx, "invoicing", biz, 2)
 	if err != nil {
 		return 0, err
-	}
-	var values []string
-	for rows.Next() {
-		var topic, typ, source, subject, headers, data string
-		if err := rows.Scan(&topic, &typ, &source, &subject, &headers, &data); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		values = append(values, fmt.Sprintf("(gen_random_uuid()::text, %s, %s, %s, %s, %s, now()::text, %s, %s)",
-			sqlQuote(topic), sqlQuote(biz), sqlQuote(typ), sqlQuote(source), sqlQuote(subject), sqlQuote(headers), sqlQuote(data)))
-	}
-	rows.Close()
-	if len(values) != 2 {
-		return 0, fmt.Errorf("%d events of %s in the outbox, want 2", len(values), biz)
 	}
 	binDir, err := pgcluster.BinDir()
 	if err != nil {

@@ -621,26 +621,9 @@ func (b *txbench) categorizeScript(ctx context.Context, biz string) (string, err
 		WHERE business_id = $1 AND category->'entries'->0->>'stable_name' = 'OFFICE_EXPENSES' LIMIT 1`, biz).Scan(&category); err != nil {
 		return "", fmt.Errorf("a categorized row of %s: %w", biz, err)
 	}
-	rows, err := b.db.Query(ctx, `SELECT topic, type, source, subject, headers::text, data::text FROM transactions.outbox
-		WHERE key = $1 ORDER BY seq DESC LIMIT 3`, biz)
+	values, err := b.lastEvents(ctx, "transactions", biz, 3)
 	if err != nil {
-		return "", fmt.Errorf("events of %s: %w", biz, err)
-	}
-	defer rows.Close()
-	var values []string
-	for rows.Next() {
-		var topic, typ, source, subject, headers, data string
-		if err := rows.Scan(&topic, &typ, &source, &subject, &headers, &data); err != nil {
-			return "", err
-		}
-		values = append(values, fmt.Sprintf("(gen_random_uuid()::text, %s, %s, %s, %s, %s, now()::text, %s, %s)",
-			sqlQuote(topic), sqlQuote(biz), sqlQuote(typ), sqlQuote(source), sqlQuote(subject), sqlQuote(headers), sqlQuote(data)))
-	}
-	if err := rows.Err(); err != nil {
 		return "", err
-	}
-	if len(values) != 3 {
-		return "", fmt.Errorf("%d events of %s in the outbox, want 3", len(values), biz)
 	}
 	return fmt.Sprintf(categorizeScript, biz, office, strings.ReplaceAll(category, "'", "''"), strings.Join(values, ", "),
 		importRows/(importBatch*importClients)-1, batchOffset(b.imported, biz)), nil
@@ -655,6 +638,33 @@ func batchOffset(imported []importedTxn, biz string) int {
 		}
 	}
 	return 0
+}
+
+// lastEvents are the last n events of biz in schema's outbox as SQL
+// VALUES rows for a pgbench script's outbox insert (fresh ids and times).
+func (b *txbench) lastEvents(ctx context.Context, schema, biz string, n int) ([]string, error) {
+	rows, err := b.db.Query(ctx, `SELECT topic, type, source, subject, headers::text, data::text FROM `+schema+`.outbox
+		WHERE key = $1 ORDER BY seq DESC LIMIT $2`, biz, n)
+	if err != nil {
+		return nil, fmt.Errorf("events of %s: %w", biz, err)
+	}
+	defer rows.Close()
+	var values []string
+	for rows.Next() {
+		var topic, typ, source, subject, headers, data string
+		if err := rows.Scan(&topic, &typ, &source, &subject, &headers, &data); err != nil {
+			return nil, err
+		}
+		values = append(values, fmt.Sprintf("(gen_random_uuid()::text, %s, %s, %s, %s, %s, now()::text, %s, %s)",
+			sqlQuote(topic), sqlQuote(biz), sqlQuote(typ), sqlQuote(source), sqlQuote(subject), sqlQuote(headers), sqlQuote(data)))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(values) != n {
+		return nil, fmt.Errorf("%d events of %s in %s.outbox, want %d", len(values), biz, schema, n)
+	}
+	return values, nil
 }
 
 // sqlQuote is s as an SQL string literal.
