@@ -81,6 +81,9 @@ type Config struct {
 	Topics      []string
 	MaxAttempts int           // handler attempts before dead-lettering; default 5
 	Backoff     time.Duration // delay after the first failed attempt, doubled after each; default 200ms
+	// Stats, when set, records per topic what was applied and the lag
+	// (metrics).
+	Stats *Stats
 	// NotYetWindow is how long a handler may answer ErrNotYet (the event
 	// came before what it depends on) before those answers count as
 	// failed attempts; default 10m.
@@ -392,9 +395,11 @@ func (c *Consumer) consumePartition(ctx context.Context, topic string, pa kafka.
 			continue
 		}
 		backoff = c.cfg.Backoff
-		if !c.process(ctx, m) {
+		applied, eventTime, ok := c.process(ctx, m)
+		if !ok {
 			return
 		}
+		c.cfg.Stats.processed(m.Topic, m.Partition, m.Offset, m.HighWaterMark, applied, eventTime, time.Now())
 		offs.done(m.Topic, m.Partition, m.Offset+1)
 	}
 }
@@ -414,24 +419,25 @@ type handlerError struct{ err error }
 func (e *handlerError) Error() string { return e.err.Error() }
 func (e *handlerError) Unwrap() error { return e.err }
 
-// process applies or dead-letters m and reports whether the offset may be
-// committed (false only when ctx ended first).
-func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
+// process applies or dead-letters m and reports whether it was applied
+// (with the event's time) and whether the offset may be committed (false
+// only when ctx ended first).
+func (c *Consumer) process(ctx context.Context, m kafka.Message) (applied bool, eventTime time.Time, ok bool) {
 	e, err := events.FromMessage(m)
 	if err != nil {
 		c.log.Error("consumer: undecodable message, dead-lettering", "topic", m.Topic,
 			"partition", m.Partition, "offset", m.Offset, "error", err)
-		return c.deadLetter(ctx, m, nil, err, 0)
+		return false, time.Time{}, c.deadLetter(ctx, m, nil, err, 0)
 	}
 	infraBackoff := c.cfg.Backoff
 	first := time.Now()
 	for attempt := 1; ; {
 		err := c.apply(ctx, m, e)
 		if err == nil {
-			return true
+			return true, e.Time, true
 		}
 		if ctx.Err() != nil {
-			return false
+			return false, e.Time, false
 		}
 		var herr *handlerError
 		notYet := errors.As(err, &herr) && errors.Is(herr.err, ErrNotYet) && time.Since(first) < c.cfg.NotYetWindow
@@ -440,7 +446,7 @@ func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
 			c.log.Warn("consumer: cannot apply event now, retrying", "event_id", e.ID, "type", e.Type,
 				"topic", m.Topic, "partition", m.Partition, "offset", m.Offset, "retry_in", infraBackoff, "error", err)
 			if !sleep(ctx, infraBackoff) {
-				return false
+				return false, e.Time, false
 			}
 			infraBackoff = min(infraBackoff*2, maxBackoff)
 			continue
@@ -448,13 +454,13 @@ func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
 		if attempt >= c.cfg.MaxAttempts {
 			c.log.Error("consumer: handler failed, dead-lettering", "event_id", e.ID, "type", e.Type,
 				"topic", m.Topic, "partition", m.Partition, "offset", m.Offset, "attempts", attempt, "error", herr.err)
-			return c.deadLetter(ctx, m, &e, herr.err, attempt)
+			return false, e.Time, c.deadLetter(ctx, m, &e, herr.err, attempt)
 		}
 		delay := min(c.cfg.Backoff<<(attempt-1), maxBackoff)
 		c.log.Warn("consumer: handler failed, retrying", "event_id", e.ID, "type", e.Type,
 			"attempt", attempt, "retry_in", delay, "error", herr.err)
 		if !sleep(ctx, delay) {
-			return false
+			return false, e.Time, false
 		}
 		attempt++
 	}

@@ -108,11 +108,12 @@ type Kit struct {
 	jwks     *authn.JWKSVerifier
 	owners   tenancy.OwnerLookup
 
-	handlers   map[string][]consumer.Handler
-	topicOrder []string
-	background []func(context.Context)
-	onStart    []func(context.Context) error
-	checks     map[string]func(context.Context) error
+	handlers      map[string][]consumer.Handler
+	topicOrder    []string
+	consumerStats *consumer.Stats
+	background    []func(context.Context)
+	onStart       []func(context.Context) error
+	checks        map[string]func(context.Context) error
 
 	telemetry func(context.Context) error
 	closeOnce sync.Once
@@ -158,6 +159,8 @@ func New(ctx context.Context, def Definition, logger *slog.Logger) (_ *Kit, err 
 			return nil, err
 		}
 		k.registerRelayMetrics()
+		k.consumerStats = consumer.NewStats()
+		k.metrics.MustRegister(consumerCollector{k.consumerStats})
 	}
 	if def.Auth != nil {
 		k.jwks = authn.NewJWKSVerifier(def.Auth.JWKSURL, authn.VerifierOptions{Issuer: def.Auth.TokenIssuer})
@@ -322,6 +325,45 @@ func (k *Kit) App() *fiber.App { return k.app }
 
 // Metrics is the Prometheus registry served at /metrics.
 func (k *Kit) Metrics() *prometheus.Registry { return k.metrics }
+
+// ConsumerStats is what the kit's consumer has applied, per topic (nil
+// without a database).
+func (k *Kit) ConsumerStats() *consumer.Stats { return k.consumerStats }
+
+// consumerCollector exposes the consumer's figures per topic: how far
+// behind it is and how fresh what it applied is (alert on a growing lag or
+// an old last event).
+type consumerCollector struct{ stats *consumer.Stats }
+
+var (
+	consumerLagDesc = prometheus.NewDesc("consumer_lag_messages",
+		"Messages of the topic published but not yet processed by this replica (its partitions, as of the last message read).",
+		[]string{"topic"}, nil)
+	consumerAppliedDesc = prometheus.NewDesc("consumer_events_applied_total",
+		"Events of the topic this replica applied (duplicates skipped by the inbox included).", []string{"topic"}, nil)
+	consumerDeadDesc = prometheus.NewDesc("consumer_events_dead_lettered_total",
+		"Events of the topic this replica dead-lettered.", []string{"topic"}, nil)
+	consumerLastEventDesc = prometheus.NewDesc("consumer_last_applied_event_timestamp_seconds",
+		"Time (CloudEvents time) of the newest event of the topic this replica applied.", []string{"topic"}, nil)
+)
+
+func (c consumerCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{consumerLagDesc, consumerAppliedDesc, consumerDeadDesc, consumerLastEventDesc} {
+		ch <- d
+	}
+}
+
+func (c consumerCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, t := range c.stats.Snapshot() {
+		ch <- prometheus.MustNewConstMetric(consumerLagDesc, prometheus.GaugeValue, float64(t.Lag), t.Topic)
+		ch <- prometheus.MustNewConstMetric(consumerAppliedDesc, prometheus.CounterValue, float64(t.Applied), t.Topic)
+		ch <- prometheus.MustNewConstMetric(consumerDeadDesc, prometheus.CounterValue, float64(t.DeadLettered), t.Topic)
+		if !t.LastEventTime.IsZero() {
+			ch <- prometheus.MustNewConstMetric(consumerLastEventDesc, prometheus.GaugeValue,
+				float64(t.LastEventTime.UnixNano())/1e9, t.Topic)
+		}
+	}
+}
 
 // DB is the service's database (nil without Data).
 func (k *Kit) DB() *bun.DB { return k.db }

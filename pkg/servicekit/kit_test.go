@@ -223,6 +223,23 @@ func TestServiceLifecycle(t *testing.T) {
 	if !w.background.Load() {
 		t.Fatal("background work did not run")
 	}
+
+	// The consumer's freshness and lag, per topic, on /metrics.
+	waitFor(t, "consumer metrics", func() bool {
+		resp, err := http.Get(svc.URL + "/metrics")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		return bytes.Contains(raw, []byte(`consumer_lag_messages{topic="acct.business.v1"} 0`)) &&
+			bytes.Contains(raw, []byte(`consumer_events_applied_total{topic="acct.business.v1"}`)) &&
+			bytes.Contains(raw, []byte(`consumer_last_applied_event_timestamp_seconds{topic="acct.business.v1"}`))
+	})
+	st := svc.Kit.ConsumerStats().Snapshot()
+	if len(st) != 1 || st[0].Topic != events.TopicBusiness || st[0].Applied < 1 || st[0].LastEventTime.IsZero() {
+		t.Fatalf("consumer stats = %+v", st)
+	}
 }
 
 // readEvent reads the first event of topic over every partition.

@@ -64,6 +64,7 @@ func (k *Kit) Serve(ctx context.Context, ln net.Listener) error {
 				Brokers: k.def.Data.Kafka.Brokers,
 				GroupID: k.def.Name,
 				Topics:  slices.Clone(k.topicOrder),
+				Stats:   k.consumerStats,
 			}, k.dispatch, k.log)
 			wg.Go(func() {
 				if err := c.Run(bg); err != nil {
