@@ -126,11 +126,11 @@ func TestInvoicingKeepsTheLedgerInStep(t *testing.T) {
 		case k < 4 || len(invoices) == 0: // a new invoice
 			lines := []map[string]any{}
 			for range 1 + r.IntN(3) {
-				price := 100 + r.IntN(50_000)
+				price, quarters := 100+r.IntN(50_000), 1+r.IntN(30)
 				l := map[string]any{"product": "Item", "unit_price": price,
-					"quantity": strconv.FormatFloat(float64(1+r.IntN(30))/4, 'f', -1, 64)}
-				if r.IntN(3) == 0 {
-					l["discount_amount"] = r.IntN(price / 2)
+					"quantity": strconv.FormatFloat(float64(quarters)/4, 'f', -1, 64)}
+				if r.IntN(3) == 0 { // at most half the line's subtotal (price × quantity, rounded down here)
+					l["discount_amount"] = r.IntN(price*quarters/8 + 1)
 				}
 				if r.IntN(2) == 0 {
 					l["sales_taxes"] = []map[string]any{{"tax_account": map[string]any{"type": "Tax_Name", "name": "STATE"}, "amount": r.IntN(2000)}}
