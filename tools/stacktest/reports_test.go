@@ -57,6 +57,28 @@ func TestProfitAndLossThroughTheSuite(t *testing.T) {
 	wait("", want{50000, 12000, 38000})
 	wait("&tag_key=dept&tag_values=retail", want{50000, 0, 50000})
 
+	// The comparison: May × {retail, office}, as the SDK sends it.
+	cmp := jsonCall(t, http.MethodPost, base+"/reports/profit-and-loss-comparison", tok, map[string]any{
+		"periods": map[string]any{"type": "Comparison_Months", "months": []map[string]any{{"year": 2026, "month": 5}}},
+		"tag_filters": []map[string]any{
+			{"required_tags": []map[string]any{{"key": "dept", "value": "retail"}}, "structure": "DEFAULT"},
+			{"required_tags": []map[string]any{{"key": "dept", "value": "office"}}, "structure": "DEFAULT"},
+		},
+		"reporting_basis": "ACCRUAL", "structure": "DEFAULT",
+	})
+	if cmp.status != http.StatusOK {
+		t.Fatalf("comparison: %d %s", cmp.status, cmp.body)
+	}
+	pnls := cmp.json["data"].([]any)[0].(map[string]any)["pnls"].([]any)
+	if len(pnls) != 2 {
+		t.Fatalf("comparison: %s", cmp.body)
+	}
+	for i, w := range []float64{50000, -12000} {
+		if got := pnls[i].(map[string]any)["pnl"].(map[string]any)["net_profit"]; got != w {
+			t.Errorf("comparison result %d: net profit %v, want %v", i, got, w)
+		}
+	}
+
 	otherID, otherSecret := secondClient(t)
 	other := call(t, http.MethodGet, base+"/reports/profit-and-loss?start_date=2026-05-01&end_date=2026-05-31",
 		tokenFor(t, otherID, otherSecret), "", nil, true)

@@ -160,6 +160,7 @@ var Table = []Route{
 
 	// reports: the profit and loss from the ledger's read model.
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/profit-and-loss", Upstream: Reports, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/reports/profit-and-loss-comparison", Upstream: Reports, Auth: Token, Tenancy: Business},
 }
 
 // Upstreams lists the distinct upstream names used by the table, in order of

@@ -26,6 +26,7 @@ type Store interface {
 	JournalPage(ctx context.Context, db bun.IDB, bid, after uuid.UUID, limit int) ([]JournalEntry, error)
 	Accounts(ctx context.Context, db bun.IDB, bid uuid.UUID) (map[uuid.UUID]domain.Account, error)
 	Amounts(ctx context.Context, db bun.IDB, bid uuid.UUID, start, end time.Time, f domain.TagFilter) (map[uuid.UUID]int64, error)
+	PeriodAmounts(ctx context.Context, db bun.IDB, bid uuid.UUID, starts, ends []time.Time, required domain.RequiredTags) ([]map[uuid.UUID]int64, error)
 	LastEventAt(ctx context.Context, db bun.IDB, bid uuid.UUID) (*time.Time, error)
 }
 
@@ -114,6 +115,53 @@ func (r *Reports) ProfitAndLoss(ctx context.Context, bid uuid.UUID, q domain.PnL
 			return err
 		}
 		out.PnL = domain.BuildPnL(accounts, amounts)
+		out.LastEventAt, err = r.store.LastEventAt(ctx, tx, bid)
+		return err
+	})
+	return out, err
+}
+
+// ComparisonItem is the report of one period × tag filter.
+type ComparisonItem struct {
+	Period domain.ComparisonPeriod
+	Filter domain.RequiredTags
+	PnL    domain.PnL
+}
+
+// ComparisonReport is a comparison's reports, period-major (every filter
+// of the first period, then of the second...), with their freshness.
+type ComparisonReport struct {
+	BusinessID  uuid.UUID
+	Items       []ComparisonItem
+	LastEventAt *time.Time
+}
+
+// Comparison is the accrual-basis report of business bid for every period
+// × tag filter of c, from one consistent snapshot: one statement per
+// filter, grouped by period.
+func (r *Reports) Comparison(ctx context.Context, bid uuid.UUID, c domain.Comparison) (ComparisonReport, error) {
+	out := ComparisonReport{BusinessID: bid}
+	starts, ends := make([]time.Time, len(c.Periods)), make([]time.Time, len(c.Periods))
+	for i, p := range c.Periods {
+		starts[i], ends[i] = p.Start, p.End
+	}
+	err := r.db.RunInTx(ctx, &txReadOnly, func(ctx context.Context, tx bun.Tx) error {
+		accounts, err := r.store.Accounts(ctx, tx, bid)
+		if err != nil {
+			return err
+		}
+		byFilter := make([][]map[uuid.UUID]int64, len(c.Filters))
+		for j, f := range c.Filters {
+			if byFilter[j], err = r.store.PeriodAmounts(ctx, tx, bid, starts, ends, f); err != nil {
+				return err
+			}
+		}
+		out.Items = make([]ComparisonItem, 0, len(c.Periods)*len(c.Filters))
+		for i, p := range c.Periods {
+			for j, f := range c.Filters {
+				out.Items = append(out.Items, ComparisonItem{Period: p, Filter: f, PnL: domain.BuildPnL(accounts, byFilter[j][i])})
+			}
+		}
 		out.LastEventAt, err = r.store.LastEventAt(ctx, tx, bid)
 		return err
 	})

@@ -66,23 +66,26 @@ func (e *env) deliver(evts ...events.Event) {
 	}
 }
 
+// pnlBody is a report (the GET's data, a comparison result's pnl).
+type pnlBody struct {
+	BusinessID        uuid.UUID        `json:"business_id"`
+	StartDate         time.Time        `json:"start_date"`
+	EndDate           time.Time        `json:"end_date"`
+	Income            domain.LineItem  `json:"income"`
+	CostOfGoodsSold   domain.LineItem  `json:"cost_of_goods_sold"`
+	GrossProfit       int64            `json:"gross_profit"`
+	Expenses          domain.LineItem  `json:"expenses"`
+	ProfitBeforeTaxes int64            `json:"profit_before_taxes"`
+	Taxes             domain.LineItem  `json:"taxes"`
+	NetProfit         int64            `json:"net_profit"`
+	OtherOutflows     *domain.LineItem `json:"other_outflows"`
+	PersonalExpenses  *domain.LineItem `json:"personal_expenses"`
+	FullyCategorized  bool             `json:"fully_categorized"`
+}
+
 // pnlResponse is the report's answer.
 type pnlResponse struct {
-	Data struct {
-		BusinessID        uuid.UUID        `json:"business_id"`
-		StartDate         time.Time        `json:"start_date"`
-		EndDate           time.Time        `json:"end_date"`
-		Income            domain.LineItem  `json:"income"`
-		CostOfGoodsSold   domain.LineItem  `json:"cost_of_goods_sold"`
-		GrossProfit       int64            `json:"gross_profit"`
-		Expenses          domain.LineItem  `json:"expenses"`
-		ProfitBeforeTaxes int64            `json:"profit_before_taxes"`
-		Taxes             domain.LineItem  `json:"taxes"`
-		NetProfit         int64            `json:"net_profit"`
-		OtherOutflows     *domain.LineItem `json:"other_outflows"`
-		PersonalExpenses  *domain.LineItem `json:"personal_expenses"`
-		FullyCategorized  bool             `json:"fully_categorized"`
-	} `json:"data"`
+	Data pnlBody `json:"data"`
 	Meta struct {
 		ReportingBasis string     `json:"reporting_basis"`
 		LastEventAt    *time.Time `json:"last_event_at"`

@@ -17,6 +17,9 @@ func TestOpenAPIDocumentLoads(t *testing.T) {
 	if doc.Paths.Value("/v1/businesses/{businessId}/reports/profit-and-loss") == nil {
 		t.Error("profit-and-loss undocumented")
 	}
+	if doc.Paths.Value("/v1/businesses/{businessId}/reports/profit-and-loss-comparison") == nil {
+		t.Error("profit-and-loss-comparison undocumented")
+	}
 }
 
 // TestOpenAPIDocumentMerges: the gateway merges every service's document

@@ -68,6 +68,12 @@ func randomHistory(r *rand.Rand, bid uuid.UUID, n int) []events.LedgerEntryPoste
 
 // naive is the report recomputed straight from the entries.
 func naive(entries []events.LedgerEntryPosted, q domain.PnLQuery) (domain.PnL, int64) {
+	return naiveMatching(entries, q.Start, q.End, q.Filter.Matches)
+}
+
+// naiveMatching is naive over the days start..end for the lines whose tags
+// match selects.
+func naiveMatching(entries []events.LedgerEntryPosted, start, end time.Time, match func(domain.TagSet) bool) (domain.PnL, int64) {
 	accounts := map[uuid.UUID]domain.Account{}
 	amounts := map[uuid.UUID]int64{}
 	var pnlSum int64
@@ -84,7 +90,7 @@ func naive(entries []events.LedgerEntryPosted, q domain.PnLQuery) (domain.PnL, i
 	}
 	for _, e := range entries {
 		d, _ := time.Parse(domain.DateLayout, e.Date)
-		if d.Before(q.Start) || d.After(q.End) {
+		if d.Before(start) || d.After(end) {
 			continue
 		}
 		for _, l := range e.Lines {
@@ -92,7 +98,7 @@ func naive(entries []events.LedgerEntryPosted, q domain.PnLQuery) (domain.PnL, i
 			for i, t := range l.Tags {
 				tags[i] = domain.Tag{Key: t.Key, Value: t.Value}
 			}
-			if !q.Filter.Matches(domain.NewTagSet(tags)) {
+			if !match(domain.NewTagSet(tags)) {
 				continue
 			}
 			amounts[l.AccountID] += l.SignedAmount

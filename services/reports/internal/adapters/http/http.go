@@ -5,6 +5,8 @@
 package http
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -32,6 +34,7 @@ func Register(r fiber.Router, o Options) {
 	h := &handlers{reports: o.Reports}
 	const p = "/v1/businesses/:businessId"
 	r.Get(p+"/reports/profit-and-loss", o.Auth, o.Business, h.profitAndLoss)
+	r.Post(p+"/reports/profit-and-loss-comparison", o.Auth, o.Business, h.comparison)
 }
 
 // businessID is the business RequireBusiness authorised.
@@ -72,11 +75,88 @@ func (h *handlers) profitAndLoss(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	p := r.PnL
-	return httpx.List(c, pnlData{
-		BusinessID: r.BusinessID, StartDate: q.Start.UTC(), EndDate: q.End.Add(24*time.Hour - time.Millisecond).UTC(),
+	return httpx.List(c, renderPnL(r.BusinessID, q.Start, q.End, r.PnL),
+		pnlMeta{ReportingBasis: "ACCRUAL", LastEventAt: r.LastEventAt})
+}
+
+// renderPnL is the report p of the days start..end.
+func renderPnL(bid uuid.UUID, start, end time.Time, p domain.PnL) pnlData {
+	return pnlData{
+		BusinessID: bid, StartDate: start.UTC(), EndDate: end.Add(24*time.Hour - time.Millisecond).UTC(),
 		Income: p.Income, CostOfGoodsSold: p.CostOfGoodsSold, GrossProfit: p.GrossProfit,
 		Expenses: p.Expenses, ProfitBeforeTaxes: p.ProfitBeforeTaxes, Taxes: p.Taxes, NetProfit: p.NetProfit,
 		FullyCategorized: p.FullyCategorized,
-	}, pnlMeta{ReportingBasis: "ACCRUAL", LastEventAt: r.LastEventAt})
+	}
+}
+
+// comparisonData is the spec's comparison result (the SDK's PnlComparison).
+type comparisonData struct {
+	Type string           `json:"type"`
+	Pnls []comparisonItem `json:"pnls"`
+}
+
+// comparisonItem is the SDK's PnlComparisonItem.
+type comparisonItem struct {
+	Period    comparisonPeriod `json:"period"`
+	TagFilter *tagFilter       `json:"tag_filter,omitempty"`
+	Pnl       pnlData          `json:"pnl"`
+}
+
+// comparisonPeriod echoes one requested period (the SDK's
+// PnlComparisonPeriod), with its days.
+type comparisonPeriod struct {
+	Type      string `json:"type"`
+	Year      int    `json:"year,omitempty"`
+	Month     int    `json:"month,omitempty"`
+	StartDate string `json:"start_date"`
+	EndDate   string `json:"end_date"`
+}
+
+// tagFilter is the spec's {key, value} and the SDK's {key, values}: the
+// required tags' distinct keys (comma-joined when more than one) and
+// their values in order.
+type tagFilter struct {
+	Key    string   `json:"key"`
+	Value  []string `json:"value"`
+	Values []string `json:"values"`
+}
+
+func renderTagFilter(r domain.RequiredTags) *tagFilter {
+	keys := []string{}
+	values := make([]string, 0, len(r))
+	for _, t := range r {
+		if !slices.Contains(keys, t.Key) {
+			keys = append(keys, t.Key)
+		}
+		values = append(values, t.Value)
+	}
+	return &tagFilter{Key: strings.Join(keys, ","), Value: values, Values: values}
+}
+
+func (h *handlers) comparison(c *fiber.Ctx) error {
+	var body domain.ComparisonBody
+	if err := httpx.BindJSON(c, &body); err != nil {
+		return err
+	}
+	q, err := domain.ParseComparison(body)
+	if err != nil {
+		return err
+	}
+	r, err := h.reports.Comparison(c.UserContext(), businessID(c), q)
+	if err != nil {
+		return err
+	}
+	out := comparisonData{Type: "Comparison_Pnl", Pnls: make([]comparisonItem, 0, len(r.Items))}
+	for _, it := range r.Items {
+		item := comparisonItem{
+			Period: comparisonPeriod{Type: it.Period.Type, Year: it.Period.Year, Month: it.Period.Month,
+				StartDate: it.Period.Start.Format(domain.DateLayout), EndDate: it.Period.End.Format(domain.DateLayout)},
+			Pnl: renderPnL(r.BusinessID, it.Period.Start, it.Period.End, it.PnL),
+		}
+		if q.Filtered {
+			item.TagFilter = renderTagFilter(it.Filter)
+		}
+		out.Pnls = append(out.Pnls, item)
+	}
+	return httpx.List(c, []comparisonData{out}, pnlMeta{ReportingBasis: "ACCRUAL", LastEventAt: r.LastEventAt})
 }

@@ -89,3 +89,42 @@ func (s *Store) LastEventAt(ctx context.Context, db bun.IDB, bid uuid.UUID) (*ti
 	t := ts[0].UTC()
 	return &t, nil
 }
+
+// PeriodAmounts is, for each period (its days starts[i]..ends[i],
+// inclusive), the signed cents per account of business bid of the lines
+// carrying every tag of required (every line when it is empty), in one
+// statement grouped by period (accounts netting to zero left out).
+func (s *Store) PeriodAmounts(ctx context.Context, db bun.IDB, bid uuid.UUID, starts, ends []time.Time, required domain.RequiredTags) ([]map[uuid.UUID]int64, error) {
+	ds := func(ts []time.Time) []string {
+		out := make([]string, len(ts))
+		for i, t := range ts {
+			out[i] = t.Format(domain.DateLayout)
+		}
+		return out
+	}
+	q := `SELECT p.idx, d.account_id, sum(d.amount)::bigint AS amount
+		FROM unnest(?::date[], ?::date[]) WITH ORDINALITY AS p(start_day, end_day, idx)
+		JOIN account_days d ON d.business_id = ? AND d.day BETWEEN p.start_day AND p.end_day`
+	args := []any{pgdialect.Array(ds(starts)), pgdialect.Array(ds(ends)), bid}
+	if len(required) > 0 {
+		q += ` AND d.tag_set_id IN (SELECT id FROM tag_sets WHERE business_id = ? AND kv @> ?::text[])`
+		args = append(args, bid, pgdialect.Array(required.KVs()))
+	}
+	q += ` GROUP BY p.idx, d.account_id HAVING sum(d.amount) <> 0`
+	var rows []struct {
+		Idx       int       `bun:"idx"`
+		AccountID uuid.UUID `bun:"account_id"`
+		Amount    int64     `bun:"amount"`
+	}
+	if err := db.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
+		return nil, wrap("read period amounts", err)
+	}
+	out := make([]map[uuid.UUID]int64, len(starts))
+	for i := range out {
+		out[i] = map[uuid.UUID]int64{}
+	}
+	for _, r := range rows {
+		out[r.Idx-1][r.AccountID] = r.Amount
+	}
+	return out, nil
+}
