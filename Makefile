@@ -56,6 +56,10 @@ bench-transactions: build ## transactions service only: bulk import vs COPY, cat
 bench-invoicing: build ## customers-invoices only: invoice listing (500k, 3 filters) vs SQL, payments vs pgbench
 	@$(BIN)/bench -root . -only invoicing
 
+.PHONY: bench-reports
+bench-reports: build ## reports only: read-model catch-up rate, P&L comparison over 1M journal lines vs a raw GROUP BY
+	@$(BIN)/bench -root . -only reports
+
 .PHONY: fmt
 fmt: ## gofmt every Go file
 	gofmt -w pkg services tools e2e

@@ -71,7 +71,7 @@ func main() {
 	flag.StringVar(&o.loadGen, "load", "", "saturation load generator: wrk or go (default: wrk when installed)")
 	flag.StringVar(&o.nginxBin, "nginx", "nginx", "nginx binary (Debian: apt-get install -y nginx-light)")
 	flag.StringVar(&o.pprofDir, "pprof-dir", "", "save a CPU profile of the gateway's saturation runs here")
-	flag.StringVar(&o.only, "only", "gateway", "which part: gateway (GET /whoami and a database read, `make bench-gateway`), transactions (import, categorize, listing: `make bench-transactions`), invoicing (invoice listing, payments: `make bench-invoicing`), or all (`make bench`)")
+	flag.StringVar(&o.only, "only", "gateway", "which part: gateway (GET /whoami and a database read, `make bench-gateway`), transactions (import, categorize, listing: `make bench-transactions`), invoicing (invoice listing, payments: `make bench-invoicing`), reports (catch-up, P&L comparison: `make bench-reports`), or all (`make bench`)")
 	flag.StringVar(&o.txParts, "tx-parts", "all", "transactions parts: all (import, categorize, listing) or list (the listing alone)")
 	flag.Var(&o.gwEnv, "gateway-env", "extra KEY=VALUE for the measured gateways (repeatable), e.g. GOGC=200 for experiments")
 	bare := flag.String("serve-bare", "", "internal: serve the bare Fiber endpoint on this address")
@@ -94,8 +94,8 @@ func main() {
 	if o.only == "all" {
 		o.only = ""
 	}
-	if o.only != "" && o.only != "gateway" && o.only != "transactions" && o.only != "invoicing" {
-		fmt.Fprintf(os.Stderr, "bench: -only must be gateway, transactions or invoicing, not %q\n", o.only)
+	if o.only != "" && o.only != "gateway" && o.only != "transactions" && o.only != "invoicing" && o.only != "reports" {
+		fmt.Fprintf(os.Stderr, "bench: -only must be gateway, transactions, invoicing or reports, not %q\n", o.only)
 		os.Exit(2)
 	}
 	if err := o.resolveTools(); err != nil {
@@ -111,7 +111,7 @@ func main() {
 // resolveTools finds nginx (required, unless only the transactions part
 // runs) and wrk (preferred).
 func (o *options) resolveTools() error {
-	if o.only == "transactions" || o.only == "invoicing" {
+	if o.only == "transactions" || o.only == "invoicing" || o.only == "reports" {
 		return nil
 	}
 	bin, err := exec.LookPath(o.nginxBin)
@@ -241,6 +241,9 @@ func run(o options) error {
 	if o.only == "invoicing" {
 		return printInvoicing(ctx, st, token)
 	}
+	if o.only == "reports" {
+		return printReports(ctx, st, token)
+	}
 	fmt.Printf("load: %s for saturation (%d connections), Go open-loop client at %d req/s for latency\n", o.loadGen, o.conns, o.rate)
 
 	var failed int64
@@ -263,7 +266,20 @@ func run(o options) error {
 	if err := runTransactions(ctx, st, token, o.txParts); err != nil {
 		return err
 	}
-	return printInvoicing(ctx, st, token)
+	if err := printInvoicing(ctx, st, token); err != nil {
+		return err
+	}
+	return printReports(ctx, st, token)
+}
+
+// printReports runs the reports benchmarks and prints their summary.
+func printReports(ctx context.Context, st *stack.Stack, token string) error {
+	sum, err := runReports(ctx, st, token)
+	if err != nil {
+		return fmt.Errorf("reports: %w", err)
+	}
+	fmt.Printf("\nreports summary (load average now: %s):\n%s", loadAverage(), sum)
+	return nil
 }
 
 // printInvoicing runs the customers-invoices benchmarks and prints their
