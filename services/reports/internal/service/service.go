@@ -49,6 +49,7 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 	s.Reports = app.New(k.DB(), postgres.New(), k.Logger())
 	k.Consume(events.TopicLedger, kafkaadapter.LedgerHandler(s.Reports))
+	k.Consume(events.TopicTransactions, kafkaadapter.TransactionsHandler(s.Reports))
 	httpadapter.Register(k.App(), httpadapter.Options{
 		Reports:  s.Reports,
 		Auth:     k.Authenticate(),
