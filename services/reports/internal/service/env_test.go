@@ -38,6 +38,11 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvWith(t, servicetest.ServiceOptions{})
+}
+
+func newEnvWith(t *testing.T, opts servicetest.ServiceOptions) *env {
+	t.Helper()
 	var s *Service
 	svc := servicetest.StartService(t, func(env map[string]string) (servicekit.Definition, error) {
 		cfg, err := config.LoadFrom(env)
@@ -47,7 +52,7 @@ func newEnv(t *testing.T) *env {
 		var def servicekit.Definition
 		s, def = New(cfg)
 		return def, nil
-	}, servicetest.ServiceOptions{})
+	}, opts)
 	return &env{t: t, svc: svc, s: s, http: svc.Kit.App(), v: openapitest.New(t, reports.OpenAPI), db: svc.Kit.DB()}
 }
 

@@ -61,3 +61,46 @@ func (s *Store) Uncategorized(ctx context.Context, db bun.IDB, bid uuid.UUID, st
 	}
 	return out, nil
 }
+
+// StreamBankTransactions calls fn with every bank transaction of business
+// bid that q selects, in date order, row by row from the database cursor:
+// nothing is gathered in memory, whatever the number of rows.
+func (s *Store) StreamBankTransactions(ctx context.Context, db bun.IDB, bid uuid.UUID, q domain.ExportQuery, fn func(domain.ExportRow) error) error {
+	query := `SELECT to_char(day, 'YYYY-MM-DD'), description, counterparty, account_name, direction, amount, category_display_name,
+			categorization_status, tags, memo, reference_number
+		FROM bank_transactions WHERE business_id = ? AND day BETWEEN ?::date AND ?::date`
+	args := []any{bid, q.Start.Format(domain.DateLayout), q.End.Format(domain.DateLayout)}
+	if q.Categorized != nil {
+		query += ` AND categorized = ?`
+		args = append(args, *q.Categorized)
+	}
+	if q.Category != "" {
+		query += ` AND ? = ANY(category_stable_names)`
+		args = append(args, q.Category)
+	}
+	switch q.Status {
+	case domain.StatusFilterCategorized:
+		query += ` AND categorized`
+	case domain.StatusFilterUncategorized:
+		query += ` AND NOT categorized`
+	case domain.StatusFilterPending:
+		query += ` AND categorization_status = 'PENDING'`
+	}
+	query += ` ORDER BY day, date_time, transaction_id`
+	rows, err := db.QueryContext(ctx, db.NewRaw(query, args...).String())
+	if err != nil {
+		return wrap("read bank transactions", err)
+	}
+	defer rows.Close()
+	var r domain.ExportRow
+	for rows.Next() {
+		if err := rows.Scan(&r.Day, &r.Description, &r.Counterparty, &r.Account, &r.Direction, &r.Amount, &r.Category,
+			&r.Status, &r.Tags, &r.Memo, &r.ReferenceNumber); err != nil {
+			return wrap("read bank transaction", err)
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return wrap("read bank transactions", rows.Err())
+}
