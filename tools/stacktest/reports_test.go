@@ -1,6 +1,7 @@
 package stacktest
 
 import (
+	"encoding/csv"
 	"net/http"
 	"testing"
 	"time"
@@ -83,4 +84,86 @@ func TestProfitAndLossThroughTheSuite(t *testing.T) {
 	other := call(t, http.MethodGet, base+"/reports/profit-and-loss?start_date=2026-05-01&end_date=2026-05-31",
 		tokenFor(t, otherID, otherSecret), "", nil, true)
 	expectError(t, other, http.StatusNotFound, "NotFound")
+}
+
+// TestTransactionsCSVThroughTheSuite: bank transactions imported and
+// categorized in the transactions service reach the reports service as
+// bank_transaction.upserted snapshots: the profit and loss says whether
+// the period is fully categorized, and the transactions CSV export,
+// downloaded through its pre-signed URL on the gateway, lists them.
+func TestTransactionsCSVThroughTheSuite(t *testing.T) {
+	tok := platformToken(t)
+	bid := createBusiness(t, tok, "export-"+time.Now().Format("150405.000000"))
+	base := "/v1/businesses/" + bid
+	var acct reply
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		acct = jsonCall(t, http.MethodPost, base+"/custom-accounts", tok, map[string]any{
+			"account_name": "Operating", "institution_name": "Test Bank", "mask": "1234",
+			"account_type": "DEPOSITORY", "account_subtype": "CHECKING", "external_id": "op-1",
+		})
+		if acct.status == http.StatusCreated || time.Now().After(deadline) {
+			break
+		}
+	}
+	if acct.status != http.StatusCreated {
+		t.Fatalf("custom account: %d %s", acct.status, acct.body)
+	}
+	acctID := acct.json["data"].(map[string]any)["id"].(string)
+	imported := jsonCall(t, http.MethodPost, base+"/custom-accounts/"+acctID+"/transactions", tok, map[string]any{
+		"transactions": []map[string]any{
+			{"external_id": "t-1", "amount": 4250, "direction": "DEBIT", "date": "2026-02-03", "description": "Team lunch", "counterparty_name": "Cafe Nero"},
+			{"external_id": "t-2", "amount": 100, "direction": "DEBIT", "date": "2026-02-04", "description": "Coffee"},
+		},
+	})
+	if imported.status != http.StatusCreated {
+		t.Fatalf("import: %d %s", imported.status, imported.body)
+	}
+	pnl := func() bool {
+		r := jsonCall(t, http.MethodGet, base+"/reports/profit-and-loss?start_date=2026-02-01&end_date=2026-02-28", tok, nil)
+		if r.status != http.StatusOK {
+			t.Fatalf("profit and loss: %d %s", r.status, r.body)
+		}
+		return r.json["data"].(map[string]any)["fully_categorized"].(bool)
+	}
+	for _, d := range imported.json["data"].([]any) {
+		id := d.(map[string]any)["id"].(string)
+		cat := jsonCall(t, http.MethodPost, base+"/bank-transactions/"+id+"/categorize", tok, map[string]any{
+			"type": "Category", "category": map[string]any{"type": "StableName", "stable_name": "MEALS"},
+		})
+		if cat.status != http.StatusOK {
+			t.Fatalf("categorize: %d %s", cat.status, cat.body)
+		}
+		break // the second stays uncategorized
+	}
+
+	var rows [][]string
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		r := jsonCall(t, http.MethodGet, base+"/reports/transactions/exports/csv?start_date=2026-02-01&end_date=2026-02-28", tok, nil)
+		if r.status != http.StatusOK {
+			t.Fatalf("export: %d %s", r.status, r.body)
+		}
+		d := r.json["data"].(map[string]any)
+		if d["type"] != "Storage_Presigned_Url" || d["fileType"] != "csv" {
+			t.Fatalf("export: %s", r.body)
+		}
+		resp, err := http.Get(d["presignedUrl"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err = csv.NewReader(resp.Body).ReadAll()
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("download: %d %v", resp.StatusCode, err)
+		}
+		if len(rows) == 3 && rows[1][7] == "CATEGORIZED" || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(rows) != 3 || rows[1][0] != "2026-02-03" || rows[1][2] != "Cafe Nero" || rows[1][5] != "42.50" || rows[1][7] != "CATEGORIZED" ||
+		rows[2][1] != "Coffee" || rows[2][5] != "1.00" || rows[2][7] == "CATEGORIZED" {
+		t.Fatalf("rows: %q", rows)
+	}
+	if pnl() {
+		t.Fatal("February has an uncategorized transaction: fully_categorized must be false")
+	}
 }

@@ -28,6 +28,8 @@ type Store interface {
 	Amounts(ctx context.Context, db bun.IDB, bid uuid.UUID, start, end time.Time, f domain.TagFilter) (map[uuid.UUID]int64, error)
 	PeriodAmounts(ctx context.Context, db bun.IDB, bid uuid.UUID, starts, ends []time.Time, required domain.RequiredTags) ([]map[uuid.UUID]int64, error)
 	LastEventAt(ctx context.Context, db bun.IDB, bid uuid.UUID) (*time.Time, error)
+	UpsertBankTransaction(ctx context.Context, db bun.IDB, b domain.BankTransaction, day, eventTime time.Time) error
+	Uncategorized(ctx context.Context, db bun.IDB, bid uuid.UUID, starts, ends []time.Time) ([]bool, error)
 }
 
 // JournalEntry is one entry of the service's journal copy.
@@ -94,6 +96,20 @@ func (r *Reports) ApplyEntry(ctx context.Context, tx bun.IDB, p events.LedgerEnt
 	return r.store.ApplyLines(ctx, tx, p, day, eventTime)
 }
 
+// ApplyBankTransaction keeps snapshot p of a bank transaction in tx: the
+// newest version wins, whatever the order and number of deliveries.
+func (r *Reports) ApplyBankTransaction(ctx context.Context, tx bun.IDB, p events.BankTransactionUpserted, eventTime time.Time) error {
+	day, err := time.Parse(domain.DateLayout, p.Date)
+	if err != nil {
+		if p.DateTime.IsZero() {
+			return fmt.Errorf("bank transaction %s: bad date %q", p.TransactionID, p.Date)
+		}
+		y, m, d := p.DateTime.UTC().Date()
+		day = time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	}
+	return r.store.UpsertBankTransaction(ctx, tx, domain.NewBankTransaction(p), day, eventTime)
+}
+
 // Report is a profit-and-loss report with its freshness.
 type Report struct {
 	BusinessID  uuid.UUID
@@ -115,6 +131,11 @@ func (r *Reports) ProfitAndLoss(ctx context.Context, bid uuid.UUID, q domain.PnL
 			return err
 		}
 		out.PnL = domain.BuildPnL(accounts, amounts)
+		unc, err := r.store.Uncategorized(ctx, tx, bid, []time.Time{q.Start}, []time.Time{q.End})
+		if err != nil {
+			return err
+		}
+		out.PnL.FullyCategorized = !unc[0]
 		out.LastEventAt, err = r.store.LastEventAt(ctx, tx, bid)
 		return err
 	})
@@ -156,10 +177,16 @@ func (r *Reports) Comparison(ctx context.Context, bid uuid.UUID, c domain.Compar
 				return err
 			}
 		}
+		unc, err := r.store.Uncategorized(ctx, tx, bid, starts, ends)
+		if err != nil {
+			return err
+		}
 		out.Items = make([]ComparisonItem, 0, len(c.Periods)*len(c.Filters))
 		for i, p := range c.Periods {
 			for j, f := range c.Filters {
-				out.Items = append(out.Items, ComparisonItem{Period: p, Filter: f, PnL: domain.BuildPnL(accounts, byFilter[j][i])})
+				pnl := domain.BuildPnL(accounts, byFilter[j][i])
+				pnl.FullyCategorized = !unc[i]
+				out.Items = append(out.Items, ComparisonItem{Period: p, Filter: f, PnL: pnl})
 			}
 		}
 		out.LastEventAt, err = r.store.LastEventAt(ctx, tx, bid)

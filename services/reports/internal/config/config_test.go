@@ -38,9 +38,19 @@ func TestLoad(t *testing.T) {
 				t.Fatalf("secret = %q", c.Data.PageCursorSecret)
 			}
 		}},
-		// make run gives every service the storage variables: they are
-		// not this service's and must not stop it.
-		{"foreign variables ignored", with("STORAGE_BACKEND", "fs", "STORAGE_DIR", "/tmp/x"), "", nil},
+		// Export storage is optional: no STORAGE_DIR (fs) means exports off.
+		{"storage off", base, "", func(t *testing.T, c Config) {
+			if c.Storage.Enabled() {
+				t.Fatalf("storage = %+v", c.Storage)
+			}
+		}},
+		{"storage on", with("STORAGE_BACKEND", "fs", "STORAGE_DIR", "/tmp/x", "STORAGE_SIGNING_KEY", strings.Repeat("a", 44)), "", func(t *testing.T, c Config) {
+			if !c.Storage.Enabled() || c.Storage.Config().Dir != "/tmp/x" {
+				t.Fatalf("storage = %+v", c.Storage)
+			}
+		}},
+		{"storage without signing key", with("STORAGE_DIR", "/tmp/x"), "STORAGE_SIGNING_KEY", nil},
+		{"s3 without bucket", with("STORAGE_BACKEND", "s3"), "S3_BUCKET", nil},
 		{"no database", map[string]string{}, "DATABASE_URL", nil},
 		{"bad schema", with("DB_SCHEMA", "Bad-Name"), "DB_SCHEMA", nil},
 		{"bad partitions", with("KAFKA_TOPIC_PARTITIONS", "0"), "KAFKA_TOPIC_PARTITIONS", nil},

@@ -159,14 +159,10 @@ func (n *node) items(s Section) []LineItem {
 // account tree below the section's account.
 func BuildPnL(accounts map[uuid.UUID]Account, amounts map[uuid.UUID]int64) PnL {
 	roots := map[Section]*node{SectionIncome: {}, SectionCOGS: {}, SectionExpenses: {}, SectionTaxes: {}}
-	fully := true
 	for id, amt := range amounts {
 		a, ok := accounts[id]
 		if !ok || amt == 0 {
 			continue
-		}
-		if a.StableName != nil && (*a.StableName == StableUncategorizedExpense || *a.StableName == StableUncategorizedRevenue) {
-			fully = false
 		}
 		sec, at := Classify(a, accounts)
 		if sec == SectionNone {
@@ -192,7 +188,7 @@ func BuildPnL(accounts map[uuid.UUID]Account, amounts map[uuid.UUID]int64) PnL {
 		CostOfGoodsSold:  section(SectionCOGS, "COST_OF_GOODS_SOLD", "Cost of goods sold"),
 		Expenses:         section(SectionExpenses, "EXPENSES", "Expenses"),
 		Taxes:            section(SectionTaxes, "TAXES", "Taxes"),
-		FullyCategorized: fully,
+		FullyCategorized: true, // the caller knows the bank transactions
 	}
 	p.GrossProfit = p.Income.Value - p.CostOfGoodsSold.Value
 	p.ProfitBeforeTaxes = p.GrossProfit - p.Expenses.Value

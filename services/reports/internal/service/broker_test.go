@@ -28,6 +28,10 @@ func TestLedgerEventsThroughTheBroker(t *testing.T) {
 		m := events.ToMessage(event(t, p))
 		msgs = append(msgs, m, m)
 	}
+	for _, evt := range goldenTxEvents(t, bid) {
+		m := events.ToMessage(evt)
+		msgs = append(msgs, m, m)
+	}
 	other, err := events.New(events.TopicLedger, "ledger.something.else", "acct/transactions", bid, map[string]any{"x": 1})
 	if err != nil {
 		t.Fatal(err)

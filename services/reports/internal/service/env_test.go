@@ -38,6 +38,11 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvWith(t, servicetest.ServiceOptions{})
+}
+
+func newEnvWith(t *testing.T, opts servicetest.ServiceOptions) *env {
+	t.Helper()
 	var s *Service
 	svc := servicetest.StartService(t, func(env map[string]string) (servicekit.Definition, error) {
 		cfg, err := config.LoadFrom(env)
@@ -47,17 +52,21 @@ func newEnv(t *testing.T) *env {
 		var def servicekit.Definition
 		s, def = New(cfg)
 		return def, nil
-	}, servicetest.ServiceOptions{})
+	}, opts)
 	return &env{t: t, svc: svc, s: s, http: svc.Kit.App(), v: openapitest.New(t, reports.OpenAPI), db: svc.Kit.DB()}
 }
 
-// deliver hands the events to the service's acct.ledger.v1 handler, each in
-// its own transaction, as the kit's consumer does (without its inbox, so
+// deliver hands the events to the service's acct.ledger.v1 or
+// acct.transactions.v1 handler (by topic), each in its own transaction, as the kit's consumer does (without its inbox, so
 // the handler's own idempotency is what is tested).
 func (e *env) deliver(evts ...events.Event) {
 	e.t.Helper()
-	h := kafkaadapter.LedgerHandler(e.s.Reports)
+	ledger, txs := kafkaadapter.LedgerHandler(e.s.Reports), kafkaadapter.TransactionsHandler(e.s.Reports)
 	for _, evt := range evts {
+		h := ledger
+		if evt.Topic == events.TopicTransactions {
+			h = txs
+		}
 		if err := e.db.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
 			return h(ctx, tx, evt)
 		}); err != nil {

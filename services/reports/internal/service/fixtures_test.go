@@ -95,3 +95,52 @@ func event(t testing.TB, p events.LedgerEntryPosted) events.Event {
 	}
 	return evt
 }
+
+// bankTx is a version-1 snapshot of a bank transaction of bid on day
+// (YYYY-MM-DD) in status, categorized as stable (a fixture account) when
+// it is not empty.
+func bankTx(bid uuid.UUID, day, status, stable string, amount int64) events.BankTransactionUpserted {
+	at, err := time.Parse("2006-01-02", day)
+	if err != nil {
+		panic(err)
+	}
+	p := events.BankTransactionUpserted{TransactionID: uuid.New(), BusinessID: bid, Version: 1, Source: "API",
+		SourceTransactionID: uuid.NewString(), AccountName: ptr("Checking"), AccountMask: ptr("1234"),
+		LedgerAccountID: events.DefaultAccountID(bid, "CASH"), Date: day, DateTime: at.Add(10 * time.Hour),
+		Description: ptr("Payment " + day), CounterpartyName: ptr("Acme"), Direction: "DEBIT", Amount: amount, SignedAmount: -amount,
+		Status: status, Splits: []events.BankSplit{}, Tags: []events.LedgerTag{}, ImportedAt: at, UpdatedAt: at}
+	if stable != "" {
+		p.Category = &events.BankCategory{AccountID: ptr(events.DefaultAccountID(bid, stable)), StableName: ptr(stable), DisplayName: chart[stable].name}
+	}
+	return p
+}
+
+// txEvent is p as the transactions service publishes it.
+func txEvent(t testing.TB, p events.BankTransactionUpserted) events.Event {
+	t.Helper()
+	evt, err := events.New(events.TopicTransactions, events.TypeBankTransactionUpserted, "acct/transactions", p.BusinessID, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evt
+}
+
+// goldenBankTxs are the golden history's bank transactions: categorized
+// ones in March and an uncategorized one on 2026-04-03 (the uncategorized
+// expense).
+func goldenBankTxs(bid uuid.UUID) []events.BankTransactionUpserted {
+	return []events.BankTransactionUpserted{
+		bankTx(bid, "2026-03-10", "CATEGORIZED", "RENT", 2000),
+		bankTx(bid, "2026-03-20", "MATCHED", "INCOME_TAXES", 1000),
+		bankTx(bid, "2026-04-03", "READY_FOR_INPUT", "", 100),
+	}
+}
+
+// goldenTxEvents are goldenBankTxs as events.
+func goldenTxEvents(t testing.TB, bid uuid.UUID) []events.Event {
+	var out []events.Event
+	for _, p := range goldenBankTxs(bid) {
+		out = append(out, txEvent(t, p))
+	}
+	return out
+}

@@ -77,6 +77,7 @@ func TestProfitAndLossGolden(t *testing.T) {
 		evts = append(evts, event(t, p))
 	}
 	e.deliver(evts...)
+	e.deliver(goldenTxEvents(t, bid)...)
 
 	march := e.pnl(tok, bid, period("2026-03-01", "2026-03-31"))
 	d := march.Data

@@ -1,5 +1,6 @@
 // Package service wires the reports service onto the service kit: the
-// read model fed from acct.ledger.v1, the business projection (tenancy)
+// read model fed from acct.ledger.v1 and acct.transactions.v1, the export
+// storage, the business projection (tenancy)
 // from acct.business.v1, the HTTP routes and the rebuild command. The kit
 // does the rest (see pkg/servicekit).
 package service
@@ -16,6 +17,7 @@ import (
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/servicekit"
+	"github.com/acctsuite/acct/pkg/storage"
 	"github.com/acctsuite/acct/services/reports"
 	httpadapter "github.com/acctsuite/acct/services/reports/internal/adapters/http"
 	kafkaadapter "github.com/acctsuite/acct/services/reports/internal/adapters/kafka"
@@ -27,6 +29,7 @@ import (
 // Service holds what Setup built (tests reach the use cases through it).
 type Service struct {
 	Reports *app.Reports
+	Exports *app.Exports
 }
 
 // New describes the service to the kit; the returned Service is filled in
@@ -41,16 +44,29 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 		Migrations: []pgdb.MigrationSet{postgres.Migrations},
 		Businesses: true,
 		OpenAPI:    reports.OpenAPI,
-		Setup:      s.setup,
+		Setup:      func(ctx context.Context, k *servicekit.Kit) error { return s.setup(ctx, cfg, k) },
 		Commands:   map[string]servicekit.Command{"rebuild": s.rebuild},
 	}
 }
 
-func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
-	s.Reports = app.New(k.DB(), postgres.New(), k.Logger())
+func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Kit) error {
+	store := postgres.New()
+	s.Reports = app.New(k.DB(), store, k.Logger())
+	var files storage.Store
+	if cfg.Storage.Enabled() {
+		var err error
+		if files, err = storage.Open(ctx, cfg.Storage.Config()); err != nil {
+			return fmt.Errorf("open export storage: %w", err)
+		}
+	} else {
+		k.Logger().Warn("export storage is not configured (STORAGE_DIR is empty): the export endpoints answer 503")
+	}
+	s.Exports = app.NewExports(k.DB(), store, k.Businesses(), files)
 	k.Consume(events.TopicLedger, kafkaadapter.LedgerHandler(s.Reports))
+	k.Consume(events.TopicTransactions, kafkaadapter.TransactionsHandler(s.Reports))
 	httpadapter.Register(k.App(), httpadapter.Options{
 		Reports:  s.Reports,
+		Exports:  s.Exports,
 		Auth:     k.Authenticate(),
 		Business: k.RequireBusiness(),
 	})

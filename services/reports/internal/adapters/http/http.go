@@ -21,20 +21,43 @@ import (
 // Options are the collaborators of the handlers.
 type Options struct {
 	Reports  *app.Reports
+	Exports  *app.Exports
 	Auth     fiber.Handler // bearer-token verification
 	Business fiber.Handler // tenancy check of :businessId
 }
 
 type handlers struct {
 	reports *app.Reports
+	exports *app.Exports
 }
 
 // Register mounts every route of the service on r.
 func Register(r fiber.Router, o Options) {
-	h := &handlers{reports: o.Reports}
+	h := &handlers{reports: o.Reports, exports: o.Exports}
 	const p = "/v1/businesses/:businessId"
 	r.Get(p+"/reports/profit-and-loss", o.Auth, o.Business, h.profitAndLoss)
 	r.Post(p+"/reports/profit-and-loss-comparison", o.Auth, o.Business, h.comparison)
+	r.Get(p+"/reports/transactions/exports/csv", o.Auth, o.Business, h.transactionsCSV)
+}
+
+// presignedURL is the spec's pre-signed download (as the transactions
+// service answers its documents).
+type presignedURL struct {
+	Type         string    `json:"type"`
+	PresignedURL string    `json:"presignedUrl"`
+	FileType     string    `json:"fileType"`
+	FileName     string    `json:"fileName"`
+	CreatedAt    time.Time `json:"createdAt"`
+	DocumentID   string    `json:"documentId"`
+}
+
+func (h *handlers) transactionsCSV(c *fiber.Ctx) error {
+	d, err := h.exports.TransactionsCSV(c.UserContext(), businessID(c), httpx.Query(c))
+	if err != nil {
+		return err
+	}
+	return httpx.OK(c, presignedURL{Type: "Storage_Presigned_Url", PresignedURL: d.URL, FileType: d.FileType,
+		FileName: d.FileName, CreatedAt: d.CreatedAt, DocumentID: d.ID.String()})
 }
 
 // businessID is the business RequireBusiness authorised.

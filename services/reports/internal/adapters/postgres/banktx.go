@@ -1,0 +1,106 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/acctsuite/acct/services/reports/internal/domain"
+)
+
+// UpsertBankTransaction keeps snapshot b of a bank transaction dated day
+// unless the row already holds the same or a newer version (a redelivered
+// or late snapshot changes nothing).
+func (s *Store) UpsertBankTransaction(ctx context.Context, db bun.IDB, b domain.BankTransaction, day, eventTime time.Time) error {
+	p := b.BankTransactionUpserted
+	_, err := db.NewRaw(`INSERT INTO bank_transactions AS t (business_id, transaction_id, version, day, date_time, description,
+			counterparty, account_name, ledger_account_id, direction, amount, category_stable_names, category_display_name,
+			categorization_status, categorized, tags, memo, reference_number, event_time)
+		VALUES (?, ?, ?, ?::date, ?, ?, ?, ?, ?, ?, ?, ?::text[], ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (business_id, transaction_id) DO UPDATE SET
+			version = EXCLUDED.version, day = EXCLUDED.day, date_time = EXCLUDED.date_time, description = EXCLUDED.description,
+			counterparty = EXCLUDED.counterparty, account_name = EXCLUDED.account_name, ledger_account_id = EXCLUDED.ledger_account_id,
+			direction = EXCLUDED.direction, amount = EXCLUDED.amount, category_stable_names = EXCLUDED.category_stable_names,
+			category_display_name = EXCLUDED.category_display_name, categorization_status = EXCLUDED.categorization_status,
+			categorized = EXCLUDED.categorized, tags = EXCLUDED.tags, memo = EXCLUDED.memo,
+			reference_number = EXCLUDED.reference_number, event_time = EXCLUDED.event_time
+		WHERE t.version < EXCLUDED.version`,
+		p.BusinessID, p.TransactionID, p.Version, day.Format(domain.DateLayout), p.DateTime, p.Description,
+		p.CounterpartyName, p.AccountName, p.LedgerAccountID, p.Direction, p.Amount, pgdialect.Array(b.CategoryStableNames), b.CategoryDisplay,
+		p.Status, domain.Categorized(p.Status), b.TagsText, p.Memo, p.ReferenceNumber, eventTime).Exec(ctx)
+	return wrap("upsert bank transaction", err)
+}
+
+// Uncategorized reports, for each period (its days starts[i]..ends[i],
+// inclusive), whether business bid has an uncategorized bank transaction
+// dated in it.
+func (s *Store) Uncategorized(ctx context.Context, db bun.IDB, bid uuid.UUID, starts, ends []time.Time) ([]bool, error) {
+	ds := func(ts []time.Time) []string {
+		out := make([]string, len(ts))
+		for i, t := range ts {
+			out[i] = t.Format(domain.DateLayout)
+		}
+		return out
+	}
+	var rows []struct {
+		Idx int  `bun:"idx"`
+		Any bool `bun:"any"`
+	}
+	if err := db.NewRaw(`SELECT p.idx, EXISTS (SELECT 1 FROM bank_transactions t WHERE t.business_id = ? AND NOT t.categorized
+			AND t.day BETWEEN p.start_day AND p.end_day) AS any
+		FROM unnest(?::date[], ?::date[]) WITH ORDINALITY AS p(start_day, end_day, idx)`,
+		bid, pgdialect.Array(ds(starts)), pgdialect.Array(ds(ends))).Scan(ctx, &rows); err != nil {
+		return nil, wrap("read uncategorized", err)
+	}
+	out := make([]bool, len(starts))
+	for _, r := range rows {
+		out[r.Idx-1] = r.Any
+	}
+	return out, nil
+}
+
+// StreamBankTransactions calls fn with every bank transaction of business
+// bid that q selects, in date order, row by row from the database cursor:
+// nothing is gathered in memory, whatever the number of rows.
+func (s *Store) StreamBankTransactions(ctx context.Context, db bun.IDB, bid uuid.UUID, q domain.ExportQuery, fn func(domain.ExportRow) error) error {
+	query := `SELECT to_char(day, 'YYYY-MM-DD'), description, counterparty, account_name, direction, amount, category_display_name,
+			categorization_status, tags, memo, reference_number
+		FROM bank_transactions WHERE business_id = ? AND day BETWEEN ?::date AND ?::date`
+	args := []any{bid, q.Start.Format(domain.DateLayout), q.End.Format(domain.DateLayout)}
+	if q.Categorized != nil {
+		query += ` AND categorized = ?`
+		args = append(args, *q.Categorized)
+	}
+	if q.Category != "" {
+		query += ` AND ? = ANY(category_stable_names)`
+		args = append(args, q.Category)
+	}
+	switch q.Status {
+	case domain.StatusFilterCategorized:
+		query += ` AND categorized`
+	case domain.StatusFilterUncategorized:
+		query += ` AND NOT categorized`
+	case domain.StatusFilterPending:
+		query += ` AND categorization_status = 'PENDING'`
+	}
+	query += ` ORDER BY day, date_time, transaction_id`
+	rows, err := db.QueryContext(ctx, db.NewRaw(query, args...).String())
+	if err != nil {
+		return wrap("read bank transactions", err)
+	}
+	defer rows.Close()
+	var r domain.ExportRow
+	for rows.Next() {
+		if err := rows.Scan(&r.Day, &r.Description, &r.Counterparty, &r.Account, &r.Direction, &r.Amount, &r.Category,
+			&r.Status, &r.Tags, &r.Memo, &r.ReferenceNumber); err != nil {
+			return wrap("read bank transaction", err)
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return wrap("read bank transactions", rows.Err())
+}

@@ -1,0 +1,136 @@
+package app
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"net/url"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/storage"
+	"github.com/acctsuite/acct/services/reports/internal/domain"
+)
+
+// EnumStorageNotConfigured is the error enum of an export while the
+// service runs without storage.
+const EnumStorageNotConfigured = "StorageNotConfigured"
+
+// ExportURLExpiry is how long an export's pre-signed URL is valid.
+const ExportURLExpiry = storage.DefaultPresignExpiry
+
+// ExportStore streams the bank transactions of an export (postgres.Store).
+type ExportStore interface {
+	StreamBankTransactions(ctx context.Context, db bun.IDB, bid uuid.UUID, q domain.ExportQuery, fn func(domain.ExportRow) error) error
+}
+
+// BusinessFinder is the kit's business projection.
+type BusinessFinder interface {
+	Find(ctx context.Context, businessID uuid.UUID) (events.Business, bool, error)
+}
+
+// Exports are the CSV export use cases.
+type Exports struct {
+	db         *bun.DB
+	store      ExportStore
+	businesses BusinessFinder
+	files      storage.Store // nil: exports answer 503
+	now        func() time.Time
+}
+
+// NewExports makes the export use cases; files may be nil (storage not
+// configured).
+func NewExports(db *bun.DB, store ExportStore, businesses BusinessFinder, files storage.Store) *Exports {
+	return &Exports{db: db, store: store, businesses: businesses, files: files, now: time.Now}
+}
+
+// Download is a stored export and its pre-signed URL.
+type Download struct {
+	ID        uuid.UUID
+	URL       string
+	FileName  string
+	FileType  string
+	CreatedAt time.Time
+}
+
+// TransactionsCSV writes the CSV of the bank transactions of business bid
+// that the query parameters select to storage and returns its download.
+// The rows go from the database cursor through a CSV writer into a pipe
+// that storage's Put reads: memory stays constant whatever the size.
+func (x *Exports) TransactionsCSV(ctx context.Context, bid uuid.UUID, params url.Values) (Download, error) {
+	b, found, err := x.businesses.Find(ctx, bid)
+	if err != nil {
+		return Download{}, err
+	}
+	if !found {
+		return Download{}, apperr.New(apperr.NotFound, "business not found")
+	}
+	now := x.now().UTC()
+	q, err := domain.ParseExportQuery(params, b.CreatedAt, now)
+	if err != nil {
+		return Download{}, err
+	}
+	if x.files == nil {
+		return Download{}, apperr.New(apperr.Unavailable, "export storage is not configured").WithEnum(EnumStorageNotConfigured)
+	}
+	d := Download{ID: uuid.Must(uuid.NewV7()), FileType: "csv", CreatedAt: now,
+		FileName: fmt.Sprintf("transactions_%s_%s.csv", q.Start.Format(domain.DateLayout), q.End.Format(domain.DateLayout))}
+	key := fmt.Sprintf("reports/%s/transactions/%s.csv", bid, d.ID)
+	if err := x.put(ctx, key, func(w io.Writer) error { return x.writeTransactions(ctx, w, bid, q) }); err != nil {
+		return Download{}, err
+	}
+	if d.URL, err = x.files.PresignGet(ctx, key, ExportURLExpiry, storage.PresignOptions{Filename: d.FileName}); err != nil {
+		return Download{}, fmt.Errorf("presign export: %w", err)
+	}
+	return d, nil
+}
+
+// put stores under key what write writes, streamed through a pipe.
+func (x *Exports) put(ctx context.Context, key string, write func(io.Writer) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := write(pw)
+		pw.CloseWithError(err) // nil: EOF for the reader
+		done <- err
+	}()
+	err := x.files.Put(ctx, key, pr, -1, "text/csv")
+	// A failed Put stops reading: unblock and stop the writer.
+	pr.CloseWithError(io.ErrClosedPipe)
+	cancel()
+	werr := <-done
+	if werr != nil && err == nil {
+		err = werr
+	}
+	if err != nil {
+		return fmt.Errorf("store export: %w", err)
+	}
+	return nil
+}
+
+// writeTransactions writes the header and one row per transaction.
+func (x *Exports) writeTransactions(ctx context.Context, w io.Writer, bid uuid.UUID, q domain.ExportQuery) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(domain.ExportHeader); err != nil {
+		return err
+	}
+	rec := make([]string, 0, len(domain.ExportHeader))
+	err := x.db.RunInTx(ctx, &txReadOnly, func(ctx context.Context, tx bun.Tx) error {
+		return x.store.StreamBankTransactions(ctx, tx, bid, q, func(r domain.ExportRow) error {
+			rec = r.Record(rec)
+			return cw.Write(rec) // csv.Writer buffers 4 KiB, then writes to the pipe
+		})
+	})
+	if err != nil {
+		return err
+	}
+	cw.Flush()
+	return cw.Error()
+}

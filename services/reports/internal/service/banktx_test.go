@@ -1,0 +1,91 @@
+package service
+
+import (
+	"net/url"
+	"testing"
+
+	"github.com/acctsuite/acct/pkg/events"
+)
+
+// TestBankTransactionsReadModel: the newest version of a snapshot wins
+// whatever the delivery order, a redelivery changes nothing, and
+// fully_categorized follows the statuses of the bank transactions dated
+// in the period (in the GET and in every comparison result).
+func TestBankTransactionsReadModel(t *testing.T) {
+	e := newEnv(t)
+	bid := e.svc.SeedBusiness(t, "client-a")
+	tok := e.svc.Tokens.Platform(t, "client-a")
+	march, april := period("2026-03-01", "2026-03-31"), period("2026-04-01", "2026-04-30")
+	fully := func(q url.Values) bool { return e.pnl(tok, bid, q).Data.FullyCategorized }
+
+	v1 := bankTx(bid, "2026-03-05", "PENDING", "", 1234)
+	v2 := v1
+	v2.Version, v2.Status, v2.Category = 2, "CATEGORIZED", &events.BankCategory{StableName: ptr("RENT"), DisplayName: "Rent"}
+	v2.Memo = ptr("march rent")
+	v3 := v2
+	v3.Version, v3.Status, v3.Category = 3, "SERVICE_REVIEW", nil
+
+	e.deliver(txEvent(t, v1))
+	if fully(march) || !fully(april) {
+		t.Fatal("a pending transaction in March: March is not fully categorized, April is")
+	}
+	e.deliver(txEvent(t, v2), txEvent(t, v1), txEvent(t, v2))
+	if !fully(march) {
+		t.Fatal("version 2 (categorized) must win over a late version 1")
+	}
+	type row struct {
+		Version int
+		Status  string
+		Memo    *string
+		Names   []string `bun:"category_stable_names,array"`
+	}
+	var got []row
+	read := func() row {
+		t.Helper()
+		got = nil
+		if err := e.db.NewRaw(`SELECT version, categorization_status AS status, memo, category_stable_names FROM bank_transactions
+			WHERE business_id = ?`, bid).Scan(t.Context(), &got); err != nil || len(got) != 1 {
+			t.Fatalf("rows %+v %v", got, err)
+		}
+		return got[0]
+	}
+	if r := read(); r.Version != 2 || r.Status != "CATEGORIZED" || r.Memo == nil || *r.Memo != "march rent" || len(r.Names) != 1 || r.Names[0] != "RENT" {
+		t.Fatalf("row %+v", r)
+	}
+	e.deliver(txEvent(t, v3), txEvent(t, v2))
+	if r := read(); r.Version != 3 || r.Status != "SERVICE_REVIEW" || fully(march) {
+		t.Fatalf("version 3 (in review: uncategorized): %+v", r)
+	}
+	for _, s := range []string{"SPLIT", "MATCHED", "CATEGORIZED"} {
+		v3.Version++
+		v3.Status = s
+		e.deliver(txEvent(t, v3))
+		if !fully(march) {
+			t.Fatalf("%s counts as categorized", s)
+		}
+	}
+	for _, s := range []string{"READY_FOR_INPUT", "JOURNALING", "PENDING"} {
+		v3.Version++
+		v3.Status = s
+		e.deliver(txEvent(t, v3))
+		if fully(march) {
+			t.Fatalf("%s counts as uncategorized", s)
+		}
+	}
+
+	// Every comparison result: March (uncategorized) × 2 filters, April.
+	c := e.compare(tok, bid, anyMap{"periods": months(2026, 3, 2026, 4),
+		"tag_filters": []anyMap{required("dept", "retail"), required("dept", "wholesale")}})
+	for _, p := range c.Data[0].Pnls {
+		if want := p.Period.Month == 4; p.Pnl.FullyCategorized != want {
+			t.Fatalf("comparison %+v: fully_categorized %v, want %v", p.Period, p.Pnl.FullyCategorized, want)
+		}
+	}
+
+	// Another business's transactions do not count.
+	other := e.svc.SeedBusiness(t, "client-b")
+	e.deliver(txEvent(t, bankTx(other, "2026-04-10", "PENDING", "", 5)))
+	if !fully(april) {
+		t.Fatal("another business's transaction counted")
+	}
+}
