@@ -112,14 +112,27 @@ type ExportRow struct {
 }
 
 // Record is r as CSV fields, in ExportHeader's order; the amount is a
-// dollar string ("1234.50", positive: Direction tells its side).
+// dollar string ("1234.50", positive: Direction tells its side). Text that
+// clients wrote (descriptions, names, memos, tags...) goes through
+// SafeCell, so a spreadsheet never runs it as a formula.
 func (r ExportRow) Record(buf []string) []string {
 	s := func(p *string) string {
 		if p == nil {
 			return ""
 		}
-		return *p
+		return SafeCell(*p)
 	}
 	return append(buf[:0], r.Day, s(r.Description), s(r.Counterparty), s(r.Account), r.Direction,
-		money.Format(money.Cents(r.Amount)), s(r.Category), r.Status, r.Tags, s(r.Memo), s(r.ReferenceNumber))
+		money.Format(money.Cents(r.Amount)), s(r.Category), r.Status, SafeCell(r.Tags), s(r.Memo), s(r.ReferenceNumber))
+}
+
+// SafeCell defuses CSV injection (OWASP): a text cell starting with =, +,
+// -, @, a tab or a carriage return is prefixed with an apostrophe, which
+// spreadsheets show as text instead of evaluating it. The one price: such a
+// value reads with a leading apostrophe ("'-5% discount").
+func SafeCell(v string) string {
+	if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
+		return "'" + v
+	}
+	return v
 }

@@ -41,3 +41,19 @@ func TestNewBankTransaction(t *testing.T) {
 		t.Fatalf("%q", got)
 	}
 }
+
+func TestSafeCell(t *testing.T) {
+	for in, want := range map[string]string{
+		"": "", "Coffee": "Coffee", "=HYPERLINK(\"x\")": "'=HYPERLINK(\"x\")", "+1": "'+1", "-5% discount": "'-5% discount",
+		"@SUM(A1)": "'@SUM(A1)", "\tx": "'\tx", "\rx": "'\rx", "a=b": "a=b",
+	} {
+		if got := SafeCell(in); got != want {
+			t.Errorf("SafeCell(%q) = %q, want %q", in, got, want)
+		}
+	}
+	memo := "=cmd|' /C calc'!A0"
+	r := ExportRow{Day: "2026-03-01", Direction: "DEBIT", Amount: 100, Memo: &memo, Tags: "@k:v"}
+	if got := r.Record(nil); got[9] != "'"+memo || got[8] != "'@k:v" {
+		t.Fatalf("record = %q", got)
+	}
+}
