@@ -124,3 +124,28 @@ func (c Config) DownloadHandler() (fiber.Handler, error) {
 	key, _ := c.SigningKeyBytes()
 	return NewDownloadHandler(DownloadOptions{Dir: c.Dir, SigningKey: key})
 }
+
+// Optional is Config read from the same variables for a service whose
+// storage may be off: with STORAGE_BACKEND=fs (the default) and no
+// STORAGE_DIR it is disabled (Enabled is false: the endpoints that need
+// it answer 503); any other setting is checked as Config checks it. (A
+// defined type: pkg/config runs the Validate of every nested block, and
+// Config's would refuse the empty directory at load.)
+type Optional Config
+
+// Enabled reports whether storage is configured.
+func (s Optional) Enabled() bool {
+	return s.Backend != BackendFS || strings.TrimSpace(s.Dir) != ""
+}
+
+// Config is the block as Open takes it.
+func (s Optional) Config() Config { return Config(s) }
+
+// Validate accepts the "storage off" setting and otherwise runs Config's
+// checks.
+func (s Optional) Validate() error {
+	if !s.Enabled() {
+		return nil
+	}
+	return Config(s).Validate()
+}

@@ -4,8 +4,6 @@
 package config
 
 import (
-	"strings"
-
 	pkgconfig "github.com/acctsuite/acct/pkg/config"
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/storage"
@@ -25,34 +23,8 @@ type Config struct {
 	Auth servicekit.Auth
 
 	// Storage is where CSV exports go (STORAGE_*). It is optional: see
-	// ExportStorage.
-	Storage ExportStorage
-}
-
-// ExportStorage is storage.Config read from the same variables but
-// optional, as the transactions service's receipt storage: with
-// STORAGE_BACKEND=fs (the default) and no STORAGE_DIR, exports are off
-// (Enabled is false) and the export endpoints answer 503; any other setting
-// is checked as storage.Config checks it. (A defined type: pkg/config runs
-// the Validate of every nested block, and storage.Config's would refuse the
-// empty directory at load.)
-type ExportStorage storage.Config
-
-// Enabled reports whether export storage is configured.
-func (s ExportStorage) Enabled() bool {
-	return s.Backend != storage.BackendFS || strings.TrimSpace(s.Dir) != ""
-}
-
-// Config is the block as the storage package takes it.
-func (s ExportStorage) Config() storage.Config { return storage.Config(s) }
-
-// Validate accepts the "exports off" setting and otherwise runs
-// storage.Config's checks.
-func (s ExportStorage) Validate() error {
-	if !s.Enabled() {
-		return nil
-	}
-	return storage.Config(s).Validate()
+	// storage.Optional.
+	Storage storage.Optional
 }
 
 // Load reads and validates the configuration from the environment.
