@@ -216,52 +216,35 @@ func StartStack(t *testing.T) *Stack {
 	}
 	stack.Services[authTokensAlias] = auth
 
-	txn, err := startContainer(ctx, t, cfg, transactionsAlias, cfg.image("transactions"), nw,
-		testcontainers.WithEnv(map[string]string{
-			"DATABASE_URL":       fmt.Sprintf("postgres://%s:%s@%s:5432/%s?sslmode=disable", postgresUser, dbPassword, postgresAlias, postgresDB),
-			"KAFKA_BROKERS":      brokerAdvertisedAddr,
-			"JWKS_URL":           authTokensInternalBase + "/.well-known/jwks.json",
-			"PAGE_CURSOR_SECRET": randomHex(t, 16),
-			"SHUTDOWN_TIMEOUT":   "5s",
-		}),
-		testcontainers.WithExposedPorts(serviceHTTPPort),
-		testcontainers.WithWaitStrategy(wait.ForHTTP("/readyz").WithPort(serviceHTTPPort).WithStartupTimeout(startupTimeout)),
-	)
-	if err != nil {
-		t.Fatalf("e2e: transactions: %v", err)
-	}
-	stack.Services[transactionsAlias] = txn
-
-	cust, err := startContainer(ctx, t, cfg, customersAlias, cfg.image("customers-invoices"), nw,
-		testcontainers.WithEnv(map[string]string{
-			"DATABASE_URL":       fmt.Sprintf("postgres://%s:%s@%s:5432/%s?sslmode=disable", postgresUser, dbPassword, postgresAlias, postgresDB),
-			"KAFKA_BROKERS":      brokerAdvertisedAddr,
-			"JWKS_URL":           authTokensInternalBase + "/.well-known/jwks.json",
-			"PAGE_CURSOR_SECRET": randomHex(t, 16),
-			"SHUTDOWN_TIMEOUT":   "5s",
-		}),
-		testcontainers.WithExposedPorts(serviceHTTPPort),
-		testcontainers.WithWaitStrategy(wait.ForHTTP("/readyz").WithPort(serviceHTTPPort).WithStartupTimeout(startupTimeout)),
-	)
-	if err != nil {
-		t.Fatalf("e2e: customers-invoices: %v", err)
-	}
-	stack.Services[customersAlias] = cust
-
-	rep, err := startContainer(ctx, t, cfg, reportsAlias, cfg.image("reports"), nw,
-		testcontainers.WithEnv(map[string]string{
+	// The domain services: the same environment but for the cursor secret
+	// (reports pages nothing).
+	for _, svc := range []struct {
+		alias, image string
+		cursors      bool
+	}{
+		{transactionsAlias, "transactions", true},
+		{customersAlias, "customers-invoices", true},
+		{reportsAlias, "reports", false},
+	} {
+		env := map[string]string{
 			"DATABASE_URL":     fmt.Sprintf("postgres://%s:%s@%s:5432/%s?sslmode=disable", postgresUser, dbPassword, postgresAlias, postgresDB),
 			"KAFKA_BROKERS":    brokerAdvertisedAddr,
 			"JWKS_URL":         authTokensInternalBase + "/.well-known/jwks.json",
 			"SHUTDOWN_TIMEOUT": "5s",
-		}),
-		testcontainers.WithExposedPorts(serviceHTTPPort),
-		testcontainers.WithWaitStrategy(wait.ForHTTP("/readyz").WithPort(serviceHTTPPort).WithStartupTimeout(startupTimeout)),
-	)
-	if err != nil {
-		t.Fatalf("e2e: reports: %v", err)
+		}
+		if svc.cursors {
+			env["PAGE_CURSOR_SECRET"] = randomHex(t, 16)
+		}
+		c, err := startContainer(ctx, t, cfg, svc.alias, cfg.image(svc.image), nw,
+			testcontainers.WithEnv(env),
+			testcontainers.WithExposedPorts(serviceHTTPPort),
+			testcontainers.WithWaitStrategy(wait.ForHTTP("/readyz").WithPort(serviceHTTPPort).WithStartupTimeout(startupTimeout)),
+		)
+		if err != nil {
+			t.Fatalf("e2e: %s: %v", svc.image, err)
+		}
+		stack.Services[svc.alias] = c
 	}
-	stack.Services[reportsAlias] = rep
 
 	gw, err := startContainer(ctx, t, cfg, gatewayAlias, cfg.image("gateway"), nw,
 		testcontainers.WithEnv(map[string]string{

@@ -76,7 +76,9 @@ func (s *BankStore) UpsertMatchablePayment(ctx context.Context, db bun.IDB, p ap
 // yet is recorded as deleted, so its late upsert cannot revive it.
 func (s *BankStore) DeleteMatchablePayment(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, version int64, at time.Time) (*uuid.UUID, error) {
 	// The FROM subquery reads the row as it was before this update.
-	var matched []*uuid.UUID
+	var matched []struct {
+		ID uuid.NullUUID `bun:"matched_transaction_id"`
+	}
 	err := db.NewRaw(`UPDATE matchable_payments AS mp
 		SET deleted_at = ?, matched_transaction_id = NULL, version = greatest(mp.version, ?), updated_at = ?
 		FROM (SELECT matched_transaction_id FROM matchable_payments WHERE business_id = ? AND id = ?) AS old
@@ -93,11 +95,10 @@ func (s *BankStore) DeleteMatchablePayment(ctx context.Context, db bun.IDB, busi
 		businessID, id, at, max(version, 1), at, at).Exec(ctx); err != nil {
 		return nil, wrap("record deleted payment", err)
 	}
-	// A NULL scans as a zero uuid: not matched.
-	if len(matched) == 0 || matched[0] == nil || *matched[0] == uuid.Nil {
+	if len(matched) == 0 || !matched[0].ID.Valid {
 		return nil, nil
 	}
-	return matched[0], nil
+	return &matched[0].ID.UUID, nil
 }
 
 // OpenPayments implements app.MatchStore.
