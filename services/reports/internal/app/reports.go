@@ -19,14 +19,15 @@ import (
 
 // Store is the read model (postgres.Store).
 type Store interface {
+	CashStore
 	RecordEntry(ctx context.Context, db bun.IDB, p events.LedgerEntryPosted, day, eventTime time.Time) (bool, error)
 	ApplyLines(ctx context.Context, db bun.IDB, p events.LedgerEntryPosted, day, eventTime time.Time) error
 	ClearBusiness(ctx context.Context, db bun.IDB, bid uuid.UUID) error
 	JournalBusinesses(ctx context.Context, db bun.IDB) ([]uuid.UUID, error)
 	JournalPage(ctx context.Context, db bun.IDB, bid, after uuid.UUID, limit int) ([]JournalEntry, error)
 	Accounts(ctx context.Context, db bun.IDB, bid uuid.UUID) (map[uuid.UUID]domain.Account, error)
-	Amounts(ctx context.Context, db bun.IDB, bid uuid.UUID, start, end time.Time, f domain.TagFilter) (map[uuid.UUID]int64, error)
-	PeriodAmounts(ctx context.Context, db bun.IDB, bid uuid.UUID, starts, ends []time.Time, required domain.RequiredTags) ([]map[uuid.UUID]int64, error)
+	Amounts(ctx context.Context, db bun.IDB, bid uuid.UUID, basis string, start, end time.Time, f domain.TagFilter) (map[uuid.UUID]int64, error)
+	PeriodAmounts(ctx context.Context, db bun.IDB, bid uuid.UUID, basis string, starts, ends []time.Time, filters []domain.RequiredTags) ([][]map[uuid.UUID]int64, error)
 	LastEventAt(ctx context.Context, db bun.IDB, bid uuid.UUID) (*time.Time, error)
 	UpsertBankTransaction(ctx context.Context, db bun.IDB, b domain.BankTransaction, day, eventTime time.Time) error
 	Uncategorized(ctx context.Context, db bun.IDB, bid uuid.UUID, starts, ends []time.Time) ([]bool, error)
@@ -52,14 +53,33 @@ func lockBusiness(ctx context.Context, tx bun.IDB, bid uuid.UUID) error {
 
 // Reports are the use cases.
 type Reports struct {
-	db     *bun.DB
-	store  Store
-	logger *slog.Logger
+	db         *bun.DB
+	store      Store
+	cash       CashStore
+	businesses BusinessFinder
+	logger     *slog.Logger
 }
 
-// New makes the use cases.
-func New(db *bun.DB, store Store, logger *slog.Logger) *Reports {
-	return &Reports{db: db, store: store, logger: logger}
+// New makes the use cases; businesses tells each business's default
+// reporting basis.
+func New(db *bun.DB, store Store, businesses BusinessFinder, logger *slog.Logger) *Reports {
+	return &Reports{db: db, store: store, cash: store, businesses: businesses, logger: logger}
+}
+
+// basis is the reporting basis of a request for business bid: the one
+// asked for, else the business's default_reporting_basis, else ACCRUAL.
+func (r *Reports) basis(ctx context.Context, bid uuid.UUID, asked string) (string, error) {
+	if asked != "" {
+		return asked, nil
+	}
+	b, found, err := r.businesses.Find(ctx, bid)
+	if err != nil {
+		return "", fmt.Errorf("find business: %w", err)
+	}
+	if found && b.DefaultReportingBasis == domain.BasisCash {
+		return domain.BasisCash, nil
+	}
+	return domain.BasisAccrual, nil
 }
 
 // EntryDay is the calendar day p counts on: its date, else its timestamp's
@@ -93,7 +113,11 @@ func (r *Reports) ApplyEntry(ctx context.Context, tx bun.IDB, p events.LedgerEnt
 	if err != nil || !fresh {
 		return err
 	}
-	return r.store.ApplyLines(ctx, tx, p, day, eventTime)
+	if err := r.store.ApplyLines(ctx, tx, p, day, eventTime); err != nil {
+		return err
+	}
+	_, _, err = r.applyCash(ctx, tx, p, day, true)
+	return err
 }
 
 // ApplyBankTransaction keeps snapshot p of a bank transaction in tx: the
@@ -107,26 +131,35 @@ func (r *Reports) ApplyBankTransaction(ctx context.Context, tx bun.IDB, p events
 		y, m, d := p.DateTime.UTC().Date()
 		day = time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 	}
-	return r.store.UpsertBankTransaction(ctx, tx, domain.NewBankTransaction(p), day, eventTime)
+	if err := r.store.UpsertBankTransaction(ctx, tx, domain.NewBankTransaction(p), day, eventTime); err != nil {
+		return err
+	}
+	return r.cash.TouchFreshness(ctx, tx, p.BusinessID, eventTime)
 }
 
-// Report is a profit-and-loss report with its freshness.
+// Report is a profit-and-loss report with its basis and freshness.
 type Report struct {
 	BusinessID  uuid.UUID
 	Query       domain.PnLQuery
+	Basis       string
 	PnL         domain.PnL
 	LastEventAt *time.Time
 }
 
-// ProfitAndLoss is the accrual-basis report of business bid.
+// ProfitAndLoss is the report of business bid on q's basis (else the
+// business's default).
 func (r *Reports) ProfitAndLoss(ctx context.Context, bid uuid.UUID, q domain.PnLQuery) (Report, error) {
 	out := Report{BusinessID: bid, Query: q}
-	err := r.db.RunInTx(ctx, &txReadOnly, func(ctx context.Context, tx bun.Tx) error {
+	var err error
+	if out.Basis, err = r.basis(ctx, bid, q.Basis); err != nil {
+		return out, err
+	}
+	err = r.db.RunInTx(ctx, &txReadOnly, func(ctx context.Context, tx bun.Tx) error {
 		accounts, err := r.store.Accounts(ctx, tx, bid)
 		if err != nil {
 			return err
 		}
-		amounts, err := r.store.Amounts(ctx, tx, bid, q.Start, q.End, q.Filter)
+		amounts, err := r.store.Amounts(ctx, tx, bid, out.Basis, q.Start, q.End, q.Filter)
 		if err != nil {
 			return err
 		}
@@ -150,32 +183,36 @@ type ComparisonItem struct {
 }
 
 // ComparisonReport is a comparison's reports, period-major (every filter
-// of the first period, then of the second...), with their freshness.
+// of the first period, then of the second...), with their basis and
+// freshness.
 type ComparisonReport struct {
 	BusinessID  uuid.UUID
+	Basis       string
 	Items       []ComparisonItem
 	LastEventAt *time.Time
 }
 
-// Comparison is the accrual-basis report of business bid for every period
-// × tag filter of c, from one consistent snapshot: one statement per
-// filter, grouped by period.
+// Comparison is the report of business bid for every period × tag filter
+// of c on c's basis (else the business's default), from one consistent
+// snapshot: one statement grouped by filter and period.
 func (r *Reports) Comparison(ctx context.Context, bid uuid.UUID, c domain.Comparison) (ComparisonReport, error) {
 	out := ComparisonReport{BusinessID: bid}
+	var err error
+	if out.Basis, err = r.basis(ctx, bid, c.Basis); err != nil {
+		return out, err
+	}
 	starts, ends := make([]time.Time, len(c.Periods)), make([]time.Time, len(c.Periods))
 	for i, p := range c.Periods {
 		starts[i], ends[i] = p.Start, p.End
 	}
-	err := r.db.RunInTx(ctx, &txReadOnly, func(ctx context.Context, tx bun.Tx) error {
+	err = r.db.RunInTx(ctx, &txReadOnly, func(ctx context.Context, tx bun.Tx) error {
 		accounts, err := r.store.Accounts(ctx, tx, bid)
 		if err != nil {
 			return err
 		}
-		byFilter := make([][]map[uuid.UUID]int64, len(c.Filters))
-		for j, f := range c.Filters {
-			if byFilter[j], err = r.store.PeriodAmounts(ctx, tx, bid, starts, ends, f); err != nil {
-				return err
-			}
+		byFilter, err := r.store.PeriodAmounts(ctx, tx, bid, out.Basis, starts, ends, c.Filters)
+		if err != nil {
+			return err
 		}
 		unc, err := r.store.Uncategorized(ctx, tx, bid, starts, ends)
 		if err != nil {
@@ -199,7 +236,8 @@ func (r *Reports) Comparison(ctx context.Context, bid uuid.UUID, c domain.Compar
 const rebuildPage = 500
 
 // Rebuild recomputes the read model of business bid from the journal copy
-// in one transaction (readers see the old figures until it commits).
+// and the payments' latest snapshots, in one transaction (readers see the
+// old figures until it commits).
 func (r *Reports) Rebuild(ctx context.Context, bid uuid.UUID) (int, error) {
 	n := 0
 	err := r.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -219,13 +257,26 @@ func (r *Reports) Rebuild(ctx context.Context, bid uuid.UUID) (int, error) {
 				if err := r.store.ApplyLines(ctx, tx, e.Entry, e.Day, e.EventTime); err != nil {
 					return err
 				}
+				if _, _, err := r.applyCash(ctx, tx, e.Entry, e.Day, false); err != nil {
+					return err
+				}
 				after = e.Entry.EntryID
 			}
 			n += len(page)
 			if len(page) < rebuildPage {
-				return nil
+				break
 			}
 		}
+		docs, err := r.cash.CashDocs(ctx, tx, bid)
+		if err != nil {
+			return err
+		}
+		for _, d := range docs {
+			if err := r.recognize(ctx, tx, bid, d); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	return n, err
 }

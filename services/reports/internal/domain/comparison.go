@@ -106,6 +106,8 @@ type Comparison struct {
 	Filters []RequiredTags
 	// Filtered: the body had tag filters (the results then name theirs).
 	Filtered bool
+	// Basis is ACCRUAL or CASH; empty: the business's default.
+	Basis string
 }
 
 const (
@@ -119,6 +121,9 @@ func ParseComparison(b ComparisonBody) (Comparison, error) {
 	v := apperr.NewViolations(apperr.InvalidPayload)
 	var out Comparison
 	checkBasisStructure(v, "", b.ReportingBasis, b.Structure)
+	if b.ReportingBasis != nil {
+		out.Basis = *b.ReportingBasis
+	}
 	switch p := b.Periods; {
 	case p == nil:
 		v.Add("periods", EnumInvalidPeriods, "required")
@@ -159,9 +164,7 @@ func ParseComparison(b ComparisonBody) (Comparison, error) {
 func checkBasisStructure(v *apperr.Violations, prefix string, basis, structure *string) {
 	if basis != nil {
 		switch *basis {
-		case "ACCRUAL":
-		case "CASH":
-			v.Add(prefix+"reporting_basis", EnumUnsupportedReportingBasis, "CASH is not supported yet")
+		case BasisAccrual, BasisCash:
 		default:
 			v.Add(prefix+"reporting_basis", EnumUnsupportedReportingBasis, "must be ACCRUAL or CASH")
 		}

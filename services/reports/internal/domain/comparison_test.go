@@ -52,7 +52,7 @@ func TestParseComparison(t *testing.T) {
 	_, err = ParseComparison(ComparisonBody{
 		Periods:        &PeriodsBody{Type: PeriodsDateRanges, DateRanges: []DateRangeBody{{"2026-01-02", "2026-01-01"}, {"x", "2026-01-01"}}},
 		TagFilters:     []TagFilterBody{{}},
-		ReportingBasis: new("CASH"),
+		ReportingBasis: new("cash"),
 	})
 	e := apperr.From(err)
 	fields, _ := e.Meta["fields"].(map[string]string)

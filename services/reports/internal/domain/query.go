@@ -24,11 +24,14 @@ const DateLayout = "2006-01-02"
 type PnLQuery struct {
 	Start, End time.Time
 	Filter     TagFilter
+	// Basis is ACCRUAL or CASH; empty: the business's default.
+	Basis string
 }
 
 // ParsePnLQuery reads start_date, end_date (required, YYYY-MM-DD, end not
 // before start), tag_key and tag_values (comma-separated or repeated; only
-// with tag_key), reporting_basis (ACCRUAL; CASH is not served yet) and
+// with tag_key), reporting_basis (ACCRUAL or CASH; absent: the business's
+// default) and
 // structure (DEFAULT). Other parameters (include_uncategorized) are ignored.
 func ParsePnLQuery(q url.Values) (PnLQuery, error) {
 	var out PnLQuery
@@ -67,10 +70,8 @@ func ParsePnLQuery(q url.Values) (PnLQuery, error) {
 		errEnum = EnumInvalidTagFilter
 	}
 	switch b := q.Get("reporting_basis"); b {
-	case "", "ACCRUAL":
-	case "CASH":
-		bad["reporting_basis"] = "CASH is not supported yet"
-		errEnum = EnumUnsupportedReportingBasis
+	case "", BasisAccrual, BasisCash:
+		out.Basis = b
 	default:
 		bad["reporting_basis"] = "must be ACCRUAL or CASH"
 		errEnum = EnumUnsupportedReportingBasis

@@ -116,7 +116,9 @@ func TestComparisonGolden(t *testing.T) {
 		evts = append(evts, event(t, p))
 	}
 	e.deliver(evts...)
-	e.deliver(goldenTxEvents(t, bid)...)
+	txEvts := goldenTxEvents(t, bid)
+	e.deliver(txEvts...)
+	evts = append(evts, txEvts...)
 
 	// As the SDK sends it: structure inside the tag filters too.
 	retail, wholesale := required("dept", "retail"), required("dept", "wholesale")
@@ -286,7 +288,7 @@ func TestComparisonBadRequests(t *testing.T) {
 			"tag_filters[0].required_tags", domain.EnumInvalidTagFilter, true},
 		{"bad tag key", anyMap{"periods": months(2026, 1), "tag_filters": []anyMap{required("  ", "retail")}},
 			"tag_filters[0].required_tags[0].key", tags.EnumInvalidTags, true},
-		{"cash basis", anyMap{"periods": months(2026, 1), "reporting_basis": "CASH"}, "reporting_basis", domain.EnumUnsupportedReportingBasis, true},
+		{"unknown basis", anyMap{"periods": months(2026, 1), "reporting_basis": "cash"}, "reporting_basis", domain.EnumUnsupportedReportingBasis, false},
 		{"industry structure", anyMap{"periods": months(2026, 1), "structure": "TRUCKING"}, "structure", domain.EnumUnsupportedStructure, true},
 		{"industry structure in a tag filter", anyMap{"periods": months(2026, 1),
 			"tag_filters": []anyMap{{"required_tags": []anyMap{{"key": "dept", "value": "a"}}, "structure": "FLORIST"}}},

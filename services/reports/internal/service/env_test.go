@@ -56,16 +56,20 @@ func newEnvWith(t *testing.T, opts servicetest.ServiceOptions) *env {
 	return &env{t: t, svc: svc, s: s, http: svc.Kit.App(), v: openapitest.New(t, reports.OpenAPI), db: svc.Kit.DB()}
 }
 
-// deliver hands the events to the service's acct.ledger.v1 or
-// acct.transactions.v1 handler (by topic), each in its own transaction, as the kit's consumer does (without its inbox, so
+// deliver hands the events to the service's acct.ledger.v1,
+// acct.transactions.v1 or acct.invoicing.v1 handler (by topic), each in its own transaction, as the kit's consumer does (without its inbox, so
 // the handler's own idempotency is what is tested).
 func (e *env) deliver(evts ...events.Event) {
 	e.t.Helper()
 	ledger, txs := kafkaadapter.LedgerHandler(e.s.Reports), kafkaadapter.TransactionsHandler(e.s.Reports)
+	invoicing := kafkaadapter.InvoicingHandler(e.s.Reports)
 	for _, evt := range evts {
 		h := ledger
-		if evt.Topic == events.TopicTransactions {
+		switch evt.Topic {
+		case events.TopicTransactions:
 			h = txs
+		case events.TopicInvoicing:
+			h = invoicing
 		}
 		if err := e.db.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
 			return h(ctx, tx, evt)

@@ -25,10 +25,16 @@ var chart = map[string]acct{
 	"UNCATEGORIZED_EXPENSES": {"UNCATEGORIZED_EXPENSES", "Uncategorized expenses", "EXPENSE", "UNCATEGORIZED_EXPENSES", "DEBIT", []string{"EXPENSES", "OPERATING_EXPENSES"}},
 	"BANK_FEES":              {"BANK_FEES", "Bank fees", "EXPENSE", "FEES", "DEBIT", []string{"EXPENSES", "OPERATING_EXPENSES", "FEES"}},
 	"INCOME_TAXES":           {"INCOME_TAXES", "Income taxes", "EXPENSE", "TAXES", "DEBIT", []string{"EXPENSES", "TAXES"}},
+	"ACCOUNTS_RECEIVABLE":    {"ACCOUNTS_RECEIVABLE", "Accounts receivable", "ASSET", "ACCOUNTS_RECEIVABLE", "DEBIT", []string{"ASSETS"}},
+	"UNDEPOSITED_FUNDS":      {"UNDEPOSITED_FUNDS", "Undeposited funds", "ASSET", "UNDEPOSITED_FUNDS", "DEBIT", []string{"ASSETS"}},
+	"SALES_TAXES_PAYABLE":    {"SALES_TAXES_PAYABLE", "Sales taxes payable", "LIABILITY", "SALES_TAXES_PAYABLE", "CREDIT", []string{"LIABILITIES"}},
+	"ACCOUNTS_PAYABLE":       {"ACCOUNTS_PAYABLE", "Accounts payable", "LIABILITY", "ACCOUNTS_PAYABLE", "CREDIT", []string{"LIABILITIES"}},
+	"OTHER_FEES":             {"OTHER_FEES", "Other fees", "EXPENSE", "FEES", "DEBIT", []string{"EXPENSES", "OPERATING_EXPENSES", "FEES"}},
+	"BAD_DEBT":               {"BAD_DEBT", "Bad debt", "EXPENSE", "OPERATING_EXPENSES", "DEBIT", []string{"EXPENSES", "OPERATING_EXPENSES"}},
 }
 
 var parentNames = map[string]string{
-	"ASSETS": "Assets", "REVENUE": "Revenue", "RETURNS_AND_ALLOWANCES": "Returns and allowances", "EXPENSES": "Expenses",
+	"ASSETS": "Assets", "LIABILITIES": "Liabilities", "REVENUE": "Revenue", "RETURNS_AND_ALLOWANCES": "Returns and allowances", "EXPENSES": "Expenses",
 	"COST_OF_GOODS_SOLD": "Cost of goods sold", "OPERATING_EXPENSES": "Operating expenses", "FEES": "Fees", "TAXES": "Taxes",
 }
 

@@ -1,5 +1,6 @@
 // Package service wires the reports service onto the service kit: the
-// read model fed from acct.ledger.v1 and acct.transactions.v1, the export
+// read model fed from acct.ledger.v1, acct.transactions.v1 and
+// acct.invoicing.v1 (payments, for the cash basis), the export
 // storage, the business projection (tenancy)
 // from acct.business.v1, the HTTP routes and the rebuild command. The kit
 // does the rest (see pkg/servicekit).
@@ -51,7 +52,7 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 
 func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Kit) error {
 	store := postgres.New()
-	s.Reports = app.New(k.DB(), store, k.Logger())
+	s.Reports = app.New(k.DB(), store, k.Businesses(), k.Logger())
 	var files storage.Store
 	if cfg.Storage.Enabled() {
 		var err error
@@ -64,6 +65,7 @@ func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Ki
 	s.Exports = app.NewExports(k.DB(), store, k.Businesses(), files)
 	k.Consume(events.TopicLedger, kafkaadapter.LedgerHandler(s.Reports))
 	k.Consume(events.TopicTransactions, kafkaadapter.TransactionsHandler(s.Reports))
+	k.Consume(events.TopicInvoicing, kafkaadapter.InvoicingHandler(s.Reports))
 	httpadapter.Register(k.App(), httpadapter.Options{
 		Reports:  s.Reports,
 		Exports:  s.Exports,

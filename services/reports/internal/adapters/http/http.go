@@ -99,7 +99,7 @@ func (h *handlers) profitAndLoss(c *fiber.Ctx) error {
 		return err
 	}
 	return httpx.List(c, renderPnL(r.BusinessID, q.Start, q.End, r.PnL),
-		pnlMeta{ReportingBasis: "ACCRUAL", LastEventAt: r.LastEventAt})
+		pnlMeta{ReportingBasis: r.Basis, LastEventAt: r.LastEventAt})
 }
 
 // renderPnL is the report p of the days start..end.
@@ -181,5 +181,5 @@ func (h *handlers) comparison(c *fiber.Ctx) error {
 		}
 		out.Pnls = append(out.Pnls, item)
 	}
-	return httpx.List(c, []comparisonData{out}, pnlMeta{ReportingBasis: "ACCRUAL", LastEventAt: r.LastEventAt})
+	return httpx.List(c, []comparisonData{out}, pnlMeta{ReportingBasis: r.Basis, LastEventAt: r.LastEventAt})
 }

@@ -150,10 +150,12 @@ func nonEmpty(s string) *string {
 	return &s
 }
 
-// ClearBusiness removes the read model of business bid (not its journal
-// copy).
+// ClearBusiness removes the read model of business bid that its journal
+// copy recomputes: not the journal copy, not the latest snapshots (bank
+// transactions, payments and their allocations) and not its freshness
+// (the last event applied stays the last applied).
 func (s *Store) ClearBusiness(ctx context.Context, db bun.IDB, bid uuid.UUID) error {
-	for _, t := range []string{"account_days", "tag_sets", "accounts", "freshness"} {
+	for _, t := range []string{"account_days", "cash_days", "cash_doc_lines", "cash_docs", "cash_recognized", "tag_sets", "accounts"} {
 		if _, err := db.NewRaw("DELETE FROM ? WHERE business_id = ?", bun.Ident(t), bid).Exec(ctx); err != nil {
 			return wrap("clear "+t, err)
 		}

@@ -42,11 +42,22 @@ func (s *Store) Accounts(ctx context.Context, db bun.IDB, bid uuid.UUID) (map[uu
 	return out, nil
 }
 
-// Amounts is the signed cents per account of business bid on the days
-// start..end (inclusive) of the lines f selects (accounts netting to zero
-// left out).
-func (s *Store) Amounts(ctx context.Context, db bun.IDB, bid uuid.UUID, start, end time.Time, f domain.TagFilter) (map[uuid.UUID]int64, error) {
-	q := `SELECT account_id, sum(amount)::bigint AS amount FROM account_days
+// daysOf is the relation of per-day amounts of a basis: account_days for
+// the accrual basis; for the cash basis, account_days plus cash_days (the
+// cash basis's difference from it).
+func daysOf(basis string) string {
+	if basis == domain.BasisCash {
+		return `(SELECT business_id, day, account_id, tag_set_id, amount FROM account_days
+			UNION ALL SELECT business_id, day, account_id, tag_set_id, amount FROM cash_days)`
+	}
+	return "account_days"
+}
+
+// Amounts is the signed cents per account of business bid on basis on the
+// days start..end (inclusive) of the lines f selects (accounts netting to
+// zero left out).
+func (s *Store) Amounts(ctx context.Context, db bun.IDB, bid uuid.UUID, basis string, start, end time.Time, f domain.TagFilter) (map[uuid.UUID]int64, error) {
+	q := `SELECT account_id, sum(amount)::bigint AS amount FROM ` + daysOf(basis) + ` AS d
 		WHERE business_id = ? AND day BETWEEN ? AND ?`
 	args := []any{bid, start, end}
 	switch {
@@ -90,11 +101,12 @@ func (s *Store) LastEventAt(ctx context.Context, db bun.IDB, bid uuid.UUID) (*ti
 	return &t, nil
 }
 
-// PeriodAmounts is, for each period (its days starts[i]..ends[i],
-// inclusive), the signed cents per account of business bid of the lines
-// carrying every tag of required (every line when it is empty), in one
-// statement grouped by period (accounts netting to zero left out).
-func (s *Store) PeriodAmounts(ctx context.Context, db bun.IDB, bid uuid.UUID, starts, ends []time.Time, required domain.RequiredTags) ([]map[uuid.UUID]int64, error) {
+// PeriodAmounts is, for each tag filter and each period (its days
+// starts[i]..ends[i], inclusive), the signed cents per account of business
+// bid on basis of the lines carrying every tag of the filter (every line
+// for an empty filter), in one statement grouped by filter and period
+// (accounts netting to zero left out): out[filter][period].
+func (s *Store) PeriodAmounts(ctx context.Context, db bun.IDB, bid uuid.UUID, basis string, starts, ends []time.Time, filters []domain.RequiredTags) ([][]map[uuid.UUID]int64, error) {
 	ds := func(ts []time.Time) []string {
 		out := make([]string, len(ts))
 		for i, t := range ts {
@@ -102,16 +114,48 @@ func (s *Store) PeriodAmounts(ctx context.Context, db bun.IDB, bid uuid.UUID, st
 		}
 		return out
 	}
-	q := `SELECT p.idx, d.account_id, sum(d.amount)::bigint AS amount
-		FROM unnest(?::date[], ?::date[]) WITH ORDINALITY AS p(start_day, end_day, idx)
-		JOIN account_days d ON d.business_id = ? AND d.day BETWEEN p.start_day AND p.end_day`
-	args := []any{pgdialect.Array(ds(starts)), pgdialect.Array(ds(ends)), bid}
-	if len(required) > 0 {
-		q += ` AND d.tag_set_id IN (SELECT id FROM tag_sets WHERE business_id = ? AND kv @> ?::text[])`
-		args = append(args, bid, pgdialect.Array(required.KVs()))
+	out := make([][]map[uuid.UUID]int64, len(filters))
+	for j := range out {
+		out[j] = make([]map[uuid.UUID]int64, len(starts))
+		for i := range out[j] {
+			out[j][i] = map[uuid.UUID]int64{}
+		}
 	}
-	q += ` GROUP BY p.idx, d.account_id HAVING sum(d.amount) <> 0`
+	if len(filters) == 0 || len(starts) == 0 {
+		return out, nil
+	}
+	first, last := starts[0], ends[0]
+	for i := range starts {
+		first, last = minTime(first, starts[i]), maxTime(last, ends[i])
+	}
+	var q string
+	args := []any{pgdialect.Array(ds(starts)), pgdialect.Array(ds(ends))}
+	if len(filters) == 1 && len(filters[0]) == 0 {
+		q = `WITH p AS (SELECT * FROM unnest(?::date[], ?::date[]) WITH ORDINALITY AS p(start_day, end_day, idx))
+		SELECT 1 AS fidx, p.idx, d.account_id, sum(d.amount)::bigint AS amount
+		FROM p JOIN ` + daysOf(basis) + ` AS d ON d.business_id = ? AND d.day BETWEEN ? AND ? AND d.day BETWEEN p.start_day AND p.end_day
+		GROUP BY p.idx, d.account_id HAVING sum(d.amount) <> 0`
+		args = append(args, bid, first, last)
+	} else {
+		var fis []int
+		var kvs []string
+		for j, f := range filters {
+			for _, kv := range f.KVs() {
+				fis = append(fis, j+1)
+				kvs = append(kvs, kv)
+			}
+		}
+		q = `WITH p AS (SELECT * FROM unnest(?::date[], ?::date[]) WITH ORDINALITY AS p(start_day, end_day, idx)),
+		req AS (SELECT r.fidx, array_agg(r.kv) AS kvs FROM unnest(?::int[], ?::text[]) AS r(fidx, kv) GROUP BY r.fidx),
+		sel AS (SELECT req.fidx, t.id FROM req JOIN tag_sets t ON t.business_id = ? AND t.kv @> req.kvs)
+		SELECT sel.fidx, p.idx, d.account_id, sum(d.amount)::bigint AS amount
+		FROM p JOIN ` + daysOf(basis) + ` AS d ON d.business_id = ? AND d.day BETWEEN ? AND ? AND d.day BETWEEN p.start_day AND p.end_day
+		JOIN sel ON sel.id = d.tag_set_id
+		GROUP BY sel.fidx, p.idx, d.account_id HAVING sum(d.amount) <> 0`
+		args = append(args, pgdialect.Array(fis), pgdialect.Array(kvs), bid, bid, first, last)
+	}
 	var rows []struct {
+		Fidx      int       `bun:"fidx"`
 		Idx       int       `bun:"idx"`
 		AccountID uuid.UUID `bun:"account_id"`
 		Amount    int64     `bun:"amount"`
@@ -119,12 +163,22 @@ func (s *Store) PeriodAmounts(ctx context.Context, db bun.IDB, bid uuid.UUID, st
 	if err := db.NewRaw(q, args...).Scan(ctx, &rows); err != nil {
 		return nil, wrap("read period amounts", err)
 	}
-	out := make([]map[uuid.UUID]int64, len(starts))
-	for i := range out {
-		out[i] = map[uuid.UUID]int64{}
-	}
 	for _, r := range rows {
-		out[r.Idx-1][r.AccountID] = r.Amount
+		out[r.Fidx-1][r.Idx-1][r.AccountID] = r.Amount
 	}
 	return out, nil
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }

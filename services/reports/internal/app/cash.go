@@ -1,0 +1,167 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/services/reports/internal/domain"
+)
+
+// CashStore is the cash basis's part of the read model (postgres.Store).
+type CashStore interface {
+	AddCashDays(ctx context.Context, db bun.IDB, bid uuid.UUID, amounts map[domain.DayKey]int64) error
+	AddDocLines(ctx context.Context, db bun.IDB, bid uuid.UUID, doc domain.DocKey, lines map[domain.LineKey]int64, total int64) error
+	CashDoc(ctx context.Context, db bun.IDB, bid uuid.UUID, doc domain.DocKey) ([]domain.DocLine, int64, []domain.Allocation, error)
+	ReplaceRecognized(ctx context.Context, db bun.IDB, bid uuid.UUID, doc domain.DocKey, rows map[domain.DayKey]int64) (map[domain.DayKey]int64, error)
+	UpsertPayment(ctx context.Context, db bun.IDB, bid uuid.UUID, paymentType string, id uuid.UUID, version int64, deleted bool, allocs []domain.Allocation) (bool, []domain.DocKey, error)
+	CashDocs(ctx context.Context, db bun.IDB, bid uuid.UUID) ([]domain.DocKey, error)
+	TouchFreshness(ctx context.Context, db bun.IDB, bid uuid.UUID, eventTime time.Time) error
+}
+
+// isControl reports whether line l is on the control account stable (or
+// an account below it).
+func isControl(l events.LedgerLine, stable string) bool {
+	if l.StableName != nil && *l.StableName == stable {
+		return true
+	}
+	for _, a := range l.Ancestors {
+		if a.StableName != nil && *a.StableName == stable {
+			return true
+		}
+	}
+	return false
+}
+
+// applyCash is the cash basis's part of applying entry p (once per entry,
+// after ApplyLines): an entry of a deferred source leaves the cash basis
+// on its day, and its document's recognition is recomputed.
+func (r *Reports) applyCash(ctx context.Context, tx bun.IDB, p events.LedgerEntryPosted, day time.Time, recompute bool) (domain.DocKey, bool, error) {
+	rule, ok := domain.CashRules[p.SourceType]
+	if !ok || !rule.Deferred {
+		return domain.DocKey{}, false, nil
+	}
+	doc := domain.DocKey{SourceType: p.SourceType, SourceID: p.SourceID}
+	out := map[domain.DayKey]int64{}
+	lines := map[domain.LineKey]int64{}
+	var total int64
+	for _, l := range p.Lines {
+		if domain.IsPnLType(l.AccountType) {
+			ts := make([]domain.Tag, len(l.Tags))
+			for i, t := range l.Tags {
+				ts[i] = domain.Tag{Key: t.Key, Value: t.Value}
+			}
+			tid := domain.NewTagSet(ts).ID(p.BusinessID)
+			out[domain.DayKey{Day: day, Account: l.AccountID, TagSet: tid}] -= l.SignedAmount
+			lines[domain.LineKey{Account: l.AccountID, TagSet: tid}] += l.SignedAmount
+			continue
+		}
+		if rule.Control != "" && isControl(l, rule.Control) {
+			total += rule.ControlSign * l.SignedAmount
+		}
+	}
+	if err := r.cash.AddCashDays(ctx, tx, p.BusinessID, out); err != nil {
+		return doc, false, err
+	}
+	if rule.Control == "" { // never paid: nothing to recognize
+		return doc, false, nil
+	}
+	if err := r.cash.AddDocLines(ctx, tx, p.BusinessID, doc, lines, total); err != nil {
+		return doc, false, err
+	}
+	if recompute {
+		return doc, true, r.recognize(ctx, tx, p.BusinessID, doc)
+	}
+	return doc, true, nil
+}
+
+// recognize recomputes what document doc's payments recognize on the
+// cash basis and applies the difference to cash_days.
+func (r *Reports) recognize(ctx context.Context, tx bun.IDB, bid uuid.UUID, doc domain.DocKey) error {
+	lines, total, allocs, err := r.cash.CashDoc(ctx, tx, bid, doc)
+	if err != nil {
+		return err
+	}
+	rows, err := domain.RecognizeDoc(lines, total, allocs)
+	if err != nil {
+		return fmt.Errorf("document %s %s: %w", doc.SourceType, doc.SourceID, err)
+	}
+	old, err := r.cash.ReplaceRecognized(ctx, tx, bid, doc, rows)
+	if err != nil {
+		return err
+	}
+	delta := make(map[domain.DayKey]int64, len(rows)+len(old))
+	for k, v := range rows {
+		delta[k] += v
+	}
+	for k, v := range old {
+		delta[k] -= v
+	}
+	return r.cash.AddCashDays(ctx, tx, bid, delta)
+}
+
+// Payment is a payment snapshot as the cash basis needs it: its kind
+// (INVOICE_PAYMENT, BILL_PAYMENT), id, version, day and what it paid on
+// which documents (none once deleted).
+type Payment struct {
+	BusinessID uuid.UUID
+	Type       string
+	ID         uuid.UUID
+	Version    int64
+	Deleted    bool
+	Day        time.Time
+	// Paid is the documents' ids (of the payment kind's source type,
+	// domain.PaymentSource) and amounts, in the payment's order.
+	Paid []PaidDoc
+}
+
+// PaidDoc is what a payment paid on one document.
+type PaidDoc struct {
+	DocID  string
+	Amount int64
+}
+
+// ApplyPayment keeps payment p (the newest version wins, whatever the
+// order and number of deliveries) and recomputes what the documents it
+// pays, or paid before, recognize on the cash basis.
+func (r *Reports) ApplyPayment(ctx context.Context, tx bun.IDB, p Payment, eventTime time.Time) error {
+	source, ok := domain.PaymentSource[p.Type]
+	if !ok {
+		return fmt.Errorf("payment %s: unknown payment type %q", p.ID, p.Type)
+	}
+	if err := lockBusiness(ctx, tx, p.BusinessID); err != nil {
+		return err
+	}
+	var allocs []domain.Allocation
+	if !p.Deleted {
+		for _, d := range p.Paid {
+			if d.Amount == 0 {
+				continue
+			}
+			allocs = append(allocs, domain.Allocation{Doc: domain.DocKey{SourceType: source, SourceID: d.DocID},
+				Payment: p.ID, Day: p.Day, Amount: d.Amount})
+		}
+	}
+	changed, docs, err := r.cash.UpsertPayment(ctx, tx, p.BusinessID, p.Type, p.ID, p.Version, p.Deleted, allocs)
+	if err != nil {
+		return err
+	}
+	if changed {
+		for _, d := range docs {
+			if err := r.recognize(ctx, tx, p.BusinessID, d); err != nil {
+				return err
+			}
+		}
+	}
+	return r.cash.TouchFreshness(ctx, tx, p.BusinessID, eventTime)
+}
+
+// UTCDay is t's calendar day in UTC.
+func UTCDay(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
