@@ -3,11 +3,14 @@ package service
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/segmentio/kafka-go"
+	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/events"
 )
@@ -70,4 +73,90 @@ func TestLedgerEventsThroughTheBroker(t *testing.T) {
 			t.Errorf("rebuild %v: no error", args)
 		}
 	}
+}
+
+// TestRebuildReplaysTheTopics: the cash-basis history of two businesses
+// goes through the broker (entries, bank transactions and invoice
+// payments); once the read model has it, every trace of it is deleted from
+// the service's tables (as if never received): a plain rebuild has
+// nothing to recompute from, `rebuild --replay --business` recovers that
+// business alone from the topics, `--replay --all` the other, and
+// replaying again changes nothing.
+func TestRebuildReplaysTheTopics(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	tok := e.svc.Tokens.Platform(t, "client-a")
+	a, b := e.svc.SeedBusiness(t, "client-a"), e.svc.SeedBusiness(t, "client-a")
+	w := &kafka.Writer{Addr: kafka.TCP(e.svc.Broker.Addrs()...), Balancer: &kafka.Hash{}, BatchTimeout: 5 * time.Millisecond}
+	defer w.Close()
+	var expect []cashExpect
+	for _, bid := range []uuid.UUID{a, b} {
+		ledger, payments, x := loadCashHistory(t, bid)
+		expect = x
+		var msgs []kafka.Message
+		for _, evt := range slices.Concat(ledger, payments, goldenTxEvents(t, bid)) {
+			msgs = append(msgs, events.ToMessage(evt))
+		}
+		if err := w.WriteMessages(ctx, msgs...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	march := period("2026-03-01", "2026-03-31", "reporting_basis", "CASH")
+	april := period("2026-04-01", "2026-04-30") // an uncategorized bank transaction on 04-03
+	deadline := time.Now().Add(60 * time.Second)
+	for _, bid := range []uuid.UUID{a, b} {
+		for e.pnl(tok, bid, march).Data.NetProfit != 8500 || e.pnl(tok, bid, april).Data.FullyCategorized {
+			if time.Now().After(deadline) {
+				t.Fatalf("the history did not arrive: %+v", e.pnl(tok, bid, march).Data)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		e.checkCash(t, tok, bid, expect, "through the broker")
+	}
+
+	lose := func(bid uuid.UUID) {
+		for _, table := range []string{"entries", "bank_transactions", "cash_payments", "cash_allocations"} {
+			if _, err := e.db.NewRaw("DELETE FROM ? WHERE business_id = ?", bun.Ident(table), bid).Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	lose(a)
+	lose(b)
+	var out bytes.Buffer
+	if err := e.s.rebuild(ctx, e.svc.Kit, []string{"--business", a.String()}, &out); err != nil {
+		t.Fatalf("rebuild: %v: %s", err, out.String())
+	}
+	if got := e.pnl(tok, a, march).Data; got.NetProfit != 0 || !e.pnl(tok, a, april).Data.FullyCategorized {
+		t.Fatalf("after a plain rebuild of lost data: %+v", got)
+	}
+
+	out.Reset()
+	if err := e.s.rebuild(ctx, e.svc.Kit, []string{"--replay", "--business", a.String()}, &out); err != nil {
+		t.Fatalf("rebuild --replay: %v: %s", err, out.String())
+	}
+	for _, want := range []string{"replayed acct.ledger.v1:", "replayed acct.transactions.v1:", "replayed acct.invoicing.v1:", "0 failed", "rebuilt " + a.String() + " from 12 entries"} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("rebuild --replay output lacks %q:\n%s", want, out.String())
+		}
+	}
+	e.checkCash(t, tok, a, expect, "after --replay --business")
+	if got := e.pnl(tok, a, april).Data; got.FullyCategorized {
+		t.Fatalf("bank transactions not replayed: %+v", got)
+	}
+	var bEntries int
+	if err := e.db.NewRaw("SELECT count(*) FROM entries WHERE business_id = ?", b).Scan(ctx, &bEntries); err != nil || bEntries != 0 {
+		t.Fatalf("--business %s replayed another business: %d entries, %v", a, bEntries, err)
+	}
+	out.Reset()
+	if err := e.s.rebuild(ctx, e.svc.Kit, []string{"--replay", "--all"}, &out); err != nil {
+		t.Fatalf("rebuild --replay --all: %v: %s", err, out.String())
+	}
+	for _, bid := range []uuid.UUID{a, b} {
+		e.checkCash(t, tok, bid, expect, "after --replay --all")
+	}
+	if err := e.s.rebuild(ctx, e.svc.Kit, []string{"--replay", "--all"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	e.checkCash(t, tok, a, expect, "replayed twice")
 }

@@ -14,7 +14,10 @@ import (
 	"io"
 
 	"github.com/google/uuid"
+	"github.com/segmentio/kafka-go"
+	"github.com/uptrace/bun"
 
+	"github.com/acctsuite/acct/pkg/consumer"
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/servicekit"
@@ -31,12 +34,13 @@ import (
 type Service struct {
 	Reports *app.Reports
 	Exports *app.Exports
+	brokers []string
 }
 
 // New describes the service to the kit; the returned Service is filled in
 // when the kit runs Setup.
 func New(cfg config.Config) (*Service, servicekit.Definition) {
-	s := &Service{}
+	s := &Service{brokers: cfg.Data.Kafka.Brokers}
 	return s, servicekit.Definition{
 		Name:       config.ServiceName,
 		Base:       &cfg.Base,
@@ -75,19 +79,39 @@ func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Ki
 	return nil
 }
 
-// rebuild is `reports rebuild --business ID|--all`: the read model of the
-// business (or of every business) recomputed from the service's journal
-// copy of the ledger's entries.
-func (s *Service) rebuild(ctx context.Context, _ *servicekit.Kit, args []string, out io.Writer) error {
+// rebuild is `reports rebuild [--replay] --business ID|--all`: the read
+// model of the business (or of every business) recomputed from the
+// service's journal copy of the ledger's entries and the latest snapshots
+// of bank transactions and payments. With --replay, the consumed topics are
+// first read again from the oldest message the broker holds and applied
+// (idempotently: what the service had is skipped), so an event it never
+// received, or whose effect was lost, is recovered.
+func (s *Service) rebuild(ctx context.Context, k *servicekit.Kit, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("rebuild", flag.ContinueOnError)
 	fs.SetOutput(out)
 	business := fs.String("business", "", "the business id to rebuild")
 	all := fs.Bool("all", false, "rebuild every business")
+	replay := fs.Bool("replay", false, "first replay the consumed topics from the oldest message the broker holds")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if (*business == "") == !*all {
 		return errors.New("rebuild: give exactly one of --business ID or --all")
+	}
+	var only *uuid.UUID
+	if !*all {
+		id, err := uuid.Parse(*business)
+		if err != nil {
+			return fmt.Errorf("rebuild: --business: %w", err)
+		}
+		only = &id
+	}
+	var failed int
+	if *replay {
+		var err error
+		if failed, err = s.replay(ctx, k, only, out); err != nil {
+			return err
+		}
 	}
 	var ids []uuid.UUID
 	if *all {
@@ -96,11 +120,7 @@ func (s *Service) rebuild(ctx context.Context, _ *servicekit.Kit, args []string,
 			return err
 		}
 	} else {
-		id, err := uuid.Parse(*business)
-		if err != nil {
-			return fmt.Errorf("rebuild: --business: %w", err)
-		}
-		ids = []uuid.UUID{id}
+		ids = []uuid.UUID{*only}
 	}
 	for _, id := range ids {
 		n, err := s.Reports.Rebuild(ctx, id)
@@ -109,5 +129,80 @@ func (s *Service) rebuild(ctx context.Context, _ *servicekit.Kit, args []string,
 		}
 		fmt.Fprintf(out, "rebuilt %s from %d entries\n", id, n)
 	}
+	if failed > 0 {
+		return fmt.Errorf("rebuild: %d replayed events could not be applied (see the log)", failed)
+	}
 	return nil
+}
+
+// replayBatch is how many replayed events one transaction applies.
+const replayBatch = 500
+
+// replay reads the consumed topics again (outside the consumer group) and
+// applies their events (of business only, when given) through the same
+// handlers as the consumer, replayBatch per transaction; a batch that
+// fails is applied event by event, and an event that still fails is
+// logged and counted.
+func (s *Service) replay(ctx context.Context, k *servicekit.Kit, only *uuid.UUID, out io.Writer) (int, error) {
+	topics := []struct {
+		name string
+		h    consumer.Handler
+	}{
+		{events.TopicLedger, kafkaadapter.LedgerHandler(s.Reports)},
+		{events.TopicTransactions, kafkaadapter.TransactionsHandler(s.Reports)},
+		{events.TopicInvoicing, kafkaadapter.InvoicingHandler(s.Reports)},
+	}
+	db, log := k.DB(), k.Logger()
+	failedTotal := 0
+	for _, t := range topics {
+		var batch []events.Event
+		applied, failed, malformed := 0, 0, 0
+		flush := func() {
+			if len(batch) == 0 {
+				return
+			}
+			err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+				for _, e := range batch {
+					if err := t.h(ctx, tx, e); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err == nil {
+				applied += len(batch)
+				batch = batch[:0]
+				return
+			}
+			for _, e := range batch {
+				if err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error { return t.h(ctx, tx, e) }); err != nil {
+					failed++
+					log.Error("rebuild: a replayed event cannot be applied", "topic", t.name, "event_id", e.ID, "type", e.Type, "error", err)
+					continue
+				}
+				applied++
+			}
+			batch = batch[:0]
+		}
+		n, err := consumer.ReadTopic(ctx, s.brokers, t.name, func(e events.Event) error {
+			if only != nil && e.Key != only.String() {
+				return nil
+			}
+			batch = append(batch, e)
+			if len(batch) >= replayBatch {
+				flush()
+			}
+			return ctx.Err()
+		}, func(m kafka.Message, err error) {
+			malformed++
+			log.Warn("rebuild: a replayed message does not decode", "topic", t.name, "partition", m.Partition, "offset", m.Offset, "error", err)
+		})
+		if err != nil {
+			return failedTotal, fmt.Errorf("rebuild: replay %s: %w", t.name, err)
+		}
+		flush()
+		failedTotal += failed
+		fmt.Fprintf(out, "replayed %s: %d messages read, %d events applied, %d failed, %d malformed\n", t.name, n, applied, failed, malformed)
+	}
+	return failedTotal, nil
 }
