@@ -163,7 +163,7 @@ func (r *Reports) ProfitAndLoss(ctx context.Context, bid uuid.UUID, q domain.PnL
 		if err != nil {
 			return err
 		}
-		out.PnL = domain.BuildPnL(accounts, amounts)
+		out.PnL = domain.BuildPnL(accounts, amounts, q.Structure)
 		unc, err := r.store.Uncategorized(ctx, tx, bid, []time.Time{q.Start}, []time.Time{q.End})
 		if err != nil {
 			return err
@@ -221,7 +221,7 @@ func (r *Reports) Comparison(ctx context.Context, bid uuid.UUID, c domain.Compar
 		out.Items = make([]ComparisonItem, 0, len(c.Periods)*len(c.Filters))
 		for i, p := range c.Periods {
 			for j, f := range c.Filters {
-				pnl := domain.BuildPnL(accounts, byFilter[j][i])
+				pnl := domain.BuildPnL(accounts, byFilter[j][i], c.Structure)
 				pnl.FullyCategorized = !unc[i]
 				out.Items = append(out.Items, ComparisonItem{Period: p, Filter: f, PnL: pnl})
 			}

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -108,6 +109,8 @@ type Comparison struct {
 	Filtered bool
 	// Basis is ACCRUAL or CASH; empty: the business's default.
 	Basis string
+	// Structure lays out every report (DEFAULT when the body names none).
+	Structure Structure
 }
 
 const (
@@ -152,6 +155,7 @@ func ParseComparison(b ComparisonBody) (Comparison, error) {
 		}
 		out.Filtered = len(b.TagFilters) > 0
 	}
+	out.Structure = comparisonStructure(v, b)
 	if err := v.Err(); err != nil {
 		return Comparison{}, err
 	}
@@ -169,9 +173,34 @@ func checkBasisStructure(v *apperr.Violations, prefix string, basis, structure *
 			v.Add(prefix+"reporting_basis", EnumUnsupportedReportingBasis, "must be ACCRUAL or CASH")
 		}
 	}
-	if structure != nil && *structure != "DEFAULT" {
-		v.Add(prefix+"structure", EnumUnsupportedStructure, "only DEFAULT is supported yet")
+	if structure != nil && !slices.Contains(Structures, Structure(*structure)) {
+		v.Add(prefix+"structure", EnumUnsupportedStructure, structureValues)
 	}
+}
+
+// comparisonStructure is the body's structure: the top-level one, else
+// the tag filters' (as the SDK sends it). One structure lays out every
+// report: a tag filter naming another one than the body or an earlier
+// filter is a violation (checkBasisStructure reports unknown values).
+func comparisonStructure(v *apperr.Violations, b ComparisonBody) Structure {
+	chosen, field := b.Structure, "structure"
+	for i, f := range b.TagFilters {
+		if f.Structure == nil {
+			continue
+		}
+		if chosen == nil {
+			chosen, field = f.Structure, fmt.Sprintf("tag_filters[%d].structure", i)
+			continue
+		}
+		known := slices.Contains(Structures, Structure(*chosen)) && slices.Contains(Structures, Structure(*f.Structure))
+		if known && *f.Structure != *chosen {
+			v.Add(fmt.Sprintf("tag_filters[%d].structure", i), EnumUnsupportedStructure, "must be the same as "+field+" ("+*chosen+")")
+		}
+	}
+	if chosen == nil {
+		return StructureDefault
+	}
+	return Structure(*chosen) // an unknown one is a violation already
 }
 
 func parsePeriods(v *apperr.Violations, p PeriodsBody) []ComparisonPeriod {

@@ -53,7 +53,7 @@ func TestBuildPnL(t *testing.T) {
 		unc:   {ID: unc, StableName: s("UNCATEGORIZED_REVENUE"), Name: "Uncategorized revenue", Type: TypeRevenue, Path: []uuid.UUID{rev}},
 		cash:  {ID: cash, StableName: s("CASH"), Name: "Cash", Type: "ASSET"},
 	}
-	p := BuildPnL(accounts, map[uuid.UUID]int64{sales: -1000, mat: 300, cogs: 50, it: 100, cash: 999, uuid.New(): 5})
+	p := BuildPnL(accounts, map[uuid.UUID]int64{sales: -1000, mat: 300, cogs: 50, it: 100, cash: 999, uuid.New(): 5}, StructureDefault)
 	if p.Income.Value != 1000 || p.CostOfGoodsSold.Value != 350 || p.GrossProfit != 650 || p.Expenses.Value != 0 ||
 		p.ProfitBeforeTaxes != 650 || p.Taxes.Value != 100 || p.NetProfit != 550 || !p.FullyCategorized {
 		t.Fatalf("%+v", p)
@@ -62,7 +62,7 @@ func TestBuildPnL(t *testing.T) {
 		t.Fatalf("COGS items %+v (the amount on COST_OF_GOODS_SOLD itself counts in the section only)", li)
 	}
 	// fully_categorized comes from the bank transactions, not the accounts.
-	if p := BuildPnL(accounts, map[uuid.UUID]int64{unc: -1}); !p.FullyCategorized || p.Income.Value != 1 {
+	if p := BuildPnL(accounts, map[uuid.UUID]int64{unc: -1}, StructureDefault); !p.FullyCategorized || p.Income.Value != 1 {
 		t.Fatalf("uncategorized: %+v", p)
 	}
 }

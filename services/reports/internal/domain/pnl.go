@@ -154,11 +154,21 @@ func (n *node) items(s Section) []LineItem {
 }
 
 // BuildPnL is the report of amounts (signed cents per account, debit
-// positive) over the business's accounts. A line item's value is its
-// account's own amount plus its children's; the line items follow the
-// account tree below the section's account.
-func BuildPnL(accounts map[uuid.UUID]Account, amounts map[uuid.UUID]int64) PnL {
+// positive) over the business's accounts, laid out as structure s. A line
+// item's value is its account's own amount plus its children's; the line
+// items follow the account tree below the section's account, or, in a
+// section the structure lays out (Structure.Layout), the structure's lines
+// in order (those with no account left out), each with its accounts
+// nested as the chart nests them. The sections' values do not depend on s.
+func BuildPnL(accounts map[uuid.UUID]Account, amounts map[uuid.UUID]int64, s Structure) PnL {
 	roots := map[Section]*node{SectionIncome: {}, SectionCOGS: {}, SectionExpenses: {}, SectionTaxes: {}}
+	layouts := map[Section]*Layout{}
+	lines := map[Section][]*node{}
+	for sec := range roots {
+		if l := s.Layout(sec); l != nil {
+			layouts[sec], lines[sec] = l, make([]*node, len(l.Lines)+1)
+		}
+	}
 	for id, amt := range amounts {
 		a, ok := accounts[id]
 		if !ok || amt == 0 {
@@ -172,16 +182,39 @@ func BuildPnL(accounts map[uuid.UUID]Account, amounts map[uuid.UUID]int64) PnL {
 		if sec.creditNormal() {
 			v = -amt
 		}
+		chain := Chain(a, accounts)
 		n := roots[sec]
 		n.value += v
-		for _, c := range Chain(a, accounts)[at+1:] {
+		if l := layouts[sec]; l != nil {
+			i, from := l.place(chain, at)
+			if lines[sec][i] == nil {
+				lines[sec][i] = &node{}
+			}
+			n, at = lines[sec][i], from-1
+			n.value += v
+		}
+		for _, c := range chain[at+1:] {
 			n = n.child(c)
 			n.value += v
 		}
 	}
-	section := func(s Section, name, display string) LineItem {
-		r := roots[s]
-		return LineItem{Name: name, DisplayName: display, Value: r.value, LineItems: r.items(s)}
+	section := func(sec Section, name, display string) LineItem {
+		r := roots[sec]
+		out := LineItem{Name: name, DisplayName: display, Value: r.value, LineItems: r.items(sec)}
+		if l := layouts[sec]; l != nil {
+			out.LineItems = []LineItem{}
+			for i, n := range lines[sec] {
+				if n == nil {
+					continue
+				}
+				sl := l.Other
+				if i < len(l.Lines) {
+					sl = l.Lines[i]
+				}
+				out.LineItems = append(out.LineItems, LineItem{Name: sl.Name, DisplayName: sl.DisplayName, Value: n.value, LineItems: n.items(sec)})
+			}
+		}
+		return out
 	}
 	p := PnL{
 		Income:           section(SectionIncome, "INCOME", "Income"),

@@ -24,6 +24,7 @@ const DateLayout = "2006-01-02"
 type PnLQuery struct {
 	Start, End time.Time
 	Filter     TagFilter
+	Structure  Structure
 	// Basis is ACCRUAL or CASH; empty: the business's default.
 	Basis string
 }
@@ -31,8 +32,8 @@ type PnLQuery struct {
 // ParsePnLQuery reads start_date, end_date (required, YYYY-MM-DD, end not
 // before start), tag_key and tag_values (comma-separated or repeated; only
 // with tag_key), reporting_basis (ACCRUAL or CASH; absent: the business's
-// default) and
-// structure (DEFAULT). Other parameters (include_uncategorized) are ignored.
+// default) and structure (Structures; DEFAULT when absent). Other
+// parameters (include_uncategorized) are ignored.
 func ParsePnLQuery(q url.Values) (PnLQuery, error) {
 	var out PnLQuery
 	bad := map[string]string{}
@@ -76,10 +77,9 @@ func ParsePnLQuery(q url.Values) (PnLQuery, error) {
 		bad["reporting_basis"] = "must be ACCRUAL or CASH"
 		errEnum = EnumUnsupportedReportingBasis
 	}
-	switch s := q.Get("structure"); s {
-	case "", "DEFAULT":
-	default:
-		bad["structure"] = "only DEFAULT is supported"
+	var ok bool
+	if out.Structure, ok = ParseStructure(q.Get("structure")); !ok {
+		bad["structure"] = structureValues
 		errEnum = EnumUnsupportedStructure
 	}
 	if len(bad) > 0 {

@@ -9,7 +9,8 @@ import (
 	"github.com/acctsuite/acct/pkg/events"
 )
 
-// acct is an account of the fixture chart (the default chart's shape).
+// acct is an account of the fixture chart (the default chart's shape);
+// an empty stable name is a custom account (its key names it here only).
 type acct struct {
 	stable, name, typ, subtype, normality string
 	parents                               []string // stable names, root first
@@ -31,11 +32,19 @@ var chart = map[string]acct{
 	"ACCOUNTS_PAYABLE":       {"ACCOUNTS_PAYABLE", "Accounts payable", "LIABILITY", "ACCOUNTS_PAYABLE", "CREDIT", []string{"LIABILITIES"}},
 	"OTHER_FEES":             {"OTHER_FEES", "Other fees", "EXPENSE", "FEES", "DEBIT", []string{"EXPENSES", "OPERATING_EXPENSES", "FEES"}},
 	"BAD_DEBT":               {"BAD_DEBT", "Bad debt", "EXPENSE", "OPERATING_EXPENSES", "DEBIT", []string{"EXPENSES", "OPERATING_EXPENSES"}},
+	"ITEMS_FOR_RESALE":       {"ITEMS_FOR_RESALE", "Items for resale", "EXPENSE", "COST_OF_GOODS_SOLD", "DEBIT", []string{"EXPENSES", "COST_OF_GOODS_SOLD"}},
+	"INSURANCE":              {"INSURANCE", "Insurance", "EXPENSE", "OPERATING_EXPENSES", "DEBIT", []string{"EXPENSES", "OPERATING_EXPENSES"}},
+	"PAYROLL_REGULAR_WAGES":  {"PAYROLL_REGULAR_WAGES", "Regular wages", "EXPENSE", "PAYROLL", "DEBIT", []string{"EXPENSES", "OPERATING_EXPENSES", "PAYROLL"}},
+	// Custom accounts, as a platform creates them.
+	"DIESEL_FUEL": {"", "Diesel fuel", "EXPENSE", "OPERATING_EXPENSES", "DEBIT", []string{"EXPENSES", "OPERATING_EXPENSES"}},
+	"LICENSES":    {"", "Licenses & permits", "EXPENSE", "OPERATING_EXPENSES", "DEBIT", []string{"EXPENSES", "OPERATING_EXPENSES"}},
+	"FERTILIZER":  {"", "Fertilizer", "EXPENSE", "COST_OF_GOODS_SOLD", "DEBIT", []string{"EXPENSES", "COST_OF_GOODS_SOLD"}},
 }
 
 var parentNames = map[string]string{
 	"ASSETS": "Assets", "LIABILITIES": "Liabilities", "REVENUE": "Revenue", "RETURNS_AND_ALLOWANCES": "Returns and allowances", "EXPENSES": "Expenses",
 	"COST_OF_GOODS_SOLD": "Cost of goods sold", "OPERATING_EXPENSES": "Operating expenses", "FEES": "Fees", "TAXES": "Taxes",
+	"PAYROLL": "Payroll",
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -54,6 +63,9 @@ func line(bid uuid.UUID, stable, direction string, amount int64, kv ...string) e
 	l := events.LedgerLine{LineID: uuid.New(), AccountID: events.DefaultAccountID(bid, stable), AccountName: a.name,
 		StableName: ptr(stable), AccountType: a.typ, AccountSubtype: a.subtype, Normality: a.normality,
 		Direction: direction, Amount: amount, SignedAmount: signed, Tags: []events.LedgerTag{}}
+	if a.stable == "" {
+		l.AccountID, l.StableName = customAccountID(bid, stable), nil
+	}
 	for _, p := range a.parents {
 		l.Ancestors = append(l.Ancestors, events.LedgerAccountRef{AccountID: events.DefaultAccountID(bid, p), StableName: ptr(p), Name: parentNames[p]})
 	}
@@ -61,6 +73,11 @@ func line(bid uuid.UUID, stable, direction string, amount int64, kv ...string) e
 		l.Tags = append(l.Tags, events.LedgerTag{ID: uuid.New(), Key: kv[i], Value: kv[i+1]})
 	}
 	return l
+}
+
+// customAccountID is the id of the fixture's custom account key of bid.
+func customAccountID(bid uuid.UUID, key string) uuid.UUID {
+	return uuid.NewSHA1(uuid.NameSpaceOID, []byte(bid.String()+":"+key))
 }
 
 // entry is a posted entry of bid on day (YYYY-MM-DD).

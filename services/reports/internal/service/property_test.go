@@ -107,7 +107,7 @@ func naiveMatching(entries []events.LedgerEntryPosted, start, end time.Time, mat
 			}
 		}
 	}
-	return domain.BuildPnL(accounts, amounts), pnlSum
+	return domain.BuildPnL(accounts, amounts, domain.StructureDefault), pnlSum
 }
 
 // TestProfitAndLossProperty: for random histories delivered in a random
