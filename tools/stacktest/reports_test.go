@@ -1,10 +1,16 @@
 package stacktest
 
 import (
+	"bytes"
 	"encoding/csv"
+	"io"
 	"net/http"
+	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/xuri/excelize/v2"
 )
 
 // TestProfitAndLossThroughTheSuite: journal entries posted to the ledger
@@ -77,6 +83,36 @@ func TestProfitAndLossThroughTheSuite(t *testing.T) {
 	for i, w := range []float64{50000, -12000} {
 		if got := pnls[i].(map[string]any)["pnl"].(map[string]any)["net_profit"]; got != w {
 			t.Errorf("comparison result %d: net profit %v, want %v", i, got, w)
+		}
+	}
+
+	// Its CSV export, downloaded through the gateway's pre-signed URL, in
+	// both money formats.
+	for _, c := range []struct{ format, income, expenses, netRetail, netOffice string }{
+		{"", "500.00", "120.00", "500.00", "-120.00"},
+		{"CENTS_INTEGER", "50000", "12000", "50000", "-12000"},
+	} {
+		path := base + "/reports/profit-and-loss/exports/comparison-csv"
+		if c.format != "" {
+			path += "?money_format=" + c.format
+		}
+		r := jsonCall(t, http.MethodPost, path, tok, map[string]any{
+			"periods": map[string]any{"type": "Comparison_Months", "months": []map[string]any{{"year": 2026, "month": 5}}},
+			"tag_filters": []map[string]any{
+				{"required_tags": []map[string]any{{"key": "dept", "value": "retail"}}},
+				{"required_tags": []map[string]any{{"key": "dept", "value": "office"}}},
+			},
+		})
+		rows, _ := csv.NewReader(bytes.NewReader(downloadExport(t, r, "csv", "text/csv"))).ReadAll()
+		byName := map[string][]string{}
+		for _, row := range rows {
+			byName[row[0]] = row
+		}
+		if len(rows) == 0 || !slices.Equal(rows[0], []string{"Line item", "2026-05 (dept=retail)", "2026-05 (dept=office)"}) ||
+			!slices.Equal(byName["Income"], []string{"Income", c.income, zero(c.format)}) ||
+			!slices.Equal(byName["Expenses"], []string{"Expenses", zero(c.format), c.expenses}) ||
+			!slices.Equal(byName["Net profit"], []string{"Net profit", c.netRetail, c.netOffice}) {
+			t.Fatalf("comparison CSV %q: %q", c.format, rows)
 		}
 	}
 
@@ -166,4 +202,58 @@ func TestTransactionsCSVThroughTheSuite(t *testing.T) {
 	if pnl() {
 		t.Fatal("February has an uncategorized transaction: fully_categorized must be false")
 	}
+
+	// The same rows as an XLSX workbook (what the SDK downloads).
+	r := jsonCall(t, http.MethodGet, base+"/reports/transactions/exports/excel?start_date=2026-02-01&end_date=2026-02-28", tok, nil)
+	wb, err := excelize.OpenReader(bytes.NewReader(downloadExport(t, r, "xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wb.Close()
+	shown, err := wb.GetRows("Transactions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := wb.GetRows("Transactions", excelize.Options{RawCellValue: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(shown) != 3 || !slices.Equal(shown[0], rows[0]) || shown[1][0] != "2026-02-03" || shown[1][2] != "Cafe Nero" ||
+		shown[1][5] != "$42.50" || raw[1][5] != "42.5" || shown[1][7] != "CATEGORIZED" || shown[2][1] != "Coffee" || raw[2][5] != "1" ||
+		shown[2][7] == "CATEGORIZED" {
+		t.Fatalf("xlsx rows: %q (raw %q)", shown, raw)
+	}
+}
+
+// downloadExport checks an export's answer (a pre-signed download of
+// fileType) and downloads the file through the gateway's URL.
+func downloadExport(t *testing.T, r reply, fileType, contentType string) []byte {
+	t.Helper()
+	if r.status != http.StatusOK {
+		t.Fatalf("export: %d %s", r.status, r.body)
+	}
+	d := r.json["data"].(map[string]any)
+	name, _ := d["fileName"].(string)
+	if d["type"] != "Storage_Presigned_Url" || d["fileType"] != fileType || !strings.HasSuffix(name, "."+fileType) {
+		t.Fatalf("export: %s", r.body)
+	}
+	resp, err := http.Get(d["presignedUrl"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != contentType ||
+		!strings.Contains(resp.Header.Get("Content-Disposition"), name) {
+		t.Fatalf("download: %d %v %v", resp.StatusCode, resp.Header, err)
+	}
+	return b
+}
+
+// zero is 0 in a money format.
+func zero(format string) string {
+	if format == "CENTS_INTEGER" {
+		return "0"
+	}
+	return "0.00"
 }

@@ -158,11 +158,14 @@ var Table = []Route{
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/invoices/:invoiceId/write-off", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/invoices/:invoiceId/write-offs/:writeOffId", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
 
-	// reports: the profit and loss from the ledger's read model; the
-	// transactions CSV export from its bank transactions read model.
+	// reports: the profit and loss from the ledger's read model (and its
+	// comparison's CSV export); the transactions CSV and XLSX exports from
+	// its bank transactions read model.
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/profit-and-loss", Upstream: Reports, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/reports/profit-and-loss-comparison", Upstream: Reports, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/reports/profit-and-loss/exports/comparison-csv", Upstream: Reports, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/transactions/exports/csv", Upstream: Reports, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/transactions/exports/excel", Upstream: Reports, Auth: Token, Tenancy: Business},
 }
 
 // Upstreams lists the distinct upstream names used by the table, in order of

@@ -68,7 +68,7 @@ func TestTenancyHasAndString(t *testing.T) {
 
 func TestPathsAndMethods(t *testing.T) {
 	order, allowed := Paths(Table)
-	if len(order) != 49 {
+	if len(order) != 51 {
 		t.Fatalf("distinct paths = %v", order)
 	}
 	if got := allowed["/v1/businesses"]; !slices.Equal(got, []string{http.MethodGet, http.MethodHead, http.MethodPost}) {
@@ -140,5 +140,28 @@ func TestAmbiguous(t *testing.T) {
 		if got := Ambiguous([]byte(tt.path)); got != tt.want {
 			t.Errorf("Ambiguous(%q) = %v, want %v", tt.path, got, tt.want)
 		}
+	}
+}
+
+// TestReportsExportRoutes: the reports' exports go to the reports service,
+// behind a token and the business's tenancy.
+func TestReportsExportRoutes(t *testing.T) {
+	want := map[string]string{
+		"/v1/businesses/:businessId/reports/transactions/exports/csv":               http.MethodGet,
+		"/v1/businesses/:businessId/reports/transactions/exports/excel":             http.MethodGet,
+		"/v1/businesses/:businessId/reports/profit-and-loss/exports/comparison-csv": http.MethodPost,
+	}
+	for _, r := range Table {
+		m, ok := want[r.Path]
+		if !ok {
+			continue
+		}
+		delete(want, r.Path)
+		if !slices.Equal(r.Methods, []string{m}) || r.Upstream != Reports || r.Auth != Token || r.Tenancy != Business {
+			t.Errorf("%+v", r)
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("missing routes %v", want)
 	}
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -34,10 +35,17 @@ type BusinessFinder interface {
 	Find(ctx context.Context, businessID uuid.UUID) (events.Business, bool, error)
 }
 
-// Exports are the CSV export use cases.
+// Comparer computes a comparison (Reports.Comparison): the comparison's
+// CSV export answers from the same code as the comparison.
+type Comparer interface {
+	Comparison(ctx context.Context, bid uuid.UUID, c domain.Comparison) (ComparisonReport, error)
+}
+
+// Exports are the export use cases (CSV and XLSX files in storage).
 type Exports struct {
 	db         *bun.DB
 	store      ExportStore
+	reports    Comparer
 	businesses BusinessFinder
 	files      storage.Store // nil: exports answer 503
 	now        func() time.Time
@@ -45,8 +53,8 @@ type Exports struct {
 
 // NewExports makes the export use cases; files may be nil (storage not
 // configured).
-func NewExports(db *bun.DB, store ExportStore, businesses BusinessFinder, files storage.Store) *Exports {
-	return &Exports{db: db, store: store, businesses: businesses, files: files, now: time.Now}
+func NewExports(db *bun.DB, store ExportStore, reports Comparer, businesses BusinessFinder, files storage.Store) *Exports {
+	return &Exports{db: db, store: store, reports: reports, businesses: businesses, files: files, now: time.Now}
 }
 
 // Download is a stored export and its pre-signed URL.
@@ -63,27 +71,53 @@ type Download struct {
 // The rows go from the database cursor through a CSV writer into a pipe
 // that storage's Put reads: memory stays constant whatever the size.
 func (x *Exports) TransactionsCSV(ctx context.Context, bid uuid.UUID, params url.Values) (Download, error) {
-	b, found, err := x.businesses.Find(ctx, bid)
+	q, d, err := x.transactionsQuery(ctx, bid, params, "csv")
 	if err != nil {
 		return Download{}, err
 	}
+	key := fmt.Sprintf("reports/%s/transactions/%s.csv", bid, d.ID)
+	if err := x.put(ctx, key, "text/csv", func(w io.Writer) error { return x.writeTransactions(ctx, w, bid, q) }); err != nil {
+		return Download{}, err
+	}
+	return x.presign(ctx, key, d)
+}
+
+// transactionsQuery is the query of a transactions export of business bid
+// (its defaults need the business's activation date) and its download,
+// of file type ext, still without URL: 404 for an unknown business, 400
+// for bad parameters, then 503 without storage.
+func (x *Exports) transactionsQuery(ctx context.Context, bid uuid.UUID, params url.Values, ext string) (domain.ExportQuery, Download, error) {
+	b, found, err := x.businesses.Find(ctx, bid)
+	if err != nil {
+		return domain.ExportQuery{}, Download{}, err
+	}
 	if !found {
-		return Download{}, apperr.New(apperr.NotFound, "business not found")
+		return domain.ExportQuery{}, Download{}, apperr.New(apperr.NotFound, "business not found")
 	}
 	now := x.now().UTC()
 	q, err := domain.ParseExportQuery(params, b.CreatedAt, now)
 	if err != nil {
-		return Download{}, err
+		return domain.ExportQuery{}, Download{}, err
 	}
+	if err := x.storageOn(); err != nil {
+		return domain.ExportQuery{}, Download{}, err
+	}
+	return q, Download{ID: uuid.Must(uuid.NewV7()), FileType: ext, CreatedAt: now,
+		FileName: fmt.Sprintf("transactions_%s_%s.%s", q.Start.Format(domain.DateLayout), q.End.Format(domain.DateLayout), ext)}, nil
+}
+
+// storageOn is nil, or the 503 of a service running without storage.
+func (x *Exports) storageOn() error {
 	if x.files == nil {
-		return Download{}, apperr.New(apperr.Unavailable, "export storage is not configured").WithEnum(EnumStorageNotConfigured)
+		return apperr.New(apperr.Unavailable, "export storage is not configured").WithEnum(EnumStorageNotConfigured)
 	}
-	d := Download{ID: uuid.Must(uuid.NewV7()), FileType: "csv", CreatedAt: now,
-		FileName: fmt.Sprintf("transactions_%s_%s.csv", q.Start.Format(domain.DateLayout), q.End.Format(domain.DateLayout))}
-	key := fmt.Sprintf("reports/%s/transactions/%s.csv", bid, d.ID)
-	if err := x.put(ctx, key, func(w io.Writer) error { return x.writeTransactions(ctx, w, bid, q) }); err != nil {
-		return Download{}, err
-	}
+	return nil
+}
+
+// presign is d, stored under key, with its pre-signed URL (downloading
+// as d.FileName).
+func (x *Exports) presign(ctx context.Context, key string, d Download) (Download, error) {
+	var err error
 	if d.URL, err = x.files.PresignGet(ctx, key, ExportURLExpiry, storage.PresignOptions{Filename: d.FileName}); err != nil {
 		return Download{}, fmt.Errorf("presign export: %w", err)
 	}
@@ -91,7 +125,7 @@ func (x *Exports) TransactionsCSV(ctx context.Context, bid uuid.UUID, params url
 }
 
 // put stores under key what write writes, streamed through a pipe.
-func (x *Exports) put(ctx context.Context, key string, write func(io.Writer) error) error {
+func (x *Exports) put(ctx context.Context, key, contentType string, write func(io.Writer) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	pr, pw := io.Pipe()
@@ -101,13 +135,14 @@ func (x *Exports) put(ctx context.Context, key string, write func(io.Writer) err
 		pw.CloseWithError(err) // nil: EOF for the reader
 		done <- err
 	}()
-	err := x.files.Put(ctx, key, pr, -1, "text/csv")
+	err := x.files.Put(ctx, key, pr, -1, contentType)
 	// A failed Put stops reading: unblock and stop the writer.
 	pr.CloseWithError(io.ErrClosedPipe)
 	cancel()
 	werr := <-done
-	if werr != nil && err == nil {
-		err = werr
+	var typed *apperr.Error
+	if werr != nil && (err == nil || errors.As(werr, &typed)) {
+		err = werr // the writer's own error (e.g. too many rows) is the cause, not the Put it broke
 	}
 	if err != nil {
 		return fmt.Errorf("store export: %w", err)

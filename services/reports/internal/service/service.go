@@ -66,7 +66,7 @@ func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Ki
 	} else {
 		k.Logger().Warn("export storage is not configured (STORAGE_DIR is empty): the export endpoints answer 503")
 	}
-	s.Exports = app.NewExports(k.DB(), store, k.Businesses(), files)
+	s.Exports = app.NewExports(k.DB(), store, s.Reports, k.Businesses(), files)
 	k.Consume(events.TopicLedger, kafkaadapter.LedgerHandler(s.Reports))
 	k.Consume(events.TopicTransactions, kafkaadapter.TransactionsHandler(s.Reports))
 	k.Consume(events.TopicInvoicing, kafkaadapter.InvoicingHandler(s.Reports))

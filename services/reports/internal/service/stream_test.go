@@ -85,7 +85,7 @@ func TestTransactionsCSVStreams(t *testing.T) {
 	}
 	store := &countingStore{Store: postgres.New()}
 	files := &probeFiles{produced: &store.rows}
-	x := app.NewExports(e.db, store, e.svc.Kit.Businesses(), files)
+	x := app.NewExports(e.db, store, e.s.Reports, e.svc.Kit.Businesses(), files)
 	if _, err := x.TransactionsCSV(t.Context(), bid, url.Values{"start_date": {"2026-01-01"}, "end_date": {"2026-12-31"}}); err != nil {
 		t.Fatal(err)
 	}

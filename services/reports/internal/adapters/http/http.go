@@ -38,6 +38,8 @@ func Register(r fiber.Router, o Options) {
 	r.Get(p+"/reports/profit-and-loss", o.Auth, o.Business, h.profitAndLoss)
 	r.Post(p+"/reports/profit-and-loss-comparison", o.Auth, o.Business, h.comparison)
 	r.Get(p+"/reports/transactions/exports/csv", o.Auth, o.Business, h.transactionsCSV)
+	r.Get(p+"/reports/transactions/exports/excel", o.Auth, o.Business, h.transactionsXLSX)
+	r.Post(p+"/reports/profit-and-loss/exports/comparison-csv", o.Auth, o.Business, h.comparisonCSV)
 }
 
 // presignedURL is the spec's pre-signed download (as the transactions

@@ -1,0 +1,45 @@
+package http
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/acctsuite/acct/pkg/httpx"
+	"github.com/acctsuite/acct/services/reports/internal/app"
+	"github.com/acctsuite/acct/services/reports/internal/domain"
+)
+
+// renderDownload is an export's answer: the spec's pre-signed download.
+func renderDownload(c *fiber.Ctx, d app.Download) error {
+	return httpx.OK(c, presignedURL{Type: "Storage_Presigned_Url", PresignedURL: d.URL, FileType: d.FileType,
+		FileName: d.FileName, CreatedAt: d.CreatedAt, DocumentID: d.ID.String()})
+}
+
+func (h *handlers) transactionsXLSX(c *fiber.Ctx) error {
+	d, err := h.exports.TransactionsXLSX(c.UserContext(), businessID(c), httpx.Query(c))
+	if err != nil {
+		return err
+	}
+	return renderDownload(c, d)
+}
+
+// comparisonCSV takes the comparison's body, checked by the comparison's
+// own rules, and money_format.
+func (h *handlers) comparisonCSV(c *fiber.Ctx) error {
+	f, err := domain.ParseMoneyFormat(httpx.Query(c))
+	if err != nil {
+		return err
+	}
+	var body domain.ComparisonBody
+	if err := httpx.BindJSON(c, &body); err != nil {
+		return err
+	}
+	q, err := domain.ParseComparison(body)
+	if err != nil {
+		return err
+	}
+	d, err := h.exports.ComparisonCSV(c.UserContext(), businessID(c), q, f)
+	if err != nil {
+		return err
+	}
+	return renderDownload(c, d)
+}
