@@ -44,7 +44,7 @@ func TestNotes(t *testing.T) {
 		{"ingress", filepath.Join(chartDir, "ci", "minimal-external.yaml"), []string{"https://api.example.com", "/oauth2/token"}},
 		{"bootstrap secret", filepath.Join(chartDir, "ci", "bundled.yaml"), []string{"https://api.acct.local", "SECRET=acct-auth-tokens", "BOOTSTRAP_CLIENT_SECRET"}},
 		{"storage off", "", []string{"503 Unavailable", "transactions: receipts", "reports: exports", "storage.enabled=true"}},
-		{"storage on", filepath.Join(chartDir, "ci", "storage.yaml"), []string{"Object storage: s3://acct-files (https://s3.storage.example.com:9000) for reports, transactions."}},
+		{"storage on", filepath.Join(chartDir, "ci", "storage.yaml"), []string{"Object storage (https://s3.storage.example.com:9000):", "reports: s3://acct-exports", "transactions: s3://acct-files"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
