@@ -45,8 +45,8 @@ func workloadEnv(objs []Object) map[string]map[string]corev1.EnvVar {
 	return out
 }
 
-// storageEgressPorts lists the ports a service's NetworkPolicy opens to any destination other than
-// DNS, PostgreSQL and Kafka.
+// egressPorts lists the ports of the egress rules of a service's own NetworkPolicy (DNS, PostgreSQL,
+// Kafka and, with storage, the object storage port).
 func egressPorts(objs []Object, service string) []int32 {
 	var ports []int32
 	for _, o := range objs {
