@@ -88,6 +88,8 @@ func TestChartValueSets(t *testing.T) {
 			"Ingress": 0, "Job": 4, "Secret": 3},
 		"autoscaling-keda-servicemonitor": {"HorizontalPodAutoscaler": 1, "ScaledObject": 1,
 			"ServiceMonitor": 5, "Secret": 2, "Job": 4},
+		// Object storage changes env and egress only: the keys come from an existing Secret.
+		"storage": {"Deployment": 5, "NetworkPolicy": 9, "Job": 4, "Secret": 3},
 	}
 	cases := []string{"default"}
 	for _, s := range sets {
@@ -214,6 +216,12 @@ func TestChartRejectsBadValues(t *testing.T) {
 		{"kafka lag without topic", "keda: {enabled: true}\nservices: {auth-tokens: {autoscaling: {enabled: true, kafkaLag: {enabled: true}}}}", "topic and consumerGroup"},
 		{"httpRoute without parentRefs", "gatewayAPI: {httpRoute: {enabled: true}}", "parentRefs"},
 		{"pull policy enum", "global: {image: {pullPolicy: Sometimes}}", "pullPolicy"},
+		{"storage enabled without a bucket", "storage: {enabled: true}", "bucket"},
+		{"storage bucket name", "storage: {enabled: true, bucket: My_Bucket}", "bucket"},
+		{"storage endpoint scheme", "storage: {enabled: true, bucket: b1b, endpoint: 's3.example.com'}", "endpoint"},
+		{"storage unknown key", "storage: {enabled: true, bucket: b1b, pathStyle: true}", "pathStyle"},
+		{"storage half inline credentials", "storage: {enabled: true, bucket: b1b, credentials: {accessKeyId: AKID}}", "accessKeyId and secretAccessKey"},
+		{"storage on a service without files", "services: {gateway: {storage: {enabled: true}}}", "keeps no files"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -383,6 +391,11 @@ func TestCheckRejectsBrokenPolicies(t *testing.T) {
 			}
 			return o
 		}, "helm.sh/hook must include"},
+		{"secret in a plain env value", func(o []Object) []Object {
+			c := &deployment(o, "transactions").Spec.Template.Spec.Containers[0]
+			c.Env = append(c.Env, corev1.EnvVar{Name: "AWS_SECRET_ACCESS_KEY", Value: "plain"})
+			return o
+		}, "AWS_SECRET_ACCESS_KEY must come from a secretKeyRef"},
 		{"migrations on start", func(o []Object) []Object {
 			env := deployment(o, "auth-tokens").Spec.Template.Spec.Containers[0].Env
 			for i := range env {

@@ -43,6 +43,8 @@ func TestNotes(t *testing.T) {
 		{"port-forward", "", []string{"kubectl -n acct port-forward svc/acct-gateway 8080:80", "admin create-client", "/oauth2/token", "grant_type=client_credentials"}},
 		{"ingress", filepath.Join(chartDir, "ci", "minimal-external.yaml"), []string{"https://api.example.com", "/oauth2/token"}},
 		{"bootstrap secret", filepath.Join(chartDir, "ci", "bundled.yaml"), []string{"https://api.acct.local", "SECRET=acct-auth-tokens", "BOOTSTRAP_CLIENT_SECRET"}},
+		{"storage off", "", []string{"503 Unavailable", "transactions: receipts", "reports: exports", "storage.enabled=true"}},
+		{"storage on", filepath.Join(chartDir, "ci", "storage.yaml"), []string{"Object storage (https://s3.storage.example.com:9000):", "reports: s3://acct-exports", "transactions: s3://acct-files"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -62,6 +64,9 @@ func TestNotes(t *testing.T) {
 				if !strings.Contains(doc.Notes, w) {
 					t.Errorf("NOTES lack %q:\n%s", w, doc.Notes)
 				}
+			}
+			if tc.name == "storage on" && strings.Contains(doc.Notes, "503") {
+				t.Errorf("NOTES warn about 503 with storage on:\n%s", doc.Notes)
 			}
 		})
 	}

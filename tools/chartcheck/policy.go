@@ -24,6 +24,13 @@ const (
 	PublicService = "gateway"
 )
 
+// SecretEnv are the variables that carry credentials: rendered only as secretKeyRef, so the values
+// never appear in a Deployment, a Job or `helm get manifest`.
+var SecretEnv = []string{
+	"DATABASE_URL", "PAGE_CURSOR_SECRET", "SIGNING_KEY_ENCRYPTION_KEY", "BOOTSTRAP_CLIENT_SECRET",
+	"STORAGE_SIGNING_KEY", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+}
+
 // index groups the decoded objects by kind for the cross-object checks.
 type index struct {
 	deployments []*appsv1.Deployment
@@ -231,6 +238,11 @@ func checkPodSecurity(spec corev1.PodSpec) []error {
 		}
 		if c.Image == "" || strings.HasSuffix(c.Image, ":") {
 			fail("image must have a repository and a tag")
+		}
+		for _, e := range c.Env {
+			if slices.Contains(SecretEnv, e.Name) && (e.Value != "" || e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil) {
+				fail("env " + e.Name + " must come from a secretKeyRef, never a plain value")
+			}
 		}
 	}
 	return errs

@@ -13,6 +13,8 @@ Traits:
   signingKey      needs SIGNING_KEY_ENCRYPTION_KEY
   pageCursor      needs PAGE_CURSOR_SECRET (cursor pagination)
   bootstrapClient supports BOOTSTRAP_CLIENT_*
+  storage         keeps files in object storage (STORAGE_BACKEND, S3_*; values `storage`): endpoints
+                  that need it answer 503 while storage is off
 */}}
 {{- define "acct.catalog" -}}
 gateway:
@@ -32,6 +34,7 @@ transactions:
   kafka: true
   verifiesTokens: true
   pageCursor: true
+  storage: true
 customers-invoices:
   database: true
   schema: invoicing
@@ -43,6 +46,7 @@ reports:
   schema: reports
   kafka: true
   verifiesTokens: true
+  storage: true
 {{- end -}}
 
 {{/* acct.services: the enabled services as a YAML map name -> context fields, sorted by name. */}}

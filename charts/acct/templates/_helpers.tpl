@@ -93,6 +93,50 @@ key: DATABASE_URL
 {{- end -}}
 {{- end -}}
 
+{{/*
+Object storage of a service, as YAML; empty when the service keeps no files, storage.enabled is false
+or the service opts out (services.<s>.storage.enabled: false). Fields: bucket, region, endpoint,
+forcePathStyle, egressPort (for the NetworkPolicy) and, unless the pod's own identity is used (IRSA,
+EKS Pod Identity...), credentialsSecret with accessKeyIdKey and secretAccessKeyKey.
+ctx: dict root name svc traits
+*/}}
+{{- define "acct.storage" -}}
+{{- $st := .root.Values.storage | default dict -}}
+{{- $own := .svc.storage | default dict -}}
+{{- if and $own (not .traits.storage) -}}
+{{- fail (printf "services.%s.storage: %s keeps no files in object storage (only the services with the storage trait in templates/_catalog.tpl do)" .name .name) -}}
+{{- end -}}
+{{- $optOut := and (hasKey $own "enabled") (not $own.enabled) -}}
+{{- if and .traits.storage $st.enabled (not $optOut) -}}
+{{- $endpoint := $st.endpoint | default "" -}}
+{{- $port := 443 -}}
+{{- if $endpoint -}}
+{{- $u := urlParse $endpoint -}}
+{{- $explicit := regexFind ":[0-9]+$" $u.host | trimPrefix ":" -}}
+{{- if $explicit }}{{ $port = atoi $explicit }}{{ else if eq $u.scheme "http" }}{{ $port = 80 }}{{ end -}}
+{{- end -}}
+bucket: {{ $own.bucket | default $st.bucket | toJson }}
+region: {{ $st.region | default "us-east-1" | toJson }}
+endpoint: {{ $endpoint | toJson }}
+forcePathStyle: {{ $st.forcePathStyle | default false | toString | toJson }}
+egressPort: {{ $port }}
+{{- $c := $st.credentials | default dict }}
+{{- if $c.existingSecret }}
+credentialsSecret: {{ $c.existingSecret | toJson }}
+accessKeyIdKey: {{ $c.accessKeyIdKey | default "AWS_ACCESS_KEY_ID" | toJson }}
+secretAccessKeyKey: {{ $c.secretAccessKeyKey | default "AWS_SECRET_ACCESS_KEY" | toJson }}
+{{- else if or $c.accessKeyId $c.secretAccessKey }}
+{{- if not (and $c.accessKeyId $c.secretAccessKey) }}
+{{- fail "storage.credentials: set both accessKeyId and secretAccessKey (or existingSecret, or neither to use the pod's identity)" }}
+{{- end }}
+credentialsSecret: {{ include "acct.secretName" . | toJson }}
+accessKeyIdKey: AWS_ACCESS_KEY_ID
+secretAccessKeyKey: AWS_SECRET_ACCESS_KEY
+inlineCredentials: true
+{{- end }}
+{{- end -}}
+{{- end -}}
+
 {{/* The keys the chart generates into the service's Secret, as a YAML map key -> value. */}}
 {{- define "acct.generatedSecretData" -}}
 {{- $existing := dict -}}
@@ -112,6 +156,12 @@ PAGE_CURSOR_SECRET: {{ index $existing "PAGE_CURSOR_SECRET" | default (randAlpha
 {{- if and $ext.url (not $ext.existingSecret) }}
 DATABASE_URL: {{ $ext.url | b64enc }}
 {{- end }}
+{{- end }}
+{{- $st := include "acct.storage" . | fromYaml }}
+{{- if $st.inlineCredentials }}
+{{- $c := .root.Values.storage.credentials }}
+AWS_ACCESS_KEY_ID: {{ $c.accessKeyId | b64enc }}
+AWS_SECRET_ACCESS_KEY: {{ $c.secretAccessKey | b64enc }}
 {{- end }}
 {{- $b := .svc.bootstrapClient | default dict }}
 {{- if and .traits.bootstrapClient $b.enabled (not $b.existingSecret) }}
@@ -145,6 +195,16 @@ BOOTSTRAP_CLIENT_NAME: {{ $b.name | default "bootstrap" | b64enc }}
 {{- $_ := set $plain (printf "UPSTREAM_%s_URL" ($n | upper | replace "-" "_")) (printf "http://%s" (include "acct.svcName" (dict "root" $root "name" $n))) -}}
 {{- end -}}
 {{- end -}}
+{{- end -}}
+{{- /* Object storage: not for the migration Job, which keeps no files. */ -}}
+{{- $storage := dict -}}
+{{- if not .migrate }}{{ $storage = include "acct.storage" . | fromYaml }}{{ end -}}
+{{- if $storage -}}
+{{- $_ := set $plain "STORAGE_BACKEND" "s3" -}}
+{{- $_ := set $plain "S3_BUCKET" $storage.bucket -}}
+{{- $_ := set $plain "S3_REGION" $storage.region -}}
+{{- $_ := set $plain "S3_FORCE_PATH_STYLE" $storage.forcePathStyle -}}
+{{- with $storage.endpoint }}{{ $_ := set $plain "S3_ENDPOINT" . }}{{ end -}}
 {{- end -}}
 {{- range $k, $v := .svc.env }}{{ $_ := set $plain $k (toString $v) }}{{ end -}}
 {{- range $k := keys $plain | sortAlpha }}
@@ -180,6 +240,18 @@ BOOTSTRAP_CLIENT_NAME: {{ $b.name | default "bootstrap" | b64enc }}
       name: {{ $b.existingSecret | default (include "acct.secretName" $) }}
       key: {{ $k }}
 {{- end }}
+{{- end }}
+{{- with $storage.credentialsSecret }}
+- name: AWS_ACCESS_KEY_ID
+  valueFrom:
+    secretKeyRef:
+      name: {{ . }}
+      key: {{ $storage.accessKeyIdKey }}
+- name: AWS_SECRET_ACCESS_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ . }}
+      key: {{ $storage.secretAccessKeyKey }}
 {{- end }}
 {{- with .svc.extraEnv }}
 {{ toYaml . }}
