@@ -287,6 +287,10 @@ func TestPlatformAndBusinessTokens(t *testing.T) {
 		}
 	})
 
+	// Issue 9's scenario: bank transactions and invoices over three months
+	// and two tags, the comparison on both bases, its CSV export.
+	t.Run("reports on both bases", func(t *testing.T) { reportsScenario(t, api, stack, platform) })
+
 	// Issue 7's scenario: a Canadian business, a custom account, imported
 	// transactions categorized single, split and with HST; the balances and
 	// the journal reflect it; recategorizing leaves one live entry.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx" for the PostgreSQL wait strategy
+	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/network"
 	"github.com/testcontainers/testcontainers-go"
 	tcnetwork "github.com/testcontainers/testcontainers-go/network"
@@ -47,6 +48,13 @@ const (
 	transactionsBase       = "http://" + transactionsAlias + ":8080"
 	customersBase          = "http://" + customersAlias + ":8080"
 	reportsBase            = "http://" + reportsAlias + ":8080"
+	// storageMount is where the services that store files (receipts,
+	// exports) and the gateway, which serves their signed download URLs,
+	// share one folder of the host; storagePublicBase is the gateway as
+	// those URLs name it inside the stack's network (a scenario swaps it
+	// for the gateway's mapped address).
+	storageMount      = "/var/lib/acct/storage"
+	storagePublicBase = "http://" + gatewayAlias + ":8080"
 )
 
 // settings is the suite's environment, read once.
@@ -111,6 +119,19 @@ type Stack struct {
 	// Services maps a service name (auth-tokens, ...) to its container; empty
 	// when the scenarios run against an already deployed stack.
 	Services map[string]*testcontainers.DockerContainer
+	// DownloadBase is the base URL the stack's signed download URLs name
+	// (storagePublicBase); a scenario reaches them at BaseURL instead.
+	// Empty for a deployed stack, whose URLs are public already.
+	DownloadBase string
+}
+
+// DownloadURL is u (a signed download URL the stack handed out) as the
+// test reaches it.
+func (s *Stack) DownloadURL(u string) string {
+	if s.DownloadBase != "" && strings.HasPrefix(u, s.DownloadBase+"/") {
+		return s.BaseURL + strings.TrimPrefix(u, s.DownloadBase)
+	}
+	return u
 }
 
 // Remote reports whether the stack was deployed by someone else (E2E_BASE_URL).
@@ -216,15 +237,39 @@ func StartStack(t *testing.T) *Stack {
 	}
 	stack.Services[authTokensAlias] = auth
 
+	// Object storage: a host folder shared by the services that store
+	// files and the gateway that serves them (the images run as a non-root
+	// user, hence the open mode).
+	storageDir := t.TempDir()
+	if err := os.Chmod(storageDir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	storageKey := make([]byte, 32)
+	if _, err := rand.Read(storageKey); err != nil {
+		t.Fatal(err)
+	}
+	storageEnv := map[string]string{
+		"STORAGE_BACKEND":         "fs",
+		"STORAGE_DIR":             storageMount,
+		"STORAGE_SIGNING_KEY":     base64.StdEncoding.EncodeToString(storageKey),
+		"STORAGE_PUBLIC_BASE_URL": storagePublicBase,
+	}
+	mountStorage := testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
+		hc.Binds = append(hc.Binds, storageDir+":"+storageMount)
+	})
+	stack.DownloadBase = storagePublicBase
+
 	// The domain services: the same environment but for the cursor secret
-	// (reports pages nothing).
+	// (reports pages nothing) and the storage (transactions' receipts,
+	// reports' exports).
 	for _, svc := range []struct {
 		alias, image string
 		cursors      bool
+		storage      bool
 	}{
-		{transactionsAlias, "transactions", true},
-		{customersAlias, "customers-invoices", true},
-		{reportsAlias, "reports", false},
+		{transactionsAlias, "transactions", true, true},
+		{customersAlias, "customers-invoices", true, false},
+		{reportsAlias, "reports", false, true},
 	} {
 		env := map[string]string{
 			"DATABASE_URL":     fmt.Sprintf("postgres://%s:%s@%s:5432/%s?sslmode=disable", postgresUser, dbPassword, postgresAlias, postgresDB),
@@ -235,11 +280,17 @@ func StartStack(t *testing.T) *Stack {
 		if svc.cursors {
 			env["PAGE_CURSOR_SECRET"] = randomHex(t, 16)
 		}
-		c, err := startContainer(ctx, t, cfg, svc.alias, cfg.image(svc.image), nw,
-			testcontainers.WithEnv(env),
+		opts := []testcontainers.ContainerCustomizer{
 			testcontainers.WithExposedPorts(serviceHTTPPort),
 			testcontainers.WithWaitStrategy(wait.ForHTTP("/readyz").WithPort(serviceHTTPPort).WithStartupTimeout(startupTimeout)),
-		)
+		}
+		if svc.storage {
+			for k, v := range storageEnv {
+				env[k] = v
+			}
+			opts = append(opts, mountStorage)
+		}
+		c, err := startContainer(ctx, t, cfg, svc.alias, cfg.image(svc.image), nw, append(opts, testcontainers.WithEnv(env))...)
 		if err != nil {
 			t.Fatalf("e2e: %s: %v", svc.image, err)
 		}
@@ -254,7 +305,10 @@ func StartStack(t *testing.T) *Stack {
 			"UPSTREAM_REPORTS_URL":            reportsBase,
 			"JWKS_URL":                        authTokensInternalBase + "/.well-known/jwks.json",
 			"SHUTDOWN_TIMEOUT":                "5s",
+			"STORAGE_DIR":                     storageMount,
+			"STORAGE_SIGNING_KEY":             storageEnv["STORAGE_SIGNING_KEY"],
 		}),
+		mountStorage,
 		testcontainers.WithExposedPorts(serviceHTTPPort),
 		testcontainers.WithWaitStrategy(wait.ForHTTP("/readyz").WithPort(serviceHTTPPort).WithStartupTimeout(startupTimeout)),
 	)
