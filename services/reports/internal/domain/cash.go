@@ -33,13 +33,16 @@ type CashRule struct {
 
 // CashRules are the source types the cash basis does not take on their
 // date. An invoice's revenue (and a bill's expenses) are recognized when
-// paid; a write-off of an unpaid invoice never is on the cash basis (the
+// paid (for a bill: by payments and by vendor credits applied to it); a write-off of an unpaid invoice never is on the cash basis (the
 // revenue it cancels was never recognized either), so its lines are left
 // out entirely: Deferred with no payments ever allocated to it.
 var CashRules = map[string]CashRule{
 	"INVOICE":           {Deferred: true, Control: "ACCOUNTS_RECEIVABLE", ControlSign: 1},
 	"INVOICE_WRITE_OFF": {Deferred: true},
 	"BILL":              {Deferred: true, Control: "ACCOUNTS_PAYABLE", ControlSign: -1},
+	// A vendor credit (debit A/P, credit expenses) lowers expenses on the
+	// cash basis when it is applied to bills, in proportion.
+	"VENDOR_CREDIT": {Deferred: true, Control: "ACCOUNTS_PAYABLE", ControlSign: 1},
 }
 
 // PaymentSource is the ledger source type of the documents a payment
@@ -47,7 +50,17 @@ var CashRules = map[string]CashRule{
 var PaymentSource = map[string]string{
 	"INVOICE_PAYMENT": "INVOICE",
 	"BILL_PAYMENT":    "BILL",
+	// A vendor credit applied to bills pays them (PaymentCreditToBills)
+	// and is itself used up by as much (PaymentCreditUsed).
+	PaymentCreditToBills: "BILL",
+	PaymentCreditUsed:    "VENDOR_CREDIT",
 }
+
+// The payment kinds of a vendor credit's applications.
+const (
+	PaymentCreditToBills = "VENDOR_CREDIT_TO_BILLS"
+	PaymentCreditUsed    = "VENDOR_CREDIT_USED"
+)
 
 // IsPnLType reports whether accounts of type typ are profit-and-loss
 // accounts (the only ones a report reads).

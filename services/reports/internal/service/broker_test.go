@@ -135,7 +135,7 @@ func TestRebuildReplaysTheTopics(t *testing.T) {
 	if err := e.s.rebuild(ctx, e.svc.Kit, []string{"--replay", "--business", a.String()}, &out); err != nil {
 		t.Fatalf("rebuild --replay: %v: %s", err, out.String())
 	}
-	for _, want := range []string{"replayed acct.ledger.v1:", "replayed acct.transactions.v1:", "replayed acct.invoicing.v1:", "0 failed", "rebuilt " + a.String() + " from 12 entries"} {
+	for _, want := range []string{"replayed acct.ledger.v1:", "replayed acct.transactions.v1:", "replayed acct.invoicing.v1:", "replayed acct.bills.v1:", "0 failed", "rebuilt " + a.String() + " from 12 entries"} {
 		if !strings.Contains(out.String(), want) {
 			t.Fatalf("rebuild --replay output lacks %q:\n%s", want, out.String())
 		}

@@ -388,3 +388,73 @@ func TestCashBasisProperty(t *testing.T) {
 		}
 	}
 }
+
+// TestCashBasisBills: a bill's expenses are recognized on the cash basis
+// as it is paid, by payments and by a vendor credit applied to it (on the
+// credit's day), and the credit itself lowers expenses as it is used, so
+// the month's cash-basis expenses equal the cash paid out; deleting the
+// payment takes its share back; the accrual basis has the bill and the
+// credit on their dates whatever happens to the payment.
+func TestCashBasisBills(t *testing.T) {
+	e := newEnv(t)
+	bid := e.svc.SeedBusiness(t, "client-a")
+	tok := e.svc.Tokens.Platform(t, "client-a")
+	billID, creditID, payID := uuid.New(), uuid.New(), uuid.New()
+	bill := entry(bid, "2026-04-01", line(bid, "RENT", "DEBIT", 70000, "dept", "a"), line(bid, "UTILITIES", "DEBIT", 30000),
+		line(bid, "ACCOUNTS_PAYABLE", "CREDIT", 100000))
+	bill.SourceType, bill.SourceID, bill.EntryType = "BILL", billID.String(), "BILL"
+	credit := entry(bid, "2026-04-05", line(bid, "ACCOUNTS_PAYABLE", "DEBIT", 10000), line(bid, "RENT", "CREDIT", 10000, "dept", "a"))
+	credit.SourceType, credit.SourceID, credit.EntryType = "VENDOR_CREDIT", creditID.String(), "VENDOR_CREDIT"
+	payment := entry(bid, "2026-04-10", line(bid, "ACCOUNTS_PAYABLE", "DEBIT", 45000), line(bid, "CASH", "CREDIT", 45000))
+	payment.SourceType, payment.SourceID, payment.EntryType = "BILL_PAYMENT", payID.String(), "BILL_PAYMENT"
+	billsEvent := func(typ string, payload any) events.Event {
+		evt, err := events.New(events.TopicBills, typ, "acct/bills-tags", bid, payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return evt
+	}
+	creditEvt := billsEvent(events.TypeVendorCreditUpserted, events.VendorCreditUpserted{BusinessID: bid, VendorCredit: events.VendorCreditSnapshot{
+		ID: creditID, BusinessID: bid, ReceivedAt: time.Date(2026, 4, 5, 12, 0, 0, 0, time.UTC), TotalAmount: 10000, Version: 1,
+		Allocations: []events.BillAllocation{{BillID: billID, Amount: 10000}}}})
+	payEvt := billsEvent(events.TypeBillPaymentUpserted, events.BillPaymentUpserted{BusinessID: bid, Payment: events.BillPaymentSnapshot{
+		ID: payID, BusinessID: bid, PaidAt: time.Date(2026, 4, 10, 8, 0, 0, 0, time.UTC), Method: "ACH", Amount: 45000, Version: 1,
+		Allocations: []events.BillAllocation{{BillID: billID, Amount: 45000}}}})
+	// Payments first, twice, then the entries.
+	e.deliver(payEvt, creditEvt, payEvt, creditEvt, event(t, payment), event(t, credit), event(t, bill))
+
+	april := func(basis string, kv ...string) pnlBody {
+		q := period("2026-04-01", "2026-04-30", append([]string{"reporting_basis", basis}, kv...)...)
+		return e.pnl(tok, bid, q).Data
+	}
+	if got := april("ACCRUAL"); got.Expenses.Value != 90000 {
+		t.Fatalf("accrual expenses %d, want 90000", got.Expenses.Value)
+	}
+	// Credit day: 10% of the bill (rent 7000, utilities 3000) and all the
+	// credit (rent −10000); payment day: up to 55% (rent 31500, utilities
+	// 13500 more).
+	if got := april("CASH"); got.Expenses.Value != 45000 || got.NetProfit != -45000 {
+		t.Fatalf("cash expenses %d net %d, want the 45000 paid out", got.Expenses.Value, got.NetProfit)
+	}
+	if got := april("CASH", "tag_key", "dept", "tag_values", "a"); got.Expenses.Value != 28500 {
+		t.Fatalf("cash rent (dept=a) %d, want 7000 − 10000 + 31500", got.Expenses.Value)
+	}
+	if got := e.pnl(tok, bid, period("2026-04-05", "2026-04-05", "reporting_basis", "CASH")).Data; got.Expenses.Value != 0 {
+		t.Fatalf("cash expenses on the credit's day %d, want 10000 of the bill less the 10000 credit", got.Expenses.Value)
+	}
+	del := billsEvent(events.TypeBillPaymentDeleted, events.BillPaymentDeleted{BusinessID: bid, PaymentID: payID,
+		Posting: &events.LedgerPosting{SourceType: "BILL_PAYMENT", SourceID: payID.String(), Version: 2, EntryType: "BILL_PAYMENT", EntryAt: time.Now()}})
+	e.deliver(del, payEvt) // the older snapshot after the deletion changes nothing
+	if got := april("CASH"); got.Expenses.Value != 0 {
+		t.Fatalf("cash expenses after the payment's deletion %d, want 0 (the credit only)", got.Expenses.Value)
+	}
+	if got := april("ACCRUAL"); got.Expenses.Value != 90000 {
+		t.Fatalf("accrual expenses after the deletion %d, want 90000", got.Expenses.Value)
+	}
+	if _, err := e.s.Reports.Rebuild(t.Context(), bid); err != nil {
+		t.Fatal(err)
+	}
+	if got := april("CASH"); got.Expenses.Value != 0 {
+		t.Fatalf("cash expenses after a rebuild %d, want 0", got.Expenses.Value)
+	}
+}

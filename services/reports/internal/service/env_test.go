@@ -62,7 +62,7 @@ func newEnvWith(t *testing.T, opts servicetest.ServiceOptions) *env {
 func (e *env) deliver(evts ...events.Event) {
 	e.t.Helper()
 	ledger, txs := kafkaadapter.LedgerHandler(e.s.Reports), kafkaadapter.TransactionsHandler(e.s.Reports)
-	invoicing := kafkaadapter.InvoicingHandler(e.s.Reports)
+	invoicing, bills := kafkaadapter.InvoicingHandler(e.s.Reports), kafkaadapter.BillsHandler(e.s.Reports)
 	for _, evt := range evts {
 		h := ledger
 		switch evt.Topic {
@@ -70,6 +70,8 @@ func (e *env) deliver(evts ...events.Event) {
 			h = txs
 		case events.TopicInvoicing:
 			h = invoicing
+		case events.TopicBills:
+			h = bills
 		}
 		if err := e.db.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
 			return h(ctx, tx, evt)

@@ -31,6 +31,7 @@ var chart = map[string]acct{
 	"SALES_TAXES_PAYABLE":    {"SALES_TAXES_PAYABLE", "Sales taxes payable", "LIABILITY", "SALES_TAXES_PAYABLE", "CREDIT", []string{"LIABILITIES"}},
 	"ACCOUNTS_PAYABLE":       {"ACCOUNTS_PAYABLE", "Accounts payable", "LIABILITY", "ACCOUNTS_PAYABLE", "CREDIT", []string{"LIABILITIES"}},
 	"OTHER_FEES":             {"OTHER_FEES", "Other fees", "EXPENSE", "FEES", "DEBIT", []string{"EXPENSES", "OPERATING_EXPENSES", "FEES"}},
+	"UTILITIES":              {"UTILITIES", "Utilities", "EXPENSE", "OPERATING_EXPENSES", "DEBIT", []string{"EXPENSES", "OPERATING_EXPENSES"}},
 	"BAD_DEBT":               {"BAD_DEBT", "Bad debt", "EXPENSE", "OPERATING_EXPENSES", "DEBIT", []string{"EXPENSES", "OPERATING_EXPENSES"}},
 	"ITEMS_FOR_RESALE":       {"ITEMS_FOR_RESALE", "Items for resale", "EXPENSE", "COST_OF_GOODS_SOLD", "DEBIT", []string{"EXPENSES", "COST_OF_GOODS_SOLD"}},
 	"INSURANCE":              {"INSURANCE", "Insurance", "EXPENSE", "OPERATING_EXPENSES", "DEBIT", []string{"EXPENSES", "OPERATING_EXPENSES"}},

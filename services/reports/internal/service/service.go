@@ -1,6 +1,7 @@
 // Package service wires the reports service onto the service kit: the
-// read model fed from acct.ledger.v1, acct.transactions.v1 and
-// acct.invoicing.v1 (payments, for the cash basis), the export
+// read model fed from acct.ledger.v1, acct.transactions.v1,
+// acct.invoicing.v1 and acct.bills.v1 (payments, for the cash basis), the
+// export
 // storage, the business projection (tenancy)
 // from acct.business.v1, the HTTP routes and the rebuild command. The kit
 // does the rest (see pkg/servicekit).
@@ -70,6 +71,7 @@ func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Ki
 	k.Consume(events.TopicLedger, kafkaadapter.LedgerHandler(s.Reports))
 	k.Consume(events.TopicTransactions, kafkaadapter.TransactionsHandler(s.Reports))
 	k.Consume(events.TopicInvoicing, kafkaadapter.InvoicingHandler(s.Reports))
+	k.Consume(events.TopicBills, kafkaadapter.BillsHandler(s.Reports))
 	httpadapter.Register(k.App(), httpadapter.Options{
 		Reports:  s.Reports,
 		Exports:  s.Exports,
@@ -151,6 +153,7 @@ func (s *Service) replay(ctx context.Context, k *servicekit.Kit, only *uuid.UUID
 		{events.TopicLedger, kafkaadapter.LedgerHandler(s.Reports)},
 		{events.TopicTransactions, kafkaadapter.TransactionsHandler(s.Reports)},
 		{events.TopicInvoicing, kafkaadapter.InvoicingHandler(s.Reports)},
+		{events.TopicBills, kafkaadapter.BillsHandler(s.Reports)},
 	}
 	db, log := k.DB(), k.Logger()
 	failedTotal := 0

@@ -204,3 +204,72 @@ func TestInvoicingEventsPostThroughTheBroker(t *testing.T) {
 		t.Fatalf("dead letters: %d %v", dead, err)
 	}
 }
+
+// TestBillsEventsPostThroughTheBroker: the bills service's events on
+// acct.bills.v1 reach the ledger like the invoicing ones: a bill credits
+// ACCOUNTS_PAYABLE, a vendor credit and a payment debit it, a deleted
+// payment's entry is reversed, a voided bill's too; a redelivered event
+// changes nothing and a vendor snapshot (no posting) is ignored.
+func TestBillsEventsPostThroughTheBroker(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	bid := e.business("client-a", "US")
+	tok := e.token("client-a")
+	w := &kafka.Writer{Addr: kafka.TCP(e.svc.Broker.Addrs()...), Balancer: &kafka.Hash{}, BatchTimeout: 5 * time.Millisecond}
+	defer w.Close()
+	publish := func(typ string, payload any) {
+		t.Helper()
+		evt, err := events.New(events.TopicBills, typ, "acct/bills-tags", bid, payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := events.ToMessage(evt)
+		if err := w.WriteMessages(ctx, m, m); err != nil { // every event twice
+			t.Fatal(err)
+		}
+	}
+	waitFor := func(what string, want map[string]int64) {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			got := e.balances(bid, tok, "")
+			ok := true
+			for k, v := range want {
+				if got[k] != v {
+					ok = false
+				}
+			}
+			if ok {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: balances %v, want %v", what, got, want)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	at := time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)
+	billID, payID, creditID := uuid.NewString(), uuid.NewString(), uuid.NewString()
+	publish(events.TypeVendorUpserted, events.VendorUpserted{VendorID: uuid.New(), BusinessID: bid, Version: 1, DisplayName: "Acme", Status: "ACTIVE"})
+	publish(events.TypeBillUpserted, map[string]any{"posting": events.LedgerPosting{SourceType: events.SourceBill, SourceID: billID, Version: 1,
+		EntryType: "BILL", EntryAt: at, Lines: []events.PostingLine{
+			stableLine("RENT", "DEBIT", 70000), stableLine("UTILITIES", "DEBIT", 30000), stableLine("ACCOUNTS_PAYABLE", "CREDIT", 100000)}}})
+	waitFor("the bill", map[string]int64{"ACCOUNTS_PAYABLE": 100000, "RENT": 70000, "UTILITIES": 30000})
+	publish(events.TypeVendorCreditUpserted, map[string]any{"posting": events.LedgerPosting{SourceType: events.SourceVendorCredit, SourceID: creditID,
+		Version: 1, EntryType: "VENDOR_CREDIT", EntryAt: at.AddDate(0, 0, 5), Lines: []events.PostingLine{
+			stableLine("ACCOUNTS_PAYABLE", "DEBIT", 10000), stableLine("RENT", "CREDIT", 10000)}}})
+	publish(events.TypeBillPaymentUpserted, map[string]any{"posting": events.LedgerPosting{SourceType: events.SourceBillPayment, SourceID: payID,
+		Version: 1, EntryType: "BILL_PAYMENT", EntryAt: at.AddDate(0, 0, 10), Lines: []events.PostingLine{
+			stableLine("ACCOUNTS_PAYABLE", "DEBIT", 40000), stableLine("BANK_ACCOUNTS", "CREDIT", 40000)}}})
+	waitFor("the credit and the payment", map[string]int64{"ACCOUNTS_PAYABLE": 50000, "RENT": 60000, "BANK_ACCOUNTS": -40000})
+	publish(events.TypeBillPaymentDeleted, map[string]any{"posting": events.LedgerPosting{SourceType: events.SourceBillPayment, SourceID: payID,
+		Version: 2, EntryType: "BILL_PAYMENT", EntryAt: at.AddDate(0, 0, 10)}})
+	waitFor("the deleted payment", map[string]int64{"ACCOUNTS_PAYABLE": 90000, "BANK_ACCOUNTS": 0})
+	publish(events.TypeBillUpserted, map[string]any{"posting": events.LedgerPosting{SourceType: events.SourceBill, SourceID: billID, Version: 2,
+		EntryType: "BILL", EntryAt: at}})
+	waitFor("the voided bill", map[string]int64{"ACCOUNTS_PAYABLE": -10000, "RENT": -10000, "UTILITIES": 0})
+	var dead int
+	if err := e.db.NewRaw("SELECT count(*) FROM dead_letters").Scan(ctx, &dead); err != nil || dead != 0 {
+		t.Fatalf("dead letters: %d %v", dead, err)
+	}
+}

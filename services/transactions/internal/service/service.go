@@ -68,6 +68,9 @@ func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Ki
 	// are also what deposits are matched to.
 	k.Consume(events.TopicInvoicing, kafkaadapter.PostingHandler(s.Ledger, k.Logger()))
 	k.Consume(events.TopicInvoicing, kafkaadapter.PaymentsHandler(s.Banking))
+	// Bills, bill payments and vendor credits (acct.bills.v1) become
+	// journal entries the same way.
+	k.Consume(events.TopicBills, kafkaadapter.PostingHandler(s.Ledger, k.Logger()))
 	httpadapter.Register(k.App(), httpadapter.Options{
 		Ledger:      s.Ledger,
 		Banking:     s.Banking,
