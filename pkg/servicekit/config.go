@@ -67,8 +67,8 @@ type Data struct {
 // businessCacheSize bounds the businesses a directory keeps in memory.
 const businessCacheSize = 50_000
 
-// Validate checks the partition count and the cache TTL (DB and Kafka
-// validate themselves).
+// Validate checks the partition count, the consumer batch size and the
+// cache TTL (DB and Kafka validate themselves).
 func (d Data) Validate() error {
 	var errs []error
 	if d.TopicPartitions < 1 {
