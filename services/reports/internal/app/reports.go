@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -39,6 +40,9 @@ type JournalEntry struct {
 	Entry     events.LedgerEntryPosted
 	Day       time.Time
 	EventTime time.Time
+	// Payload, when set, is Entry as the event carried it (kept as the
+	// journal copy without encoding it again).
+	Payload json.RawMessage
 }
 
 var txReadOnly = sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}
@@ -87,10 +91,12 @@ func (r *Reports) ApplyEntry(ctx context.Context, tx bun.IDB, p events.LedgerEnt
 	return r.ApplyEntries(ctx, tx, []PostedEntry{{Entry: p, EventTime: eventTime}})
 }
 
-// PostedEntry is a ledger.entry.posted payload with its event's time.
+// PostedEntry is a ledger.entry.posted payload with its event's time and,
+// when known, its JSON as the event carried it.
 type PostedEntry struct {
 	Entry     events.LedgerEntryPosted
 	EventTime time.Time
+	Payload   json.RawMessage
 }
 
 // ApplyEntries applies posted entries in tx, each once per entry id
@@ -104,7 +110,7 @@ func (r *Reports) ApplyEntries(ctx context.Context, tx bun.IDB, es []PostedEntry
 		if err != nil {
 			return err
 		}
-		journal[i] = JournalEntry{Entry: e.Entry, Day: day, EventTime: e.EventTime}
+		journal[i] = JournalEntry{Entry: e.Entry, Day: day, EventTime: e.EventTime, Payload: e.Payload}
 		if !slices.Contains(businesses, e.Entry.BusinessID) {
 			businesses = append(businesses, e.Entry.BusinessID)
 		}

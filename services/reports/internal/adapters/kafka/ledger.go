@@ -41,7 +41,7 @@ func LedgerBatchHandler(r *app.Reports) consumer.BatchHandler {
 			if p.EntryID == uuid.Nil || p.BusinessID == uuid.Nil {
 				return fmt.Errorf("ledger.entry.posted %s: entry and business ids are required", e.ID)
 			}
-			entries = append(entries, app.PostedEntry{Entry: p, EventTime: e.Time})
+			entries = append(entries, app.PostedEntry{Entry: p, EventTime: e.Time, Payload: e.Data})
 		}
 		if len(entries) == 0 {
 			return nil

@@ -31,9 +31,12 @@ func (s *Store) RecordEntries(ctx context.Context, db bun.IDB, es []app.JournalE
 			continue
 		}
 		first[k] = i
-		payload, err := json.Marshal(e.Entry)
-		if err != nil {
-			return nil, fmt.Errorf("encode entry: %w", err)
+		payload := e.Payload
+		if len(payload) == 0 {
+			var err error
+			if payload, err = json.Marshal(e.Entry); err != nil {
+				return nil, fmt.Errorf("encode entry: %w", err)
+			}
 		}
 		vals = append(vals, "(?, ?, ?::date, ?::timestamptz, ?::jsonb)")
 		args = append(args, k.business, k.entry, e.Day.Format(domain.DateLayout), e.EventTime, string(payload))
