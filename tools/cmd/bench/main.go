@@ -72,7 +72,7 @@ func main() {
 	flag.StringVar(&o.loadGen, "load", "", "saturation load generator: wrk or go (default: wrk when installed)")
 	flag.StringVar(&o.nginxBin, "nginx", "nginx", "nginx binary (Debian: apt-get install -y nginx-light)")
 	flag.StringVar(&o.pprofDir, "pprof-dir", "", "save a CPU profile of the gateway's saturation runs here")
-	flag.StringVar(&o.only, "only", "gateway", "which part: gateway (GET /whoami and a database read, `make bench-gateway`), transactions (import, categorize, listing: `make bench-transactions`), invoicing (invoice listing, payments: `make bench-invoicing`), reports (catch-up, P&L comparison: `make bench-reports`), or all (`make bench`)")
+	flag.StringVar(&o.only, "only", "gateway", "which part: gateway (GET /whoami and a database read, `make bench-gateway`), transactions (import, categorize, listing: `make bench-transactions`), invoicing (invoice listing, payments: `make bench-invoicing`), reports (catch-up, P&L comparison, CSV export: `make bench-reports`), or all (`make bench`)")
 	flag.StringVar(&o.txParts, "tx-parts", "all", "transactions parts: all (import, categorize, listing) or list (the listing alone)")
 	flag.IntVar(&o.reports.catchUpEntries, "reports-entries", 500_000, "reports catch-up: two-line ledger entries published (the issue's 1,000,000 lines by default; smaller while developing)")
 	flag.IntVar(&o.reports.exportRows, "reports-export-rows", 1_000_000, "reports CSV export: bank transactions exported")
