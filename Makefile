@@ -57,7 +57,7 @@ bench-invoicing: build ## customers-invoices only: invoice listing (500k, 3 filt
 	@$(BIN)/bench -root . -only invoicing
 
 .PHONY: bench-reports
-bench-reports: build ## reports only: read-model catch-up rate, P&L comparison over 1M journal lines vs a raw GROUP BY
+bench-reports: build ## reports only: catch-up of 1M ledger lines vs COPY, P&L comparison over 1M lines vs a raw GROUP BY, CSV export of 1M rows vs COPY TO
 	@$(BIN)/bench -root . -only reports
 
 .PHONY: fmt

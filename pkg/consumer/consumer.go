@@ -23,6 +23,14 @@
 // and recorded in dead_letters, so it never blocks its partition; after a
 // fix, ReplayDeadLetters sends the recorded messages to their topic again.
 //
+// Batches (opt-in, Config.BatchSize > 1): when several messages of a
+// partition are already fetched, up to BatchSize of them are applied in ONE
+// transaction (one inbox insert for all, duplicates skipped as one by one,
+// then the handler for the new ones, or the BatchHandler with all of them),
+// and their offsets recorded after it committed. A batch whose transaction
+// fails is applied again message by message with the rules above, so a
+// poison event is still dead-lettered alone and the others apply once.
+//
 // Inbox rows are kept for InboxRetention, longer than the topics keep
 // messages (TopicRetention), so no message the broker can still deliver
 // (after an offset reset or a lost commit) finds its inbox row purged.
@@ -62,6 +70,12 @@ var Migrations = pgdb.Embedded("consumer", migrationFiles, "migrations")
 // retried and, unless the error is a transient database one, eventually
 // dead-lettered.
 type Handler func(ctx context.Context, tx bun.Tx, e events.Event) error
+
+// BatchHandler applies several events of one partition, in order, using tx,
+// the transaction that also records them all in the inbox (events already
+// in the inbox are left out). An error rolls the whole batch back; its
+// messages are then applied one by one with the Handler.
+type BatchHandler func(ctx context.Context, tx bun.Tx, es []events.Event) error
 
 // Headers added to a message published to a DLQ topic, or replayed from one.
 const (
@@ -107,7 +121,21 @@ type Config struct {
 	// default 10s each (Kafka's minimum is 6s).
 	SessionTimeout   time.Duration
 	RebalanceTimeout time.Duration
+
+	// BatchSize > 1 applies up to that many messages of a partition that
+	// are already fetched in one transaction (a catch-up after a backlog
+	// runs at the rate of batches, not of transactions); 0 or 1 applies
+	// each message in its own transaction. At most MaxBatchSize.
+	BatchSize int
+	// BatchWait is how long a batch waits for each further message that
+	// the reader has not fetched yet; default 2ms (a batch takes what is
+	// there, it does not wait for traffic).
+	BatchWait time.Duration
 }
+
+// MaxBatchSize bounds Config.BatchSize (the statements of one batch grow
+// with it).
+const MaxBatchSize = 5000
 
 // maxBackoff caps both handler retries and infrastructure retries.
 const maxBackoff = 30 * time.Second
@@ -147,6 +175,12 @@ func (c Config) withDefaults() Config {
 	if c.RebalanceTimeout <= 0 {
 		c.RebalanceTimeout = 10 * time.Second
 	}
+	if c.BatchSize < 1 {
+		c.BatchSize = 1
+	}
+	if c.BatchWait <= 0 {
+		c.BatchWait = 2 * time.Millisecond
+	}
 	return c
 }
 
@@ -161,6 +195,9 @@ func (c Config) Validate() error {
 	}
 	if len(c.Topics) == 0 {
 		errs = append(errs, errors.New("no topics"))
+	}
+	if c.BatchSize < 0 || c.BatchSize > MaxBatchSize {
+		errs = append(errs, fmt.Errorf("batch size must be between 0 and %d, got %d", MaxBatchSize, c.BatchSize))
 	}
 	if d := c.withDefaults(); d.InboxRetention <= d.TopicRetention {
 		errs = append(errs, fmt.Errorf("inbox retention %s must exceed the topic retention %s, or a redelivered event could be applied twice",
@@ -177,6 +214,7 @@ type Consumer struct {
 	db     *bun.DB
 	cfg    Config
 	h      Handler
+	bh     BatchHandler // nil: batches run h for each new event
 	log    *slog.Logger
 	tracer trace.Tracer
 	dlq    *kafka.Writer
@@ -195,6 +233,14 @@ func New(db *bun.DB, cfg Config, h Handler, logger *slog.Logger) *Consumer {
 		log:    logger.With("component", "consumer", "group", cfg.GroupID),
 		tracer: otel.Tracer("github.com/acctsuite/acct/pkg/consumer"),
 	}
+}
+
+// WithBatchHandler makes batches (Config.BatchSize > 1) apply their new
+// events with bh in one call instead of the Handler for each; the Handler
+// still applies the messages of a failed batch one by one.
+func (c *Consumer) WithBatchHandler(bh BatchHandler) *Consumer {
+	c.bh = bh
+	return c
 }
 
 // Run consumes until ctx is cancelled, then stops its partition workers,
@@ -365,6 +411,7 @@ func (c *Consumer) consumePartition(ctx context.Context, topic string, pa kafka.
 		MinBytes:       1,
 		MaxBytes:       2 << 20,
 		MaxWait:        c.cfg.MaxWait,
+		QueueCapacity:  max(100, c.cfg.BatchSize),
 		ReadBackoffMin: 100 * time.Millisecond,
 		ReadBackoffMax: time.Second,
 		ErrorLogger: kafka.LoggerFunc(func(msg string, args ...any) {
@@ -395,13 +442,168 @@ func (c *Consumer) consumePartition(ctx context.Context, topic string, pa kafka.
 			continue
 		}
 		backoff = c.cfg.Backoff
-		applied, eventTime, ok := c.process(ctx, m)
-		if !ok {
+		if c.cfg.BatchSize > 1 {
+			batch := c.fetchMore(ctx, r, m)
+			if len(batch) > 1 {
+				if !c.processBatch(ctx, batch, offs) {
+					return
+				}
+				continue
+			}
+		}
+		if !c.processOne(ctx, m, offs) {
 			return
 		}
-		c.cfg.Stats.processed(m.Topic, m.Partition, m.Offset, m.HighWaterMark, applied, eventTime, time.Now())
-		offs.done(m.Topic, m.Partition, m.Offset+1)
 	}
+}
+
+// processOne applies or dead-letters m and records its offset; false when
+// ctx ended first.
+func (c *Consumer) processOne(ctx context.Context, m kafka.Message, offs *offsets) bool {
+	applied, eventTime, ok := c.process(ctx, m)
+	if !ok {
+		return false
+	}
+	c.cfg.Stats.processed(m.Topic, m.Partition, m.Offset, m.HighWaterMark, applied, eventTime, time.Now())
+	offs.done(m.Topic, m.Partition, m.Offset+1)
+	return true
+}
+
+// fetchMore returns first followed by up to BatchSize-1 messages the
+// reader already has (or gets within BatchWait each), as long as the last
+// one read was not the end of the partition (a caught-up consumer does not
+// wait). A FetchMessage whose
+// context ends returns without taking a message from the reader's queue
+// (kafka-go selects on the context and the queue), so nothing is skipped.
+func (c *Consumer) fetchMore(ctx context.Context, r *kafka.Reader, first kafka.Message) []kafka.Message {
+	batch := []kafka.Message{first}
+	for last := first; len(batch) < c.cfg.BatchSize && last.HighWaterMark > last.Offset+1; last = batch[len(batch)-1] {
+		fctx, cancel := context.WithTimeout(ctx, c.cfg.BatchWait)
+		m, err := r.FetchMessage(fctx)
+		cancel()
+		if err != nil {
+			if fctx.Err() == nil {
+				c.log.Warn("consumer: fetch failed", "topic", first.Topic, "partition", first.Partition, "error", err)
+			}
+			break
+		}
+		batch = append(batch, m)
+	}
+	return batch
+}
+
+// processBatch applies batch in one transaction, or, when that fails,
+// message by message; it records the offsets and reports false only when
+// ctx ended first (nothing of an unfinished batch is recorded: it comes
+// again and the inbox skips what was applied).
+func (c *Consumer) processBatch(ctx context.Context, batch []kafka.Message, offs *offsets) bool {
+	evts := make([]events.Event, len(batch))
+	for i, m := range batch {
+		e, err := events.FromMessage(m)
+		if err != nil {
+			return c.processEach(ctx, batch, offs) // the undecodable one is dead-lettered alone
+		}
+		evts[i] = e
+	}
+	if err := c.applyBatch(ctx, batch, evts); err != nil {
+		if ctx.Err() != nil {
+			return false
+		}
+		c.log.Warn("consumer: batch failed, applying its messages one by one", "topic", batch[0].Topic,
+			"partition", batch[0].Partition, "from_offset", batch[0].Offset, "messages", len(batch), "error", err)
+		return c.processEach(ctx, batch, offs)
+	}
+	now := time.Now()
+	for i, m := range batch {
+		c.cfg.Stats.processed(m.Topic, m.Partition, m.Offset, m.HighWaterMark, true, evts[i].Time, now)
+	}
+	last := batch[len(batch)-1]
+	offs.done(last.Topic, last.Partition, last.Offset+1)
+	return true
+}
+
+func (c *Consumer) processEach(ctx context.Context, batch []kafka.Message, offs *offsets) bool {
+	for _, m := range batch {
+		if !c.processOne(ctx, m, offs) {
+			return false
+		}
+	}
+	return true
+}
+
+// applyBatch records every event of the batch in the inbox with one
+// statement and applies the new ones, all in one transaction.
+func (c *Consumer) applyBatch(ctx context.Context, batch []kafka.Message, evts []events.Event) error {
+	first := batch[0]
+	links := make([]trace.Link, 0, len(evts))
+	for _, e := range evts {
+		if sc := trace.SpanContextFromContext(events.ExtractTrace(ctx, e)); sc.IsValid() {
+			links = append(links, trace.Link{SpanContext: sc})
+		}
+	}
+	ctx, span := c.tracer.Start(ctx, first.Topic+" process", trace.WithSpanKind(trace.SpanKindConsumer), trace.WithLinks(links...),
+		trace.WithAttributes(
+			attribute.String("messaging.system", "kafka"),
+			attribute.String("messaging.destination.name", first.Topic),
+			attribute.String("messaging.consumer.group.name", c.cfg.GroupID),
+			attribute.Int("messaging.destination.partition.id", first.Partition),
+			attribute.Int64("messaging.kafka.offset", first.Offset),
+			attribute.Int("messaging.batch.message_count", len(batch)),
+		))
+	defer span.End()
+
+	err := c.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		rows := make([]inboxRow, len(batch))
+		for i, m := range batch {
+			rows[i] = inboxRow{EventID: evts[i].ID, Topic: m.Topic, Partition: m.Partition, Offset: m.Offset}
+		}
+		var inserted []uuid.UUID
+		if err := tx.NewInsert().Model(&rows).On("CONFLICT (event_id) DO NOTHING").
+			Returning("event_id").Scan(ctx, &inserted); err != nil {
+			return fmt.Errorf("consumer: inbox insert: %w", err)
+		}
+		fresh := make(map[uuid.UUID]bool, len(inserted))
+		for _, id := range inserted {
+			fresh[id] = true
+		}
+		todo := make([]events.Event, 0, len(inserted))
+		for _, e := range evts {
+			if fresh[e.ID] {
+				todo = append(todo, e)
+				delete(fresh, e.ID) // the same event twice in a batch applies once
+			}
+		}
+		span.SetAttributes(attribute.Int("acct.duplicates", len(evts)-len(todo)))
+		if len(todo) == 0 {
+			return nil
+		}
+		if c.bh != nil {
+			if err := c.runBatchHandler(ctx, tx, todo); err != nil {
+				return &handlerError{err: err}
+			}
+			return nil
+		}
+		for _, e := range todo {
+			if err := c.runHandler(ctx, tx, e); err != nil {
+				return &handlerError{err: fmt.Errorf("event %s: %w", e.ID, err)}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, err.Error())
+	}
+	return err
+}
+
+func (c *Consumer) runBatchHandler(ctx context.Context, tx bun.Tx, es []events.Event) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("batch handler panic: %v", p)
+		}
+	}()
+	return c.bh(ctx, tx, es)
 }
 
 // ErrNotYet is what a handler wraps when its event arrived before what it

@@ -43,6 +43,9 @@ func TestConfigValidate(t *testing.T) {
 			TopicRetention: 30 * 24 * time.Hour, InboxRetention: 30 * 24 * time.Hour}, []string{"must exceed the topic retention"}},
 		{"default inbox follows a custom topic retention", consumer.Config{Brokers: []string{"b:9092"}, GroupID: "g", Topics: []string{"t"},
 			TopicRetention: 30 * 24 * time.Hour}, nil},
+		{"batches", consumer.Config{Brokers: []string{"b:9092"}, GroupID: "g", Topics: []string{"t"}, BatchSize: 200}, nil},
+		{"batch too large", consumer.Config{Brokers: []string{"b:9092"}, GroupID: "g", Topics: []string{"t"}, BatchSize: 10_000},
+			[]string{"batch size must be between 0 and 5000"}},
 		{"explicit longer inbox", consumer.Config{Brokers: []string{"b:9092"}, GroupID: "g", Topics: []string{"t"},
 			InboxRetention: 8 * 24 * time.Hour}, nil},
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	pkgconfig "github.com/acctsuite/acct/pkg/config"
+	"github.com/acctsuite/acct/pkg/consumer"
 	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/telemetry"
 )
@@ -56,17 +57,25 @@ type Data struct {
 	// reads the table on every request. A business.updated may take this
 	// long to reach another replica's answers.
 	BusinessCacheTTL time.Duration `env:"BUSINESS_CACHE_TTL" envDefault:"5s"`
+	// ConsumerBatchSize is how many already-fetched messages of a partition
+	// the consumer applies in one transaction; 0 means the service's
+	// default (Definition.DefaultConsumerBatchSize), 1 one transaction per
+	// message.
+	ConsumerBatchSize int `env:"CONSUMER_BATCH_SIZE"`
 }
 
 // businessCacheSize bounds the businesses a directory keeps in memory.
 const businessCacheSize = 50_000
 
-// Validate checks the partition count and the cache TTL (DB and Kafka
-// validate themselves).
+// Validate checks the partition count, the consumer batch size and the
+// cache TTL (DB and Kafka validate themselves).
 func (d Data) Validate() error {
 	var errs []error
 	if d.TopicPartitions < 1 {
 		errs = append(errs, fmt.Errorf("KAFKA_TOPIC_PARTITIONS must be at least 1, got %d", d.TopicPartitions))
+	}
+	if d.ConsumerBatchSize < 0 || d.ConsumerBatchSize > consumer.MaxBatchSize {
+		errs = append(errs, fmt.Errorf("CONSUMER_BATCH_SIZE must be between 0 and %d, got %d", consumer.MaxBatchSize, d.ConsumerBatchSize))
 	}
 	if d.BusinessCacheTTL < 0 || d.BusinessCacheTTL > time.Minute {
 		errs = append(errs, fmt.Errorf("BUSINESS_CACHE_TTL must be between 0 and 1m, got %s", d.BusinessCacheTTL))

@@ -61,6 +61,11 @@ type Definition struct {
 	// ADMIN_ADDR is unset ("" keeps /metrics on the public listener).
 	DefaultBodyLimit int
 	DefaultAdminAddr string
+	// DefaultConsumerBatchSize applies when CONSUMER_BATCH_SIZE is unset:
+	// up to that many already-fetched messages of a partition are applied
+	// in one transaction (consumer.Config.BatchSize); 0 applies each in its
+	// own. For services whose read models replay large backlogs.
+	DefaultConsumerBatchSize int
 	// HTTP adjusts the app options (timeouts, streaming); Service, Logger,
 	// BodyLimit and Metrics are set by the kit.
 	HTTP httpx.Options
@@ -108,7 +113,7 @@ type Kit struct {
 	jwks     *authn.JWKSVerifier
 	owners   tenancy.OwnerLookup
 
-	handlers      map[string][]consumer.Handler
+	handlers      map[string][]topicHandler
 	topicOrder    []string
 	consumerStats *consumer.Stats
 	background    []func(context.Context)
@@ -137,7 +142,7 @@ func New(ctx context.Context, def Definition, logger *slog.Logger) (_ *Kit, err 
 	k := &Kit{
 		def:      def,
 		log:      logger,
-		handlers: map[string][]consumer.Handler{},
+		handlers: map[string][]topicHandler{},
 		checks:   map[string]func(context.Context) error{},
 	}
 	defer func() {
@@ -418,6 +423,25 @@ const BusinessParam = "businessId"
 // registration order inside the transaction that records the event in the
 // inbox. Call it in Setup.
 func (k *Kit) Consume(topic string, h consumer.Handler) {
+	k.addHandler(topic, topicHandler{one: h})
+}
+
+// ConsumeBatch registers bh for the events of topic: it gets the new
+// events of a batch (see DefaultConsumerBatchSize) at once, so it can
+// write them with a few multi-row statements; without batches, or when a
+// batch failed and its events are applied one by one, it gets one event
+// at a time. Call it in Setup.
+func (k *Kit) ConsumeBatch(topic string, bh consumer.BatchHandler) {
+	k.addHandler(topic, topicHandler{batch: bh})
+}
+
+// topicHandler is one registered handler: one event at a time, or a batch.
+type topicHandler struct {
+	one   consumer.Handler
+	batch consumer.BatchHandler
+}
+
+func (k *Kit) addHandler(topic string, h topicHandler) {
 	if _, ok := k.handlers[topic]; !ok {
 		k.topicOrder = append(k.topicOrder, topic)
 	}

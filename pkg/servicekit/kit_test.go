@@ -556,6 +556,9 @@ func TestDataValidate(t *testing.T) {
 		{"no partitions", servicekit.Data{TopicPartitions: 0}, "KAFKA_TOPIC_PARTITIONS"},
 		{"negative cache ttl", servicekit.Data{TopicPartitions: 1, BusinessCacheTTL: -time.Second}, "BUSINESS_CACHE_TTL"},
 		{"cache ttl over a minute", servicekit.Data{TopicPartitions: 1, BusinessCacheTTL: 2 * time.Minute}, "BUSINESS_CACHE_TTL"},
+		{"consumer batches", servicekit.Data{TopicPartitions: 1, ConsumerBatchSize: 500}, ""},
+		{"negative consumer batch", servicekit.Data{TopicPartitions: 1, ConsumerBatchSize: -1}, "CONSUMER_BATCH_SIZE"},
+		{"consumer batch too large", servicekit.Data{TopicPartitions: 1, ConsumerBatchSize: 100_000}, "CONSUMER_BATCH_SIZE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

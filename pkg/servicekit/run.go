@@ -61,11 +61,12 @@ func (k *Kit) Serve(ctx context.Context, ln net.Listener) error {
 		wg.Go(func() { relayErr = k.relay.Run(bg) })
 		if len(k.handlers) > 0 {
 			c := consumer.New(k.db, consumer.Config{
-				Brokers: k.def.Data.Kafka.Brokers,
-				GroupID: k.def.Name,
-				Topics:  slices.Clone(k.topicOrder),
-				Stats:   k.consumerStats,
-			}, k.dispatch, k.log)
+				Brokers:   k.def.Data.Kafka.Brokers,
+				GroupID:   k.def.Name,
+				Topics:    slices.Clone(k.topicOrder),
+				Stats:     k.consumerStats,
+				BatchSize: k.consumerBatchSize(),
+			}, k.dispatch, k.log).WithBatchHandler(k.dispatchBatch)
 			wg.Go(func() {
 				if err := c.Run(bg); err != nil {
 					k.log.Error("consumer stopped", slog.Any("error", err))
@@ -184,11 +185,45 @@ func (k *Kit) ensureTopics(ctx context.Context, wg *sync.WaitGroup) {
 // inbox transaction.
 func (k *Kit) dispatch(ctx context.Context, tx bun.Tx, e events.Event) error {
 	for _, h := range k.handlers[e.Topic] {
-		if err := h(ctx, tx, e); err != nil {
+		var err error
+		if h.one != nil {
+			err = h.one(ctx, tx, e)
+		} else {
+			err = h.batch(ctx, tx, []events.Event{e})
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// dispatchBatch runs the handlers of a batch's topic (a batch is one
+// partition's, so one topic's): a batch handler once with every event, a
+// one-event handler for each.
+func (k *Kit) dispatchBatch(ctx context.Context, tx bun.Tx, es []events.Event) error {
+	for _, h := range k.handlers[es[0].Topic] {
+		if h.batch != nil {
+			if err := h.batch(ctx, tx, es); err != nil {
+				return err
+			}
+			continue
+		}
+		for _, e := range es {
+			if err := h.one(ctx, tx, e); err != nil {
+				return fmt.Errorf("event %s: %w", e.ID, err)
+			}
+		}
+	}
+	return nil
+}
+
+// consumerBatchSize is CONSUMER_BATCH_SIZE, else the service's default.
+func (k *Kit) consumerBatchSize() int {
+	if n := k.def.Data.ConsumerBatchSize; n > 0 {
+		return n
+	}
+	return k.def.DefaultConsumerBatchSize
 }
 
 func (k *Kit) purgeIdempotencyKeys(ctx context.Context) {

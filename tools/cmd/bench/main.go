@@ -53,6 +53,7 @@ type options struct {
 	gwEnv    envList
 	only     string // "" (everything), "gateway" or "transactions"
 	txParts  string // transactions parts: "all" or "list" (the listing alone)
+	reports  reportsSize
 }
 
 // envList is a repeatable KEY=VALUE flag.
@@ -71,8 +72,10 @@ func main() {
 	flag.StringVar(&o.loadGen, "load", "", "saturation load generator: wrk or go (default: wrk when installed)")
 	flag.StringVar(&o.nginxBin, "nginx", "nginx", "nginx binary (Debian: apt-get install -y nginx-light)")
 	flag.StringVar(&o.pprofDir, "pprof-dir", "", "save a CPU profile of the gateway's saturation runs here")
-	flag.StringVar(&o.only, "only", "gateway", "which part: gateway (GET /whoami and a database read, `make bench-gateway`), transactions (import, categorize, listing: `make bench-transactions`), invoicing (invoice listing, payments: `make bench-invoicing`), reports (catch-up, P&L comparison: `make bench-reports`), or all (`make bench`)")
+	flag.StringVar(&o.only, "only", "gateway", "which part: gateway (GET /whoami and a database read, `make bench-gateway`), transactions (import, categorize, listing: `make bench-transactions`), invoicing (invoice listing, payments: `make bench-invoicing`), reports (catch-up, P&L comparison, CSV export: `make bench-reports`), or all (`make bench`)")
 	flag.StringVar(&o.txParts, "tx-parts", "all", "transactions parts: all (import, categorize, listing) or list (the listing alone)")
+	flag.IntVar(&o.reports.catchUpEntries, "reports-entries", 500_000, "reports catch-up: two-line ledger entries published (the issue's 1,000,000 lines by default; smaller while developing)")
+	flag.IntVar(&o.reports.exportRows, "reports-export-rows", 1_000_000, "reports CSV export: bank transactions exported")
 	flag.Var(&o.gwEnv, "gateway-env", "extra KEY=VALUE for the measured gateways (repeatable), e.g. GOGC=200 for experiments")
 	bare := flag.String("serve-bare", "", "internal: serve the bare Fiber endpoint on this address")
 	target := flag.String("url", "", "load this URL only (with -token) instead of starting the suite")
@@ -242,7 +245,7 @@ func run(o options) error {
 		return printInvoicing(ctx, st, token)
 	}
 	if o.only == "reports" {
-		return printReports(ctx, st, token)
+		return printReports(ctx, st, token, o.reports)
 	}
 	fmt.Printf("load: %s for saturation (%d connections), Go open-loop client at %d req/s for latency\n", o.loadGen, o.conns, o.rate)
 
@@ -269,12 +272,12 @@ func run(o options) error {
 	if err := printInvoicing(ctx, st, token); err != nil {
 		return err
 	}
-	return printReports(ctx, st, token)
+	return printReports(ctx, st, token, o.reports)
 }
 
 // printReports runs the reports benchmarks and prints their summary.
-func printReports(ctx context.Context, st *stack.Stack, token string) error {
-	sum, err := runReports(ctx, st, token)
+func printReports(ctx context.Context, st *stack.Stack, token string, size reportsSize) error {
+	sum, err := runReports(ctx, st, token, size)
 	if err != nil {
 		return fmt.Errorf("reports: %w", err)
 	}

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -17,11 +22,18 @@ import (
 
 // The reports benchmarks of issue 9.
 const (
-	reportCatchUpEntries = 20_000    // published to the broker: the consumer's catch-up rate
-	reportLines          = 1_000_000 // journal lines the comparison runs over (500,000 entries)
-	reportSamples        = 60
-	reportRawSamples     = 8
+	reportLines      = 1_000_000 // journal lines the comparison runs over (500,000 entries)
+	reportSamples    = 60
+	reportRawSamples = 8
+	exportRounds     = 2 // exports and COPY baselines, alternating; the best of each
 )
+
+// reportsSize is how much the reports benchmarks load (flags, smaller
+// while developing).
+type reportsSize struct {
+	catchUpEntries int // two-line entries published for the catch-up
+	exportRows     int // bank transactions exported as CSV
+}
 
 // reportAccount is an account of the bench's small chart: its stable name
 // and its ancestors (root first).
@@ -47,11 +59,14 @@ func reportEntry(i int) (other string, dept string, amount int64, day int) {
 }
 
 // runReports measures the reports service: the consumer's catch-up rate on
-// ledger events published to the broker, then the P&L comparison of 12
-// months × 3 tag filters over a business with 1,000,000 journal lines
-// (its read model loaded by COPY), through the gateway, against a raw SQL
-// GROUP BY over the same lines in the same run.
-func runReports(ctx context.Context, st *stack.Stack, token string) (string, error) {
+// ledger events published to the broker (against COPY of the same lines),
+// the P&L comparison of 12 months × 3 tag filters over a business with
+// 1,000,000 journal lines (its read model loaded by COPY), through the
+// gateway, against a raw SQL GROUP BY over the same lines, and the
+// transactions CSV export against COPY ... TO STDOUT CSV of the same rows,
+// with the reports process's peak memory; every baseline in the same run.
+func runReports(ctx context.Context, st *stack.Stack, token string, size reportsSize) (string, error) {
+	reportCatchUpEntries := size.catchUpEntries
 	db, err := pgx.Connect(ctx, st.DatabaseURL)
 	if err != nil {
 		return "", fmt.Errorf("connect to the suite's database: %w", err)
@@ -94,7 +109,7 @@ func runReports(ctx context.Context, st *stack.Stack, token string) (string, err
 	}
 	_ = w.Close()
 	published := time.Since(start)
-	for deadline := time.Now().Add(15 * time.Minute); ; time.Sleep(250 * time.Millisecond) {
+	for deadline := time.Now().Add(15 * time.Minute); ; time.Sleep(500 * time.Millisecond) {
 		var n int
 		if err := db.QueryRow(ctx, "SELECT count(*) FROM reports.entries WHERE business_id = $1", bid).Scan(&n); err != nil {
 			return "", err
@@ -110,6 +125,13 @@ func runReports(ctx context.Context, st *stack.Stack, token string) (string, err
 	rate := float64(reportCatchUpEntries) / applied.Seconds()
 	fmt.Printf("  published in %s; all applied %s after the first publish: %.0f entries/s (%.0f lines/s)\n",
 		published.Round(time.Millisecond), applied.Round(time.Millisecond), rate, 2*rate)
+	copyLines, err := b.copyCatchUpLines(ctx, bid, reportCatchUpEntries)
+	if err != nil {
+		return "", err
+	}
+	catchUpRatio := 2 * rate / copyLines
+	fmt.Printf("  baseline: COPY of the same %d lines into a plain table: %.0f lines/s; catch-up / COPY = %.3f\n",
+		2*reportCatchUpEntries, copyLines, catchUpRatio)
 
 	// 2. The comparison over 1,000,000 lines of 2024: the read model's
 	// day × account × tag-set sums and the raw lines, both by COPY (the
@@ -252,8 +274,263 @@ func runReports(ctx context.Context, st *stack.Stack, token string) (string, err
 	fmt.Printf("  gateway: p50 %s p99 %s (%d requests); raw GROUP BY: p50 %s (%d runs); January dept=a net profit %d both ways\n",
 		a.p50, a.p99, len(api), z.p50, len(rawTimes), janA)
 	ok := a.p50 <= 40*time.Millisecond && float64(a.p50) <= 0.1*float64(z.p50)
-	return fmt.Sprintf("  reports catch-up: %.0f entries/s (%.0f lines/s)\n  P&L comparison (1M lines, 12×3): gateway p50 %s p99 %s; raw GROUP BY p50 %s; ratio %.3f (target p50 <= 40ms and <= 0.1×) %s\n",
-		rate, 2*rate, a.p50, a.p99, z.p50, float64(a.p50)/float64(z.p50), verdict(ok)), nil
+	sum := fmt.Sprintf("  reports catch-up (%d entries, %d lines): %.0f entries/s (%.0f lines/s); COPY of the lines %.0f lines/s; ratio %.3f\n"+
+		"  P&L comparison (1M lines, 12×3): gateway p50 %s p99 %s; raw GROUP BY p50 %s; ratio %.3f (target p50 <= 40ms and <= 0.1×) %s\n",
+		reportCatchUpEntries, 2*reportCatchUpEntries, rate, 2*rate, copyLines, catchUpRatio,
+		a.p50, a.p99, z.p50, float64(a.p50)/float64(z.p50), verdict(ok))
+
+	// 3. The transactions CSV export.
+	exp, err := b.benchExport(ctx, bid, size.exportRows)
+	if err != nil {
+		return "", err
+	}
+	return sum + exp, nil
+}
+
+// copyCatchUpLines is the catch-up's baseline: COPY of the same lines
+// (business, entry, day, account, department, signed amount) into a plain
+// table, in lines/s: the least work that stores them.
+func (b *txbench) copyCatchUpLines(ctx context.Context, bid uuid.UUID, entries int) (float64, error) {
+	if _, err := b.db.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS bench; DROP TABLE IF EXISTS bench.catchup_lines; "+
+		"CREATE TABLE bench.catchup_lines (business_id uuid, entry_id uuid, day date, account_id uuid, dept text, amount bigint)"); err != nil {
+		return 0, err
+	}
+	bank := events.DefaultAccountID(bid, "BANK_ACCOUNTS")
+	jan1 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	i, half := 0, 0
+	var id uuid.UUID
+	src := pgx.CopyFromFunc(func() ([]any, error) {
+		if i == entries {
+			return nil, nil
+		}
+		other, dept, amount, day := reportEntry(i)
+		signed := amount
+		if other == "SALES" {
+			signed = -amount
+		}
+		d := jan1.AddDate(0, 0, day)
+		if half == 0 {
+			id = uuid.Must(uuid.NewV7())
+			half = 1
+			return []any{bid, id, d, events.DefaultAccountID(bid, other), dept, signed}, nil
+		}
+		half = 0
+		i++
+		return []any{bid, id, d, bank, dept, -signed}, nil
+	})
+	start := time.Now()
+	n, err := b.db.CopyFrom(ctx, pgx.Identifier{"bench", "catchup_lines"}, []string{"business_id", "entry_id", "day", "account_id", "dept", "amount"}, src)
+	if err != nil {
+		return 0, fmt.Errorf("COPY catch-up lines: %w", err)
+	}
+	return float64(n) / time.Since(start).Seconds(), nil
+}
+
+// exportSelect is the export's query as the service runs it (a business,
+// every status, a date range).
+const exportSelect = `SELECT to_char(day, 'YYYY-MM-DD'), description, counterparty, account_name, direction, amount, category_display_name,
+	categorization_status, tags, memo, reference_number
+FROM reports.bank_transactions WHERE business_id = '%s' AND day BETWEEN '2024-01-01' AND '2025-12-31'
+ORDER BY day, date_time, transaction_id`
+
+// benchExport loads rows bank transactions into the reports read model by
+// COPY, then exports them as CSV through the gateway (timed until the
+// object is stored, then downloaded through its pre-signed URL and its
+// lines counted) against PostgreSQL's COPY (the same SELECT) TO STDOUT
+// CSV, alternating, best of each; meanwhile the reports process's resident
+// memory is sampled every 50 ms.
+func (b *txbench) benchExport(ctx context.Context, bid uuid.UUID, rows int) (string, error) {
+	fmt.Printf("3. transactions CSV export: %d bank transactions loaded by COPY...\n", rows)
+	if err := b.loadBankTransactions(ctx, bid, rows); err != nil {
+		return "", err
+	}
+	if err := b.settle(ctx); err != nil {
+		return "", err
+	}
+	pid := 0
+	if p := b.st.Proc("reports"); p != nil {
+		pid = p.Pid()
+	}
+	hwmBefore, _ := procMemKB(pid, "VmHWM")
+	path := "/v1/businesses/" + bid.String() + "/reports/transactions/exports/csv?start_date=2024-01-01&end_date=2025-12-31"
+	var bestExport, bestCopy time.Duration
+	var peakRSS int64
+	for round := 0; round < exportRounds; round++ {
+		t0 := time.Now()
+		var cw lineCounter
+		if _, err := b.db.PgConn().CopyTo(ctx, &cw, "COPY ("+fmt.Sprintf(exportSelect, bid)+") TO STDOUT CSV"); err != nil {
+			return "", fmt.Errorf("COPY TO: %w", err)
+		}
+		copyEl := time.Since(t0)
+		if cw.lines != int64(rows) {
+			return "", fmt.Errorf("COPY TO wrote %d lines, want %d", cw.lines, rows)
+		}
+		if bestCopy == 0 || copyEl < bestCopy {
+			bestCopy = copyEl
+		}
+
+		stop := make(chan struct{})
+		peak := make(chan int64, 1)
+		go func() { peak <- sampleRSS(pid, stop) }()
+		var out struct {
+			Data struct {
+				PresignedURL string `json:"presignedUrl"`
+			} `json:"data"`
+		}
+		t0 = time.Now()
+		_, err := b.do(ctx, http.MethodGet, path, nil, &out)
+		el := time.Since(t0)
+		close(stop)
+		peakRSS = max(peakRSS, <-peak)
+		if err != nil {
+			return "", err
+		}
+		lines, err := downloadLines(ctx, out.Data.PresignedURL)
+		if err != nil {
+			return "", err
+		}
+		if lines != int64(rows)+1 {
+			return "", fmt.Errorf("the exported CSV has %d lines, want %d (a header and %d rows)", lines, rows+1, rows)
+		}
+		fmt.Printf("  round %d: COPY TO STDOUT CSV %s (%.0f rows/s); export through the gateway %s (%.0f rows/s), %d lines downloaded\n",
+			round+1, copyEl.Round(time.Millisecond), float64(rows)/copyEl.Seconds(), el.Round(time.Millisecond), float64(rows)/el.Seconds(), lines)
+		if bestExport == 0 || el < bestExport {
+			bestExport = el
+		}
+	}
+	hwmAfter, _ := procMemKB(pid, "VmHWM")
+	exportRate, copyRate := float64(rows)/bestExport.Seconds(), float64(rows)/bestCopy.Seconds()
+	ratio := exportRate / copyRate
+	peakMB := float64(peakRSS) / 1024
+	fmt.Printf("  reports process (pid %d): VmHWM %d kB before the exports, %d kB after; peak VmRSS sampled every 50 ms during them: %.1f MB\n",
+		pid, hwmBefore, hwmAfter, peakMB)
+	return fmt.Sprintf("  transactions CSV export (%d rows): %.0f rows/s; COPY TO STDOUT CSV %.0f rows/s; ratio %.2f (target >= 0.5) %s; "+
+		"peak RSS %.1f MB (VmHWM %.1f MB before, %.1f MB after; target < 150 MB) %s\n",
+		rows, exportRate, copyRate, ratio, verdict(ratio >= 0.5), peakMB, float64(hwmBefore)/1024, float64(hwmAfter)/1024,
+		verdict(peakMB < 150 && float64(hwmAfter)/1024 < 150)), nil
+}
+
+// loadBankTransactions COPYs rows bank transactions of business bid, dated
+// over 2024 and 2025, into the reports read model: commas, quotes and
+// formula-like descriptions included, some without memo or category.
+func (b *txbench) loadBankTransactions(ctx context.Context, bid uuid.UUID, rows int) error {
+	start := time.Now()
+	jan1 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	account := events.DefaultAccountID(bid, "BANK_ACCOUNTS")
+	statuses := []string{"CATEGORIZED", "CATEGORIZED", "SPLIT", "PENDING", "MATCHED"}
+	categories := []string{"RENT", "SOFTWARE", "MATERIALS", "SALES"}
+	now := time.Now().UTC()
+	i := 0
+	src := pgx.CopyFromFunc(func() ([]any, error) {
+		if i == rows {
+			return nil, nil
+		}
+		k := i
+		i++
+		at := jan1.Add(time.Duration(k%730) * 24 * time.Hour).Add(time.Duration(k%86400) * time.Second)
+		desc := fmt.Sprintf("Payment %d to ACME, Inc.", k)
+		switch k % 50 {
+		case 7:
+			desc = fmt.Sprintf(`=HYPERLINK("x") %d`, k)
+		case 13:
+			desc = fmt.Sprintf(`The "quoted" supplier %d`, k)
+		}
+		status := statuses[k%len(statuses)]
+		cat := categories[k%len(categories)]
+		var memo, display any
+		if k%3 == 0 {
+			memo = fmt.Sprintf("memo %d", k)
+		}
+		names := []string{cat}
+		if status == "PENDING" {
+			names = []string{}
+		} else {
+			display = strings.ToLower(cat)
+		}
+		dir := "DEBIT"
+		if cat == "SALES" {
+			dir = "CREDIT"
+		}
+		return []any{bid, uuid.Must(uuid.NewV7()), 1, at, at, desc, "ACME Inc", "Operating account", account, dir,
+			int64(100 + (k*7919)%900_000), names, display, status, status != "PENDING", "dept:" + []string{"a", "b", "c"}[k%3],
+			memo, fmt.Sprintf("REF-%07d", k), now}, nil
+	})
+	n, err := b.db.CopyFrom(ctx, pgx.Identifier{"reports", "bank_transactions"}, []string{"business_id", "transaction_id", "version", "day",
+		"date_time", "description", "counterparty", "account_name", "ledger_account_id", "direction", "amount", "category_stable_names",
+		"category_display_name", "categorization_status", "categorized", "tags", "memo", "reference_number", "event_time"}, src)
+	if err != nil {
+		return fmt.Errorf("COPY bank transactions: %w", err)
+	}
+	if _, err := b.db.Exec(ctx, "ANALYZE reports.bank_transactions"); err != nil {
+		return err
+	}
+	fmt.Printf("  %d rows loaded by COPY in %s (not timed below)\n", n, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// lineCounter counts the lines written to it.
+type lineCounter struct{ lines int64 }
+
+func (c *lineCounter) Write(p []byte) (int, error) {
+	c.lines += int64(bytes.Count(p, []byte{'\n'}))
+	return len(p), nil
+}
+
+// downloadLines fetches a pre-signed URL (no token: the signature is the
+// authorisation) and counts its lines.
+func downloadLines(ctx context.Context, url string) (int64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("download the export: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("download the export: status %d", resp.StatusCode)
+	}
+	var c lineCounter
+	if _, err := io.Copy(&c, resp.Body); err != nil {
+		return 0, fmt.Errorf("download the export: %w", err)
+	}
+	return c.lines, nil
+}
+
+// procMemKB reads a memory field (VmRSS, VmHWM) of /proc/<pid>/status, in kB.
+func procMemKB(pid int, field string) (int64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				return strconv.ParseInt(f[0], 10, 64)
+			}
+		}
+	}
+	return 0, fmt.Errorf("%s not in /proc/%d/status", field, pid)
+}
+
+// sampleRSS reads pid's VmRSS every 50 ms until stop closes and returns
+// the largest, in kB.
+func sampleRSS(pid int, stop <-chan struct{}) int64 {
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	var peak int64
+	for {
+		if kb, err := procMemKB(pid, "VmRSS"); err == nil {
+			peak = max(peak, kb)
+		}
+		select {
+		case <-stop:
+			return peak
+		case <-t.C:
+		}
+	}
 }
 
 // reportEvent is entry i of the bench's journal as ledger.entry.posted,

@@ -66,6 +66,16 @@ func (p *Proc) Start() error {
 	return nil
 }
 
+// Pid is the process id of the running process (0 before Start).
+func (p *Proc) Pid() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil || p.cmd.Process == nil {
+		return 0
+	}
+	return p.cmd.Process.Pid
+}
+
 // Exited reports whether the process has ended.
 func (p *Proc) Exited() bool {
 	p.mu.Lock()

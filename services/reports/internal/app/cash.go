@@ -165,3 +165,30 @@ func UTCDay(t time.Time) time.Time {
 	y, m, d := t.UTC().Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
+
+// applyCashEntries is applyCash for a batch of freshly recorded entries:
+// each document the batch touched is recomputed once, at the end.
+func (r *Reports) applyCashEntries(ctx context.Context, tx bun.IDB, es []JournalEntry) error {
+	type key struct {
+		bid uuid.UUID
+		doc domain.DocKey
+	}
+	var docs []key
+	seen := map[key]bool{}
+	for _, e := range es {
+		doc, recompute, err := r.applyCash(ctx, tx, e.Entry, e.Day, false)
+		if err != nil {
+			return err
+		}
+		if k := (key{e.Entry.BusinessID, doc}); recompute && !seen[k] {
+			seen[k] = true
+			docs = append(docs, k)
+		}
+	}
+	for _, k := range docs {
+		if err := r.recognize(ctx, tx, k.bid, k.doc); err != nil {
+			return err
+		}
+	}
+	return nil
+}

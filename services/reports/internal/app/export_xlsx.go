@@ -141,12 +141,6 @@ func xlsxCells(cells []any, r domain.ExportRow, date, amount int) error {
 	if err != nil {
 		return fmt.Errorf("bank transaction date %q: %w", r.Day, err)
 	}
-	text := func(p *string) any {
-		if p == nil || *p == "" {
-			return nil
-		}
-		return *p
-	}
 	str := func(s string) any {
 		if s == "" {
 			return nil
@@ -154,8 +148,8 @@ func xlsxCells(cells []any, r domain.ExportRow, date, amount int) error {
 		return s
 	}
 	cells[0] = excelize.Cell{StyleID: date, Value: day}
-	cells[1], cells[2], cells[3], cells[4] = text(r.Description), text(r.Counterparty), text(r.Account), str(r.Direction)
+	cells[1], cells[2], cells[3], cells[4] = str(r.Description), str(r.Counterparty), str(r.Account), str(r.Direction)
 	cells[5] = excelize.Cell{StyleID: amount, Value: domain.Dollars(r.Amount)}
-	cells[6], cells[7], cells[8], cells[9], cells[10] = text(r.Category), str(r.Status), str(r.Tags), text(r.Memo), text(r.ReferenceNumber)
+	cells[6], cells[7], cells[8], cells[9], cells[10] = str(r.Category), str(r.Status), str(r.Tags), str(r.Memo), str(r.ReferenceNumber)
 	return nil
 }

@@ -4,10 +4,13 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -20,8 +23,8 @@ import (
 // Store is the read model (postgres.Store).
 type Store interface {
 	CashStore
-	RecordEntry(ctx context.Context, db bun.IDB, p events.LedgerEntryPosted, day, eventTime time.Time) (bool, error)
-	ApplyLines(ctx context.Context, db bun.IDB, p events.LedgerEntryPosted, day, eventTime time.Time) error
+	RecordEntries(ctx context.Context, db bun.IDB, es []JournalEntry) ([]JournalEntry, error)
+	ApplyLines(ctx context.Context, db bun.IDB, es []JournalEntry) error
 	ClearBusiness(ctx context.Context, db bun.IDB, bid uuid.UUID) error
 	JournalBusinesses(ctx context.Context, db bun.IDB) ([]uuid.UUID, error)
 	JournalPage(ctx context.Context, db bun.IDB, bid, after uuid.UUID, limit int) ([]JournalEntry, error)
@@ -38,6 +41,9 @@ type JournalEntry struct {
 	Entry     events.LedgerEntryPosted
 	Day       time.Time
 	EventTime time.Time
+	// Payload, when set, is Entry as the event carried it (kept as the
+	// journal copy without encoding it again).
+	Payload json.RawMessage
 }
 
 var txReadOnly = sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}
@@ -102,22 +108,48 @@ func EntryDay(p events.LedgerEntryPosted) (time.Time, error) {
 // ApplyEntry applies a posted entry in tx: once per entry id, whatever the
 // number of deliveries.
 func (r *Reports) ApplyEntry(ctx context.Context, tx bun.IDB, p events.LedgerEntryPosted, eventTime time.Time) error {
-	day, err := EntryDay(p)
-	if err != nil {
+	return r.ApplyEntries(ctx, tx, []PostedEntry{{Entry: p, EventTime: eventTime}})
+}
+
+// PostedEntry is a ledger.entry.posted payload with its event's time and,
+// when known, its JSON as the event carried it.
+type PostedEntry struct {
+	Entry     events.LedgerEntryPosted
+	EventTime time.Time
+	Payload   json.RawMessage
+}
+
+// ApplyEntries applies posted entries in tx, each once per entry id
+// whatever the number of deliveries (in es or before), with a few
+// statements for all of them: a consumer's batch.
+func (r *Reports) ApplyEntries(ctx context.Context, tx bun.IDB, es []PostedEntry) error {
+	journal := make([]JournalEntry, len(es))
+	var businesses []uuid.UUID
+	for i, e := range es {
+		day, err := EntryDay(e.Entry)
+		if err != nil {
+			return err
+		}
+		journal[i] = JournalEntry{Entry: e.Entry, Day: day, EventTime: e.EventTime, Payload: e.Payload}
+		if !slices.Contains(businesses, e.Entry.BusinessID) {
+			businesses = append(businesses, e.Entry.BusinessID)
+		}
+	}
+	// In one order, so two writers of the same businesses cannot deadlock.
+	slices.SortFunc(businesses, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
+	for _, bid := range businesses {
+		if err := lockBusiness(ctx, tx, bid); err != nil {
+			return err
+		}
+	}
+	fresh, err := r.store.RecordEntries(ctx, tx, journal)
+	if err != nil || len(fresh) == 0 {
 		return err
 	}
-	if err := lockBusiness(ctx, tx, p.BusinessID); err != nil {
+	if err := r.store.ApplyLines(ctx, tx, fresh); err != nil {
 		return err
 	}
-	fresh, err := r.store.RecordEntry(ctx, tx, p, day, eventTime)
-	if err != nil || !fresh {
-		return err
-	}
-	if err := r.store.ApplyLines(ctx, tx, p, day, eventTime); err != nil {
-		return err
-	}
-	_, _, err = r.applyCash(ctx, tx, p, day, true)
-	return err
+	return r.applyCashEntries(ctx, tx, fresh)
 }
 
 // ApplyBankTransaction keeps snapshot p of a bank transaction in tx: the
@@ -253,14 +285,16 @@ func (r *Reports) Rebuild(ctx context.Context, bid uuid.UUID) (int, error) {
 			if err != nil {
 				return err
 			}
-			for _, e := range page {
-				if err := r.store.ApplyLines(ctx, tx, e.Entry, e.Day, e.EventTime); err != nil {
+			if len(page) > 0 {
+				if err := r.store.ApplyLines(ctx, tx, page); err != nil {
 					return err
 				}
-				if _, _, err := r.applyCash(ctx, tx, e.Entry, e.Day, false); err != nil {
-					return err
+				for _, e := range page {
+					if _, _, err := r.applyCash(ctx, tx, e.Entry, e.Day, false); err != nil {
+						return err
+					}
 				}
-				after = e.Entry.EntryID
+				after = page[len(page)-1].Entry.EntryID
 			}
 			n += len(page)
 			if len(page) < rebuildPage {

@@ -96,19 +96,19 @@ func Day(t time.Time) time.Time {
 var ExportHeader = []string{"Date", "Description", "Counterparty", "Account", "Direction", "Amount", "Category",
 	"Categorization status", "Tags", "Memo", "Reference number"}
 
-// ExportRow is one bank transaction of the export.
+// ExportRow is one bank transaction of the export; a missing text is "".
 type ExportRow struct {
 	Day             string // YYYY-MM-DD
-	Description     *string
-	Counterparty    *string
-	Account         *string
+	Description     string
+	Counterparty    string
+	Account         string
 	Direction       string
 	Amount          int64
-	Category        *string
+	Category        string
 	Status          string
 	Tags            string
-	Memo            *string
-	ReferenceNumber *string
+	Memo            string
+	ReferenceNumber string
 }
 
 // Record is r as CSV fields, in ExportHeader's order; the amount is a
@@ -116,14 +116,8 @@ type ExportRow struct {
 // clients wrote (descriptions, names, memos, tags...) goes through
 // SafeCell, so a spreadsheet never runs it as a formula.
 func (r ExportRow) Record(buf []string) []string {
-	s := func(p *string) string {
-		if p == nil {
-			return ""
-		}
-		return SafeCell(*p)
-	}
-	return append(buf[:0], r.Day, s(r.Description), s(r.Counterparty), s(r.Account), r.Direction,
-		money.Format(money.Cents(r.Amount)), s(r.Category), r.Status, SafeCell(r.Tags), s(r.Memo), s(r.ReferenceNumber))
+	return append(buf[:0], r.Day, SafeCell(r.Description), SafeCell(r.Counterparty), SafeCell(r.Account), r.Direction,
+		money.Format(money.Cents(r.Amount)), SafeCell(r.Category), r.Status, SafeCell(r.Tags), SafeCell(r.Memo), SafeCell(r.ReferenceNumber))
 }
 
 // SafeCell defuses CSV injection (OWASP): a text cell starting with =, +,

@@ -52,7 +52,7 @@ func TestSafeCell(t *testing.T) {
 		}
 	}
 	memo := "=cmd|' /C calc'!A0"
-	r := ExportRow{Day: "2026-03-01", Direction: "DEBIT", Amount: 100, Memo: &memo, Tags: "@k:v"}
+	r := ExportRow{Day: "2026-03-01", Direction: "DEBIT", Amount: 100, Memo: memo, Tags: "@k:v"}
 	if got := r.Record(nil); got[9] != "'"+memo || got[8] != "'@k:v" {
 		t.Fatalf("record = %q", got)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"os"
@@ -78,6 +79,24 @@ func (e *env) deliver(evts ...events.Event) {
 		}); err != nil {
 			e.t.Fatalf("deliver %s: %v", evt.ID, err)
 		}
+	}
+}
+
+// deliverInBatches applies ledger events as the kit's consumer applies a
+// batch: consecutive runs of 1 to maxBatch events, each run through the
+// batch handler in one transaction (a run may hold the same event twice, as
+// an entry published twice would).
+func (e *env) deliverInBatches(r *rand.Rand, maxBatch int, evts ...events.Event) {
+	e.t.Helper()
+	h := kafkaadapter.LedgerBatchHandler(e.s.Reports)
+	for len(evts) > 0 {
+		n := min(len(evts), 1+r.IntN(maxBatch))
+		if err := e.db.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
+			return h(ctx, tx, evts[:n])
+		}); err != nil {
+			e.t.Fatalf("deliver a batch of %d: %v", n, err)
+		}
+		evts = evts[n:]
 	}
 }
 

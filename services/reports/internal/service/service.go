@@ -31,6 +31,9 @@ import (
 	"github.com/acctsuite/acct/services/reports/internal/config"
 )
 
+// ConsumerBatchSize is the service's CONSUMER_BATCH_SIZE default.
+const ConsumerBatchSize = 200
+
 // Service holds what Setup built (tests reach the use cases through it).
 type Service struct {
 	Reports *app.Reports
@@ -49,9 +52,13 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 		Auth:       &cfg.Auth,
 		Migrations: []pgdb.MigrationSet{postgres.Migrations},
 		Businesses: true,
-		OpenAPI:    reports.OpenAPI,
-		Setup:      func(ctx context.Context, k *servicekit.Kit) error { return s.setup(ctx, cfg, k) },
-		Commands:   map[string]servicekit.Command{"rebuild": s.rebuild},
+		// A replay of the ledger (a new replica, a backlog) applies up to
+		// this many waiting events per transaction, with one statement
+		// per read-model table for all of them.
+		DefaultConsumerBatchSize: ConsumerBatchSize,
+		OpenAPI:                  reports.OpenAPI,
+		Setup:                    func(ctx context.Context, k *servicekit.Kit) error { return s.setup(ctx, cfg, k) },
+		Commands:                 map[string]servicekit.Command{"rebuild": s.rebuild},
 	}
 }
 
@@ -68,7 +75,7 @@ func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Ki
 		k.Logger().Warn("export storage is not configured (STORAGE_DIR is empty): the export endpoints answer 503")
 	}
 	s.Exports = app.NewExports(k.DB(), store, s.Reports, k.Businesses(), files)
-	k.Consume(events.TopicLedger, kafkaadapter.LedgerHandler(s.Reports))
+	k.ConsumeBatch(events.TopicLedger, kafkaadapter.LedgerBatchHandler(s.Reports))
 	k.Consume(events.TopicTransactions, kafkaadapter.TransactionsHandler(s.Reports))
 	k.Consume(events.TopicInvoicing, kafkaadapter.InvoicingHandler(s.Reports))
 	k.Consume(events.TopicBills, kafkaadapter.BillsHandler(s.Reports))

@@ -18,17 +18,34 @@ import (
 // LedgerHandler applies ledger.entry.posted events in the inbox
 // transaction; other event types of the topic are ignored.
 func LedgerHandler(r *app.Reports) consumer.Handler {
+	batch := LedgerBatchHandler(r)
 	return func(ctx context.Context, tx bun.Tx, e events.Event) error {
-		if e.Type != events.TypeLedgerEntryPosted {
+		return batch(ctx, tx, []events.Event{e})
+	}
+}
+
+// LedgerBatchHandler applies the ledger.entry.posted events of a consumer
+// batch in its transaction, with a few statements for all of them; other
+// event types of the topic are ignored.
+func LedgerBatchHandler(r *app.Reports) consumer.BatchHandler {
+	return func(ctx context.Context, tx bun.Tx, es []events.Event) error {
+		entries := make([]app.PostedEntry, 0, len(es))
+		for _, e := range es {
+			if e.Type != events.TypeLedgerEntryPosted {
+				continue
+			}
+			var p events.LedgerEntryPosted
+			if err := e.Decode(&p); err != nil {
+				return fmt.Errorf("event %s: %w", e.ID, err)
+			}
+			if p.EntryID == uuid.Nil || p.BusinessID == uuid.Nil {
+				return fmt.Errorf("ledger.entry.posted %s: entry and business ids are required", e.ID)
+			}
+			entries = append(entries, app.PostedEntry{Entry: p, EventTime: e.Time, Payload: e.Data})
+		}
+		if len(entries) == 0 {
 			return nil
 		}
-		var p events.LedgerEntryPosted
-		if err := e.Decode(&p); err != nil {
-			return err
-		}
-		if p.EntryID == uuid.Nil || p.BusinessID == uuid.Nil {
-			return fmt.Errorf("ledger.entry.posted %s: entry and business ids are required", e.ID)
-		}
-		return r.ApplyEntry(ctx, tx, p, e.Time)
+		return r.ApplyEntries(ctx, tx, entries)
 	}
 }

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,29 +12,61 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
-	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/services/reports/internal/app"
 	"github.com/acctsuite/acct/services/reports/internal/domain"
 )
 
-// RecordEntry keeps p in the journal copy; false when the entry was
-// already there (a redelivery: nothing else must change).
-func (s *Store) RecordEntry(ctx context.Context, db bun.IDB, p events.LedgerEntryPosted, day time.Time, eventTime time.Time) (bool, error) {
-	payload, err := json.Marshal(p)
-	if err != nil {
-		return false, fmt.Errorf("encode entry: %w", err)
+// RecordEntries keeps es in the journal copy with one statement and
+// returns those that were not there yet, in order (a redelivery: nothing
+// else must change for the others). An entry twice in es is recorded and
+// returned once, as its first occurrence.
+func (s *Store) RecordEntries(ctx context.Context, db bun.IDB, es []app.JournalEntry) ([]app.JournalEntry, error) {
+	type key struct{ business, entry uuid.UUID }
+	first := make(map[key]int, len(es))
+	vals := make([]string, 0, len(es))
+	args := make([]any, 0, 5*len(es))
+	for i, e := range es {
+		k := key{e.Entry.BusinessID, e.Entry.EntryID}
+		if _, dup := first[k]; dup {
+			continue
+		}
+		first[k] = i
+		payload := e.Payload
+		if len(payload) == 0 {
+			var err error
+			if payload, err = json.Marshal(e.Entry); err != nil {
+				return nil, fmt.Errorf("encode entry: %w", err)
+			}
+		}
+		vals = append(vals, "(?, ?, ?::date, ?::timestamptz, ?::jsonb)")
+		args = append(args, k.business, k.entry, e.Day.Format(domain.DateLayout), e.EventTime, string(payload))
 	}
-	res, err := db.NewRaw(`INSERT INTO entries (business_id, entry_id, day, event_time, payload)
-		VALUES (?, ?, ?, ?, ?) ON CONFLICT (business_id, entry_id) DO NOTHING`,
-		p.BusinessID, p.EntryID, day, eventTime, string(payload)).Exec(ctx)
-	if err != nil {
-		return false, wrap("record entry", err)
+	if len(vals) == 0 {
+		return nil, nil
 	}
-	n, err := res.RowsAffected()
-	return n == 1, wrap("record entry", err)
+	var inserted []struct {
+		BusinessID uuid.UUID `bun:"business_id"`
+		EntryID    uuid.UUID `bun:"entry_id"`
+	}
+	if err := db.NewRaw(`INSERT INTO entries (business_id, entry_id, day, event_time, payload) VALUES `+strings.Join(vals, ", ")+`
+		ON CONFLICT (business_id, entry_id) DO NOTHING RETURNING business_id, entry_id`, args...).Scan(ctx, &inserted); err != nil {
+		return nil, wrap("record entries", err)
+	}
+	fresh := make([]bool, len(es))
+	for _, r := range inserted {
+		fresh[first[key{r.BusinessID, r.EntryID}]] = true
+	}
+	out := make([]app.JournalEntry, 0, len(inserted))
+	for i, e := range es {
+		if fresh[i] {
+			out = append(out, e)
+		}
+	}
+	return out, nil
 }
 
 type accountRow struct {
+	business   uuid.UUID
 	id         uuid.UUID
 	stableName *string
 	name       string
@@ -41,57 +74,122 @@ type accountRow struct {
 	subtype    *string
 	normality  *string
 	path       []string
+	seen       time.Time
+}
+
+// merged is what the accounts upsert leaves when row a meets row e: the
+// newer (a tie goes to e) names, type and path; its subtype and normality
+// unless null. Folding an entry's rows in order gives the same row as
+// upserting them one entry at a time.
+func merged(a, e accountRow) accountRow {
+	if a.seen.After(e.seen) {
+		a.subtype, a.normality = cmp.Or(a.subtype, e.subtype), cmp.Or(a.normality, e.normality)
+		return a
+	}
+	e.subtype, e.normality = cmp.Or(e.subtype, a.subtype), cmp.Or(e.normality, a.normality)
+	return e
+}
+
+type accountKey struct {
+	business, id uuid.UUID
 }
 
 type dayKey struct {
+	business        uuid.UUID
+	day             string
 	account, tagSet uuid.UUID
 }
 
-// ApplyLines adds p's lines to the read model: accounts (and their
-// ancestors), tag sets, per-day amounts and the business's freshness.
-func (s *Store) ApplyLines(ctx context.Context, db bun.IDB, p events.LedgerEntryPosted, day time.Time, eventTime time.Time) error {
-	bid := p.BusinessID
-	seen := p.CreatedAt
-	if seen.IsZero() {
-		seen = eventTime
-	}
-	accounts := map[uuid.UUID]accountRow{}
-	tagSets := map[uuid.UUID]domain.TagSet{}
+// ApplyLines adds the lines of es to the read model: accounts (and their
+// ancestors), tag sets, per-day amounts and the businesses' freshness. The
+// rows of all the entries are merged first, so the whole batch is one
+// statement per table (ON CONFLICT may touch a row once per statement).
+func (s *Store) ApplyLines(ctx context.Context, db bun.IDB, es []app.JournalEntry) error {
+	accounts := map[accountKey]accountRow{}
+	var order []accountKey
+	tagSets := map[accountKey]domain.TagSet{}
+	var tagOrder []accountKey
 	amounts := map[dayKey]int64{}
-	var order []uuid.UUID
-	for _, l := range p.Lines {
-		path := make([]string, 0, len(l.Ancestors))
-		for _, a := range l.Ancestors {
-			if _, ok := accounts[a.AccountID]; !ok {
-				order = append(order, a.AccountID)
-				accounts[a.AccountID] = accountRow{id: a.AccountID, stableName: a.StableName, name: a.Name, typ: l.AccountType, path: append([]string{}, path...)}
+	var dayOrder []dayKey
+	freshness := map[uuid.UUID]time.Time{}
+	var bizOrder []uuid.UUID
+	for _, je := range es {
+		p, bid := je.Entry, je.Entry.BusinessID
+		seen := p.CreatedAt
+		if seen.IsZero() {
+			seen = je.EventTime
+		}
+		day := je.Day.Format(domain.DateLayout)
+		// The entry's own rows first (a line's account wins over the
+		// same account as another line's ancestor), then folded into the
+		// batch's.
+		entryAccounts := map[uuid.UUID]accountRow{}
+		var entryOrder []uuid.UUID
+		entryAmounts := map[dayKey]int64{}
+		var entryDays []dayKey
+		for _, l := range p.Lines {
+			path := make([]string, 0, len(l.Ancestors))
+			for _, a := range l.Ancestors {
+				if _, ok := entryAccounts[a.AccountID]; !ok {
+					entryOrder = append(entryOrder, a.AccountID)
+					entryAccounts[a.AccountID] = accountRow{business: bid, id: a.AccountID, stableName: a.StableName, name: a.Name, typ: l.AccountType,
+						path: append([]string{}, path...), seen: seen}
+				}
+				path = append(path, a.AccountID.String())
 			}
-			path = append(path, a.AccountID.String())
+			if _, ok := entryAccounts[l.AccountID]; !ok {
+				entryOrder = append(entryOrder, l.AccountID)
+			}
+			entryAccounts[l.AccountID] = accountRow{business: bid, id: l.AccountID, stableName: l.StableName, name: l.AccountName, typ: l.AccountType,
+				subtype: nonEmpty(l.AccountSubtype), normality: nonEmpty(l.Normality), path: path, seen: seen}
+			tags := make([]domain.Tag, len(l.Tags))
+			for i, t := range l.Tags {
+				tags[i] = domain.Tag{Key: t.Key, Value: t.Value}
+			}
+			ts := domain.NewTagSet(tags)
+			tk := accountKey{bid, ts.ID(bid)}
+			if _, ok := tagSets[tk]; !ok {
+				tagSets[tk] = ts
+				tagOrder = append(tagOrder, tk)
+			}
+			dk := dayKey{bid, day, l.AccountID, tk.id}
+			if _, ok := entryAmounts[dk]; !ok {
+				entryDays = append(entryDays, dk)
+			}
+			entryAmounts[dk] += l.SignedAmount
 		}
-		if _, ok := accounts[l.AccountID]; !ok {
-			order = append(order, l.AccountID)
+		for _, id := range entryOrder {
+			k := accountKey{bid, id}
+			if old, ok := accounts[k]; ok {
+				accounts[k] = merged(old, entryAccounts[id])
+			} else {
+				accounts[k] = entryAccounts[id]
+				order = append(order, k)
+			}
 		}
-		st, norm := l.AccountSubtype, l.Normality
-		accounts[l.AccountID] = accountRow{id: l.AccountID, stableName: l.StableName, name: l.AccountName, typ: l.AccountType,
-			subtype: nonEmpty(st), normality: nonEmpty(norm), path: path}
-		tags := make([]domain.Tag, len(l.Tags))
-		for i, t := range l.Tags {
-			tags[i] = domain.Tag{Key: t.Key, Value: t.Value}
+		for _, dk := range entryDays {
+			if entryAmounts[dk] == 0 {
+				continue // an entry netting to zero on a row does not make it
+			}
+			if _, ok := amounts[dk]; !ok {
+				dayOrder = append(dayOrder, dk)
+			}
+			amounts[dk] += entryAmounts[dk]
 		}
-		ts := domain.NewTagSet(tags)
-		tid := ts.ID(bid)
-		tagSets[tid] = ts
-		amounts[dayKey{l.AccountID, tid}] += l.SignedAmount
+		if last, ok := freshness[bid]; !ok {
+			bizOrder = append(bizOrder, bid)
+			freshness[bid] = je.EventTime
+		} else if je.EventTime.After(last) {
+			freshness[bid] = je.EventTime
+		}
 	}
-	// One statement per table for the whole entry (rows deduplicated
-	// above: ON CONFLICT may touch a row once per statement).
 	if len(order) > 0 {
 		vals := make([]string, 0, len(order))
 		args := make([]any, 0, 9*len(order))
-		for _, id := range order {
-			a := accounts[id]
+		for _, k := range order {
+			a := accounts[k]
 			vals = append(vals, "(?, ?, ?, ?, ?, ?, ?, ?::uuid[], ?::timestamptz)")
-			args = append(args, bid, a.id, a.stableName, a.name, a.typ, a.subtype, a.normality, pgdialect.Array(a.path), seen)
+			args = append(args, a.business, a.id, a.stableName, a.name, a.typ, a.subtype, a.normality, pgdialect.Array(a.path), a.seen)
 		}
 		if _, err := db.NewRaw(`INSERT INTO accounts AS a (business_id, id, stable_name, name, account_type, subtype, normality, path, seen_at)
 			VALUES `+strings.Join(vals, ", ")+`
@@ -106,40 +204,46 @@ func (s *Store) ApplyLines(ctx context.Context, db bun.IDB, p events.LedgerEntry
 			return wrap("upsert accounts", err)
 		}
 	}
-	if len(tagSets) > 0 {
-		vals := make([]string, 0, len(tagSets))
-		args := make([]any, 0, 5*len(tagSets))
-		for id, ts := range tagSets {
+	if len(tagOrder) > 0 {
+		vals := make([]string, 0, len(tagOrder))
+		args := make([]any, 0, 5*len(tagOrder))
+		for _, k := range tagOrder {
+			ts := tagSets[k]
 			tags, err := json.Marshal(ts)
 			if err != nil {
 				return fmt.Errorf("encode tag set: %w", err)
 			}
 			vals = append(vals, "(?, ?, ?::jsonb, ?::text[], ?::text[])")
-			args = append(args, bid, id, string(tags), pgdialect.Array(ts.KVs()), pgdialect.Array(ts.Keys()))
+			args = append(args, k.business, k.id, string(tags), pgdialect.Array(ts.KVs()), pgdialect.Array(ts.Keys()))
 		}
 		if _, err := db.NewRaw(`INSERT INTO tag_sets (business_id, id, tags, kv, keys) VALUES `+strings.Join(vals, ", ")+`
 			ON CONFLICT (business_id, id) DO NOTHING`, args...).Exec(ctx); err != nil {
 			return wrap("insert tag sets", err)
 		}
 	}
-	vals := make([]string, 0, len(amounts))
-	args := make([]any, 0, 5*len(amounts))
-	for k, amt := range amounts {
-		if amt == 0 {
-			continue
+	if len(dayOrder) > 0 {
+		vals := make([]string, 0, len(dayOrder))
+		args := make([]any, 0, 5*len(dayOrder))
+		for _, k := range dayOrder {
+			vals = append(vals, "(?, ?::date, ?, ?, ?::bigint)")
+			args = append(args, k.business, k.day, k.account, k.tagSet, amounts[k])
 		}
-		vals = append(vals, "(?, ?::date, ?, ?, ?::bigint)")
-		args = append(args, bid, day, k.account, k.tagSet, amt)
-	}
-	if len(vals) > 0 {
 		if _, err := db.NewRaw(`INSERT INTO account_days AS d (business_id, day, account_id, tag_set_id, amount) VALUES `+strings.Join(vals, ", ")+`
 			ON CONFLICT (business_id, day, account_id, tag_set_id) DO UPDATE SET amount = d.amount + EXCLUDED.amount`, args...).Exec(ctx); err != nil {
 			return wrap("add amounts", err)
 		}
 	}
-	_, err := db.NewRaw(`INSERT INTO freshness AS f (business_id, last_event_at) VALUES (?, ?)
-		ON CONFLICT (business_id) DO UPDATE SET last_event_at = GREATEST(f.last_event_at, EXCLUDED.last_event_at)`,
-		bid, eventTime).Exec(ctx)
+	if len(bizOrder) == 0 {
+		return nil
+	}
+	vals := make([]string, 0, len(bizOrder))
+	args := make([]any, 0, 2*len(bizOrder))
+	for _, bid := range bizOrder {
+		vals = append(vals, "(?, ?::timestamptz)")
+		args = append(args, bid, freshness[bid])
+	}
+	_, err := db.NewRaw(`INSERT INTO freshness AS f (business_id, last_event_at) VALUES `+strings.Join(vals, ", ")+`
+		ON CONFLICT (business_id) DO UPDATE SET last_event_at = GREATEST(f.last_event_at, EXCLUDED.last_event_at)`, args...).Exec(ctx)
 	return wrap("freshness", err)
 }
 
