@@ -67,4 +67,10 @@ func TestOpenAPIDocumentMerges(t *testing.T) {
 }
 
 // documentedPaths are the routes the service serves.
-var documentedPaths = []string{}
+var documentedPaths = []string{
+	"/v1/businesses/{businessId}/vendors",
+	"/v1/businesses/{businessId}/vendors/{vendorId}",
+	"/v1/businesses/{businessId}/vendors/{vendorId}/update",
+	"/v1/businesses/{businessId}/vendors/{vendorId}/archive",
+	"/v1/businesses/{businessId}/vendors/{vendorId}/merge",
+}

@@ -13,12 +13,16 @@ import (
 	"github.com/acctsuite/acct/pkg/servicekit"
 	billstags "github.com/acctsuite/acct/services/bills-tags"
 	httpadapter "github.com/acctsuite/acct/services/bills-tags/internal/adapters/http"
+	kafkaadapter "github.com/acctsuite/acct/services/bills-tags/internal/adapters/kafka"
 	"github.com/acctsuite/acct/services/bills-tags/internal/adapters/postgres"
+	"github.com/acctsuite/acct/services/bills-tags/internal/app"
 	"github.com/acctsuite/acct/services/bills-tags/internal/config"
 )
 
 // Service holds what Setup built (tests reach the use cases through it).
-type Service struct{}
+type Service struct {
+	Vendors *app.Vendors
+}
 
 // New describes the service to the kit; the returned Service is filled in
 // when the kit runs Setup.
@@ -38,7 +42,10 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 }
 
 func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
+	store := postgres.New()
+	s.Vendors = app.NewVendors(k.DB(), store, kafkaadapter.Publisher{}, k.Logger())
 	httpadapter.Register(k.App(), httpadapter.Options{
+		Vendors:     s.Vendors,
 		Auth:        k.Authenticate(),
 		Business:    k.RequireBusiness(),
 		Idempotency: k.Idempotency(),

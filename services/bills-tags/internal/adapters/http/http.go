@@ -11,10 +11,12 @@ import (
 	"github.com/acctsuite/acct/pkg/httpauth"
 	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/pkg/page"
+	"github.com/acctsuite/acct/services/bills-tags/internal/app"
 )
 
 // Options are the collaborators of the handlers.
 type Options struct {
+	Vendors     *app.Vendors
 	Auth        fiber.Handler // bearer-token verification
 	Business    fiber.Handler // tenancy check of :businessId
 	Idempotency fiber.Handler // Idempotency-Key on creating POSTs
@@ -22,13 +24,27 @@ type Options struct {
 }
 
 type handlers struct {
-	codec *page.Codec
+	vendors *app.Vendors
+	codec   *page.Codec
 }
 
 // Register mounts every route of the service on r.
 func Register(r fiber.Router, o Options) {
-	h := &handlers{codec: o.Cursors}
-	_ = h
+	h := &handlers{vendors: o.Vendors, codec: o.Cursors}
+	idem := o.Idempotency
+	if idem == nil {
+		idem = func(c *fiber.Ctx) error { return c.Next() }
+	}
+	const p = "/v1/businesses/:businessId"
+	auth, biz := o.Auth, o.Business
+
+	r.Post(p+"/vendors", auth, biz, idem, h.createVendor)
+	r.Get(p+"/vendors", auth, biz, h.listVendors)
+	r.Get(p+"/vendors/:vendorId", auth, biz, h.getVendor)
+	r.Patch(p+"/vendors/:vendorId", auth, biz, h.patchVendor)
+	r.Post(p+"/vendors/:vendorId/update", auth, biz, h.patchVendor)
+	r.Post(p+"/vendors/:vendorId/archive", auth, biz, h.archiveVendor)
+	r.Post(p+"/vendors/:vendorId/merge", auth, biz, h.mergeVendor)
 }
 
 // businessID is the business RequireBusiness authorised.
