@@ -73,4 +73,9 @@ var documentedPaths = []string{
 	"/v1/businesses/{businessId}/vendors/{vendorId}/update",
 	"/v1/businesses/{businessId}/vendors/{vendorId}/archive",
 	"/v1/businesses/{businessId}/vendors/{vendorId}/merge",
+	"/v1/businesses/{businessId}/bills",
+	"/v1/businesses/{businessId}/bills/bulk",
+	"/v1/businesses/{businessId}/bills/{billId}",
+	"/v1/businesses/{businessId}/bills/{billId}/update",
+	"/v1/businesses/{businessId}/bills/{billId}/void",
 }

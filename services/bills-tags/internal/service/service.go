@@ -22,6 +22,7 @@ import (
 // Service holds what Setup built (tests reach the use cases through it).
 type Service struct {
 	Vendors *app.Vendors
+	Bills   *app.Bills
 }
 
 // New describes the service to the kit; the returned Service is filled in
@@ -44,8 +45,11 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 	store := postgres.New()
 	s.Vendors = app.NewVendors(k.DB(), store, kafkaadapter.Publisher{}, k.Logger())
+	s.Bills = app.NewBills(k.DB(), store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
+	s.Vendors.SetMover(s.Bills)
 	httpadapter.Register(k.App(), httpadapter.Options{
 		Vendors:     s.Vendors,
+		Bills:       s.Bills,
 		Auth:        k.Authenticate(),
 		Business:    k.RequireBusiness(),
 		Idempotency: k.Idempotency(),

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain"
+	billpkg "github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
 )
 
 // TestCrossTenant calls every route of one client's business with the
@@ -20,6 +21,7 @@ func TestCrossTenant(t *testing.T) {
 	c := e.create(bid, owner, map[string]any{"company_name": "Private Co", "external_id": "secret-1"}, 201)
 	id := c["id"].(string)
 	b := base(bid)
+	bill := data(e.do(req("POST", b+"/bills", owner, twoLineBill(id)), 201))["id"].(string)
 	routes := []struct {
 		method, path string
 		body         any
@@ -32,6 +34,13 @@ func TestCrossTenant(t *testing.T) {
 		{"POST", b + "/vendors/" + id + "/update", map[string]any{"company_name": "Hijacked"}},
 		{"POST", b + "/vendors/" + id + "/archive", nil},
 		{"POST", b + "/vendors/" + id + "/merge", map[string]any{"vendor_to_archive_id": uuid.NewString()}},
+		{"POST", b + "/bills", twoLineBill(id)},
+		{"POST", b + "/bills/bulk", []any{twoLineBill(id)}},
+		{"GET", b + "/bills", nil},
+		{"GET", b + "/bills/" + bill, nil},
+		{"PATCH", b + "/bills/" + bill, map[string]any{"memo": "x"}},
+		{"POST", b + "/bills/" + bill + "/update", map[string]any{"memo": "x"}},
+		{"POST", b + "/bills/" + bill + "/void", nil},
 	}
 	strangers := map[string]string{
 		"another client's platform token":   e.token("client-b"),
@@ -71,6 +80,22 @@ func TestCrossTenant(t *testing.T) {
 		{"POST", other + "/vendors/" + id + "/merge", map[string]any{"vendor_to_archive_id": uuid.NewString()}},
 	} {
 		e.doInvalid(req(r.method, r.path, owner, r.body), 404, domain.EnumVendorNotFound)
+	}
+	// The other business's bill routes: its bill is 404, its vendor unknown.
+	for _, r := range []struct {
+		method, path string
+		body         any
+	}{
+		{"GET", other + "/bills/" + bill, nil},
+		{"PATCH", other + "/bills/" + bill, map[string]any{"memo": "x"}},
+		{"POST", other + "/bills/" + bill + "/update", map[string]any{"memo": "x"}},
+		{"POST", other + "/bills/" + bill + "/void", nil},
+	} {
+		e.doInvalid(req(r.method, r.path, owner, r.body), 404, billpkg.EnumBillNotFound)
+	}
+	e.doInvalid(req("POST", other+"/bills", owner, twoLineBill(id)), 400, billpkg.EnumInvalidBill)
+	if got := e.do(req("GET", other+"/bills", owner, nil), 200)["data"].([]any); len(got) != 0 {
+		t.Fatalf("the other business lists %d bills", len(got))
 	}
 	if list := e.list(mine, owner, "include_archived=true")["data"].([]any); len(list) != 0 {
 		t.Fatalf("the other business lists %d vendors", len(list))

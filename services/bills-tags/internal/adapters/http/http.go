@@ -17,6 +17,7 @@ import (
 // Options are the collaborators of the handlers.
 type Options struct {
 	Vendors     *app.Vendors
+	Bills       *app.Bills
 	Auth        fiber.Handler // bearer-token verification
 	Business    fiber.Handler // tenancy check of :businessId
 	Idempotency fiber.Handler // Idempotency-Key on creating POSTs
@@ -25,12 +26,13 @@ type Options struct {
 
 type handlers struct {
 	vendors *app.Vendors
+	bills   *app.Bills
 	codec   *page.Codec
 }
 
 // Register mounts every route of the service on r.
 func Register(r fiber.Router, o Options) {
-	h := &handlers{vendors: o.Vendors, codec: o.Cursors}
+	h := &handlers{vendors: o.Vendors, bills: o.Bills, codec: o.Cursors}
 	idem := o.Idempotency
 	if idem == nil {
 		idem = func(c *fiber.Ctx) error { return c.Next() }
@@ -45,6 +47,15 @@ func Register(r fiber.Router, o Options) {
 	r.Post(p+"/vendors/:vendorId/update", auth, biz, h.patchVendor)
 	r.Post(p+"/vendors/:vendorId/archive", auth, biz, h.archiveVendor)
 	r.Post(p+"/vendors/:vendorId/merge", auth, biz, h.mergeVendor)
+
+	// Static segments (bulk) before the :billId routes.
+	r.Post(p+"/bills/bulk", auth, biz, idem, h.createBills)
+	r.Post(p+"/bills", auth, biz, idem, h.createBill)
+	r.Get(p+"/bills", auth, biz, h.listBills)
+	r.Get(p+"/bills/:billId", auth, biz, h.getBill)
+	r.Patch(p+"/bills/:billId", auth, biz, h.updateBill)
+	r.Post(p+"/bills/:billId/update", auth, biz, h.updateBill)
+	r.Post(p+"/bills/:billId/void", auth, biz, h.voidBill)
 }
 
 // businessID is the business RequireBusiness authorised.

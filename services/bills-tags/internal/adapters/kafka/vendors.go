@@ -14,6 +14,7 @@ import (
 	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/services/bills-tags/internal/app"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain"
+	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
 )
 
 // Source is the CloudEvents source of the service's events.
@@ -41,4 +42,22 @@ func VendorPayload(v domain.Vendor) events.VendorUpserted {
 		DisplayName: v.DisplayName(), IndividualName: v.IndividualName, CompanyName: v.CompanyName, Email: v.Email,
 		Status: string(v.Status), MergedIntoID: v.MergedIntoID, Tags: events.LedgerTagsOf(v.Tags), UpdatedAt: v.UpdatedAt,
 	}
+}
+
+var _ app.BillPublisher = Publisher{}
+
+// BillUpserted implements app.BillPublisher: one bill.upserted with b's
+// snapshot and posting (nil when the entry does not change).
+func (Publisher) BillUpserted(ctx context.Context, db bun.IDB, b bill.Bill, posting *events.LedgerPosting) error {
+	if posting != nil {
+		if err := posting.Check(); err != nil {
+			return fmt.Errorf("bill %s: %w", b.ID, err)
+		}
+	}
+	evt, err := events.New(events.TopicBills, events.TypeBillUpserted, Source, b.BusinessID,
+		events.BillUpserted{BusinessID: b.BusinessID, Bill: b.Snapshot(), Posting: posting})
+	if err != nil {
+		return fmt.Errorf("bill event: %w", err)
+	}
+	return outbox.Enqueue(ctx, db, evt)
 }
