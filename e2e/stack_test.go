@@ -37,6 +37,7 @@ const (
 	transactionsAlias      = "transactions"
 	customersAlias         = "customers-invoices"
 	reportsAlias           = "reports"
+	billsAlias             = "bills-tags"
 	gatewayAlias           = "gateway"
 	serviceHTTPPort        = "8080/tcp"
 	brokerHealthPort       = "9093/tcp"
@@ -48,6 +49,7 @@ const (
 	transactionsBase       = "http://" + transactionsAlias + ":8080"
 	customersBase          = "http://" + customersAlias + ":8080"
 	reportsBase            = "http://" + reportsAlias + ":8080"
+	billsBase              = "http://" + billsAlias + ":8080"
 	// storageMount is where the services that store files (receipts,
 	// exports) and the gateway, which serves their signed download URLs,
 	// share one folder of the host; storagePublicBase is the gateway as
@@ -162,8 +164,8 @@ func StartStack(t *testing.T) *Stack {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	t.Logf("e2e: images %s, %s, %s, %s, %s, %s, postgres %s", cfg.image("broker"), cfg.image("auth-tokens"), cfg.image("transactions"),
-		cfg.image("customers-invoices"), cfg.image("reports"), cfg.image("gateway"), cfg.PostgresImage)
+	t.Logf("e2e: images %s, %s, %s, %s, %s, %s, %s, postgres %s", cfg.image("broker"), cfg.image("auth-tokens"), cfg.image("transactions"),
+		cfg.image("customers-invoices"), cfg.image("reports"), cfg.image("bills-tags"), cfg.image("gateway"), cfg.PostgresImage)
 
 	nw, err := tcnetwork.New(ctx)
 	testcontainers.CleanupNetwork(t, nw)
@@ -270,6 +272,7 @@ func StartStack(t *testing.T) *Stack {
 		{transactionsAlias, "transactions", true, true},
 		{customersAlias, "customers-invoices", true, false},
 		{reportsAlias, "reports", false, true},
+		{billsAlias, "bills-tags", true, false},
 	} {
 		env := map[string]string{
 			"DATABASE_URL":     fmt.Sprintf("postgres://%s:%s@%s:5432/%s?sslmode=disable", postgresUser, dbPassword, postgresAlias, postgresDB),
@@ -303,6 +306,7 @@ func StartStack(t *testing.T) *Stack {
 			"UPSTREAM_TRANSACTIONS_URL":       transactionsBase,
 			"UPSTREAM_CUSTOMERS_INVOICES_URL": customersBase,
 			"UPSTREAM_REPORTS_URL":            reportsBase,
+			"UPSTREAM_BILLS_TAGS_URL":         billsBase,
 			"JWKS_URL":                        authTokensInternalBase + "/.well-known/jwks.json",
 			"SHUTDOWN_TIMEOUT":                "5s",
 			"STORAGE_DIR":                     storageMount,

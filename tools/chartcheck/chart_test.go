@@ -76,20 +76,21 @@ func TestChartValueSets(t *testing.T) {
 		t.Fatalf("want at least 3 value sets in charts/acct/ci, found %d", len(sets))
 	}
 	want := map[string]map[string]int{
-		// gateway, auth-tokens, transactions, customers-invoices, reports; a
-		// service's NetworkPolicy each plus one per migration Job; a
-		// migration Job per database service and a generated Secret per
+		// gateway, auth-tokens, transactions, customers-invoices, bills-tags,
+		// reports; a service's NetworkPolicy each plus one per migration Job;
+		// a migration Job per database service and a generated Secret per
 		// service with secrets (reports has none).
-		"default": {"Deployment": 5, "Service": 5, "ServiceAccount": 5, "PodDisruptionBudget": 5,
-			"NetworkPolicy": 9, "Job": 4, "Secret": 3, "Ingress": 0, "HorizontalPodAutoscaler": 0},
-		"minimal-external": {"Deployment": 5, "Ingress": 1, "Secret": 4, "Job": 4, "Kafka": 0, "Cluster": 0},
-		// The topics of acct.business, .ledger, .transactions and .invoicing, each with its DLQ.
-		"bundled": {"Kafka": 1, "KafkaNodePool": 1, "KafkaTopic": 10, "Cluster": 1, "HTTPRoute": 1,
-			"Ingress": 0, "Job": 4, "Secret": 3},
+		"default": {"Deployment": 6, "Service": 6, "ServiceAccount": 6, "PodDisruptionBudget": 6,
+			"NetworkPolicy": 11, "Job": 5, "Secret": 4, "Ingress": 0, "HorizontalPodAutoscaler": 0},
+		"minimal-external": {"Deployment": 6, "Ingress": 1, "Secret": 5, "Job": 5, "Kafka": 0, "Cluster": 0},
+		// The topics of acct.business, .ledger, .transactions, .invoicing, .bills and
+		// .accounts, each with its DLQ.
+		"bundled": {"Kafka": 1, "KafkaNodePool": 1, "KafkaTopic": 12, "Cluster": 1, "HTTPRoute": 1,
+			"Ingress": 0, "Job": 5, "Secret": 4},
 		"autoscaling-keda-servicemonitor": {"HorizontalPodAutoscaler": 1, "ScaledObject": 1,
-			"ServiceMonitor": 5, "Secret": 2, "Job": 4},
+			"ServiceMonitor": 6, "Secret": 3, "Job": 5},
 		// Object storage changes env and egress only: the keys come from an existing Secret.
-		"storage": {"Deployment": 5, "NetworkPolicy": 9, "Job": 4, "Secret": 3},
+		"storage": {"Deployment": 6, "NetworkPolicy": 11, "Job": 5, "Secret": 4},
 	}
 	cases := []string{"default"}
 	for _, s := range sets {
@@ -162,6 +163,12 @@ func TestChartWiring(t *testing.T) {
 		{service: "customers-invoices", name: "KAFKA_BROKERS", value: "acct-kafka-kafka-bootstrap:9092"},
 		{service: "customers-invoices", name: "DATABASE_URL", secret: "acct-pg-app", key: "uri"},
 		{service: "customers-invoices", name: "PAGE_CURSOR_SECRET", secret: "acct-customers-invoices", key: "PAGE_CURSOR_SECRET"},
+		{service: "gateway", name: "UPSTREAM_BILLS_TAGS_URL", value: "http://acct-bills-tags"},
+		{service: "bills-tags", name: "JWKS_URL", value: "http://acct-auth-tokens/.well-known/jwks.json"},
+		{service: "bills-tags", name: "DB_SCHEMA", value: "bills"},
+		{service: "bills-tags", name: "KAFKA_BROKERS", value: "acct-kafka-kafka-bootstrap:9092"},
+		{service: "bills-tags", name: "DATABASE_URL", secret: "acct-pg-app", key: "uri"},
+		{service: "bills-tags", name: "PAGE_CURSOR_SECRET", secret: "acct-bills-tags", key: "PAGE_CURSOR_SECRET"},
 		{service: "gateway", name: "UPSTREAM_REPORTS_URL", value: "http://acct-reports"},
 		{service: "reports", name: "JWKS_URL", value: "http://acct-auth-tokens/.well-known/jwks.json"},
 		{service: "reports", name: "DB_SCHEMA", value: "reports"},

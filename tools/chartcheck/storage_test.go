@@ -220,7 +220,7 @@ services:
 				}
 			}
 			// Egress to the endpoint for exactly the services that use it.
-			for _, svc := range []string{"gateway", "auth-tokens", "transactions", "customers-invoices", "reports"} {
+			for _, svc := range []string{"gateway", "auth-tokens", "transactions", "customers-invoices", "bills-tags", "reports"} {
 				uses := slices.Contains(storageServices, svc) && !slices.Contains(tc.without, svc)
 				if got := slices.Contains(egressPorts(objs, svc), tc.port); got != uses {
 					t.Errorf("%s: NetworkPolicy egress to port %d = %v, want %v", svc, tc.port, got, uses)

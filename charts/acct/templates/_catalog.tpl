@@ -35,6 +35,12 @@ transactions:
   verifiesTokens: true
   pageCursor: true
   storage: true
+bills-tags:
+  database: true
+  schema: bills
+  kafka: true
+  verifiesTokens: true
+  pageCursor: true
 customers-invoices:
   database: true
   schema: invoicing

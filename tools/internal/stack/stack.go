@@ -120,6 +120,11 @@ var services = []serviceSpec{
 		schema: "reports",
 		env:    func(*Stack, map[string]string) []string { return nil },
 	},
+	{
+		name:   "bills-tags",
+		schema: "bills",
+		env:    func(*Stack, map[string]string) []string { return nil },
+	},
 }
 
 // ServiceNames lists the services behind the gateway, in start order.

@@ -91,13 +91,14 @@ type Upstreams struct {
 	Transactions      string `env:"UPSTREAM_TRANSACTIONS_URL" envDefault:"http://127.0.0.1:8082"`
 	CustomersInvoices string `env:"UPSTREAM_CUSTOMERS_INVOICES_URL" envDefault:"http://127.0.0.1:8083"`
 	Reports           string `env:"UPSTREAM_REPORTS_URL" envDefault:"http://127.0.0.1:8084"`
+	BillsTags         string `env:"UPSTREAM_BILLS_TAGS_URL" envDefault:"http://127.0.0.1:8085"`
 }
 
 // URLs maps routing-table upstream names to base URLs.
 func (u Upstreams) URLs() map[string]string {
 	return map[string]string{
 		routes.AuthTokens: u.AuthTokens, routes.Transactions: u.Transactions, routes.CustomersInvoices: u.CustomersInvoices,
-		routes.Reports: u.Reports,
+		routes.Reports: u.Reports, routes.BillsTags: u.BillsTags,
 	}
 }
 

@@ -17,6 +17,7 @@ const (
 	Transactions      = "transactions"
 	CustomersInvoices = "customers-invoices"
 	Reports           = "reports"
+	BillsTags         = "bills-tags"
 )
 
 // BusinessParam is the path parameter that carries the business id on
@@ -157,6 +158,19 @@ var Table = []Route{
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/invoices/:invoiceId/payment", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/invoices/:invoiceId/write-off", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/invoices/:invoiceId/write-offs/:writeOffId", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
+
+	// bills-tags: vendors.
+	{Methods: []string{http.MethodGet, http.MethodPost}, Path: "/v1/businesses/:businessId/vendors", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet, http.MethodPatch}, Path: "/v1/businesses/:businessId/vendors/:vendorId", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/vendors/:vendorId/update", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/vendors/:vendorId/archive", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/vendors/:vendorId/merge", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	// bills-tags: bills (the static bulk segment before :billId).
+	{Methods: []string{http.MethodGet, http.MethodPost}, Path: "/v1/businesses/:businessId/bills", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/bills/bulk", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet, http.MethodPatch}, Path: "/v1/businesses/:businessId/bills/:billId", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/bills/:billId/update", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/bills/:billId/void", Upstream: BillsTags, Auth: Token, Tenancy: Business},
 
 	// reports: the profit and loss from the ledger's read model (and its
 	// comparison's CSV export); the transactions CSV and XLSX exports from

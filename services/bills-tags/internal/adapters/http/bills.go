@@ -1,0 +1,275 @@
+package http
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/acctsuite/acct/pkg/httpx"
+	"github.com/acctsuite/acct/pkg/page"
+	"github.com/acctsuite/acct/pkg/tags"
+	"github.com/acctsuite/acct/services/bills-tags/internal/adapters/postgres"
+	"github.com/acctsuite/acct/services/bills-tags/internal/app"
+	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
+)
+
+// Body limits of the bill requests.
+const (
+	MaxBillBody = 1 << 20 // 500 lines with taxes and tags
+	MaxBulkBody = 8 << 20
+)
+
+type accountIDJSON struct {
+	Type       string  `json:"type"`
+	ID         *string `json:"id"`
+	StableName *string `json:"stable_name"`
+}
+
+func accountJSON(r bill.AccountRef) accountIDJSON {
+	if r.ID != nil {
+		id := r.ID.String()
+		return accountIDJSON{Type: "AccountId", ID: &id}
+	}
+	s := r.StableName
+	return accountIDJSON{Type: "StableName", StableName: &s}
+}
+
+type taxAccountJSON struct {
+	Type       string  `json:"type"`
+	Name       *string `json:"name"`
+	ID         *string `json:"id"`
+	StableName *string `json:"stable_name"`
+}
+
+type salesTaxJSON struct {
+	TaxAccount taxAccountJSON `json:"tax_account"`
+	Amount     int64          `json:"amount"`
+}
+
+func taxesJSON(ts []bill.SalesTax) []salesTaxJSON {
+	out := make([]salesTaxJSON, len(ts))
+	for i, t := range ts {
+		var ta taxAccountJSON
+		switch {
+		case t.Account != nil:
+			a := accountJSON(*t.Account)
+			ta = taxAccountJSON{Type: a.Type, ID: a.ID, StableName: a.StableName}
+		case t.TaxName != "":
+			n := t.TaxName
+			ta = taxAccountJSON{Type: "Tax_Name", Name: &n}
+		default:
+			n := "SALES_TAXES"
+			ta = taxAccountJSON{Type: "Tax_Name", Name: &n}
+		}
+		out[i] = salesTaxJSON{TaxAccount: ta, Amount: int64(t.Amount)}
+	}
+	return out
+}
+
+// billLineJSON is a line: the SDK's BillLineItem (quantity a number).
+type billLineJSON struct {
+	ID                          string         `json:"id"`
+	BillID                      string         `json:"bill_id"`
+	ExternalID                  *string        `json:"external_id"`
+	ProductName                 *string        `json:"product_name"`
+	Description                 *string        `json:"description"`
+	UnitPrice                   int64          `json:"unit_price"`
+	Quantity                    json.Number    `json:"quantity"`
+	Subtotal                    int64          `json:"subtotal"`
+	DiscountAmount              int64          `json:"discount_amount"`
+	SalesTaxes                  []salesTaxJSON `json:"sales_taxes"`
+	SalesTaxesTotal             int64          `json:"sales_taxes_total"`
+	TotalAmount                 int64          `json:"total_amount"`
+	AccountIdentifier           accountIDJSON  `json:"account_identifier"`
+	PrepaymentAccountIdentifier *accountIDJSON `json:"prepayment_account_identifier"`
+	TransactionTags             []tags.Tag     `json:"transaction_tags"`
+}
+
+// billJSON is the bill on every route: the issue's fields plus the SDK's
+// Bill, every key present, null where empty.
+type billJSON struct {
+	Type                      string          `json:"type"`
+	ID                        string          `json:"id"`
+	BusinessID                string          `json:"business_id"`
+	ExternalID                *string         `json:"external_id"`
+	BillNumber                *string         `json:"bill_number"`
+	Status                    string          `json:"status"`
+	Terms                     *string         `json:"terms"`
+	ReceivedAt                time.Time       `json:"received_at"`
+	DueAt                     *time.Time      `json:"due_at"`
+	PaidAt                    *time.Time      `json:"paid_at"`
+	VoidedAt                  *time.Time      `json:"voided_at"`
+	Memo                      *string         `json:"memo"`
+	ReferenceNumber           *string         `json:"reference_number"`
+	Metadata                  json.RawMessage `json:"metadata"`
+	LineItems                 []billLineJSON  `json:"line_items"`
+	AdditionalSalesTaxes      []salesTaxJSON  `json:"additional_sales_taxes"`
+	AdditionalSalesTaxesTotal int64           `json:"additional_sales_taxes_total"`
+	Subtotal                  int64           `json:"subtotal"`
+	SalesTaxesTotal           int64           `json:"sales_taxes_total"`
+	TotalAmount               int64           `json:"total_amount"`
+	OutstandingBalance        int64           `json:"outstanding_balance"`
+	PaymentAllocations        []any           `json:"payment_allocations"`
+	ImportedAt                time.Time       `json:"imported_at"`
+	UpdatedAt                 time.Time       `json:"updated_at"`
+	Vendor                    vendorJSON      `json:"vendor"`
+	TransactionTags           []tags.Tag      `json:"transaction_tags"`
+}
+
+func tagList(ts []tags.Tag) []tags.Tag {
+	if ts == nil {
+		return []tags.Tag{}
+	}
+	return ts
+}
+
+func toBill(v app.BillView) billJSON {
+	b := v.Bill
+	out := billJSON{
+		Type: "Bill", ID: b.ID.String(), BusinessID: b.BusinessID.String(), ExternalID: b.ExternalID, BillNumber: b.BillNumber,
+		Status: string(b.Status), ReceivedAt: b.ReceivedAt, DueAt: b.DueAt, PaidAt: b.PaidAt, VoidedAt: b.VoidedAt,
+		Memo: b.Memo, ReferenceNumber: b.ReferenceNumber, Metadata: b.Metadata, LineItems: make([]billLineJSON, len(b.Lines)),
+		AdditionalSalesTaxes: taxesJSON(b.AdditionalSalesTaxes), AdditionalSalesTaxesTotal: int64(b.Totals.AdditionalTaxes),
+		Subtotal: int64(b.Totals.Subtotal), SalesTaxesTotal: int64(b.Totals.SalesTaxesTotal), TotalAmount: int64(b.Totals.Total),
+		OutstandingBalance: int64(b.Outstanding), PaymentAllocations: []any{}, ImportedAt: b.ImportedAt, UpdatedAt: b.UpdatedAt,
+		Vendor: toVendor(v.Vendor), TransactionTags: tagList(b.Tags),
+	}
+	if len(out.Metadata) == 0 {
+		out.Metadata = json.RawMessage("null")
+	}
+	if t := b.Terms(); t != "" {
+		s := string(t)
+		out.Terms = &s
+	}
+	for i, l := range b.Lines {
+		lj := billLineJSON{
+			ID: l.ID.String(), BillID: b.ID.String(), ExternalID: l.ExternalID, ProductName: l.ProductName, Description: l.Description,
+			UnitPrice: int64(l.UnitPrice), Quantity: json.Number(l.Quantity.String()), Subtotal: int64(l.Subtotal),
+			DiscountAmount: int64(l.DiscountAmount), SalesTaxes: taxesJSON(l.SalesTaxes), SalesTaxesTotal: int64(l.SalesTaxesTotal),
+			TotalAmount: int64(l.TotalAmount), AccountIdentifier: accountJSON(l.AccountOrDefault()),
+			TransactionTags: bill.TagSet(b.BusinessID, l.ID, nil, l.Tags, b.ImportedAt),
+		}
+		if l.PrepaymentAccount != nil {
+			a := accountJSON(*l.PrepaymentAccount)
+			lj.PrepaymentAccountIdentifier = &a
+		}
+		out.LineItems[i] = lj
+	}
+	return out
+}
+
+func billParam(c *fiber.Ctx) (uuid.UUID, error) { return httpx.UUIDParam(c, "billId") }
+
+// createBill is POST /bills: 201 with the new bill, 200 with the existing
+// one when its external_id was used before.
+func (h *handlers) createBill(c *fiber.Ctx) error {
+	body, err := jsonBody(c, MaxBillBody)
+	if err != nil {
+		return err
+	}
+	in, err := bill.ParseInput(body)
+	if err != nil {
+		return err
+	}
+	v, created, err := h.bills.Create(c.UserContext(), businessID(c), in)
+	if err != nil {
+		return err
+	}
+	if !created {
+		return httpx.OK(c, toBill(v))
+	}
+	return httpx.Created(c, toBill(v))
+}
+
+// createBills is POST /bills/bulk: 201 with every bill (all or none).
+func (h *handlers) createBills(c *fiber.Ctx) error {
+	body, err := jsonBody(c, MaxBulkBody)
+	if err != nil {
+		return err
+	}
+	ins, err := bill.ParseBulk(body)
+	if err != nil {
+		return err
+	}
+	list, err := h.bills.CreateBulk(c.UserContext(), businessID(c), ins)
+	if err != nil {
+		return err
+	}
+	out := make([]billJSON, len(list))
+	for i, v := range list {
+		out[i] = toBill(v)
+	}
+	return httpx.Created(c, out)
+}
+
+// listBills is GET /bills.
+func (h *handlers) listBills(c *fiber.Ctx) error {
+	q := httpx.Query(c)
+	f, err := bill.ParseFilter(q)
+	if err != nil {
+		return err
+	}
+	bid := businessID(c)
+	p, err := page.Parse(q, postgres.BillPageSpec, h.codec, bid.String()+"|"+f.Fingerprint())
+	if err != nil {
+		return err
+	}
+	list, meta, err := h.bills.Bills(c.UserContext(), bid, f, p)
+	if err != nil {
+		return err
+	}
+	out := make([]billJSON, len(list))
+	for i, v := range list {
+		out[i] = toBill(v)
+	}
+	return httpx.List(c, out, meta)
+}
+
+// getBill is GET /bills/{billId}.
+func (h *handlers) getBill(c *fiber.Ctx) error {
+	id, err := billParam(c)
+	if err != nil {
+		return err
+	}
+	v, err := h.bills.Bill(c.UserContext(), businessID(c), id)
+	if err != nil {
+		return err
+	}
+	return httpx.OK(c, toBill(v))
+}
+
+// updateBill is PATCH /bills/{billId} and POST /bills/{billId}/update.
+func (h *handlers) updateBill(c *fiber.Ctx) error {
+	id, err := billParam(c)
+	if err != nil {
+		return err
+	}
+	body, err := jsonBody(c, MaxBillBody)
+	if err != nil {
+		return err
+	}
+	p, err := bill.ParsePatch(body)
+	if err != nil {
+		return err
+	}
+	v, err := h.bills.Update(c.UserContext(), businessID(c), id, p)
+	if err != nil {
+		return err
+	}
+	return httpx.OK(c, toBill(v))
+}
+
+// voidBill is POST /bills/{billId}/void (no body).
+func (h *handlers) voidBill(c *fiber.Ctx) error {
+	id, err := billParam(c)
+	if err != nil {
+		return err
+	}
+	v, err := h.bills.Void(c.UserContext(), businessID(c), id)
+	if err != nil {
+		return err
+	}
+	return httpx.OK(c, toBill(v))
+}

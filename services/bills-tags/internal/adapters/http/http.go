@@ -1,0 +1,68 @@
+// Package http is the bills-tags service's HTTP adapter: Fiber handlers
+// that parse a request, call the use cases and render the answer in the
+// spec's shapes (and the client SDK's, see client-shapes.md), one file per
+// resource. Errors go to httpx's error handler unchanged.
+package http
+
+import (
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/acctsuite/acct/pkg/httpauth"
+	"github.com/acctsuite/acct/pkg/httpx"
+	"github.com/acctsuite/acct/pkg/page"
+	"github.com/acctsuite/acct/services/bills-tags/internal/app"
+)
+
+// Options are the collaborators of the handlers.
+type Options struct {
+	Vendors     *app.Vendors
+	Bills       *app.Bills
+	Auth        fiber.Handler // bearer-token verification
+	Business    fiber.Handler // tenancy check of :businessId
+	Idempotency fiber.Handler // Idempotency-Key on creating POSTs
+	Cursors     *page.Codec
+}
+
+type handlers struct {
+	vendors *app.Vendors
+	bills   *app.Bills
+	codec   *page.Codec
+}
+
+// Register mounts every route of the service on r.
+func Register(r fiber.Router, o Options) {
+	h := &handlers{vendors: o.Vendors, bills: o.Bills, codec: o.Cursors}
+	idem := o.Idempotency
+	if idem == nil {
+		idem = func(c *fiber.Ctx) error { return c.Next() }
+	}
+	const p = "/v1/businesses/:businessId"
+	auth, biz := o.Auth, o.Business
+
+	r.Post(p+"/vendors", auth, biz, idem, h.createVendor)
+	r.Get(p+"/vendors", auth, biz, h.listVendors)
+	r.Get(p+"/vendors/:vendorId", auth, biz, h.getVendor)
+	r.Patch(p+"/vendors/:vendorId", auth, biz, h.patchVendor)
+	r.Post(p+"/vendors/:vendorId/update", auth, biz, h.patchVendor)
+	r.Post(p+"/vendors/:vendorId/archive", auth, biz, h.archiveVendor)
+	r.Post(p+"/vendors/:vendorId/merge", auth, biz, h.mergeVendor)
+
+	// Static segments (bulk) before the :billId routes.
+	r.Post(p+"/bills/bulk", auth, biz, idem, h.createBills)
+	r.Post(p+"/bills", auth, biz, idem, h.createBill)
+	r.Get(p+"/bills", auth, biz, h.listBills)
+	r.Get(p+"/bills/:billId", auth, biz, h.getBill)
+	r.Patch(p+"/bills/:billId", auth, biz, h.updateBill)
+	r.Post(p+"/bills/:billId/update", auth, biz, h.updateBill)
+	r.Post(p+"/bills/:billId/void", auth, biz, h.voidBill)
+}
+
+// businessID is the business RequireBusiness authorised.
+func businessID(c *fiber.Ctx) uuid.UUID {
+	id, _ := httpauth.BusinessIDFrom(c)
+	return id
+}
+
+// jsonBody is httpx.JSONBody (415 unless JSON, 413 beyond limit).
+func jsonBody(c *fiber.Ctx, limit int) ([]byte, error) { return httpx.JSONBody(c, limit) }

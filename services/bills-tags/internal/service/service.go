@@ -1,0 +1,59 @@
+// Package service wires the bills-tags service onto the service kit: the
+// vendor, bill, bill-payment and vendor-credit use cases on the kit's
+// database, their events through the outbox on acct.bills.v1, the business
+// projection (tenancy) from acct.business.v1 and the HTTP routes. The kit
+// does the rest (see pkg/servicekit).
+package service
+
+import (
+	"context"
+
+	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/pgdb"
+	"github.com/acctsuite/acct/pkg/servicekit"
+	billstags "github.com/acctsuite/acct/services/bills-tags"
+	httpadapter "github.com/acctsuite/acct/services/bills-tags/internal/adapters/http"
+	kafkaadapter "github.com/acctsuite/acct/services/bills-tags/internal/adapters/kafka"
+	"github.com/acctsuite/acct/services/bills-tags/internal/adapters/postgres"
+	"github.com/acctsuite/acct/services/bills-tags/internal/app"
+	"github.com/acctsuite/acct/services/bills-tags/internal/config"
+)
+
+// Service holds what Setup built (tests reach the use cases through it).
+type Service struct {
+	Vendors *app.Vendors
+	Bills   *app.Bills
+}
+
+// New describes the service to the kit; the returned Service is filled in
+// when the kit runs Setup.
+func New(cfg config.Config) (*Service, servicekit.Definition) {
+	s := &Service{}
+	return s, servicekit.Definition{
+		Name:       config.ServiceName,
+		Base:       &cfg.Base,
+		Data:       &cfg.Data,
+		Auth:       &cfg.Auth,
+		Migrations: []pgdb.MigrationSet{postgres.Migrations},
+		Produces:   []string{events.TopicBills},
+		Businesses: true,
+		OpenAPI:    billstags.OpenAPI,
+		Setup:      s.setup,
+	}
+}
+
+func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
+	store := postgres.New()
+	s.Vendors = app.NewVendors(k.DB(), store, kafkaadapter.Publisher{}, k.Logger())
+	s.Bills = app.NewBills(k.DB(), store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
+	s.Vendors.SetMover(s.Bills)
+	httpadapter.Register(k.App(), httpadapter.Options{
+		Vendors:     s.Vendors,
+		Bills:       s.Bills,
+		Auth:        k.Authenticate(),
+		Business:    k.RequireBusiness(),
+		Idempotency: k.Idempotency(),
+		Cursors:     k.Cursors(),
+	})
+	return nil
+}

@@ -1,0 +1,108 @@
+package service
+
+import (
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/acctsuite/acct/services/bills-tags/internal/domain"
+	billpkg "github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
+)
+
+// TestCrossTenant calls every route of one client's business with the
+// tokens of others: each answers 404 and changes nothing. A vendor of
+// one business addressed under another business of the same client is 404
+// too.
+func TestCrossTenant(t *testing.T) {
+	e := newEnv(t)
+	owner := e.token("client-a")
+	bid := e.business("client-a")
+	mine := e.business("client-a") // the same client's other business
+	c := e.create(bid, owner, map[string]any{"company_name": "Private Co", "external_id": "secret-1"}, 201)
+	id := c["id"].(string)
+	b := base(bid)
+	bill := data(e.do(req("POST", b+"/bills", owner, twoLineBill(id)), 201))["id"].(string)
+	routes := []struct {
+		method, path string
+		body         any
+	}{
+		{"POST", b + "/vendors", map[string]any{"company_name": "Intruder", "external_id": "secret-1"}},
+		{"GET", b + "/vendors", nil},
+		{"GET", b + "/vendors?external_id=secret-1", nil},
+		{"GET", b + "/vendors/" + id, nil},
+		{"PATCH", b + "/vendors/" + id, map[string]any{"company_name": "Hijacked"}},
+		{"POST", b + "/vendors/" + id + "/update", map[string]any{"company_name": "Hijacked"}},
+		{"POST", b + "/vendors/" + id + "/archive", nil},
+		{"POST", b + "/vendors/" + id + "/merge", map[string]any{"vendor_to_archive_id": uuid.NewString()}},
+		{"POST", b + "/bills", twoLineBill(id)},
+		{"POST", b + "/bills/bulk", []any{twoLineBill(id)}},
+		{"GET", b + "/bills", nil},
+		{"GET", b + "/bills/" + bill, nil},
+		{"PATCH", b + "/bills/" + bill, map[string]any{"memo": "x"}},
+		{"POST", b + "/bills/" + bill + "/update", map[string]any{"memo": "x"}},
+		{"POST", b + "/bills/" + bill + "/void", nil},
+	}
+	strangers := map[string]string{
+		"another client's platform token":   e.token("client-b"),
+		"a business token of another one":   e.svc.Tokens.Business(t, "client-a", mine),
+		"the other client's business token": e.svc.Tokens.Business(t, "client-b", e.business("client-b")),
+		"a token of an unknown business":    e.svc.Tokens.Business(t, "client-a", uuid.New()),
+	}
+	before := e.counts()
+	for who, tok := range strangers {
+		for _, r := range routes {
+			t.Run(who+" "+r.method+" "+r.path[len(b):], func(t *testing.T) {
+				e := e.with(t)
+				m := e.doInvalid(req(r.method, r.path, tok, r.body), 404, "BusinessNotFound")
+				if m["type"] != "NotFound" {
+					t.Fatalf("error = %v", m)
+				}
+			})
+		}
+	}
+	if e.counts() != before {
+		t.Fatal("a refused request wrote")
+	}
+	if got := data(e.do(req("GET", b+"/vendors/"+id, owner, nil), 200)); got["company_name"] != "Private Co" || got["status"] != "ACTIVE" {
+		t.Fatalf("vendor changed: %v", got)
+	}
+
+	// The owner, addressing one business's vendor through the other.
+	other := base(mine)
+	for _, r := range []struct {
+		method, path string
+		body         any
+	}{
+		{"GET", other + "/vendors/" + id, nil},
+		{"PATCH", other + "/vendors/" + id, map[string]any{"memo": "x"}},
+		{"POST", other + "/vendors/" + id + "/update", map[string]any{"memo": "x"}},
+		{"POST", other + "/vendors/" + id + "/archive", nil},
+		{"POST", other + "/vendors/" + id + "/merge", map[string]any{"vendor_to_archive_id": uuid.NewString()}},
+	} {
+		e.doInvalid(req(r.method, r.path, owner, r.body), 404, domain.EnumVendorNotFound)
+	}
+	// The other business's bill routes: its bill is 404, its vendor unknown.
+	for _, r := range []struct {
+		method, path string
+		body         any
+	}{
+		{"GET", other + "/bills/" + bill, nil},
+		{"PATCH", other + "/bills/" + bill, map[string]any{"memo": "x"}},
+		{"POST", other + "/bills/" + bill + "/update", map[string]any{"memo": "x"}},
+		{"POST", other + "/bills/" + bill + "/void", nil},
+	} {
+		e.doInvalid(req(r.method, r.path, owner, r.body), 404, billpkg.EnumBillNotFound)
+	}
+	e.doInvalid(req("POST", other+"/bills", owner, twoLineBill(id)), 400, billpkg.EnumInvalidBill)
+	if got := e.do(req("GET", other+"/bills", owner, nil), 200)["data"].([]any); len(got) != 0 {
+		t.Fatalf("the other business lists %d bills", len(got))
+	}
+	if list := e.list(mine, owner, "include_archived=true")["data"].([]any); len(list) != 0 {
+		t.Fatalf("the other business lists %d vendors", len(list))
+	}
+	// The other business's external ids are its own: the same one creates
+	// a new vendor there.
+	if o := e.create(mine, owner, map[string]any{"company_name": "Mine", "external_id": "secret-1"}, 201); o["id"] == id {
+		t.Fatal("the other business got the first business's vendor")
+	}
+}
