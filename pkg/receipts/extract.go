@@ -300,4 +300,3 @@ func hasText(s string) bool {
 	}
 	return false
 }
-

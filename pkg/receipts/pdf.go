@@ -17,6 +17,7 @@ import (
 type pdfPage struct {
 	num  int
 	text string
+	w, h float64 // the MediaBox, in points
 }
 
 // maxPageTreeNodes and maxPageTreeDepth bound the walk of a PDF's page
@@ -41,7 +42,7 @@ func (x *Extractor) extractPDF(ctx context.Context, data []byte) (Text, error) {
 	}
 	source := SourceTextLayer
 	if len(scanned) > 0 {
-		texts, err := x.ocrPDFPages(ctx, data, scanned)
+		texts, err := x.ocrPDFPages(ctx, data, pages, scanned)
 		if err != nil {
 			return Text{}, err
 		}
@@ -68,10 +69,10 @@ func (x *Extractor) extractPDF(ctx context.Context, data []byte) (Text, error) {
 
 // ocrPDFPages renders the pages and reads each through OCR, every process
 // in a worker slot.
-func (x *Extractor) ocrPDFPages(ctx context.Context, data []byte, pages []int) ([]string, error) {
+func (x *Extractor) ocrPDFPages(ctx context.Context, data []byte, all []pdfPage, pages []int) ([]string, error) {
 	images := make([][]byte, 0, len(pages))
 	for _, n := range pages {
-		img, err := x.rasterize(ctx, data, n)
+		img, err := x.rasterize(ctx, data, n, renderDPI(all[n-1], x.cfg.MaxSide))
 		if err != nil {
 			return nil, err
 		}
@@ -90,7 +91,36 @@ func (x *Extractor) ocrPDFPages(ctx context.Context, data []byte, pages []int) (
 	return texts, nil
 }
 
-func (x *Extractor) rasterize(ctx context.Context, data []byte, page int) ([]byte, error) {
+// renderDPI is 300 dpi, less for a page whose longer side would be over
+// maxSide pixels (a hostile MediaBox cannot make a huge image).
+func renderDPI(p pdfPage, maxSide int) int {
+	side := math.Max(p.w, p.h)
+	if side <= 0 || math.IsNaN(side) || math.IsInf(side, 0) {
+		return 72
+	}
+	dpi := math.Min(300, float64(maxSide)*72/side)
+	return max(int(dpi), 1)
+}
+
+// pageSize is the page's MediaBox width and height in points.
+func pageSize(p pdf.Page) (w, h float64) {
+	var box pdf.Value
+	// Inherited from the page tree; checkPage bounded the Parent chain.
+	for v := p.V; !v.IsNull(); v = v.Key("Parent") {
+		if b := v.Key("MediaBox"); !b.IsNull() {
+			box = b
+			break
+		}
+	}
+	if box.Len() != 4 {
+		return 612, 792 // US Letter
+	}
+	w = math.Abs(box.Index(2).Float64() - box.Index(0).Float64())
+	h = math.Abs(box.Index(3).Float64() - box.Index(1).Float64())
+	return w, h
+}
+
+func (x *Extractor) rasterize(ctx context.Context, data []byte, page, dpi int) ([]byte, error) {
 	release, err := x.acquire(ctx)
 	if err != nil {
 		return nil, err
@@ -98,7 +128,7 @@ func (x *Extractor) rasterize(ctx context.Context, data []byte, page int) ([]byt
 	defer release()
 	ctx, cancel := context.WithTimeout(ctx, x.cfg.OCRTimeout)
 	defer cancel()
-	imgs, err := x.cfg.Rasterizer.Rasterize(ctx, data, []int{page})
+	img, err := x.cfg.Rasterizer.Rasterize(ctx, data, page, dpi)
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
@@ -112,10 +142,10 @@ func (x *Extractor) rasterize(ctx context.Context, data []byte, page int) ([]byt
 		}
 		return nil, newErr(ErrUnreadable, err, "PDF page %d could not be rendered", page)
 	}
-	if len(imgs) != 1 {
+	if len(img) == 0 {
 		return nil, newErr(ErrUnreadable, nil, "PDF page %d could not be rendered", page)
 	}
-	return imgs[0], nil
+	return img, nil
 }
 
 // readPDFText parses the PDF with github.com/ledongthuc/pdf in a goroutine
@@ -170,7 +200,9 @@ func (x *Extractor) readPDFTextUnsafe(data []byte) ([]pdfPage, error) {
 		if err := x.checkPage(leaf, i+1); err != nil {
 			return nil, err
 		}
-		pages = append(pages, pdfPage{num: i + 1, text: pageText(pdf.Page{V: leaf})})
+		p := pdf.Page{V: leaf}
+		w, h := pageSize(p)
+		pages = append(pages, pdfPage{num: i + 1, text: pageText(p), w: w, h: h})
 	}
 	return pages, nil
 }
