@@ -13,8 +13,12 @@ import (
 // MaxLineItems bounds the line items Parse proposes.
 const MaxLineItems = 100
 
-// maxParseBytes bounds the text Parse reads; a receipt is a few KB.
-const maxParseBytes = 256 << 10
+// maxParseBytes and maxParseLines bound the text Parse reads; a receipt
+// is a few KB and under 200 lines.
+const (
+	maxParseBytes = 256 << 10
+	maxParseLines = 2000
+)
 
 // LineItem is one proposed line of a bill.
 type LineItem struct {
@@ -137,6 +141,9 @@ func splitLines(text string) []parsedLine {
 			continue
 		}
 		out = append(out, parsedLine{raw: clean, text: fixDigits(clean)})
+		if len(out) == maxParseLines {
+			break
+		}
 	}
 	return out
 }
