@@ -186,7 +186,7 @@ func (x *Extractor) readPDFText(ctx context.Context, data []byte) ([]pdfPage, er
 func (x *Extractor) readPDFTextUnsafe(data []byte) ([]pdfPage, error) {
 	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
-		if strings.Contains(err.Error(), "encrypted") || strings.Contains(err.Error(), "password") {
+		if errors.Is(err, pdf.ErrInvalidPassword) || strings.Contains(err.Error(), "encrypt") {
 			return nil, newErr(ErrBadInput, err, "encrypted PDF")
 		}
 		return nil, newErr(ErrBadInput, err, "corrupt PDF")
