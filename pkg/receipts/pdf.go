@@ -79,14 +79,20 @@ func (x *Extractor) ocrPDFPages(ctx context.Context, data []byte, all []pdfPage,
 		images = append(images, img)
 	}
 	texts := make([]string, len(images))
+	var firstErr error
 	for i, img := range images {
 		t, err := x.ocr(ctx, img)
 		if err != nil && !errors.Is(err, ErrUnreadable) {
 			return nil, err
 		}
-		// A blank page among others is not an error; the whole document
-		// without text is, below.
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		// A blank page among others is not an error.
 		texts[i] = t
+	}
+	if firstErr != nil && len(pages) == len(all) && !hasText(strings.Join(texts, "\n")) {
+		return nil, firstErr // why nothing could be read (no tesseract, a timeout...)
 	}
 	return texts, nil
 }
