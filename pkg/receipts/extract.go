@@ -1,0 +1,302 @@
+package receipts
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	_ "image/jpeg" // registers the JPEG decoder for image.DecodeConfig/Decode
+	_ "image/png"  // registers the PNG decoder
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Kind is the detected type of a receipt file.
+type Kind string
+
+// The kinds of file Extract reads.
+const (
+	KindPDF  Kind = "pdf"
+	KindPNG  Kind = "png"
+	KindJPEG Kind = "jpeg"
+)
+
+// Source says where the text came from.
+type Source string
+
+// The sources of a Text.
+const (
+	SourceTextLayer Source = "text_layer" // a PDF's own text, read in pure Go
+	SourceOCR       Source = "ocr"        // OCR of an image or of rendered PDF pages
+	SourceMixed     Source = "mixed"      // a PDF with some text pages and some scanned pages
+)
+
+// Text is what Extract read from a receipt file.
+type Text struct {
+	Content string // the text, one line per line of the receipt
+	Kind    Kind   // the detected file type
+	Source  Source // text layer or OCR
+	Pages   int    // pages read (1 for an image)
+}
+
+// Config bounds the work and the resources of an Extractor. Zero fields
+// take the defaults (DefaultConfig).
+type Config struct {
+	// MaxBytes is the largest file accepted (ErrTooLarge beyond).
+	MaxBytes int
+	// MaxSide and MaxPixels bound an image's dimensions, read from its
+	// header before anything is decoded (ErrBadInput beyond).
+	MaxSide   int
+	MaxPixels int
+	// MaxPDFPages bounds a PDF's page count (ErrBadInput beyond).
+	MaxPDFPages int
+	// MaxPDFContentBytes bounds the decompressed content streams of one PDF
+	// page: a flate bomb is stopped there (ErrBadInput).
+	MaxPDFContentBytes int64
+	// Workers is the number of OCR or rasterizing processes run at once
+	// across all calls of the Extractor (a semaphore).
+	Workers int
+	// OCRTimeout bounds one OCR or rasterizing process; the process is
+	// killed when it (or the caller's context) runs out.
+	OCRTimeout time.Duration
+	// PDFTimeout bounds reading a PDF's text layer.
+	PDFTimeout time.Duration
+	// OCR reads text from an image; nil: Tesseract{} (the tesseract binary).
+	OCR OCR
+	// Rasterizer renders PDF pages without a text layer to images for OCR;
+	// nil: Pdftoppm{} (poppler-utils), which reports ErrUnreadable when the
+	// binary is missing.
+	Rasterizer Rasterizer
+}
+
+// DefaultConfig is the configuration of a zero Config.
+func DefaultConfig() Config {
+	return Config{
+		MaxBytes:           10 << 20,
+		MaxSide:            10_000,
+		MaxPixels:          40_000_000,
+		MaxPDFPages:        10,
+		MaxPDFContentBytes: 2 << 20,
+		Workers:            2,
+		OCRTimeout:         60 * time.Second,
+		PDFTimeout:         10 * time.Second,
+	}
+}
+
+func (c Config) withDefaults() Config {
+	d := DefaultConfig()
+	if c.MaxBytes <= 0 {
+		c.MaxBytes = d.MaxBytes
+	}
+	if c.MaxSide <= 0 {
+		c.MaxSide = d.MaxSide
+	}
+	if c.MaxPixels <= 0 {
+		c.MaxPixels = d.MaxPixels
+	}
+	if c.MaxPDFPages <= 0 {
+		c.MaxPDFPages = d.MaxPDFPages
+	}
+	if c.MaxPDFContentBytes <= 0 {
+		c.MaxPDFContentBytes = d.MaxPDFContentBytes
+	}
+	if c.Workers <= 0 {
+		c.Workers = d.Workers
+	}
+	if c.OCRTimeout <= 0 {
+		c.OCRTimeout = d.OCRTimeout
+	}
+	if c.PDFTimeout <= 0 {
+		c.PDFTimeout = d.PDFTimeout
+	}
+	if c.OCR == nil {
+		c.OCR = Tesseract{}
+	}
+	if c.Rasterizer == nil {
+		c.Rasterizer = Pdftoppm{}
+	}
+	return c
+}
+
+// Extractor reads the text of receipt files. It is safe for concurrent use;
+// its OCR and rasterizing processes share one pool of Config.Workers slots.
+type Extractor struct {
+	cfg Config
+	sem chan struct{}
+}
+
+// NewExtractor returns an Extractor with cfg (zero fields take defaults).
+func NewExtractor(cfg Config) *Extractor {
+	cfg = cfg.withDefaults()
+	return &Extractor{cfg: cfg, sem: make(chan struct{}, cfg.Workers)}
+}
+
+var (
+	defaultOnce      sync.Once
+	defaultExtractor *Extractor
+)
+
+// Extract reads a receipt file with a shared Extractor of DefaultConfig.
+func Extract(ctx context.Context, data []byte) (Text, error) {
+	defaultOnce.Do(func() { defaultExtractor = NewExtractor(Config{}) })
+	return defaultExtractor.Extract(ctx, data)
+}
+
+// Detect tells the kind of a receipt file by its content (never its name):
+// net/http.DetectContentType confirmed by the format's magic bytes.
+// Anything else is ErrUnsupportedType.
+func Detect(data []byte) (Kind, error) {
+	ct := http.DetectContentType(data)
+	switch {
+	case ct == "application/pdf" && bytes.HasPrefix(data, []byte("%PDF-")):
+		return KindPDF, nil
+	case ct == "image/png" && bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")):
+		return KindPNG, nil
+	case ct == "image/jpeg" && bytes.HasPrefix(data, []byte{0xFF, 0xD8, 0xFF}):
+		return KindJPEG, nil
+	}
+	// Some PDF writers put a few bytes before the header; the format allows
+	// the header within the first 1024 bytes.
+	head := data[:min(len(data), 1024)]
+	if i := bytes.Index(head, []byte("%PDF-")); i >= 0 && !bytes.ContainsAny(head[:i], "\x00") {
+		return KindPDF, nil
+	}
+	ct, _, _ = strings.Cut(ct, ";")
+	return "", newErr(ErrUnsupportedType, nil, "content is %s, not a PDF, PNG or JPEG", ct)
+}
+
+// Extract detects the type of data by content and reads its text: a PDF's
+// text layer in pure Go, images and PDF pages without text through OCR.
+// Errors are *Error of the kinds ErrTooLarge, ErrUnsupportedType,
+// ErrBadInput and ErrUnreadable (or the context's error).
+func (x *Extractor) Extract(ctx context.Context, data []byte) (Text, error) {
+	if len(data) > x.cfg.MaxBytes {
+		return Text{}, newErr(ErrTooLarge, nil, "%d bytes, over the limit of %d", len(data), x.cfg.MaxBytes)
+	}
+	if len(data) == 0 {
+		return Text{}, newErr(ErrUnsupportedType, nil, "empty file")
+	}
+	kind, err := Detect(data)
+	if err != nil {
+		return Text{}, err
+	}
+	if kind == KindPDF {
+		return x.extractPDF(ctx, data)
+	}
+	if err := x.checkImage(data); err != nil {
+		return Text{}, err
+	}
+	text, err := x.ocr(ctx, data)
+	if err != nil {
+		return Text{}, err
+	}
+	return Text{Content: text, Kind: kind, Source: SourceOCR, Pages: 1}, nil
+}
+
+// checkImage reads the image header first, so absurd dimensions (the usual
+// decompression bomb) are refused before any pixel is allocated, then
+// decodes it whole to refuse corrupt files with 400 rather than a vague OCR
+// failure.
+func (x *Extractor) checkImage(data []byte) error {
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return newErr(ErrBadInput, err, "corrupt image header")
+	}
+	if cfg.Width <= 0 || cfg.Height <= 0 {
+		return newErr(ErrBadInput, nil, "image of %d×%d px", cfg.Width, cfg.Height)
+	}
+	if cfg.Width > x.cfg.MaxSide || cfg.Height > x.cfg.MaxSide ||
+		int64(cfg.Width)*int64(cfg.Height) > int64(x.cfg.MaxPixels) {
+		return newErr(ErrBadInput, nil, "image of %d×%d px is over the limit (%d px a side, %d px in all)",
+			cfg.Width, cfg.Height, x.cfg.MaxSide, x.cfg.MaxPixels)
+	}
+	if cfg.Width < 16 || cfg.Height < 16 {
+		return newErr(ErrBadInput, nil, "image of %d×%d px is too small to hold a receipt", cfg.Width, cfg.Height)
+	}
+	if _, _, err := image.Decode(bytes.NewReader(data)); err != nil {
+		return newErr(ErrBadInput, err, "corrupt %s image", format)
+	}
+	return nil
+}
+
+// acquire takes a worker slot, or gives up with the context.
+func (x *Extractor) acquire(ctx context.Context) (release func(), err error) {
+	select {
+	case x.sem <- struct{}{}:
+		return func() { <-x.sem }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// ocr runs the OCR on one image in a worker slot with the OCR timeout.
+func (x *Extractor) ocr(ctx context.Context, img []byte) (string, error) {
+	release, err := x.acquire(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer release()
+	ctx, cancel := context.WithTimeout(ctx, x.cfg.OCRTimeout)
+	defer cancel()
+	text, err := x.cfg.OCR.Recognize(ctx, img)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return "", err
+		}
+		if ctx.Err() != nil {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return "", newErr(ErrUnreadable, err, "OCR timed out")
+			}
+			return "", ctx.Err()
+		}
+		return "", newErr(ErrUnreadable, err, "OCR failed")
+	}
+	text = normalizeText(text)
+	if !hasText(text) {
+		return "", newErr(ErrUnreadable, nil, "no text found in the image")
+	}
+	return text, nil
+}
+
+// normalizeText drops control characters, trailing spaces and the blank
+// lines OCR leaves between blocks.
+func normalizeText(s string) string {
+	var b strings.Builder
+	for line := range strings.Lines(s) {
+		line = strings.Map(func(r rune) rune {
+			switch {
+			case r == '\t':
+				return ' '
+			case r < 0x20 || r == 0x7f || r == '\uFFFD' || r == '\f':
+				return -1
+			}
+			return r
+		}, line)
+		line = strings.TrimRight(line, " ")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
+// hasText reports whether s has a few letters or digits: less is noise.
+func hasText(s string) bool {
+	n := 0
+	for _, r := range s {
+		if r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' {
+			n++
+			if n >= 8 {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,322 @@
+package receipts
+
+import (
+	"bytes"
+	"compress/zlib"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// fakeOCR answers a fixed text, counting the calls running at once.
+type fakeOCR struct {
+	text    string
+	delay   time.Duration
+	running atomic.Int32
+	peak    atomic.Int32
+	calls   atomic.Int32
+}
+
+func (f *fakeOCR) Recognize(ctx context.Context, _ []byte) (string, error) {
+	f.calls.Add(1)
+	n := f.running.Add(1)
+	defer f.running.Add(-1)
+	for {
+		p := f.peak.Load()
+		if n <= p || f.peak.CompareAndSwap(p, n) {
+			break
+		}
+	}
+	select {
+	case <-time.After(f.delay):
+		return f.text, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+func pngBytes(t testing.TB, w, h int) []byte {
+	t.Helper()
+	img := image.NewGray(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = 255
+	}
+	img.SetGray(w/2, h/2, color.Gray{0})
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func jpegBytes(t testing.TB, w, h int) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, image.NewGray(image.Rect(0, 0, w, h)), nil); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// pngHeader is a PNG of only a signature and an IHDR chunk claiming w×h:
+// what a decompression bomb shows before its pixels.
+func pngHeader(w, h uint32) []byte {
+	var b bytes.Buffer
+	b.WriteString("\x89PNG\r\n\x1a\n")
+	ihdr := make([]byte, 13)
+	binary.BigEndian.PutUint32(ihdr[0:], w)
+	binary.BigEndian.PutUint32(ihdr[4:], h)
+	ihdr[8], ihdr[9] = 8, 0 // 8-bit gray
+	chunk := append([]byte("IHDR"), ihdr...)
+	binary.Write(&b, binary.BigEndian, uint32(13))
+	b.Write(chunk)
+	binary.Write(&b, binary.BigEndian, crc32.ChecksumIEEE(chunk))
+	return b.Bytes()
+}
+
+// minimalPDF writes a PDF whose objects are given (object 1 is the
+// catalog), with a correct cross-reference table.
+func minimalPDF(objs ...string) []byte {
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n")
+	offs := make([]int, len(objs))
+	for i, o := range objs {
+		offs[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	x := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, o := range offs {
+		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, x)
+	return b.Bytes()
+}
+
+func pdfStream(dict string, data []byte) string {
+	return fmt.Sprintf("<< %s /Length %d >>\nstream\n%s\nendstream", dict, len(data), data)
+}
+
+func textPDFBytes(lines ...string) []byte {
+	var c strings.Builder
+	y := 700
+	for _, l := range lines {
+		fmt.Fprintf(&c, "BT /F1 10 Tf 1 0 0 1 40 %d Tm (%s) Tj ET\n", y, l)
+		y -= 14
+	}
+	return minimalPDF(
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 800] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>",
+		pdfStream("", []byte(c.String())),
+	)
+}
+
+func TestDetect(t *testing.T) {
+	tests := []struct {
+		name string
+		data []byte
+		want Kind
+	}{
+		{"pdf", textPDFBytes("x"), KindPDF},
+		{"png", pngBytes(t, 20, 20), KindPNG},
+		{"jpeg", jpegBytes(t, 20, 20), KindJPEG},
+		{"pdf after junk", append([]byte("junk\n"), textPDFBytes("x")...), KindPDF},
+	}
+	for _, tc := range tests {
+		if got, err := Detect(tc.data); err != nil || got != tc.want {
+			t.Errorf("%s: Detect = %q, %v; want %q", tc.name, got, err, tc.want)
+		}
+	}
+	for name, data := range map[string][]byte{
+		"gif":           []byte("GIF89a\x01\x00\x01\x00\x00\x00\x00;"),
+		"text":          []byte("TOTAL 12.34\n"),
+		"html":          []byte("<html><body>receipt</body></html>"),
+		"zip":           []byte("PK\x03\x04\x14\x00\x00\x00"),
+		"png name only": []byte("not really a png"),
+		"binary":        {0x00, 0x01, 0x02, 0x03},
+	} {
+		if _, err := Detect(data); !errors.Is(err, ErrUnsupportedType) {
+			t.Errorf("%s: Detect err = %v, want ErrUnsupportedType", name, err)
+		}
+	}
+}
+
+func TestExtractRejects(t *testing.T) {
+	ocr := &fakeOCR{text: "CITY BOOKS\nTOTAL 4.99"}
+	x := NewExtractor(Config{OCR: ocr, MaxBytes: 1 << 20})
+	truncated := pngBytes(t, 200, 200)
+	truncated = truncated[:len(truncated)-30]
+	deflateBomb := func() []byte { // 64 MB of spaces in a few KB
+		var z bytes.Buffer
+		zw := zlib.NewWriter(&z)
+		chunk := bytes.Repeat([]byte(" "), 1<<20)
+		for range 64 {
+			zw.Write(chunk)
+		}
+		zw.Close()
+		return z.Bytes()
+	}()
+	var kids []string
+	objs := []string{"<< /Type /Catalog /Pages 2 0 R >>", ""}
+	for i := range 11 {
+		kids = append(kids, fmt.Sprintf("%d 0 R", i+3))
+		objs = append(objs, "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] >>")
+	}
+	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count 11 >>", strings.Join(kids, " "))
+
+	tests := []struct {
+		name string
+		data []byte
+		want error
+	}{
+		{"empty", nil, ErrUnsupportedType},
+		{"too large", append(pngBytes(t, 20, 20), make([]byte, 1<<20)...), ErrTooLarge},
+		{"gif", []byte("GIF89a\x01\x00\x01\x00\x00\x00\x00;"), ErrUnsupportedType},
+		{"truncated png", truncated, ErrBadInput},
+		{"png header only", pngHeader(100, 100), ErrBadInput},
+		{"absurd width", pngHeader(100_000, 10), ErrBadInput},
+		{"too many pixels", pngHeader(9000, 9000), ErrBadInput},
+		{"max dimensions", pngHeader(1<<31-1, 1<<31-1), ErrBadInput},
+		{"tiny image", pngBytes(t, 4, 4), ErrBadInput},
+		{"corrupt jpeg", jpegBytes(t, 64, 64)[:100], ErrBadInput},
+		{"pdf header only", []byte("%PDF-1.7\n"), ErrBadInput},
+		{"pdf garbage", append([]byte("%PDF-1.4\n"), bytes.Repeat([]byte("garbage "), 500)...), ErrBadInput},
+		{"pdf too many pages", minimalPDF(objs...), ErrBadInput},
+		{"pdf cyclic page tree", minimalPDF(
+			"<< /Type /Catalog /Pages 2 0 R >>",
+			"<< /Type /Pages /Kids [2 0 R] /Count 1 >>",
+		), ErrBadInput},
+		{"pdf no pages", minimalPDF(
+			"<< /Type /Catalog /Pages 2 0 R >>",
+			"<< /Type /Pages /Kids [] /Count 0 >>",
+		), ErrBadInput},
+		{"pdf flate bomb", minimalPDF(
+			"<< /Type /Catalog /Pages 2 0 R >>",
+			"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+			"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] /Contents 4 0 R >>",
+			pdfStream("/Filter /FlateDecode", deflateBomb),
+		), ErrBadInput},
+		{"pdf unknown filter", minimalPDF(
+			"<< /Type /Catalog /Pages 2 0 R >>",
+			"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+			"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] /Contents 4 0 R >>",
+			pdfStream("/Filter /JBIG2Decode", []byte("xxxx")),
+		), ErrBadInput},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := x.Extract(context.Background(), tc.data)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("Extract err = %v, want %v", err, tc.want)
+			}
+			if Reason(err) == "" {
+				t.Fatalf("no reason in %v", err)
+			}
+		})
+	}
+	if ocr.calls.Load() != 0 {
+		t.Errorf("OCR ran %d times on rejected files", ocr.calls.Load())
+	}
+}
+
+func TestExtractTextPDF(t *testing.T) {
+	x := NewExtractor(Config{OCR: &fakeOCR{text: "never"}})
+	got, err := x.Extract(context.Background(), textPDFBytes("CITY BOOKS", "Date: 03/14/2026", "Notebook      4.99", "TOTAL         4.99"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Kind != KindPDF || got.Source != SourceTextLayer || got.Pages != 1 {
+		t.Errorf("got %+v", got)
+	}
+	want := "CITY BOOKS\nDate: 03/14/2026\nNotebook      4.99\nTOTAL         4.99"
+	if got.Content != want {
+		t.Errorf("content %q, want %q", got.Content, want)
+	}
+}
+
+func TestExtractImageThroughOCRPool(t *testing.T) {
+	ocr := &fakeOCR{text: "CITY BOOKS\r\n\n  Notebook 4.99  \n\fTOTAL 4.99\n", delay: 20 * time.Millisecond}
+	x := NewExtractor(Config{OCR: ocr, Workers: 2})
+	img := pngBytes(t, 64, 64)
+	done := make(chan error, 8)
+	for range 8 {
+		go func() {
+			got, err := x.Extract(context.Background(), img)
+			if err == nil && (got.Content != "CITY BOOKS\n  Notebook 4.99\nTOTAL 4.99" || got.Source != SourceOCR) {
+				err = fmt.Errorf("got %+v", got)
+			}
+			done <- err
+		}()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	if p := ocr.peak.Load(); p > 2 || p < 1 {
+		t.Errorf("peak concurrent OCR calls %d, want ≤ 2", p)
+	}
+	if _, err := x.Extract(context.Background(), jpegBytes(t, 64, 64)); err != nil {
+		t.Errorf("jpeg: %v", err)
+	}
+}
+
+func TestExtractOCRTimeoutAndEmpty(t *testing.T) {
+	slow := &fakeOCR{text: "late", delay: time.Minute}
+	x := NewExtractor(Config{OCR: slow, OCRTimeout: 50 * time.Millisecond})
+	start := time.Now()
+	_, err := x.Extract(context.Background(), pngBytes(t, 64, 64))
+	if !errors.Is(err, ErrUnreadable) || !strings.Contains(Reason(err), "timed out") || time.Since(start) > 5*time.Second {
+		t.Fatalf("err = %v after %v, want ErrUnreadable timed out", err, time.Since(start))
+	}
+	blank := NewExtractor(Config{OCR: &fakeOCR{text: " . , \n"}})
+	if _, err := blank.Extract(context.Background(), pngBytes(t, 64, 64)); !errors.Is(err, ErrUnreadable) {
+		t.Fatalf("blank: err = %v, want ErrUnreadable", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := x.Extract(ctx, pngBytes(t, 64, 64)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: err = %v", err)
+	}
+}
+
+// TestTesseractKilledOnTimeout runs a stand-in binary that hangs: the
+// process group is killed at the deadline.
+func TestTesseractKilledOnTimeout(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "hang")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\nsleep 30 &\nsleep 30\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	x := NewExtractor(Config{OCR: Tesseract{Path: bin}, OCRTimeout: 200 * time.Millisecond})
+	start := time.Now()
+	_, err := x.Extract(context.Background(), pngBytes(t, 64, 64))
+	if !errors.Is(err, ErrUnreadable) || time.Since(start) > 5*time.Second {
+		t.Fatalf("err = %v after %v", err, time.Since(start))
+	}
+}
+
+func TestScannedPDFWithoutRasterizer(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(corpusDir, "r06.pdf")) // an image-only PDF
+	if err != nil {
+		t.Skip(err)
+	}
+	x := NewExtractor(Config{OCR: &fakeOCR{text: "x"}, Rasterizer: Pdftoppm{Path: filepath.Join(t.TempDir(), "missing")}})
+	if _, err := x.Extract(context.Background(), data); !errors.Is(err, ErrUnreadable) {
+		t.Fatalf("err = %v, want ErrUnreadable", err)
+	}
+}

@@ -1,0 +1,307 @@
+package receipts
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/acctsuite/acct/pkg/money"
+)
+
+var (
+	phoneLike    = regexp.MustCompile(`\(?\d{3}\)?[\s.\-]*\d{3}[\s.\-]*\d{4}|\+\d[\d\s\-]{7,}`)
+	cityStateZip = regexp.MustCompile(`(?i),?\s*[A-Z]{2}\s+\d{5}(?:-\d{4})?\b`)
+	euZipCity    = regexp.MustCompile(`^\d{4,5}\s+\p{L}`)
+	streetLine   = regexp.MustCompile(`(?i)^\d+[A-Z]?\s+.*\b(st|street|ave|avenue|blvd|boulevard|rd|road|dr|drive|ln|lane|way|hwy|highway|pkwy|square|sq|plaza|suite|ste|court|ct|place|pl|strasse|straße|str|rue|via)\b`)
+	webLike      = regexp.MustCompile(`(?i)www\.|https?:|\.com\b|\.net\b|\.org\b|@`)
+	welcome      = regexp.MustCompile(`(?i)^(welcome(\s*to)?|thank you for (shopping|visiting|dining)( at| with)?|receipt|sales receipt|customer copy|copy)\b[\s:!,.-]*`)
+	edgeNoise    = regexp.MustCompile(`^[^\p{L}\p{N}&(]+|[^\p{L}\p{N}&'")!.]+$`)
+	descNoise    = regexp.MustCompile(`^[^\p{L}\p{N}(]+|[^\p{L}\p{N})%]+$`)
+)
+
+// findVendor takes the first line of the header that reads like a name:
+// not an address, phone, web address, date, welcome line or number, with
+// at least three letters, mostly letters.
+func findVendor(lines []parsedLine) (string, string) {
+	for i, l := range lines {
+		if i >= 8 || l.hasAmt || l.kind == kindTotal || l.kind == kindSubtotal {
+			break
+		}
+		// OCR turns specks into marks and short fragments at the edges.
+		s := trimStrayWords(strings.TrimSpace(edgeNoise.ReplaceAllString(l.raw, "")))
+		if m := welcome.FindStringIndex(s); m != nil {
+			s = s[m[1]:]
+		}
+		s = trimStrayWords(strings.TrimSpace(edgeNoise.ReplaceAllString(s, "")))
+		if !nameLike(s) || len(l.dates) > 0 || phoneLike.MatchString(s) || cityStateZip.MatchString(s) ||
+			euZipCity.MatchString(s) || streetLine.MatchString(s) || webLike.MatchString(s) || l.kind == kindInfo {
+			continue
+		}
+		return displayName(s), fmt.Sprintf("vendor: header line %d %q", i+1, l.raw)
+	}
+	return "", ""
+}
+
+func trimStrayWords(s string) string {
+	f := strings.Fields(s)
+	for len(f) > 1 && len([]rune(f[len(f)-1])) == 1 && !unicode.IsLetter([]rune(f[len(f)-1])[0]) {
+		f = f[:len(f)-1]
+	}
+	for len(f) > 1 && len([]rune(f[0])) == 1 && !unicode.IsLetter([]rune(f[0])[0]) {
+		f = f[1:]
+	}
+	return strings.Join(f, " ")
+}
+
+// nameLike: at least three letters, and letters are most of the
+// characters that are not spaces.
+func nameLike(s string) bool {
+	letters, other := 0, 0
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+		case unicode.IsSpace(r):
+		default:
+			other++
+		}
+	}
+	return letters >= 3 && letters >= 2*other
+}
+
+// displayName collapses spaces and title-cases an all-capitals name
+// ("JOE'S DINER" → "Joe's Diner"); a name in mixed case is kept.
+func displayName(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if strings.ToUpper(s) != s {
+		return s
+	}
+	out := []rune(strings.ToLower(s))
+	start := true
+	for i, r := range out {
+		if start && unicode.IsLetter(r) {
+			out[i] = unicode.ToUpper(r)
+		}
+		start = unicode.IsSpace(r) || r == '-' || r == '&' || r == '/'
+	}
+	return string(out)
+}
+
+var dateLabel = regexp.MustCompile(`(?i)\b(date|datum|dated|fecha|data)\b`)
+
+// pickDate prefers a date on a line labelled "Date", then the first date
+// in the text (receipts print the sale date near the top; later ones are
+// return-by dates and the like).
+func pickDate(lines []parsedLine) (*time.Time, string) {
+	var first *dateMatch
+	var firstLine int
+	for i, l := range lines {
+		if len(l.dates) == 0 {
+			continue
+		}
+		if dateLabel.MatchString(l.text) {
+			d := l.dates[0].date
+			return &d, fmt.Sprintf("date: %s on the labelled line %d", d.Format(time.DateOnly), i+1)
+		}
+		if first == nil {
+			first, firstLine = &l.dates[0], i
+		}
+	}
+	if first == nil {
+		return nil, ""
+	}
+	d := first.date
+	return &d, fmt.Sprintf("date: %s, the first date (line %d)", d.Format(time.DateOnly), firstLine+1)
+}
+
+// amountPat is an amount inside a line (a unit price).
+const amountPat = `(?:\$?\d{1,3}(?:[,.]\d{3})*[.,]\d{2}|\$?\d+[.,]\d{2})`
+
+var (
+	qtyPrefix  = regexp.MustCompile(`(?i)^\d{1,3}\s*[x×@*]\s+`)
+	skuPrefix  = regexp.MustCompile(`^\d{5,}\s+`)
+	qtySuffix  = regexp.MustCompile(`(?i)([\s.:;_|]*\d{1,3}\s*[x×@*]\s*` + amountPat + `|\s+[x×@]\s*\d{1,3}|\s+\d{1,3}\s+` + amountPat + `|\s+` + amountPat + `)+$`)
+	qtyOnly    = regexp.MustCompile(`(?i)^\(?\s*\d{1,3}\s*(?:[x×@*]|ea|pcs?)?\s*\$?\d*[.,]?\d*\s*(?:ea|each|/ea)?\s*\)?$`)
+	headerWord = regexp.MustCompile(`(?i)^(item|description|qty|quantity|price|amount|each|total)s?$`)
+)
+
+// cleanDescription strips quantities, unit prices, SKUs and OCR noise
+// from the text before an item's amount.
+func cleanDescription(s string) string {
+	for range 3 {
+		s = strings.TrimSpace(descNoise.ReplaceAllString(s, ""))
+		s = strings.TrimSpace(qtySuffix.ReplaceAllString(s, ""))
+	}
+	s = skuPrefix.ReplaceAllString(s, "")
+	s = qtyPrefixRE(s)
+	s = trimStrayWords(strings.TrimSpace(edgeNoise.ReplaceAllString(s, "")))
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// qtyPrefixRE drops a leading "2 x " or "2 " quantity (Go's regexp has no
+// lookahead, so the second form is checked by hand).
+func qtyPrefixRE(s string) string {
+	if m := qtyPrefix.FindStringIndex(s); m != nil {
+		return s[m[1]:]
+	}
+	f := strings.Fields(s)
+	if len(f) > 1 && len(f[0]) <= 2 && isDigits(f[0]) && unicode.IsLetter([]rune(f[1])[0]) {
+		return strings.Join(f[1:], " ")
+	}
+	return s
+}
+
+func isDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func letterCount(s string) int {
+	n := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			n++
+		}
+	}
+	return n
+}
+
+// findItems proposes the lines with an amount above the first subtotal or
+// total line that are none of tax, tip, payment, discount or information.
+// An amount on a line without words (a "2 @ 4.50  9.00" line) belongs to
+// the description on the line above. It returns the items and the index
+// of the line where they end.
+func findItems(lines []parsedLine) ([]LineItem, int) {
+	end := len(lines)
+	for i, l := range lines {
+		if (l.kind == kindSubtotal || l.kind == kindTotal) && (l.hasAmt || i+1 < len(lines) && lines[i+1].hasAmt) {
+			end = i
+			break
+		}
+	}
+	items := []LineItem{}
+	for i := 0; i < end && len(items) < MaxLineItems; i++ {
+		l := lines[i]
+		// A minus on a line without a discount word is OCR noise (a
+		// speck before the amount): the line is still an item.
+		if !l.hasAmt || l.kind != kindOther || l.amount == 0 {
+			continue
+		}
+		desc := cleanDescription(l.before)
+		if letterCount(desc) < 2 {
+			// "2 @ 4.50   9.00" under its description.
+			if i > 0 && !lines[i-1].hasAmt && lines[i-1].kind == kindOther && len(lines[i-1].dates) == 0 &&
+				qtyOnly.MatchString(strings.Trim(l.before, " .:;,_|-—'\"‘’`~")) {
+				desc = cleanDescription(lines[i-1].text)
+			}
+			if letterCount(desc) < 2 {
+				continue
+			}
+		}
+		if headerWord.MatchString(desc) {
+			continue
+		}
+		items = append(items, LineItem{Description: desc, AmountCents: l.amount})
+	}
+	return items, end
+}
+
+// pickTotal takes the largest amount on a total line (TOTAL, AMOUNT DUE,
+// BALANCE DUE...; the amount may be on the next line), checked against
+// subtotal + tax + tip and the items. Without a total line it falls back
+// to subtotal + tax + tip, then to the largest amount that is not a
+// payment.
+func pickTotal(lines []parsedLine, items []LineItem, itemsEnd int) (*money.Cents, bool, string) {
+	var totals []money.Cents
+	var sub, tax, tip, card []money.Cents
+	for i, l := range lines {
+		amt, ok := l.amount, l.hasAmt
+		if !ok && (l.kind == kindTotal || l.kind == kindSubtotal || l.kind == kindTax) && i+1 < len(lines) &&
+			lines[i+1].hasAmt && letterCount(lines[i+1].before) == 0 {
+			amt, ok = lines[i+1].amount, true
+		}
+		if !ok || l.negative {
+			continue
+		}
+		switch l.kind {
+		case kindTotal:
+			totals = append(totals, amt)
+		case kindSubtotal:
+			sub = append(sub, amt)
+		case kindTax:
+			tax = append(tax, amt)
+		case kindTip:
+			tip = append(tip, amt)
+		case kindPayment:
+			if !hasWord(words(l.text), "CASH", "CHANGE", "TENDERED", "TENDER") {
+				card = append(card, amt)
+			}
+		}
+	}
+	var itemSum money.Cents
+	for _, it := range items {
+		itemSum, _ = itemSum.Add(it.AmountCents)
+	}
+	base := itemSum
+	if len(sub) > 0 {
+		base = sub[0]
+	}
+	computed := base
+	for _, a := range append(tax, tip...) {
+		computed, _ = computed.Add(a)
+	}
+	if len(totals) > 0 {
+		best := totals[0]
+		for _, t := range totals[1:] {
+			best = max(best, t)
+		}
+		consistent := best == computed || best == base && len(tax)+len(tip) == 0 || contains(card, best)
+		if !consistent {
+			// OCR misread the total line: trust the sum when a card
+			// payment or another total line agrees with it.
+			if computed > 0 && (contains(card, computed) || contains(totals, computed)) {
+				c := computed
+				return &c, true, fmt.Sprintf("total: %s, subtotal + tax + tip, confirmed by the payment (the total line read %s)", c, best)
+			}
+		}
+		if best == 0 && computed > 0 {
+			c := computed
+			return &c, false, fmt.Sprintf("total: %s, subtotal + tax + tip (the total line read 0.00)", c)
+		}
+		return &best, consistent, fmt.Sprintf("total: %s from a total line (consistent with the other amounts: %v)", best, consistent)
+	}
+	if len(sub) > 0 || len(items) > 0 {
+		if computed > 0 {
+			c := computed
+			return &c, contains(card, c), fmt.Sprintf("total: %s, no total line: subtotal (or items) + tax + tip", c)
+		}
+	}
+	var largest *money.Cents
+	for _, l := range lines {
+		if l.hasAmt && !l.negative && l.kind != kindPayment && l.kind != kindInfo && l.kind != kindDiscount {
+			if largest == nil || l.amount > *largest {
+				a := l.amount
+				largest = &a
+			}
+		}
+	}
+	if largest != nil {
+		return largest, false, fmt.Sprintf("total: %s, no total line: the largest amount", *largest)
+	}
+	return nil, false, "total: no amount found"
+}
+
+func contains(s []money.Cents, v money.Cents) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

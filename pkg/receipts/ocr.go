@@ -1,0 +1,158 @@
+package receipts
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// OCR reads the text of one image (PNG or JPEG bytes). Implementations
+// must stop when ctx is done. Extract runs them in its worker pool with
+// its timeout.
+type OCR interface {
+	Recognize(ctx context.Context, image []byte) (string, error)
+}
+
+// Rasterizer renders one page (1-based) of a PDF to a PNG image at dpi.
+// Extract chooses the dpi so the image stays within Config.MaxSide.
+type Rasterizer interface {
+	Rasterize(ctx context.Context, pdf []byte, page, dpi int) ([]byte, error)
+}
+
+// Tesseract is the OCR of the tesseract binary (Debian's tesseract-ocr,
+// Tesseract 5). The image goes on standard input and the text comes back
+// on standard output: no temp files.
+type Tesseract struct {
+	// Path of the binary; "" finds "tesseract" on PATH.
+	Path string
+	// Lang is the language pack; "" is "eng".
+	Lang string
+	// PSM is Tesseract's page segmentation mode; 0 is 6 (one uniform
+	// block of text), which keeps a receipt's right-aligned amounts on
+	// their lines best (on the corpus it beat 4, a single column, and 3,
+	// automatic, which splits the columns).
+	PSM int
+}
+
+// ErrNoTesseract is returned (wrapped in ErrUnreadable) when the tesseract
+// binary is not installed.
+var ErrNoTesseract = errors.New("tesseract not found on PATH (apt-get install tesseract-ocr tesseract-ocr-eng)")
+
+// TesseractAvailable reports whether the tesseract binary is on PATH.
+func TesseractAvailable() bool {
+	_, err := exec.LookPath("tesseract")
+	return err == nil
+}
+
+// Recognize runs tesseract on the image, killing it when ctx is done.
+func (t Tesseract) Recognize(ctx context.Context, image []byte) (string, error) {
+	path := t.Path
+	if path == "" {
+		p, err := exec.LookPath("tesseract")
+		if err != nil {
+			return "", newErr(ErrUnreadable, ErrNoTesseract, "OCR is not available")
+		}
+		path = p
+	}
+	lang := t.Lang
+	if lang == "" {
+		lang = "eng"
+	}
+	psm := t.PSM
+	if psm == 0 {
+		psm = 6
+	}
+	cmd := exec.CommandContext(ctx, path, "stdin", "stdout",
+		"-l", lang, "--psm", strconv.Itoa(psm), "-c", "preserve_interword_spaces=1")
+	// One thread per process: the pool, not OpenMP, decides how many cores
+	// OCR takes.
+	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
+	cmd.Stdin = bytes.NewReader(image)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	configureKill(cmd)
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("tesseract: %w", ctx.Err())
+		}
+		return "", fmt.Errorf("tesseract: %w: %s", err, firstLine(stderr.String()))
+	}
+	return stdout.String(), nil
+}
+
+// Pdftoppm renders PDF pages with poppler-utils' pdftoppm, through a temp
+// folder that it removes.
+type Pdftoppm struct {
+	// Path of the binary; "" finds "pdftoppm" on PATH.
+	Path string
+}
+
+// Rasterize renders one page in gray.
+func (p Pdftoppm) Rasterize(ctx context.Context, pdf []byte, page, dpi int) ([]byte, error) {
+	path := p.Path
+	if path == "" {
+		lp, err := exec.LookPath("pdftoppm")
+		if err != nil {
+			return nil, newErr(ErrUnreadable, err, "scanned PDF pages cannot be rendered (pdftoppm missing)")
+		}
+		path = lp
+	}
+	dir, err := os.MkdirTemp("", "receipt-pdf-")
+	if err != nil {
+		return nil, fmt.Errorf("rasterize: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	in := filepath.Join(dir, "in.pdf")
+	if err := os.WriteFile(in, pdf, 0o600); err != nil {
+		return nil, fmt.Errorf("rasterize: %w", err)
+	}
+	n := strconv.Itoa(page)
+	cmd := exec.CommandContext(ctx, path, "-png", "-gray", "-r", strconv.Itoa(dpi),
+		"-f", n, "-l", n, "-singlefile", in, filepath.Join(dir, "page"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	configureKill(cmd)
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("pdftoppm: %w", ctx.Err())
+		}
+		return nil, fmt.Errorf("pdftoppm page %d: %w: %s", page, err, firstLine(stderr.String()))
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "page.png"))
+	if err != nil {
+		return nil, fmt.Errorf("rasterize: %w", err)
+	}
+	return b, nil
+}
+
+// configureKill makes a cancelled command die with its children and not
+// hang on pipes a child still holds.
+func configureKill(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		if cmd.Process == nil {
+			return nil
+		}
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.WaitDelay = 2 * time.Second
+}
+
+func firstLine(s string) string {
+	s = string(bytes.TrimSpace([]byte(s)))
+	if i := bytes.IndexByte([]byte(s), '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return s
+}

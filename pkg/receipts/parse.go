@@ -1,0 +1,293 @@
+package receipts
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/acctsuite/acct/pkg/money"
+)
+
+// MaxLineItems bounds the line items Parse proposes.
+const MaxLineItems = 100
+
+// maxParseBytes and maxParseLines bound the text Parse reads; a receipt
+// is a few KB and under 200 lines.
+const (
+	maxParseBytes = 256 << 10
+	maxParseLines = 2000
+)
+
+// LineItem is one proposed line of a bill.
+type LineItem struct {
+	Description string      `json:"description"`
+	AmountCents money.Cents `json:"amount_cents"`
+}
+
+// Result is what Parse proposes for a receipt. Nil fields were not found.
+type Result struct {
+	ProposedVendorDisplay string       `json:"proposed_vendor_display,omitempty"`
+	ProposedPaidAt        *time.Time   `json:"proposed_paid_at,omitempty"` // a date, at 00:00 UTC
+	ProposedAmountCents   *money.Cents `json:"proposed_amount_cents,omitempty"`
+	ProposedLineItems     []LineItem   `json:"proposed_line_items"`
+	// Confidence is 0 (nothing found) to 1 (every field found and the
+	// amounts add up).
+	Confidence float64 `json:"confidence"`
+	// Reasons say how each field was found or why it was not.
+	Reasons []string `json:"reasons"`
+}
+
+// lineKind classifies a receipt line by its words.
+type lineKind int
+
+const (
+	kindOther lineKind = iota
+	kindTotal
+	kindSubtotal
+	kindTax
+	kindTip
+	kindPayment
+	kindDiscount
+	kindInfo // counts, card details, references: an amount there is not an item
+)
+
+// parsedLine is one line of the text with what Parse found in it.
+type parsedLine struct {
+	raw      string
+	text     string // after OCR digit repair
+	kind     lineKind
+	amount   money.Cents
+	before   string // the text before the amount
+	hasAmt   bool
+	negative bool
+	dates    []dateMatch
+}
+
+// Parse proposes a vendor, a date, a total and line items from a
+// receipt's text (as Extract returns it, OCR noise included). now bounds
+// the plausible dates (not after now, not 20 years before) and resolves
+// two-digit years. It never fails: what it cannot find stays nil, with a
+// reason.
+func Parse(text string, now time.Time) Result {
+	if len(text) > maxParseBytes {
+		text = text[:maxParseBytes]
+	}
+	text = strings.ToValidUTF8(text, "")
+	var res Result
+	res.ProposedLineItems = []LineItem{}
+	lines := splitLines(text)
+	dayFirst := decimalComma(lines)
+	for i := range lines {
+		l := &lines[i]
+		l.dates = findDates(l.text, dayFirst, now)
+		if len(l.dates) == 0 {
+			l.amount, l.before, l.negative, l.hasAmt = amountAtEnd(l.text)
+		}
+		l.kind = classify(l.text)
+	}
+	score := 0.0
+	if v, why := findVendor(lines); v != "" {
+		res.ProposedVendorDisplay = v
+		res.Reasons = append(res.Reasons, why)
+		score += 0.2
+	} else {
+		res.Reasons = append(res.Reasons, "vendor: no name line found")
+	}
+	if d, why := pickDate(lines); d != nil {
+		res.ProposedPaidAt = d
+		res.Reasons = append(res.Reasons, why)
+		score += 0.2
+	} else {
+		res.Reasons = append(res.Reasons, "date: none found")
+	}
+	items, itemsEnd := findItems(lines)
+	res.ProposedLineItems = items
+	total, consistent, why := pickTotal(lines, items, itemsEnd)
+	res.Reasons = append(res.Reasons, why)
+	if total != nil {
+		res.ProposedAmountCents = total
+		score += 0.3
+		if consistent {
+			score += 0.2
+		}
+	}
+	if len(items) > 0 {
+		score += 0.1
+		res.Reasons = append(res.Reasons, fmt.Sprintf("line items: %d lines with an amount above the totals", len(items)))
+	} else {
+		res.Reasons = append(res.Reasons, "line items: none found")
+	}
+	res.Confidence = min(score, 1)
+	return res
+}
+
+func splitLines(text string) []parsedLine {
+	var out []parsedLine
+	for raw := range strings.Lines(text) {
+		raw = strings.TrimRightFunc(raw, unicode.IsSpace)
+		clean := strings.Map(func(r rune) rune {
+			if r == '\t' || unicode.IsSpace(r) {
+				return ' '
+			}
+			if unicode.IsControl(r) {
+				return -1
+			}
+			return r
+		}, raw)
+		clean = strings.TrimSpace(clean)
+		if clean == "" {
+			continue
+		}
+		out = append(out, parsedLine{raw: clean, text: fixDigits(clean)})
+		if len(out) == maxParseLines {
+			break
+		}
+	}
+	return out
+}
+
+var (
+	commaDecimals = regexp.MustCompile(`\d,\d{2}(?:\D|$)`)
+	dotDecimals   = regexp.MustCompile(`\d\.\d{2}(?:\D|$)`)
+	dottedDate    = regexp.MustCompile(`\b\d{1,2}\.\d{1,2}\.\d{2,4}\b`)
+)
+
+// decimalComma reports whether the receipt writes amounts the European
+// way (12,34): then its numeric dates are read day first too.
+func decimalComma(lines []parsedLine) bool {
+	comma, dot := 0, 0
+	for _, l := range lines {
+		t := dottedDate.ReplaceAllString(l.text, " ")
+		comma += len(commaDecimals.FindAllString(t, -1))
+		dot += len(dotDecimals.FindAllString(t, -1))
+	}
+	return comma > dot
+}
+
+// words returns the upper-cased words of a line's text, OCR's digits in
+// words read as letters ("T0TAL" → "TOTAL", "SUBT0TAL").
+func words(s string) []string {
+	f := strings.FieldsFunc(strings.ToUpper(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '#' && r != '%'
+	})
+	for i, w := range f {
+		letters := 0
+		for _, r := range w {
+			if unicode.IsLetter(r) {
+				letters++
+			}
+		}
+		if letters >= 2 && letters < len(w) {
+			f[i] = strings.NewReplacer("0", "O", "1", "L", "5", "S", "8", "B").Replace(w)
+		}
+	}
+	return f
+}
+
+// near reports whether word w is kw or within one edit of it (for words
+// of five letters or more): OCR's "TOTA1" or "T0TAL" is still TOTAL.
+func near(w, kw string) bool {
+	if w == kw {
+		return true
+	}
+	if len(kw) < 5 || abs(len(w)-len(kw)) > 1 {
+		return false
+	}
+	return editDistance(w, kw) <= 1
+}
+
+func hasWord(ws []string, kws ...string) bool {
+	for _, w := range ws {
+		for _, kw := range kws {
+			if near(w, kw) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasPhrase(ws []string, a, b string) bool {
+	for i := 0; i+1 < len(ws); i++ {
+		if near(ws[i], a) && near(ws[i+1], b) {
+			return true
+		}
+	}
+	return false
+}
+
+// maskedCard is a card number as receipts print it: ****1234, XXXX1234.
+var maskedCard = regexp.MustCompile(`(?i)(?:\*{3,}|x{4,}|#{4,})\s?\d{4}`)
+
+// classify tells what a line is by its words, before its amount.
+func classify(text string) lineKind {
+	ws := words(text)
+	if len(ws) == 0 {
+		return kindOther
+	}
+	joined := strings.Join(ws, " ")
+	switch {
+	case hasWord(ws, "SUBTOTAL", "SUBTOTALE", "ZWISCHENSUMME", "NETTO", "NET") || hasPhrase(ws, "SUB", "TOTAL"):
+		return kindSubtotal
+	case hasWord(ws, "SAVINGS", "DISCOUNT", "COUPON", "REBATE", "PROMO"):
+		return kindDiscount
+	case hasWord(ws, "TOTAL", "TOTALE", "SUMME", "GESAMT", "MONTANT") || hasPhrase(ws, "AMOUNT", "DUE") ||
+		hasPhrase(ws, "BALANCE", "DUE") || hasWord(ws, "BALANCE") || hasPhrase(ws, "TO", "PAY"):
+		if hasWord(ws, "ITEMS", "ITEM", "QTY", "QUANTITY") || hasPhrase(ws, "TOTAL", "TAX") || hasPhrase(ws, "TAX", "TOTAL") {
+			if hasPhrase(ws, "TOTAL", "TAX") || hasPhrase(ws, "TAX", "TOTAL") {
+				return kindTax
+			}
+			return kindInfo
+		}
+		if hasWord(ws, "PAID", "TENDERED", "TENDER", "CHANGE") {
+			return kindPayment
+		}
+		return kindTotal
+	case hasWord(ws, "TAX", "VAT", "GST", "HST", "PST", "QST", "MWST", "IVA", "TVA", "UST") || strings.Contains(joined, "SALES TAX"):
+		return kindTax
+	case hasWord(ws, "TIP", "GRATUITY", "TIPS") || hasPhrase(ws, "SERVICE", "CHARGE"):
+		return kindTip
+	case hasWord(ws, "VISA", "MASTERCARD", "AMEX", "DISCOVER", "CASH", "CHANGE", "DEBIT", "CREDIT", "TENDERED",
+		"TENDER", "PAYMENT", "PAID", "MAESTRO", "GIROCARD", "APPROVED", "AUTH", "APPROVAL") ||
+		hasWord(ws, "MC") && len(ws) <= 4 || maskedCard.MatchString(text):
+		return kindPayment
+	case hasWord(ws, "SOLD", "COUNT", "ACCOUNT", "REF", "INVOICE", "RECEIPT", "TRANS", "TRANSACTION", "TERMINAL", "CASHIER", "REG"):
+		return kindInfo
+	}
+	return kindOther
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// editDistance is the Levenshtein distance of two strings, in runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// EditDistance is the Levenshtein distance of a and b in runes, exported
+// for matching a proposed vendor name against known vendors.
+func EditDistance(a, b string) int { return editDistance(a, b) }

@@ -1,0 +1,238 @@
+package receipts
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acctsuite/acct/pkg/money"
+)
+
+var testNow = time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+
+func TestParse(t *testing.T) {
+	type item struct {
+		desc string
+		amt  money.Cents
+	}
+	tests := []struct {
+		name   string
+		text   string
+		vendor string
+		date   string
+		total  money.Cents // -1: none
+		items  []item
+	}{
+		{
+			name: "clean US receipt",
+			text: `BLUE BOTTLE COFFEE
+123 Main St
+Springfield, IL 62704
+(555) 123-4567
+Date: 03/14/2026 08:15
+Latte              4.50
+Blueberry Muffin   3.25
+Subtotal           7.75
+Tax 8.25%          0.64
+TOTAL              8.39
+VISA ****1234      8.39
+Thank you!`,
+			vendor: "Blue Bottle Coffee", date: "2026-03-14", total: 839,
+			items: []item{{"Latte", 450}, {"Blueberry Muffin", 325}},
+		},
+		{
+			name: "ISO date, AMOUNT DUE, cash and change",
+			text: `Joe's Diner
+45 Oak Avenue
+Portland, OR 97205
+2026-03-14 12:01:33   Reg 2
+Cheeseburger      12.95
+Iced Tea           2.50
+SUBTOTAL          15.45
+SALES TAX          1.24
+AMOUNT DUE        16.69
+CASH              20.00
+CHANGE             3.31`,
+			vendor: "Joe's Diner", date: "2026-03-14", total: 1669,
+			items: []item{{"Cheeseburger", 1295}, {"Iced Tea", 250}},
+		},
+		{
+			name: "European: comma decimals, dotted date, TOTAL EUR",
+			text: `CAFE CENTRAL
+Hauptstrasse 5
+10115 Berlin
+Datum: 14.03.2026 12:30
+Cappuccino        3,20
+Apfelstrudel      4,50
+TOTAL EUR         7,70
+MAESTRO           7,70`,
+			vendor: "Cafe Central", date: "2026-03-14", total: 770,
+			items: []item{{"Cappuccino", 320}, {"Apfelstrudel", 450}},
+		},
+		{
+			name: "European day-first slash date",
+			text: `LA TRATTORIA
+Via Roma 1
+20121 Milano
+05/03/2026
+Pizza Margherita   9,50
+Acqua              2,00
+TOTALE            11,50`,
+			vendor: "La Trattoria", date: "2026-03-05", total: 1150,
+			items: []item{{"Pizza Margherita", 950}, {"Acqua", 200}},
+		},
+		{
+			name: "OCR noise: O for 0, l for 1, stray marks, $ 12.34",
+			text: `.   , Welcome to
+;  HARDWARE DEPOT  :
+900 Market Street
+Tel: (245) 507-4182
+DATE Mar 14 2026
+WOOD SCREWS 2IN   :   $ 1O.5O T
+DUCT TAPE       ‘   $ l2.34 N
+SUBT0TAL            $ 22.84
+TAX                  $ 1.83 ©
+T0TAL               $ 24.67
+MASTERCARD ****5710  $ 24.67`,
+			vendor: "Hardware Depot", date: "2026-03-14", total: 2467,
+			items: []item{{"WOOD SCREWS 2IN", 1050}, {"DUCT TAPE", 1234}},
+		},
+		{
+			name: "day month year, tip, grand total",
+			text: `Pasta Palace
+17 Harbor Blvd
+Boston, MA 02110
+14 Mar 2026 19:42
+Spaghetti Bolognese   18.00
+Caesar Salad          11.50
+Subtotal              29.50
+Tax                    2.36
+Tip                    5.90
+Grand Total           37.76`,
+			vendor: "Pasta Palace", date: "2026-03-14", total: 3776,
+			items: []item{{"Spaghetti Bolognese", 1800}, {"Caesar Salad", 1150}},
+		},
+		{
+			name: "quantities and a two-line item",
+			text: `CORNER GROCER
+2200 Elm Rd Suite 4
+March 14, 2026
+2 x Bagel            5.00
+Bananas 3 x 0.59     1.77
+Whole Milk 1 Gal
+  2 @ 3.49           6.98
+Items sold: 3
+TOTAL               13.75`,
+			vendor: "Corner Grocer", date: "2026-03-14", total: 1375,
+			items: []item{{"Bagel", 500}, {"Bananas", 177}, {"Whole Milk 1 Gal", 698}},
+		},
+		{
+			name: "table columns and a thousands separator",
+			text: `BUILDERS WAREHOUSE
+Store #4411
+Receipt #55120
+Date 2026-03-14
+ITEM        QTY  PRICE   AMOUNT
+Circular Saw 1  1,299.00  1,299.00
+Nails 2lb    2  4.50      9.00
+SUBTOTAL               1,308.00
+TAX                      104.64
+BALANCE DUE            1,412.64`,
+			vendor: "Builders Warehouse", date: "2026-03-14", total: 141264,
+			items: []item{{"Circular Saw", 129900}, {"Nails 2lb", 900}},
+		},
+		{
+			name: "total on the next line, colon for a point",
+			text: `METRO FUEL
+Mon, 02 Mar 2026
+Unleaded Fuel     45:10
+Snack Bar          2.49
+TOTAL
+47.59`,
+			vendor: "Metro Fuel", date: "2026-03-02", total: 4759,
+			items: []item{{"Unleaded Fuel", 4510}, {"Snack Bar", 249}},
+		},
+		{
+			name: "no total line: the largest amount",
+			text: `Print Shop Express
+Poster Print    12.00
+Business Cards  30.00`,
+			vendor: "Print Shop Express", date: "", total: 4200,
+			items: []item{{"Poster Print", 1200}, {"Business Cards", 3000}},
+		},
+		{
+			name: "future and ancient dates are not the sale date",
+			text: `CITY BOOKS
+Return by 12/31/2099
+Date: 01/02/1999
+Printed 02/03/2026
+Notebook     4.99
+TOTAL        4.99`,
+			vendor: "City Books", date: "2026-02-03", total: 499,
+			items: []item{{"Notebook", 499}},
+		},
+		{
+			name: "total tax and savings lines are not the total",
+			text: `VALLEY FOOD MART
+03/01/2026
+Greek Yogurt   5.49
+Coupon        -1.00
+TOTAL SAVINGS  1.00
+TOTAL TAX      0.36
+TOTAL          4.85`,
+			vendor: "Valley Food Mart", date: "2026-03-01", total: 485,
+			items: []item{{"Greek Yogurt", 549}},
+		},
+		{
+			name:  "empty",
+			text:  "",
+			total: -1,
+		},
+		{
+			name:  "only noise",
+			text:  ".,;'\n~~~\n|||",
+			total: -1,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Parse(tc.text, testNow)
+			if !strings.EqualFold(r.ProposedVendorDisplay, tc.vendor) {
+				t.Errorf("vendor = %q, want %q", r.ProposedVendorDisplay, tc.vendor)
+			}
+			gotDate := ""
+			if r.ProposedPaidAt != nil {
+				gotDate = r.ProposedPaidAt.Format(time.DateOnly)
+			}
+			if gotDate != tc.date {
+				t.Errorf("date = %q, want %q", gotDate, tc.date)
+			}
+			switch {
+			case tc.total < 0 && r.ProposedAmountCents != nil:
+				t.Errorf("total = %s, want none", *r.ProposedAmountCents)
+			case tc.total >= 0 && (r.ProposedAmountCents == nil || *r.ProposedAmountCents != tc.total):
+				t.Errorf("total = %s, want %s", fmtCents(r.ProposedAmountCents), tc.total)
+			}
+			if len(r.ProposedLineItems) != len(tc.items) {
+				t.Fatalf("items = %v, want %v", r.ProposedLineItems, tc.items)
+			}
+			for i, it := range tc.items {
+				got := r.ProposedLineItems[i]
+				if !strings.EqualFold(got.Description, it.desc) || got.AmountCents != it.amt {
+					t.Errorf("item %d = %q %s, want %q %s", i, got.Description, got.AmountCents, it.desc, it.amt)
+				}
+			}
+			if r.Confidence < 0 || r.Confidence > 1 || len(r.Reasons) == 0 {
+				t.Errorf("confidence %v, reasons %v", r.Confidence, r.Reasons)
+			}
+		})
+	}
+}
+
+func TestParseConfidence(t *testing.T) {
+	good := Parse("CITY BOOKS\nDate: 03/14/2026\nNotebook 4.99\nPen 1.00\nSubtotal 5.99\nTax 0.48\nTotal 6.47", testNow)
+	poor := Parse("something 12.00", testNow)
+	if good.Confidence < 0.9 || poor.Confidence >= good.Confidence {
+		t.Fatalf("confidence good %v (%v), poor %v (%v)", good.Confidence, good.Reasons, poor.Confidence, poor.Reasons)
+	}
+}
