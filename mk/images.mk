@@ -22,6 +22,8 @@ image_pkg = $(if $(filter broker,$(1)),./tools/cmd/broker,./services/$(1)/cmd/$(
 
 IMAGE_BIN_DIR := $(DIST)/bin
 IMAGE_ROOTFS := $(DIST)/rootfs
+# Images that read receipts: Tesseract and pdftoppm from the host's packages go in (deploy/ocr).
+OCR_IMAGES ?= bills-tags
 
 .PHONY: images image-binaries image-rootfs images-list images-clean $(addprefix image-,$(IMAGES))
 
@@ -52,6 +54,7 @@ $(addprefix image-,$(IMAGES)): image-%: image-binaries image-rootfs
 	@rm -rf $(DIST)/$* && mkdir -p $(DIST)/$*
 	@cp -a $(IMAGE_ROOTFS) $(DIST)/$*/rootfs
 	@cp $(IMAGE_BIN_DIR)/$* $(DIST)/$*/rootfs/$*
+	@$(if $(filter $*,$(OCR_IMAGES)),deploy/ocr/add-ocr.sh $(DIST)/$*/rootfs)
 	@printf '%s\n' \
 		'FROM scratch' \
 		'COPY rootfs/ /' \
