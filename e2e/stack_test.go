@@ -37,6 +37,7 @@ const (
 	transactionsAlias      = "transactions"
 	customersAlias         = "customers-invoices"
 	reportsAlias           = "reports"
+	mileageAlias           = "mileage"
 	gatewayAlias           = "gateway"
 	serviceHTTPPort        = "8080/tcp"
 	brokerHealthPort       = "9093/tcp"
@@ -48,6 +49,7 @@ const (
 	transactionsBase       = "http://" + transactionsAlias + ":8080"
 	customersBase          = "http://" + customersAlias + ":8080"
 	reportsBase            = "http://" + reportsAlias + ":8080"
+	mileageBase            = "http://" + mileageAlias + ":8080"
 	// storageMount is where the services that store files (receipts,
 	// exports) and the gateway, which serves their signed download URLs,
 	// share one folder of the host; storagePublicBase is the gateway as
@@ -270,6 +272,7 @@ func StartStack(t *testing.T) *Stack {
 		{transactionsAlias, "transactions", true, true},
 		{customersAlias, "customers-invoices", true, false},
 		{reportsAlias, "reports", false, true},
+		{mileageAlias, "mileage", true, false},
 	} {
 		env := map[string]string{
 			"DATABASE_URL":     fmt.Sprintf("postgres://%s:%s@%s:5432/%s?sslmode=disable", postgresUser, dbPassword, postgresAlias, postgresDB),
@@ -303,6 +306,7 @@ func StartStack(t *testing.T) *Stack {
 			"UPSTREAM_TRANSACTIONS_URL":       transactionsBase,
 			"UPSTREAM_CUSTOMERS_INVOICES_URL": customersBase,
 			"UPSTREAM_REPORTS_URL":            reportsBase,
+			"UPSTREAM_MILEAGE_URL":            mileageBase,
 			"JWKS_URL":                        authTokensInternalBase + "/.well-known/jwks.json",
 			"SHUTDOWN_TIMEOUT":                "5s",
 			"STORAGE_DIR":                     storageMount,
