@@ -13,11 +13,16 @@ import (
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/services/mileage"
 	httpadapter "github.com/acctsuite/acct/services/mileage/internal/adapters/http"
+	kafkaadapter "github.com/acctsuite/acct/services/mileage/internal/adapters/kafka"
+	"github.com/acctsuite/acct/services/mileage/internal/adapters/postgres"
+	"github.com/acctsuite/acct/services/mileage/internal/app"
 	"github.com/acctsuite/acct/services/mileage/internal/config"
 )
 
 // Service holds what Setup built (tests reach the use cases through it).
-type Service struct{}
+type Service struct {
+	Mileage *app.Mileage
+}
 
 // New describes the service to the kit; the returned Service is filled in
 // when the kit runs Setup.
@@ -28,7 +33,7 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 		Base:       &cfg.Base,
 		Data:       &cfg.Data,
 		Auth:       &cfg.Auth,
-		Migrations: []pgdb.MigrationSet{},
+		Migrations: []pgdb.MigrationSet{postgres.Migrations},
 		Produces:   []string{events.TopicMileage},
 		Businesses: true,
 		OpenAPI:    mileage.OpenAPI,
@@ -37,7 +42,10 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 }
 
 func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
+	store := postgres.New()
+	s.Mileage = app.New(k.DB(), store, store, kafkaadapter.Publisher{}, k.Logger())
 	httpadapter.Register(k.App(), httpadapter.Options{
+		Mileage:     s.Mileage,
 		Auth:        k.Authenticate(),
 		Business:    k.RequireBusiness(),
 		Idempotency: k.Idempotency(),
