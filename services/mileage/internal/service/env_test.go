@@ -150,3 +150,12 @@ func (e *env) get(path, token string) map[string]any {
 	e.t.Helper()
 	return e.do(req("GET", path, token, nil), 200)
 }
+
+// noContent sends a request answered 204 (validated against the document).
+func (e *env) noContent(rq *http.Request) {
+	e.t.Helper()
+	resp, _ := e.v.Do(e.t, e.http, rq)
+	if resp.StatusCode != 204 {
+		e.t.Fatalf("%s %s: status %d, want 204", rq.Method, rq.URL, resp.StatusCode)
+	}
+}
