@@ -5,7 +5,7 @@ GO ?= go
 REGISTRY ?= ghcr.io/acctsuite
 TAG ?= dev
 # Services behind the gateway plus the gateway; each builds from services/<s>/cmd/<s>.
-SERVICES := auth-tokens transactions customers-invoices bills-tags reports gateway
+SERVICES := auth-tokens transactions customers-invoices bills-tags reports mileage gateway
 # Every image: the services and our Kafka-protocol broker (tools/cmd/broker).
 IMAGES := $(SERVICES) broker
 BIN := bin

@@ -38,6 +38,7 @@ const (
 	customersAlias         = "customers-invoices"
 	reportsAlias           = "reports"
 	billsAlias             = "bills-tags"
+	mileageAlias           = "mileage"
 	gatewayAlias           = "gateway"
 	serviceHTTPPort        = "8080/tcp"
 	brokerHealthPort       = "9093/tcp"
@@ -50,6 +51,7 @@ const (
 	customersBase          = "http://" + customersAlias + ":8080"
 	reportsBase            = "http://" + reportsAlias + ":8080"
 	billsBase              = "http://" + billsAlias + ":8080"
+	mileageBase            = "http://" + mileageAlias + ":8080"
 	// storageMount is where the services that store files (receipts,
 	// exports) and the gateway, which serves their signed download URLs,
 	// share one folder of the host; storagePublicBase is the gateway as
@@ -273,6 +275,7 @@ func StartStack(t *testing.T) *Stack {
 		{customersAlias, "customers-invoices", true, false},
 		{reportsAlias, "reports", false, true},
 		{billsAlias, "bills-tags", true, false},
+		{mileageAlias, "mileage", true, false},
 	} {
 		env := map[string]string{
 			"DATABASE_URL":     fmt.Sprintf("postgres://%s:%s@%s:5432/%s?sslmode=disable", postgresUser, dbPassword, postgresAlias, postgresDB),
@@ -307,6 +310,7 @@ func StartStack(t *testing.T) *Stack {
 			"UPSTREAM_CUSTOMERS_INVOICES_URL": customersBase,
 			"UPSTREAM_REPORTS_URL":            reportsBase,
 			"UPSTREAM_BILLS_TAGS_URL":         billsBase,
+			"UPSTREAM_MILEAGE_URL":            mileageBase,
 			"JWKS_URL":                        authTokensInternalBase + "/.well-known/jwks.json",
 			"SHUTDOWN_TIMEOUT":                "5s",
 			"STORAGE_DIR":                     storageMount,

@@ -77,20 +77,20 @@ func TestChartValueSets(t *testing.T) {
 	}
 	want := map[string]map[string]int{
 		// gateway, auth-tokens, transactions, customers-invoices, bills-tags,
-		// reports; a service's NetworkPolicy each plus one per migration Job;
-		// a migration Job per database service and a generated Secret per
-		// service with secrets (reports has none).
-		"default": {"Deployment": 6, "Service": 6, "ServiceAccount": 6, "PodDisruptionBudget": 6,
-			"NetworkPolicy": 11, "Job": 5, "Secret": 4, "Ingress": 0, "HorizontalPodAutoscaler": 0},
-		"minimal-external": {"Deployment": 6, "Ingress": 1, "Secret": 5, "Job": 5, "Kafka": 0, "Cluster": 0},
-		// The topics of acct.business, .ledger, .transactions, .invoicing, .bills and
-		// .accounts, each with its DLQ.
-		"bundled": {"Kafka": 1, "KafkaNodePool": 1, "KafkaTopic": 12, "Cluster": 1, "HTTPRoute": 1,
-			"Ingress": 0, "Job": 5, "Secret": 4},
+		// reports, mileage; a service's NetworkPolicy each plus one per
+		// migration Job; a migration Job per database service and a generated
+		// Secret per service with secrets (reports has none).
+		"default": {"Deployment": 7, "Service": 7, "ServiceAccount": 7, "PodDisruptionBudget": 7,
+			"NetworkPolicy": 13, "Job": 6, "Secret": 5, "Ingress": 0, "HorizontalPodAutoscaler": 0},
+		"minimal-external": {"Deployment": 7, "Ingress": 1, "Secret": 6, "Job": 6, "Kafka": 0, "Cluster": 0},
+		// The topics of acct.business, .ledger, .transactions, .invoicing, .bills,
+		// .accounts and .mileage, each with its DLQ.
+		"bundled": {"Kafka": 1, "KafkaNodePool": 1, "KafkaTopic": 14, "Cluster": 1, "HTTPRoute": 1,
+			"Ingress": 0, "Job": 6, "Secret": 5},
 		"autoscaling-keda-servicemonitor": {"HorizontalPodAutoscaler": 1, "ScaledObject": 1,
-			"ServiceMonitor": 6, "Secret": 3, "Job": 5},
+			"ServiceMonitor": 7, "Secret": 4, "Job": 6},
 		// Object storage changes env and egress only: the keys come from an existing Secret.
-		"storage": {"Deployment": 6, "NetworkPolicy": 11, "Job": 5, "Secret": 4},
+		"storage": {"Deployment": 7, "NetworkPolicy": 13, "Job": 6, "Secret": 5},
 	}
 	cases := []string{"default"}
 	for _, s := range sets {
@@ -174,6 +174,12 @@ func TestChartWiring(t *testing.T) {
 		{service: "reports", name: "DB_SCHEMA", value: "reports"},
 		{service: "reports", name: "KAFKA_BROKERS", value: "acct-kafka-kafka-bootstrap:9092"},
 		{service: "reports", name: "DATABASE_URL", secret: "acct-pg-app", key: "uri"},
+		{service: "gateway", name: "UPSTREAM_MILEAGE_URL", value: "http://acct-mileage"},
+		{service: "mileage", name: "JWKS_URL", value: "http://acct-auth-tokens/.well-known/jwks.json"},
+		{service: "mileage", name: "DB_SCHEMA", value: "mileage"},
+		{service: "mileage", name: "KAFKA_BROKERS", value: "acct-kafka-kafka-bootstrap:9092"},
+		{service: "mileage", name: "DATABASE_URL", secret: "acct-pg-app", key: "uri"},
+		{service: "mileage", name: "PAGE_CURSOR_SECRET", secret: "acct-mileage", key: "PAGE_CURSOR_SECRET"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.service+"/"+tc.name, func(t *testing.T) {

@@ -53,6 +53,12 @@ reports:
   kafka: true
   verifiesTokens: true
   storage: true
+mileage:
+  database: true
+  schema: mileage
+  kafka: true
+  verifiesTokens: true
+  pageCursor: true
 {{- end -}}
 
 {{/* acct.services: the enabled services as a YAML map name -> context fields, sorted by name. */}}

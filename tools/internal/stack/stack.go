@@ -90,6 +90,10 @@ type serviceSpec struct {
 	name   string
 	schema string
 	env    func(s *Stack, secrets map[string]string) []string
+	// port, when set, is the service's fixed offset from BasePort (its
+	// position in the list otherwise), so that a service keeps its port
+	// whatever joins the list before it.
+	port int
 }
 
 var services = []serviceSpec{
@@ -124,6 +128,12 @@ var services = []serviceSpec{
 		name:   "bills-tags",
 		schema: "bills",
 		env:    func(*Stack, map[string]string) []string { return nil },
+	},
+	{
+		name:   "mileage",
+		schema: "mileage",
+		env:    func(*Stack, map[string]string) []string { return nil },
+		port:   5, // 8086: bills-tags is 8085
 	},
 }
 
@@ -191,7 +201,11 @@ func Start(ctx context.Context, opts Options) (st *Stack, err error) {
 
 	// 3. Services behind the gateway.
 	for i, svc := range services {
-		addr := fmt.Sprintf("127.0.0.1:%d", opts.BasePort+i)
+		offset := i
+		if svc.port != 0 {
+			offset = svc.port
+		}
+		addr := fmt.Sprintf("127.0.0.1:%d", opts.BasePort+offset)
 		if opts.FreeServicePorts {
 			addr = freeAddr()
 		}

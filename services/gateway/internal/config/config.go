@@ -92,6 +92,7 @@ type Upstreams struct {
 	CustomersInvoices string `env:"UPSTREAM_CUSTOMERS_INVOICES_URL" envDefault:"http://127.0.0.1:8083"`
 	Reports           string `env:"UPSTREAM_REPORTS_URL" envDefault:"http://127.0.0.1:8084"`
 	BillsTags         string `env:"UPSTREAM_BILLS_TAGS_URL" envDefault:"http://127.0.0.1:8085"`
+	Mileage           string `env:"UPSTREAM_MILEAGE_URL" envDefault:"http://127.0.0.1:8086"`
 }
 
 // URLs maps routing-table upstream names to base URLs.
@@ -99,6 +100,7 @@ func (u Upstreams) URLs() map[string]string {
 	return map[string]string{
 		routes.AuthTokens: u.AuthTokens, routes.Transactions: u.Transactions, routes.CustomersInvoices: u.CustomersInvoices,
 		routes.Reports: u.Reports, routes.BillsTags: u.BillsTags,
+		routes.Mileage: u.Mileage,
 	}
 }
 

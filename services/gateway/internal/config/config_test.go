@@ -10,9 +10,10 @@ import (
 
 func valid() Config {
 	return Config{
-		Base:            servicekit.Base{Addr: ":8080"},
-		Auth:            servicekit.Auth{JWKSURL: "http://127.0.0.1:8081/.well-known/jwks.json"},
-		Upstreams:       Upstreams{AuthTokens: "http://127.0.0.1:8081", Transactions: "http://127.0.0.1:8082", CustomersInvoices: "http://127.0.0.1:8083", Reports: "http://127.0.0.1:8084", BillsTags: "http://127.0.0.1:8085"},
+		Base: servicekit.Base{Addr: ":8080"},
+		Auth: servicekit.Auth{JWKSURL: "http://127.0.0.1:8081/.well-known/jwks.json"},
+		Upstreams: Upstreams{AuthTokens: "http://127.0.0.1:8081", Transactions: "http://127.0.0.1:8082", CustomersInvoices: "http://127.0.0.1:8083", Reports: "http://127.0.0.1:8084", BillsTags: "http://127.0.0.1:8085",
+			Mileage: "http://127.0.0.1:8086"},
 		UpstreamTimeout: time.Second, UpstreamMaxConns: 10, OpenAPIRefresh: time.Second,
 		RateLimitRPS: 1, RateLimitBurst: 1, RateLimitMaxClients: 1, RateLimitMaxIPs: 1,
 		TokenRateLimitRPS: 1, TokenRateLimitBurst: 1,
@@ -34,6 +35,7 @@ func TestValidate(t *testing.T) {
 		{"customers-invoices upstream", func(c *Config) { c.Upstreams.CustomersInvoices = "not a url" }, "upstream customers-invoices"},
 		{"reports upstream", func(c *Config) { c.Upstreams.Reports = "not a url" }, "upstream reports"},
 		{"bills-tags upstream", func(c *Config) { c.Upstreams.BillsTags = "not a url" }, "upstream bills-tags"},
+		{"mileage upstream", func(c *Config) { c.Upstreams.Mileage = "not a url" }, "upstream mileage"},
 		{"timeouts", func(c *Config) { c.UpstreamTimeout = 0 }, "UPSTREAM_TIMEOUT"},
 		{"ip table", func(c *Config) { c.RateLimitMaxIPs = 0 }, "RATE_LIMIT_MAX_IPS"},
 		{"token endpoint rate", func(c *Config) { c.TokenRateLimitRPS = 0 }, "TOKEN_RATE_LIMIT_RPS"},

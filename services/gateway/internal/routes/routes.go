@@ -18,6 +18,7 @@ const (
 	CustomersInvoices = "customers-invoices"
 	Reports           = "reports"
 	BillsTags         = "bills-tags"
+	Mileage           = "mileage"
 )
 
 // BusinessParam is the path parameter that carries the business id on
@@ -180,6 +181,17 @@ var Table = []Route{
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/reports/profit-and-loss/exports/comparison-csv", Upstream: Reports, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/transactions/exports/csv", Upstream: Reports, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/transactions/exports/excel", Upstream: Reports, Auth: Token, Tenancy: Business},
+
+	// mileage: vehicles, trips and the mileage summary. Static segments
+	// (bulk) are matched before :tripId by the router.
+	{Methods: []string{http.MethodGet, http.MethodPost}, Path: "/v1/businesses/:businessId/mileage/vehicles", Upstream: Mileage, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet, http.MethodPatch, http.MethodDelete}, Path: "/v1/businesses/:businessId/mileage/vehicles/:vehicleId", Upstream: Mileage, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/mileage/vehicles/:vehicleId/archive", Upstream: Mileage, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/mileage/vehicles/:vehicleId/reactivate", Upstream: Mileage, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet, http.MethodPost}, Path: "/v1/businesses/:businessId/mileage/trips", Upstream: Mileage, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/mileage/trips/bulk", Upstream: Mileage, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet, http.MethodPatch, http.MethodDelete}, Path: "/v1/businesses/:businessId/mileage/trips/:tripId", Upstream: Mileage, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/mileage/summary", Upstream: Mileage, Auth: Token, Tenancy: Business},
 }
 
 // Upstreams lists the distinct upstream names used by the table, in order of

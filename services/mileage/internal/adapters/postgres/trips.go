@@ -1,0 +1,259 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/acctsuite/acct/pkg/page"
+	"github.com/acctsuite/acct/pkg/page/pagebun"
+	"github.com/acctsuite/acct/pkg/pgdb"
+	"github.com/acctsuite/acct/pkg/tags"
+	"github.com/acctsuite/acct/services/mileage/internal/app"
+	"github.com/acctsuite/acct/services/mileage/internal/domain"
+)
+
+var _ app.TripStore = (*Store)(nil)
+
+// TripPageSpec is the pagination of GET /mileage/trips: sort_by trip_date
+// (default), created_at or updated_at, each backed by a (business_id, key,
+// id) index; limit default 100, at most 500.
+var TripPageSpec = page.Spec{
+	Keys: map[string]page.Key{
+		// The date as YYYY-MM-DD sorts like the date; the cursor's value is
+		// bound as an untyped literal PostgreSQL reads as a date.
+		"trip_date":  {Column: "t.trip_date", Kind: page.KindString},
+		"created_at": {Column: "t.created_at", Kind: page.KindTime},
+		"updated_at": {Column: "t.updated_at", Kind: page.KindTime},
+	},
+	Default:      "trip_date",
+	DefaultLimit: 100,
+	MaxLimit:     500,
+}
+
+const tripExternalIDIndex = "trips_external_id_key"
+
+type tripRow struct {
+	bun.BaseModel `bun:"table:trips,alias:t"`
+
+	BusinessID   uuid.UUID  `bun:"business_id,pk,type:uuid"`
+	ID           uuid.UUID  `bun:"id,pk,type:uuid"`
+	VehicleID    uuid.UUID  `bun:"vehicle_id,type:uuid"`
+	ExternalID   *string    `bun:"external_id"`
+	Distance     int64      `bun:"distance"`
+	TripDate     time.Time  `bun:"trip_date,type:date"`
+	Purpose      string     `bun:"purpose"`
+	StartAddress *string    `bun:"start_address"`
+	EndAddress   *string    `bun:"end_address"`
+	Description  *string    `bun:"description"`
+	Tags         []tags.Tag `bun:"tags,type:jsonb"`
+	Version      int        `bun:"version"`
+	CreatedAt    time.Time  `bun:"created_at"`
+	UpdatedAt    time.Time  `bun:"updated_at"`
+	DeletedAt    *time.Time `bun:"deleted_at"`
+}
+
+func toTripRow(t domain.Trip) tripRow {
+	ts := t.Tags
+	if ts == nil {
+		ts = []tags.Tag{}
+	}
+	return tripRow{
+		BusinessID: t.BusinessID, ID: t.ID, VehicleID: t.VehicleID, ExternalID: t.ExternalID, Distance: int64(t.Distance),
+		TripDate: t.TripDate.Time(), Purpose: string(t.Purpose), StartAddress: t.StartAddress, EndAddress: t.EndAddress,
+		Description: t.Description, Tags: ts, Version: t.Version, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
+		DeletedAt: t.DeletedAt,
+	}
+}
+
+func (r tripRow) trip() domain.Trip {
+	t := domain.Trip{
+		ID: r.ID, BusinessID: r.BusinessID, VehicleID: r.VehicleID, ExternalID: r.ExternalID, Distance: domain.Miles(r.Distance),
+		TripDate: domain.DateOf(r.TripDate), Purpose: domain.Purpose(r.Purpose), StartAddress: r.StartAddress,
+		EndAddress: r.EndAddress, Description: r.Description, Tags: make([]tags.Tag, len(r.Tags)), Version: r.Version,
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), DeletedAt: utcPtr(r.DeletedAt),
+	}
+	for i, tg := range r.Tags {
+		tg.CreatedAt, tg.UpdatedAt = tg.CreatedAt.UTC(), tg.UpdatedAt.UTC()
+		t.Tags[i] = tg
+	}
+	return t
+}
+
+// InsertTrip implements app.TripStore (ON CONFLICT DO NOTHING on the
+// external id).
+func (s *Store) InsertTrip(ctx context.Context, db bun.IDB, t domain.Trip) (bool, error) {
+	r := toTripRow(t)
+	res, err := db.NewInsert().Model(&r).
+		On("CONFLICT (business_id, external_id) WHERE external_id IS NOT NULL DO NOTHING").Exec(ctx)
+	if err != nil {
+		return false, wrap("insert trip", err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, wrap("insert trip", err)
+}
+
+func (s *Store) findTrip(ctx context.Context, q *bun.SelectQuery) (domain.Trip, bool, error) {
+	var r tripRow
+	err := q.Model(&r).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return domain.Trip{}, false, nil
+	}
+	if err != nil {
+		return domain.Trip{}, false, wrap("find trip", err)
+	}
+	return r.trip(), true, nil
+}
+
+// FindTrip implements app.TripStore.
+func (s *Store) FindTrip(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, forUpdate bool) (domain.Trip, bool, error) {
+	q := db.NewSelect().Where("t.business_id = ? AND t.id = ?", businessID, id)
+	if forUpdate {
+		q = q.For("UPDATE")
+	}
+	return s.findTrip(ctx, q)
+}
+
+// FindTripByExternalID implements app.TripStore.
+func (s *Store) FindTripByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string) (domain.Trip, bool, error) {
+	return s.findTrip(ctx, db.NewSelect().Where("t.business_id = ? AND t.external_id = ?", businessID, externalID))
+}
+
+// UpdateTrip implements app.TripStore.
+func (s *Store) UpdateTrip(ctx context.Context, db bun.IDB, t domain.Trip) error {
+	r := toTripRow(t)
+	_, err := db.NewUpdate().Model(&r).
+		Column("vehicle_id", "external_id", "distance", "trip_date", "purpose", "start_address", "end_address",
+			"description", "tags", "version", "updated_at", "deleted_at").
+		WherePK().Exec(ctx)
+	if pgdb.IsUniqueViolation(err) && pgdb.Constraint(err) == tripExternalIDIndex && t.ExternalID != nil {
+		return domain.ErrDuplicateExternalID("trip", *t.ExternalID)
+	}
+	return wrap("update trip", err)
+}
+
+// filterTrips adds f's conditions on alias t.
+func filterTrips(q *bun.SelectQuery, businessID uuid.UUID, f domain.TripFilter) *bun.SelectQuery {
+	q = q.Where("t.business_id = ?", businessID)
+	if !f.IncludeDeleted {
+		q = q.Where("t.deleted_at IS NULL")
+	}
+	if len(f.Purposes) > 0 {
+		ps := make([]string, len(f.Purposes))
+		for i, p := range f.Purposes {
+			ps[i] = string(p)
+		}
+		q = q.Where("t.purpose IN (?)", bun.In(ps))
+	}
+	if len(f.VehicleIDs) > 0 {
+		q = q.Where("t.vehicle_id IN (?)", bun.In(f.VehicleIDs))
+	}
+	if !f.From.IsZero() {
+		q = q.Where("t.trip_date >= ?::date", f.From.String())
+	}
+	if !f.To.IsZero() {
+		q = q.Where("t.trip_date <= ?::date", f.To.String())
+	}
+	if f.Query != "" {
+		pat := likePattern(f.Query)
+		q = q.Where("(t.description ILIKE ? OR t.start_address ILIKE ? OR t.end_address ILIKE ? OR t.external_id ILIKE ?)", pat, pat, pat, pat)
+	}
+	return q
+}
+
+// FindTrips implements app.TripStore: one keyset page.
+func (s *Store) FindTrips(ctx context.Context, db bun.IDB, businessID uuid.UUID, f domain.TripFilter, p page.Params) ([]domain.Trip, page.Meta, error) {
+	q := filterTrips(db.NewSelect().Model((*tripRow)(nil)), businessID, f)
+	rows, meta, err := pagebun.Fetch(ctx, q, p, "t.id", func(r tripRow) (any, uuid.UUID) {
+		switch p.SortBy {
+		case "created_at":
+			return r.CreatedAt, r.ID
+		case "updated_at":
+			return r.UpdatedAt, r.ID
+		}
+		return domain.DateOf(r.TripDate).String(), r.ID
+	})
+	if err != nil {
+		return nil, page.Meta{}, wrap("list trips", err)
+	}
+	out := make([]domain.Trip, len(rows))
+	for i, r := range rows {
+		out[i] = r.trip()
+	}
+	return out, meta, nil
+}
+
+// RateCase is the SQL expression of the rate (tenths of a cent per mile)
+// in force on column's date, built from domain.Rates so the table stays
+// the one source. Dates before the table never occur (trips are refused).
+func RateCase(column string) string {
+	var b strings.Builder
+	b.WriteString("CASE")
+	for i := len(domain.Rates) - 1; i >= 0; i-- {
+		p := domain.Rates[i]
+		fmt.Fprintf(&b, " WHEN %s >= DATE '%s' THEN %d", column, p.Effective, int64(p.Rate))
+	}
+	b.WriteString(" END")
+	return b.String()
+}
+
+// summaryColumns are the per-month sums: miles by purpose, trips by
+// purpose, and the business deduction rounded half up once per trip
+// (distance in hundredths × rate in tenths of a cent = thousandths of a
+// cent).
+var summaryColumns = `extract(year FROM t.trip_date)::int AS year,
+	extract(month FROM t.trip_date)::int AS month,
+	coalesce(sum(t.distance), 0)::bigint AS miles,
+	coalesce(sum(t.distance) FILTER (WHERE t.purpose = 'BUSINESS'), 0)::bigint AS business_miles,
+	coalesce(sum(t.distance) FILTER (WHERE t.purpose = 'PERSONAL'), 0)::bigint AS personal_miles,
+	coalesce(sum(t.distance) FILTER (WHERE t.purpose = 'UNREVIEWED'), 0)::bigint AS uncategorized_miles,
+	count(*) AS trips,
+	count(*) FILTER (WHERE t.purpose = 'BUSINESS') AS business_trips,
+	count(*) FILTER (WHERE t.purpose = 'PERSONAL') AS personal_trips,
+	count(*) FILTER (WHERE t.purpose = 'UNREVIEWED') AS uncategorized_trips,
+	coalesce(sum((t.distance * (` + RateCase("t.trip_date") + `) + 500) / 1000) FILTER (WHERE t.purpose = 'BUSINESS'), 0)::bigint AS estimated_deduction`
+
+type monthRow struct {
+	Year               int   `bun:"year"`
+	Month              int   `bun:"month"`
+	Miles              int64 `bun:"miles"`
+	BusinessMiles      int64 `bun:"business_miles"`
+	PersonalMiles      int64 `bun:"personal_miles"`
+	UncategorizedMiles int64 `bun:"uncategorized_miles"`
+	Trips              int64 `bun:"trips"`
+	BusinessTrips      int64 `bun:"business_trips"`
+	PersonalTrips      int64 `bun:"personal_trips"`
+	UncategorizedTrips int64 `bun:"uncategorized_trips"`
+	EstimatedDeduction int64 `bun:"estimated_deduction"`
+}
+
+// SummaryQuery is the summary's SQL for businessID and f (the benchmark
+// runs it raw).
+func SummaryQuery(db bun.IDB, businessID uuid.UUID, f domain.TripFilter) *bun.SelectQuery {
+	q := db.NewSelect().TableExpr("trips AS t").ColumnExpr(summaryColumns)
+	return filterTrips(q, businessID, f).GroupExpr("1, 2").OrderExpr("1, 2")
+}
+
+// SummarizeTrips implements app.TripStore: one GROUP BY year, month over
+// the (business_id, trip_date) index.
+func (s *Store) SummarizeTrips(ctx context.Context, db bun.IDB, businessID uuid.UUID, f domain.TripFilter) ([]domain.MonthKey, error) {
+	var rows []monthRow
+	if err := SummaryQuery(db, businessID, f).Scan(ctx, &rows); err != nil {
+		return nil, wrap("summarize trips", err)
+	}
+	out := make([]domain.MonthKey, len(rows))
+	for i, r := range rows {
+		out[i] = domain.MonthKey{Year: r.Year, Month: r.Month, Totals: domain.Totals{
+			Miles: domain.Miles(r.Miles), BusinessMiles: domain.Miles(r.BusinessMiles), PersonalMiles: domain.Miles(r.PersonalMiles),
+			UncategorizedMiles: domain.Miles(r.UncategorizedMiles), Trips: r.Trips, BusinessTrips: r.BusinessTrips,
+			PersonalTrips: r.PersonalTrips, UncategorizedTrips: r.UncategorizedTrips, EstimatedDeduction: r.EstimatedDeduction,
+		}}
+	}
+	return out, nil
+}

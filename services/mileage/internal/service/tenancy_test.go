@@ -1,0 +1,93 @@
+package service
+
+import (
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/acctsuite/acct/services/mileage/internal/domain"
+)
+
+// TestCrossTenant calls every route of one client's business with the
+// tokens of others: each answers 404 and changes nothing. A vehicle or trip
+// of one business addressed under another business of the same client is
+// 404 too.
+func TestCrossTenant(t *testing.T) {
+	e := newEnv(t)
+	owner := e.token("client-a")
+	bid := e.business("client-a")
+	mine := e.business("client-a")
+	v := e.vehicle(bid, owner, map[string]any{"make_and_model": "Private", "external_id": "v-1"}, 201)["id"].(string)
+	tr := e.trip(bid, owner, map[string]any{"vehicle_id": v, "distance": "5", "trip_date": "2024-02-02", "purpose": "BUSINESS"}, 201)["id"].(string)
+	b := base(bid) + "/mileage"
+	tripBody := map[string]any{"vehicle_id": v, "distance": "1", "trip_date": "2024-01-01"}
+	routes := []struct {
+		method, path string
+		body         any
+	}{
+		{"POST", b + "/vehicles", map[string]any{"make_and_model": "Intruder", "external_id": "v-1"}},
+		{"GET", b + "/vehicles", nil},
+		{"GET", b + "/vehicles/" + v, nil},
+		{"PATCH", b + "/vehicles/" + v, map[string]any{"make_and_model": "Hijacked"}},
+		{"DELETE", b + "/vehicles/" + v, nil},
+		{"POST", b + "/vehicles/" + v + "/archive", nil},
+		{"POST", b + "/vehicles/" + v + "/reactivate", nil},
+		{"POST", b + "/trips", tripBody},
+		{"POST", b + "/trips/bulk", map[string]any{"trips": []any{tripBody}}},
+		{"GET", b + "/trips", nil},
+		{"GET", b + "/trips/" + tr, nil},
+		{"PATCH", b + "/trips/" + tr, map[string]any{"purpose": "PERSONAL"}},
+		{"DELETE", b + "/trips/" + tr, nil},
+		{"GET", b + "/summary", nil},
+	}
+	strangers := map[string]string{
+		"another client's platform token":   e.token("client-b"),
+		"a business token of another one":   e.svc.Tokens.Business(t, "client-a", mine),
+		"the other client's business token": e.svc.Tokens.Business(t, "client-b", e.business("client-b")),
+		"a token of an unknown business":    e.svc.Tokens.Business(t, "client-a", uuid.New()),
+	}
+	before := e.counts()
+	for who, tok := range strangers {
+		for _, r := range routes {
+			t.Run(who+" "+r.method+" "+r.path[len(b):], func(t *testing.T) {
+				m := e.with(t).doInvalid(req(r.method, r.path, tok, r.body), 404, "BusinessNotFound")
+				if m["type"] != "NotFound" {
+					t.Fatalf("error = %v", m)
+				}
+			})
+		}
+	}
+	if e.counts() != before {
+		t.Fatal("a refused request wrote")
+	}
+	if got := data(e.get(b+"/vehicles/"+v, owner)); got["make_and_model"] != "Private" || got["deleted_at"] != nil {
+		t.Fatalf("vehicle changed: %v", got)
+	}
+
+	// The owner, addressing one business's vehicle and trip through the other.
+	o := base(mine) + "/mileage"
+	for _, r := range []struct {
+		method, path, enum string
+		body               any
+	}{
+		{"GET", o + "/vehicles/" + v, domain.EnumVehicleNotFound, nil},
+		{"PATCH", o + "/vehicles/" + v, domain.EnumVehicleNotFound, map[string]any{"description": "x"}},
+		{"DELETE", o + "/vehicles/" + v, domain.EnumVehicleNotFound, nil},
+		{"POST", o + "/vehicles/" + v + "/archive", domain.EnumVehicleNotFound, nil},
+		{"POST", o + "/vehicles/" + v + "/reactivate", domain.EnumVehicleNotFound, nil},
+		{"GET", o + "/trips/" + tr, domain.EnumTripNotFound, nil},
+		{"PATCH", o + "/trips/" + tr, domain.EnumTripNotFound, map[string]any{"purpose": "PERSONAL"}},
+		{"DELETE", o + "/trips/" + tr, domain.EnumTripNotFound, nil},
+	} {
+		e.doInvalid(req(r.method, r.path, owner, r.body), 404, r.enum)
+	}
+	if got := e.get(o+"/trips", owner)["data"].([]any); len(got) != 0 {
+		t.Fatalf("the other business lists %d trips", len(got))
+	}
+	if got := data(e.get(o+"/summary", owner))["years"].([]any); len(got) != 0 {
+		t.Fatalf("the other business's summary: %v", got)
+	}
+	if got := e.get(o+"/vehicles?allow_archived=true&allow_deleted=true", owner)["data"].([]any); len(got) != 0 {
+		t.Fatalf("the other business lists %d vehicles", len(got))
+	}
+}
