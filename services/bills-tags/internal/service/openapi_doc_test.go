@@ -78,4 +78,8 @@ var documentedPaths = []string{
 	"/v1/businesses/{businessId}/bills/{billId}",
 	"/v1/businesses/{businessId}/bills/{billId}/update",
 	"/v1/businesses/{businessId}/bills/{billId}/void",
+	"/v1/businesses/{businessId}/bills/bill-payments",
+	"/v1/businesses/{businessId}/bills/bill-payments/tags",
+	"/v1/businesses/{businessId}/bills/bill-payments/{paymentId}",
+	"/v1/businesses/{businessId}/bills/bill-payments/{paymentId}/update",
 }

@@ -21,8 +21,9 @@ import (
 
 // Service holds what Setup built (tests reach the use cases through it).
 type Service struct {
-	Vendors *app.Vendors
-	Bills   *app.Bills
+	Vendors  *app.Vendors
+	Bills    *app.Bills
+	Payments *app.Payments
 }
 
 // New describes the service to the kit; the returned Service is filled in
@@ -46,10 +47,12 @@ func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 	store := postgres.New()
 	s.Vendors = app.NewVendors(k.DB(), store, kafkaadapter.Publisher{}, k.Logger())
 	s.Bills = app.NewBills(k.DB(), store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
+	s.Payments = app.NewPayments(k.DB(), store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
 	s.Vendors.SetMover(s.Bills)
 	httpadapter.Register(k.App(), httpadapter.Options{
 		Vendors:     s.Vendors,
 		Bills:       s.Bills,
+		Payments:    s.Payments,
 		Auth:        k.Authenticate(),
 		Business:    k.RequireBusiness(),
 		Idempotency: k.Idempotency(),

@@ -5,6 +5,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/acctsuite/acct/pkg/tags"
+
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain"
 	billpkg "github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
 )
@@ -22,6 +24,11 @@ func TestCrossTenant(t *testing.T) {
 	id := c["id"].(string)
 	b := base(bid)
 	bill := data(e.do(req("POST", b+"/bills", owner, twoLineBill(id)), 201))["id"].(string)
+	payBody := map[string]any{"paid_at": "2026-03-05T00:00:00Z", "method": "CASH", "amount": 100,
+		"bill_payment_allocations": []any{alloc(bill, 100)}}
+	pay := data(e.do(req("POST", b+"/bills/bill-payments", owner, payBody), 201))["id"].(string)
+	tagBody := map[string]any{"key_values": []any{map[string]any{"key": "k", "value": "v"}}, "transaction_ids": []any{pay}}
+	untagBody := map[string]any{"tag_ids": []any{uuid.NewString()}}
 	routes := []struct {
 		method, path string
 		body         any
@@ -41,6 +48,12 @@ func TestCrossTenant(t *testing.T) {
 		{"PATCH", b + "/bills/" + bill, map[string]any{"memo": "x"}},
 		{"POST", b + "/bills/" + bill + "/update", map[string]any{"memo": "x"}},
 		{"POST", b + "/bills/" + bill + "/void", nil},
+		{"POST", b + "/bills/bill-payments", payBody},
+		{"GET", b + "/bills/bill-payments/" + pay, nil},
+		{"POST", b + "/bills/bill-payments/" + pay + "/update", map[string]any{"memo": "x"}},
+		{"DELETE", b + "/bills/bill-payments/" + pay, nil},
+		{"POST", b + "/bills/bill-payments/tags", tagBody},
+		{"DELETE", b + "/bills/bill-payments/tags", untagBody},
 	}
 	strangers := map[string]string{
 		"another client's platform token":   e.token("client-b"),
@@ -94,6 +107,26 @@ func TestCrossTenant(t *testing.T) {
 		e.doInvalid(req(r.method, r.path, owner, r.body), 404, billpkg.EnumBillNotFound)
 	}
 	e.doInvalid(req("POST", other+"/bills", owner, twoLineBill(id)), 400, billpkg.EnumInvalidBill)
+	// Its payment routes: the payment is 404, the bill unknown.
+	for _, r := range []struct {
+		method, path string
+		body         any
+	}{
+		{"GET", other + "/bills/bill-payments/" + pay, nil},
+		{"POST", other + "/bills/bill-payments/" + pay + "/update", map[string]any{"memo": "x"}},
+		{"DELETE", other + "/bills/bill-payments/" + pay, nil},
+		{"POST", other + "/bills/bill-payments/tags", tagBody},
+	} {
+		e.doInvalid(req(r.method, r.path, owner, r.body), 404, billpkg.EnumPaymentNotFound)
+	}
+	e.doInvalid(req("POST", other+"/bills/bill-payments", owner, payBody), 400, billpkg.EnumInvalidPayment)
+	if removed := e.do(req("DELETE", other+"/bills/bill-payments/tags", owner, map[string]any{
+		"tag_ids": []any{tags.TagID(tags.DefinitionID(bid, "k", "v"), uuid.MustParse(pay)).String()}}), 200)["tags"].([]any); len(removed) != 0 {
+		t.Fatalf("the other business removed %v", removed)
+	}
+	if got := data(e.do(req("GET", b+"/bills/"+bill, owner, nil), 200)); got["outstanding_balance"] != got["total_amount"].(float64)-100 {
+		t.Fatalf("the bill's balance changed: %v", got["outstanding_balance"])
+	}
 	if got := e.do(req("GET", other+"/bills", owner, nil), 200)["data"].([]any); len(got) != 0 {
 		t.Fatalf("the other business lists %d bills", len(got))
 	}

@@ -172,6 +172,11 @@ var Table = []Route{
 	{Methods: []string{http.MethodGet, http.MethodPatch}, Path: "/v1/businesses/:businessId/bills/:billId", Upstream: BillsTags, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/bills/:billId/update", Upstream: BillsTags, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/bills/:billId/void", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	// bills-tags: bill payments and the spec's tag endpoints.
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/bills/bill-payments", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost, http.MethodDelete}, Path: "/v1/businesses/:businessId/bills/bill-payments/tags", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet, http.MethodDelete}, Path: "/v1/businesses/:businessId/bills/bill-payments/:paymentId", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/bills/bill-payments/:paymentId/update", Upstream: BillsTags, Auth: Token, Tenancy: Business},
 
 	// reports: the profit and loss from the ledger's read model (and its
 	// comparison's CSV export); the transactions CSV and XLSX exports from

@@ -87,6 +87,16 @@ type billLineJSON struct {
 	TransactionTags             []tags.Tag     `json:"transaction_tags"`
 }
 
+// billPaidJSON is a payment allocation as its bill shows it (the SDK's
+// BillPaymentAllocation, with the allocation's id).
+type billPaidJSON struct {
+	ID              string     `json:"id"`
+	BillID          string     `json:"bill_id"`
+	PaymentID       string     `json:"payment_id"`
+	Amount          int64      `json:"amount"`
+	TransactionTags []tags.Tag `json:"transaction_tags"`
+}
+
 // billJSON is the bill on every route: the issue's fields plus the SDK's
 // Bill, every key present, null where empty.
 type billJSON struct {
@@ -111,7 +121,7 @@ type billJSON struct {
 	SalesTaxesTotal           int64           `json:"sales_taxes_total"`
 	TotalAmount               int64           `json:"total_amount"`
 	OutstandingBalance        int64           `json:"outstanding_balance"`
-	PaymentAllocations        []any           `json:"payment_allocations"`
+	PaymentAllocations        []billPaidJSON  `json:"payment_allocations"`
 	ImportedAt                time.Time       `json:"imported_at"`
 	UpdatedAt                 time.Time       `json:"updated_at"`
 	Vendor                    vendorJSON      `json:"vendor"`
@@ -133,11 +143,15 @@ func toBill(v app.BillView) billJSON {
 		Memo: b.Memo, ReferenceNumber: b.ReferenceNumber, Metadata: b.Metadata, LineItems: make([]billLineJSON, len(b.Lines)),
 		AdditionalSalesTaxes: taxesJSON(b.AdditionalSalesTaxes), AdditionalSalesTaxesTotal: int64(b.Totals.AdditionalTaxes),
 		Subtotal: int64(b.Totals.Subtotal), SalesTaxesTotal: int64(b.Totals.SalesTaxesTotal), TotalAmount: int64(b.Totals.Total),
-		OutstandingBalance: int64(b.Outstanding), PaymentAllocations: []any{}, ImportedAt: b.ImportedAt, UpdatedAt: b.UpdatedAt,
+		OutstandingBalance: int64(b.Outstanding), PaymentAllocations: make([]billPaidJSON, len(b.Payments)), ImportedAt: b.ImportedAt, UpdatedAt: b.UpdatedAt,
 		Vendor: toVendor(v.Vendor), TransactionTags: tagList(b.Tags),
 	}
 	if len(out.Metadata) == 0 {
 		out.Metadata = json.RawMessage("null")
+	}
+	for i, p := range b.Payments {
+		out.PaymentAllocations[i] = billPaidJSON{ID: p.ID.String(), BillID: b.ID.String(), PaymentID: p.PaymentID.String(),
+			Amount: int64(p.Amount), TransactionTags: tagList(p.Tags)}
 	}
 	if t := b.Terms(); t != "" {
 		s := string(t)

@@ -61,3 +61,35 @@ func (Publisher) BillUpserted(ctx context.Context, db bun.IDB, b bill.Bill, post
 	}
 	return outbox.Enqueue(ctx, db, evt)
 }
+
+var _ app.PaymentPublisher = Publisher{}
+
+// BillPaymentUpserted implements app.PaymentPublisher: the payment's
+// snapshot and its posting (version p.Version).
+func (Publisher) BillPaymentUpserted(ctx context.Context, db bun.IDB, p bill.Payment) error {
+	posting := p.Posting()
+	if err := posting.Check(); err != nil {
+		return fmt.Errorf("bill payment %s: %w", p.ID, err)
+	}
+	evt, err := events.New(events.TopicBills, events.TypeBillPaymentUpserted, Source, p.BusinessID,
+		events.BillPaymentUpserted{BusinessID: p.BusinessID, Payment: p.Snapshot(), Posting: posting})
+	if err != nil {
+		return fmt.Errorf("bill payment event: %w", err)
+	}
+	return outbox.Enqueue(ctx, db, evt)
+}
+
+// BillPaymentDeleted implements app.PaymentPublisher: the deletion's
+// posting, without lines, at the version after p's.
+func (Publisher) BillPaymentDeleted(ctx context.Context, db bun.IDB, p bill.Payment) error {
+	posting := p.DeletionPosting()
+	if err := posting.Check(); err != nil {
+		return fmt.Errorf("bill payment %s: %w", p.ID, err)
+	}
+	evt, err := events.New(events.TopicBills, events.TypeBillPaymentDeleted, Source, p.BusinessID,
+		events.BillPaymentDeleted{BusinessID: p.BusinessID, PaymentID: p.ID, Posting: posting})
+	if err != nil {
+		return fmt.Errorf("bill payment event: %w", err)
+	}
+	return outbox.Enqueue(ctx, db, evt)
+}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -63,6 +64,21 @@ type billRow struct {
 	Version              int64           `bun:"version"`
 	ImportedAt           time.Time       `bun:"imported_at"`
 	UpdatedAt            time.Time       `bun:"updated_at"`
+
+	// PaymentsJSON is the bill's payment allocations, read with it
+	// (withPayments).
+	PaymentsJSON json.RawMessage `bun:"payments_json,scanonly"`
+}
+
+// withPayments makes q (a select of billRow) read each bill's payment
+// allocations in the same statement (a correlated subquery, evaluated for
+// the rows returned only).
+func withPayments(q *bun.SelectQuery) *bun.SelectQuery {
+	return q.ColumnExpr("b.*").
+		ColumnExpr(`(SELECT coalesce(json_agg(json_build_object('id', a.id, 'payment_id', a.payment_id, 'amount', a.amount,
+				'tags', a.tags) ORDER BY p.paid_at, p.id), '[]')
+			FROM bill_payment_allocations a JOIN bill_payments p ON p.business_id = a.business_id AND p.id = a.payment_id
+			WHERE a.business_id = b.business_id AND a.bill_id = b.id) AS payments_json`)
 }
 
 func nonNil[T any](s []T) []T {
@@ -99,7 +115,7 @@ func utc(t *time.Time) *time.Time {
 	return &u
 }
 
-func (r billRow) bill() bill.Bill {
+func (r billRow) bill() (bill.Bill, error) {
 	vid := r.VendorID
 	b := bill.Bill{
 		ID: r.ID, BusinessID: r.BusinessID, ExternalID: r.ExternalID, BillNumber: r.BillNumber, VendorID: &vid,
@@ -116,7 +132,19 @@ func (r billRow) bill() bill.Bill {
 		t.CreatedAt, t.UpdatedAt = t.CreatedAt.UTC(), t.UpdatedAt.UTC()
 		b.Tags[i] = t
 	}
-	return b
+	b.Payments = []bill.BillPaid{}
+	if len(r.PaymentsJSON) > 0 {
+		if err := json.Unmarshal(r.PaymentsJSON, &b.Payments); err != nil {
+			return bill.Bill{}, fmt.Errorf("payments of bill %s: %w", r.ID, err)
+		}
+		for i := range b.Payments {
+			for j, t := range b.Payments[i].Tags {
+				t.CreatedAt, t.UpdatedAt = t.CreatedAt.UTC(), t.UpdatedAt.UTC()
+				b.Payments[i].Tags[j] = t
+			}
+		}
+	}
+	return b, nil
 }
 
 // InsertBill inserts b unless the business has a bill with its external
@@ -134,14 +162,15 @@ func (s *Store) InsertBill(ctx context.Context, db bun.IDB, b bill.Bill) (bool, 
 
 func (s *Store) findBill(ctx context.Context, q *bun.SelectQuery) (bill.Bill, bool, error) {
 	var r billRow
-	err := q.Model(&r).Scan(ctx)
+	err := withPayments(q.Model(&r)).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return bill.Bill{}, false, nil
 	}
 	if err != nil {
 		return bill.Bill{}, false, wrap("find bill", err)
 	}
-	return r.bill(), true, nil
+	b, err := r.bill()
+	return b, err == nil, err
 }
 
 // FindBill reads the business's bill id; forUpdate locks it.
@@ -173,20 +202,24 @@ func (s *Store) UpdateBill(ctx context.Context, db bun.IDB, b bill.Bill) error {
 // LockVendorBills locks and reads the business's bills of vendor id.
 func (s *Store) LockVendorBills(ctx context.Context, db bun.IDB, businessID, vendorID uuid.UUID) ([]bill.Bill, error) {
 	var rows []billRow
-	if err := db.NewSelect().Model(&rows).Where("b.business_id = ? AND b.vendor_id = ?", businessID, vendorID).
+	if err := withPayments(db.NewSelect().Model(&rows)).Where("b.business_id = ? AND b.vendor_id = ?", businessID, vendorID).
 		OrderExpr("b.id").For("UPDATE").Scan(ctx); err != nil {
 		return nil, wrap("lock vendor bills", err)
 	}
 	out := make([]bill.Bill, len(rows))
 	for i, r := range rows {
-		out[i] = r.bill()
+		b, err := r.bill()
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
 	}
 	return out, nil
 }
 
 // FindBills is one keyset page of the business's bills matching f.
 func (s *Store) FindBills(ctx context.Context, db bun.IDB, businessID uuid.UUID, f bill.Filter, p page.Params) ([]bill.Bill, page.Meta, error) {
-	q := db.NewSelect().Model((*billRow)(nil)).ColumnExpr("b.*").Where("b.business_id = ?", businessID)
+	q := withPayments(db.NewSelect().Model((*billRow)(nil))).Where("b.business_id = ?", businessID)
 	if len(f.Statuses) > 0 {
 		st := make([]string, len(f.Statuses))
 		for i, s := range f.Statuses {
@@ -229,7 +262,11 @@ func (s *Store) FindBills(ctx context.Context, db bun.IDB, businessID uuid.UUID,
 	}
 	out := make([]bill.Bill, len(rows))
 	for i, r := range rows {
-		out[i] = r.bill()
+		b, err := r.bill()
+		if err != nil {
+			return nil, page.Meta{}, err
+		}
+		out[i] = b
 	}
 	return out, meta, nil
 }

@@ -39,6 +39,9 @@ type Bill struct {
 	Totals               Totals
 	Settled              money.Cents
 	Outstanding          money.Cents
+	// Payments are the bill payments' allocations to the bill (read with
+	// it; the payment use cases change them).
+	Payments []BillPaid
 	// Version is 1 when received and grows with every change (postings and
 	// snapshots carry it).
 	Version    int64

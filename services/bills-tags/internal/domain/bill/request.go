@@ -482,3 +482,7 @@ func ParsePatch(body []byte) (Patch, error) {
 	}
 	return p, nil
 }
+
+// DecodeStrict decodes one JSON value into v, refusing unknown properties
+// and trailing data (a 400 naming "body").
+func DecodeStrict(raw []byte, v any) error { return decodeStrict(raw, v) }
