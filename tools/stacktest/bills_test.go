@@ -10,8 +10,9 @@ import (
 // TestBillsThroughTheSuite: a bill recorded in the bills & tags service
 // reaches the ledger (transactions posts its acct.bills.v1 posting:
 // expenses against ACCOUNTS_PAYABLE) and the reports service (the
-// accrual basis counts it on its received date, the cash basis not until
-// it is paid); voiding it reverses both.
+// accrual basis counts it on its received date, the cash basis as it is
+// paid: half a payment recognizes half, deleting it takes that back);
+// voiding it reverses both.
 func TestBillsThroughTheSuite(t *testing.T) {
 	tok := platformToken(t)
 	bid := createBusiness(t, tok, "bills-"+time.Now().Format("150405.000000"))
@@ -83,6 +84,24 @@ func TestBillsThroughTheSuite(t *testing.T) {
 	waitBalances("the bill", map[string]float64{"ACCOUNTS_PAYABLE": 174000, "RENT": 150000, "UTILITIES": 24000})
 	waitReport("the bill", "ACCRUAL", 174000)
 	waitReport("the unpaid bill", "CASH", 0)
+
+	// Half paid in July: A/P halves, the cash basis recognizes half of
+	// each line; the payment deleted, both come back.
+	p := jsonCall(t, http.MethodPost, base+"/bills/bill-payments", tok, map[string]any{
+		"paid_at": "2026-07-20T12:00:00Z", "method": "ACH", "amount": 87000, "external_id": "pay-1",
+		"bill_payment_allocations": []map[string]any{{"bill_id": bill["id"], "amount": 87000}},
+	})
+	if p.status != http.StatusCreated {
+		t.Fatalf("bill payment: %d %s", p.status, p.body)
+	}
+	waitBalances("the payment", map[string]float64{"ACCOUNTS_PAYABLE": 87000, "RENT": 150000})
+	waitReport("the half-paid bill", "CASH", 87000)
+	waitReport("the half-paid bill", "ACCRUAL", 174000)
+	if d := call(t, http.MethodDelete, base+"/bills/bill-payments/"+p.json["data"].(map[string]any)["id"].(string), tok, "", nil, true); d.status != http.StatusNoContent {
+		t.Fatalf("delete payment: %d %s", d.status, d.body)
+	}
+	waitBalances("the deleted payment", map[string]float64{"ACCOUNTS_PAYABLE": 174000})
+	waitReport("the deleted payment", "CASH", 0)
 
 	if v := jsonCall(t, http.MethodPost, base+"/bills/"+bill["id"].(string)+"/void", tok, nil); v.status != http.StatusOK {
 		t.Fatalf("void: %d %s", v.status, v.body)
