@@ -41,7 +41,7 @@ test-go: $(HELM_BIN) $(VERSITYGW_BIN) ## unit + integration + contract + chart t
 	HELM_BIN=$(HELM_BIN) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./tools/...
 
 .PHONY: bench
-bench: build ## every benchmark, each a ratio to a baseline of the same run (gateway vs nginx, transactions vs COPY/pgbench)
+bench: build ## every benchmark, each a ratio to a baseline of the same run (gateway vs nginx, transactions vs COPY/pgbench, reports and mileage vs raw SQL)
 	@$(BIN)/bench -root . -only all
 
 .PHONY: bench-gateway
@@ -59,6 +59,10 @@ bench-invoicing: build ## customers-invoices only: invoice listing (500k, 3 filt
 .PHONY: bench-reports
 bench-reports: build ## reports only: catch-up of 1M ledger lines vs COPY, P&L comparison over 1M lines vs a raw GROUP BY, CSV export of 1M rows vs COPY TO
 	@$(BIN)/bench -root . -only reports
+
+.PHONY: bench-mileage
+bench-mileage: build ## mileage only: GET /mileage/summary over 200,000 trips with filters vs the raw GROUP BY over the trips
+	@$(BIN)/bench -root . -only mileage
 
 .PHONY: fmt
 fmt: ## gofmt every Go file

@@ -291,6 +291,11 @@ func TestPlatformAndBusinessTokens(t *testing.T) {
 	// and two tags, the comparison on both bases, its CSV export.
 	t.Run("reports on both bases", func(t *testing.T) { reportsScenario(t, api, stack, platform) })
 
+	// Issue 11's scenario: two vehicles, trips of each purpose over two
+	// years (across the 2022 mid-year rate change), one deleted; the
+	// summary by year and month, filtered by vehicle, purpose and dates.
+	t.Run("mileage summary", func(t *testing.T) { mileageScenario(t, api, platform) })
+
 	// Issue 7's scenario: a Canadian business, a custom account, imported
 	// transactions categorized single, split and with HST; the balances and
 	// the journal reflect it; recategorizing leaves one live entry.

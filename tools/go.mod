@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/GoogleContainerTools/skaffold/v2 v2.16.1
 	github.com/acctsuite/acct/pkg v0.0.0-00010101000000-000000000000
+	github.com/acctsuite/acct/services/mileage v0.0.0-00010101000000-000000000000
 	github.com/gofiber/fiber/v2 v2.52.15
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0
@@ -102,3 +103,5 @@ require (
 )
 
 replace github.com/acctsuite/acct/pkg => ../pkg
+
+replace github.com/acctsuite/acct/services/mileage => ../services/mileage

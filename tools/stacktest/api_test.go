@@ -29,8 +29,8 @@ func validator(t *testing.T) *openapitest.Validator {
 	docOnce.Do(func() {
 		// The gateway merges the services' documents in the background:
 		// wait until every service's paths are in (auth-tokens' /whoami,
-		// transactions' ledger, customers-invoices' customers and reports' profit
-		// and loss), as a
+		// transactions' ledger, customers-invoices' customers, reports' profit
+		// and loss and mileage's summary), as a
 		// reader of /docs would.
 		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 			resp, err := http.Get(st.GatewayURL + "/openapi.json")
@@ -40,7 +40,8 @@ func validator(t *testing.T) *openapitest.Validator {
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if bytes.Contains(body, []byte(`"/whoami"`)) && bytes.Contains(body, []byte(`/ledger/chart"`)) &&
-				bytes.Contains(body, []byte(`/customers"`)) && bytes.Contains(body, []byte(`/reports/profit-and-loss"`)) {
+				bytes.Contains(body, []byte(`/customers"`)) && bytes.Contains(body, []byte(`/reports/profit-and-loss"`)) &&
+				bytes.Contains(body, []byte(`/mileage/summary"`)) {
 				docJSON = body
 				return
 			}

@@ -54,6 +54,7 @@ type options struct {
 	only     string // "" (everything), "gateway" or "transactions"
 	txParts  string // transactions parts: "all" or "list" (the listing alone)
 	reports  reportsSize
+	trips    int // mileage: trips in the summary's business
 }
 
 // envList is a repeatable KEY=VALUE flag.
@@ -72,10 +73,11 @@ func main() {
 	flag.StringVar(&o.loadGen, "load", "", "saturation load generator: wrk or go (default: wrk when installed)")
 	flag.StringVar(&o.nginxBin, "nginx", "nginx", "nginx binary (Debian: apt-get install -y nginx-light)")
 	flag.StringVar(&o.pprofDir, "pprof-dir", "", "save a CPU profile of the gateway's saturation runs here")
-	flag.StringVar(&o.only, "only", "gateway", "which part: gateway (GET /whoami and a database read, `make bench-gateway`), transactions (import, categorize, listing: `make bench-transactions`), invoicing (invoice listing, payments: `make bench-invoicing`), reports (catch-up, P&L comparison, CSV export: `make bench-reports`), or all (`make bench`)")
+	flag.StringVar(&o.only, "only", "gateway", "which part: gateway (GET /whoami and a database read, `make bench-gateway`), transactions (import, categorize, listing: `make bench-transactions`), invoicing (invoice listing, payments: `make bench-invoicing`), reports (catch-up, P&L comparison, CSV export: `make bench-reports`), mileage (the summary over 200,000 trips: `make bench-mileage`), or all (`make bench`)")
 	flag.StringVar(&o.txParts, "tx-parts", "all", "transactions parts: all (import, categorize, listing) or list (the listing alone)")
 	flag.IntVar(&o.reports.catchUpEntries, "reports-entries", 500_000, "reports catch-up: two-line ledger entries published (the issue's 1,000,000 lines by default; smaller while developing)")
 	flag.IntVar(&o.reports.exportRows, "reports-export-rows", 1_000_000, "reports CSV export: bank transactions exported")
+	flag.IntVar(&o.trips, "mileage-trips", 200_000, "mileage summary: trips in the business (the issue's 200,000 by default; smaller while developing)")
 	flag.Var(&o.gwEnv, "gateway-env", "extra KEY=VALUE for the measured gateways (repeatable), e.g. GOGC=200 for experiments")
 	bare := flag.String("serve-bare", "", "internal: serve the bare Fiber endpoint on this address")
 	target := flag.String("url", "", "load this URL only (with -token) instead of starting the suite")
@@ -97,8 +99,8 @@ func main() {
 	if o.only == "all" {
 		o.only = ""
 	}
-	if o.only != "" && o.only != "gateway" && o.only != "transactions" && o.only != "invoicing" && o.only != "reports" {
-		fmt.Fprintf(os.Stderr, "bench: -only must be gateway, transactions, invoicing or reports, not %q\n", o.only)
+	if o.only != "" && o.only != "gateway" && o.only != "transactions" && o.only != "invoicing" && o.only != "reports" && o.only != "mileage" {
+		fmt.Fprintf(os.Stderr, "bench: -only must be gateway, transactions, invoicing, reports, mileage or all, not %q\n", o.only)
 		os.Exit(2)
 	}
 	if err := o.resolveTools(); err != nil {
@@ -114,7 +116,7 @@ func main() {
 // resolveTools finds nginx (required, unless only the transactions part
 // runs) and wrk (preferred).
 func (o *options) resolveTools() error {
-	if o.only == "transactions" || o.only == "invoicing" || o.only == "reports" {
+	if o.only == "transactions" || o.only == "invoicing" || o.only == "reports" || o.only == "mileage" {
 		return nil
 	}
 	bin, err := exec.LookPath(o.nginxBin)
@@ -247,6 +249,9 @@ func run(o options) error {
 	if o.only == "reports" {
 		return printReports(ctx, st, token, o.reports)
 	}
+	if o.only == "mileage" {
+		return printMileage(ctx, st, token, o.trips)
+	}
 	fmt.Printf("load: %s for saturation (%d connections), Go open-loop client at %d req/s for latency\n", o.loadGen, o.conns, o.rate)
 
 	var failed int64
@@ -272,7 +277,20 @@ func run(o options) error {
 	if err := printInvoicing(ctx, st, token); err != nil {
 		return err
 	}
-	return printReports(ctx, st, token, o.reports)
+	if err := printReports(ctx, st, token, o.reports); err != nil {
+		return err
+	}
+	return printMileage(ctx, st, token, o.trips)
+}
+
+// printMileage runs the mileage benchmark and prints its summary.
+func printMileage(ctx context.Context, st *stack.Stack, token string, trips int) error {
+	sum, err := runMileage(ctx, st, token, trips)
+	if err != nil {
+		return fmt.Errorf("mileage: %w", err)
+	}
+	fmt.Printf("\nmileage summary (load average now: %s):\n%s", loadAverage(), sum)
+	return nil
 }
 
 // printReports runs the reports benchmarks and prints their summary.
