@@ -18,7 +18,7 @@ import (
 type Options struct {
 	Vendors     *app.Vendors
 	Bills       *app.Bills
-	Tags        *app.Tags // the tag registry and POST /tags (nil: not mounted)
+	Tags        *app.Tags     // the tag registry and POST /tags (nil: not mounted)
 	Auth        fiber.Handler // bearer-token verification
 	Business    fiber.Handler // tenancy check of :businessId
 	Idempotency fiber.Handler // Idempotency-Key on creating POSTs
