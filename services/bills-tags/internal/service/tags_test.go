@@ -18,6 +18,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/openapi"
 	"github.com/acctsuite/acct/pkg/openapi/openapitest"
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
@@ -673,5 +674,25 @@ func TestTagRoutesCrossTenant(t *testing.T) {
 	e.doInvalid(req("POST", other+"/tags", owner, map[string]any{"key_values": kv, "entity_ids": []any{bill}, "entity_type": "BILL"}), 404, "BillNotFound")
 	if got := e.dimensions(mine, owner, ""); len(got) != 0 {
 		t.Fatalf("the other business lists %v", got)
+	}
+}
+
+// TestOpenAPIDocumentsTagRoutes: every registry route is in the document.
+func TestOpenAPIDocumentsTagRoutes(t *testing.T) {
+	doc, err := openapi.Load(billstags.OpenAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{
+		"/v1/businesses/{businessId}/tags/dimensions",
+		"/v1/businesses/{businessId}/tags/dimensions/key/{dimensionKey}",
+		"/v1/businesses/{businessId}/tags/dimensions/{dimensionId}",
+		"/v1/businesses/{businessId}/tags/dimensions/{dimensionId}/values",
+		"/v1/businesses/{businessId}/tags/dimensions/{dimensionId}/values/{valueId}/archive",
+		"/v1/businesses/{businessId}/tags",
+	} {
+		if doc.Paths.Value(p) == nil {
+			t.Errorf("path %s undocumented", p)
+		}
 	}
 }
