@@ -169,6 +169,7 @@ func TestChartWiring(t *testing.T) {
 		{service: "bills-tags", name: "KAFKA_BROKERS", value: "acct-kafka-kafka-bootstrap:9092"},
 		{service: "bills-tags", name: "DATABASE_URL", secret: "acct-pg-app", key: "uri"},
 		{service: "bills-tags", name: "PAGE_CURSOR_SECRET", secret: "acct-bills-tags", key: "PAGE_CURSOR_SECRET"},
+		{service: "bills-tags", name: "TRANSACTIONS_URL", value: "http://acct-transactions"},
 		{service: "gateway", name: "UPSTREAM_REPORTS_URL", value: "http://acct-reports"},
 		{service: "reports", name: "JWKS_URL", value: "http://acct-auth-tokens/.well-known/jwks.json"},
 		{service: "reports", name: "DB_SCHEMA", value: "reports"},

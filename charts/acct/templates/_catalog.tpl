@@ -13,6 +13,7 @@ Traits:
   signingKey      needs SIGNING_KEY_ENCRYPTION_KEY
   pageCursor      needs PAGE_CURSOR_SECRET (cursor pagination)
   bootstrapClient supports BOOTSTRAP_CLIENT_*
+  calls           services it calls internally (<NAME>_URL, egress to them, ingress from it on theirs)
   storage         keeps files in object storage (STORAGE_BACKEND, S3_*; values `storage`): endpoints
                   that need it answer 503 while storage is off
 */}}
@@ -41,6 +42,7 @@ bills-tags:
   kafka: true
   verifiesTokens: true
   pageCursor: true
+  calls: [transactions]
 customers-invoices:
   database: true
   schema: invoicing

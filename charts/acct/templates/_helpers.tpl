@@ -189,6 +189,11 @@ BOOTSTRAP_CLIENT_NAME: {{ $b.name | default "bootstrap" | b64enc }}
 {{- end -}}
 {{- end -}}
 {{- end -}}
+{{- range $n := .traits.calls | default list -}}
+{{- if hasKey $enabled $n -}}
+{{- $_ := set $plain (printf "%s_URL" ($n | upper | replace "-" "_")) (printf "http://%s" (include "acct.svcName" (dict "root" $root "name" $n))) -}}
+{{- end -}}
+{{- end -}}
 {{- if .traits.gateway -}}
 {{- range $n, $t := $enabled -}}
 {{- if not $t.gateway -}}

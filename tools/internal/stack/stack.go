@@ -127,7 +127,11 @@ var services = []serviceSpec{
 	{
 		name:   "bills-tags",
 		schema: "bills",
-		env:    func(*Stack, map[string]string) []string { return nil },
+		// POST /tags reaches the transactions service (started before it)
+		// for bank transactions.
+		env: func(s *Stack, _ map[string]string) []string {
+			return []string{"TRANSACTIONS_URL=" + s.ServiceURLs["transactions"]}
+		},
 	},
 	{
 		name:   "mileage",

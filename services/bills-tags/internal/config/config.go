@@ -1,10 +1,14 @@
 // Package config is the bills-tags service's configuration, read
 // from the environment: the kit's blocks (listener, logs, telemetry,
-// database, broker, cursor secret, token verification). The service has no
-// variables of its own yet.
+// database, broker, cursor secret, token verification) and the internal
+// calls generic tagging makes (TRANSACTIONS_URL, TRANSACTIONS_TIMEOUT).
 package config
 
 import (
+	"fmt"
+	"net/url"
+	"time"
+
 	pkgconfig "github.com/acctsuite/acct/pkg/config"
 	"github.com/acctsuite/acct/pkg/servicekit"
 )
@@ -21,6 +25,10 @@ type Config struct {
 	Base servicekit.Base
 	Data servicekit.Data
 	Auth servicekit.Auth
+	// Transactions is the transactions service, which POST /tags reaches
+	// for bank transactions.
+	TransactionsURL     string        `env:"TRANSACTIONS_URL" envDefault:"http://127.0.0.1:8082"`
+	TransactionsTimeout time.Duration `env:"TRANSACTIONS_TIMEOUT" envDefault:"10s"`
 }
 
 // Load reads and validates the configuration from the environment.
@@ -29,10 +37,17 @@ func Load() (Config, error) { return pkgconfig.Read[Config]() }
 // LoadFrom is Load reading the given variables (tests).
 func LoadFrom(env map[string]string) (Config, error) { return pkgconfig.ReadFrom[Config](env) }
 
-// Validate defaults DB_SCHEMA to the service's schema.
+// Validate defaults DB_SCHEMA to the service's schema and checks the
+// transactions service's URL and timeout.
 func (c *Config) Validate() error {
 	if c.Data.DB.Schema == "" {
 		c.Data.DB.Schema = DefaultSchema
+	}
+	if u, err := url.Parse(c.TransactionsURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("TRANSACTIONS_URL must be an http(s) URL, got %q", c.TransactionsURL)
+	}
+	if c.TransactionsTimeout <= 0 || c.TransactionsTimeout > 2*time.Minute {
+		return fmt.Errorf("TRANSACTIONS_TIMEOUT must be between 1ns and 2m, got %s", c.TransactionsTimeout)
 	}
 	return nil
 }

@@ -1,7 +1,8 @@
 // Package service wires the bills-tags service onto the service kit: the
 // vendor, bill, bill-payment and vendor-credit use cases on the kit's
 // database, their events through the outbox on acct.bills.v1, the business
-// projection (tenancy) from acct.business.v1 and the HTTP routes. The kit
+// projection (tenancy) from acct.business.v1, the tag registry (learning
+// from the events of kafkaadapter.RegistryTopics) and the HTTP routes. The kit
 // does the rest (see pkg/servicekit).
 package service
 
@@ -15,6 +16,7 @@ import (
 	httpadapter "github.com/acctsuite/acct/services/bills-tags/internal/adapters/http"
 	kafkaadapter "github.com/acctsuite/acct/services/bills-tags/internal/adapters/kafka"
 	"github.com/acctsuite/acct/services/bills-tags/internal/adapters/postgres"
+	"github.com/acctsuite/acct/services/bills-tags/internal/adapters/transactions"
 	"github.com/acctsuite/acct/services/bills-tags/internal/app"
 	"github.com/acctsuite/acct/services/bills-tags/internal/config"
 )
@@ -24,12 +26,15 @@ type Service struct {
 	Vendors  *app.Vendors
 	Bills    *app.Bills
 	Payments *app.Payments
+	Tags     *app.Tags
+
+	cfg config.Config
 }
 
 // New describes the service to the kit; the returned Service is filled in
 // when the kit runs Setup.
 func New(cfg config.Config) (*Service, servicekit.Definition) {
-	s := &Service{}
+	s := &Service{cfg: cfg}
 	return s, servicekit.Definition{
 		Name:       config.ServiceName,
 		Base:       &cfg.Base,
@@ -49,10 +54,15 @@ func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 	s.Bills = app.NewBills(k.DB(), store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
 	s.Payments = app.NewPayments(k.DB(), store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
 	s.Vendors.SetMover(s.Bills)
+	s.Tags = app.NewTags(k.DB(), store, s.Bills, transactions.New(s.cfg.TransactionsURL, s.cfg.TransactionsTimeout), k.Logger())
+	for _, topic := range kafkaadapter.RegistryTopics {
+		k.ConsumeBatch(topic, kafkaadapter.RegistryHandler(s.Tags, k.Logger()))
+	}
 	httpadapter.Register(k.App(), httpadapter.Options{
 		Vendors:     s.Vendors,
 		Bills:       s.Bills,
 		Payments:    s.Payments,
+		Tags:        s.Tags,
 		Auth:        k.Authenticate(),
 		Business:    k.RequireBusiness(),
 		Idempotency: k.Idempotency(),

@@ -160,6 +160,14 @@ var Table = []Route{
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/invoices/:invoiceId/write-off", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/invoices/:invoiceId/write-offs/:writeOffId", Upstream: CustomersInvoices, Auth: Token, Tenancy: Business},
 
+	// bills-tags: the tag registry and generic tagging (the static key/
+	// segment before :dimensionId).
+	{Methods: []string{http.MethodGet, http.MethodPost}, Path: "/v1/businesses/:businessId/tags/dimensions", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/tags/dimensions/key/:dimensionKey", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPatch}, Path: "/v1/businesses/:businessId/tags/dimensions/:dimensionId", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/tags/dimensions/:dimensionId/values", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/tags/dimensions/:dimensionId/values/:valueId/archive", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/tags", Upstream: BillsTags, Auth: Token, Tenancy: Business},
 	// bills-tags: vendors.
 	{Methods: []string{http.MethodGet, http.MethodPost}, Path: "/v1/businesses/:businessId/vendors", Upstream: BillsTags, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet, http.MethodPatch}, Path: "/v1/businesses/:businessId/vendors/:vendorId", Upstream: BillsTags, Auth: Token, Tenancy: Business},

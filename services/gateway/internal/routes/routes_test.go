@@ -68,7 +68,7 @@ func TestTenancyHasAndString(t *testing.T) {
 
 func TestPathsAndMethods(t *testing.T) {
 	order, allowed := Paths(Table)
-	if len(order) != 73 {
+	if len(order) != 79 {
 		t.Fatalf("distinct paths = %v", order)
 	}
 	if got := allowed["/v1/businesses"]; !slices.Equal(got, []string{http.MethodGet, http.MethodHead, http.MethodPost}) {
@@ -79,6 +79,9 @@ func TestPathsAndMethods(t *testing.T) {
 	}
 	if got := allowed["/oauth2/token"]; !slices.Equal(got, []string{http.MethodPost}) {
 		t.Errorf("allowed(/oauth2/token) = %v", got)
+	}
+	if got := allowed["/v1/businesses/:businessId/tags/dimensions"]; !slices.Equal(got, []string{http.MethodGet, http.MethodPost, http.MethodHead}) {
+		t.Errorf("allowed(tags/dimensions) = %v", got)
 	}
 	if got := Upstreams(Table); !slices.Equal(got, []string{AuthTokens, Transactions, CustomersInvoices, BillsTags, Reports, Mileage}) {
 		t.Errorf("Upstreams = %v", got)

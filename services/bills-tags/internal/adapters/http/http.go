@@ -19,6 +19,7 @@ type Options struct {
 	Vendors     *app.Vendors
 	Bills       *app.Bills
 	Payments    *app.Payments
+	Tags        *app.Tags     // the tag registry and POST /tags (nil: not mounted)
 	Auth        fiber.Handler // bearer-token verification
 	Business    fiber.Handler // tenancy check of :businessId
 	Idempotency fiber.Handler // Idempotency-Key on creating POSTs
@@ -64,6 +65,8 @@ func Register(r fiber.Router, o Options) {
 	r.Patch(p+"/bills/:billId", auth, biz, h.updateBill)
 	r.Post(p+"/bills/:billId/update", auth, biz, h.updateBill)
 	r.Post(p+"/bills/:billId/void", auth, biz, h.voidBill)
+
+	registerTags(r, o, idem)
 }
 
 // businessID is the business RequireBusiness authorised.

@@ -1,0 +1,5 @@
+DROP TABLE IF EXISTS tag_values;
+
+--bun:split
+
+DROP TABLE IF EXISTS tag_dimensions;
