@@ -67,7 +67,8 @@ func (e *env) comparisonCSV(token string, bid uuid.UUID, moneyFormat string, bod
 	e.t.Helper()
 	resp, raw := e.v.Do(e.t, e.http, openapitest.Request(http.MethodPost, comparisonCSVPath(bid, moneyFormat), token, body))
 	d := presignedData(e.t, resp.StatusCode, raw)
-	if d.FileType != "csv" || !strings.HasPrefix(d.FileName, "profit_and_loss_comparison_") || !strings.HasSuffix(d.FileName, ".csv") {
+	if d.FileType != "csv" || !strings.HasPrefix(d.FileName, "profit_and_loss_comparison_") || !strings.HasSuffix(d.FileName, ".csv") ||
+		d.DocumentType != "PROFIT_AND_LOSS_COMPARISON_CSV" {
 		e.t.Fatalf("answer: %+v", d)
 	}
 	file := download(e.t, d, "text/csv")

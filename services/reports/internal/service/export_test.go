@@ -55,6 +55,7 @@ type presigned struct {
 	FileName     string    `json:"fileName"`
 	CreatedAt    time.Time `json:"createdAt"`
 	DocumentID   uuid.UUID `json:"documentId"`
+	DocumentType string    `json:"document_type"`
 }
 
 // exportStatus asks for an export and validates the exchange.
@@ -153,7 +154,7 @@ func TestTransactionsCSVExport(t *testing.T) {
 			t.Errorf("%s: rows\n%q\nwant\n%q", c.name, rows, c.want)
 		}
 		if d.Type != "Storage_Presigned_Url" || d.FileType != "csv" || d.DocumentID == uuid.Nil || d.CreatedAt.IsZero() ||
-			!strings.HasPrefix(d.FileName, "transactions_") {
+			!strings.HasPrefix(d.FileName, "transactions_") || d.DocumentType != "TRANSACTIONS_CSV" {
 			t.Errorf("%s: %+v", c.name, d)
 		}
 	}

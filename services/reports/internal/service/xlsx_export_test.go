@@ -73,7 +73,8 @@ func (e *env) exportXLSX(token string, bid uuid.UUID, q url.Values) (presigned, 
 	e.t.Helper()
 	code, body := e.xlsxStatus(token, bid, q)
 	d := presignedData(e.t, code, body)
-	if d.FileType != "xlsx" || !strings.HasPrefix(d.FileName, "transactions_") || !strings.HasSuffix(d.FileName, ".xlsx") {
+	if d.FileType != "xlsx" || !strings.HasPrefix(d.FileName, "transactions_") || !strings.HasSuffix(d.FileName, ".xlsx") ||
+		d.DocumentType != "TRANSACTIONS_EXCEL" {
 		e.t.Fatalf("answer: %+v", d)
 	}
 	return d, openXLSX(e.t, download(e.t, d, xlsxType))

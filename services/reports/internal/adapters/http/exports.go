@@ -9,9 +9,9 @@ import (
 )
 
 // renderDownload is an export's answer: the spec's pre-signed download.
-func renderDownload(c *fiber.Ctx, d app.Download) error {
+func renderDownload(c *fiber.Ctx, d app.Download, docType string) error {
 	return httpx.OK(c, presignedURL{Type: "Storage_Presigned_Url", PresignedURL: d.URL, FileType: d.FileType,
-		FileName: d.FileName, CreatedAt: d.CreatedAt, DocumentID: d.ID.String()})
+		FileName: d.FileName, CreatedAt: d.CreatedAt, DocumentID: d.ID.String(), DocumentType: docType})
 }
 
 func (h *handlers) transactionsXLSX(c *fiber.Ctx) error {
@@ -19,7 +19,7 @@ func (h *handlers) transactionsXLSX(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return renderDownload(c, d)
+	return renderDownload(c, d, DocTransactionsExcel)
 }
 
 // comparisonCSV takes the comparison's body, checked by the comparison's
@@ -41,5 +41,5 @@ func (h *handlers) comparisonCSV(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return renderDownload(c, d)
+	return renderDownload(c, d, DocComparisonCSV)
 }

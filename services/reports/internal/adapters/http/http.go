@@ -51,15 +51,24 @@ type presignedURL struct {
 	FileName     string    `json:"fileName"`
 	CreatedAt    time.Time `json:"createdAt"`
 	DocumentID   string    `json:"documentId"`
+	// DocumentType says which export the file is (the spec's P&L export
+	// answer carries a document_type).
+	DocumentType string `json:"document_type"`
 }
+
+// The document types of the exports.
+const (
+	DocTransactionsCSV   = "TRANSACTIONS_CSV"
+	DocTransactionsExcel = "TRANSACTIONS_EXCEL"
+	DocComparisonCSV     = "PROFIT_AND_LOSS_COMPARISON_CSV"
+)
 
 func (h *handlers) transactionsCSV(c *fiber.Ctx) error {
 	d, err := h.exports.TransactionsCSV(c.UserContext(), businessID(c), httpx.Query(c))
 	if err != nil {
 		return err
 	}
-	return httpx.OK(c, presignedURL{Type: "Storage_Presigned_Url", PresignedURL: d.URL, FileType: d.FileType,
-		FileName: d.FileName, CreatedAt: d.CreatedAt, DocumentID: d.ID.String()})
+	return renderDownload(c, d, DocTransactionsCSV)
 }
 
 // businessID is the business RequireBusiness authorised.
