@@ -2,9 +2,12 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -51,13 +54,23 @@ type BillTagger interface {
 
 // Tags holds the tag registry and generic tagging use cases.
 type Tags struct {
-	db    *bun.DB
-	store TagRegistryStore
-	bills BillTagger
-	bank  BankTransactionTagger
-	log   *slog.Logger
-	now   func() time.Time
+	db       *bun.DB
+	store    TagRegistryStore
+	bills    BillTagger
+	payments PaymentTagger // nil: BILL_PAYMENT is unsupported
+	bank     BankTransactionTagger
+	log      *slog.Logger
+	now      func() time.Time
 }
+
+// PaymentTagger tags bill payments (Payments.TagPayments, its own
+// transaction).
+type PaymentTagger interface {
+	TagPayments(ctx context.Context, businessID uuid.UUID, ids []uuid.UUID, kvs []tags.KeyValue) ([]tags.Tag, error)
+}
+
+// UsePayments lets POST /tags tag bill payments through p.
+func (a *Tags) UsePayments(p PaymentTagger) { a.payments = p }
 
 // NewTags assembles the registry use cases on db; bills tags bills in
 // process, bank reaches the transactions service.
@@ -298,6 +311,17 @@ func (a *Tags) Apply(ctx context.Context, caller Caller, businessID uuid.UUID, r
 		if err != nil {
 			return nil, err
 		}
+	case tagreg.BillPayment:
+		if a.payments == nil {
+			return nil, ErrUnsupportedEntityType(r.EntityType)
+		}
+		var err error
+		if out, err = a.payments.TagPayments(ctx, businessID, ids, r.KeyValues); err != nil {
+			return nil, renameField(err, "transaction_ids", "entity_ids")
+		}
+		if err := a.Learn(ctx, a.db, learned); err != nil {
+			a.log.WarnContext(ctx, "learn tags after tagging bill payments", slog.Any("error", err))
+		}
 	case tagreg.BankTransaction:
 		var err error
 		if out, err = a.bank.TagBankTransactions(ctx, caller, businessID, ids, r.KeyValues); err != nil {
@@ -366,4 +390,28 @@ func keyValuesOf(ts []tags.Tag) []tags.KeyValue {
 		out[i] = tags.KeyValue{Key: t.Key, Value: t.Value, DimensionDisplayName: t.DimensionDisplayName, ValueDisplayName: t.ValueDisplayName}
 	}
 	return out
+}
+
+// renameField is err with the field from (and its sub-fields, from[0]...)
+// named to in its meta.fields and description, for an error a use case
+// reports in the words of another endpoint's body.
+func renameField(err error, from, to string) error {
+	var e *apperr.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	c := *e
+	c.Message = strings.ReplaceAll(c.Message, from, to)
+	if fields, ok := e.Meta["fields"].(map[string]string); ok {
+		renamed := make(map[string]string, len(fields))
+		for f, reason := range fields {
+			if rest, ok := strings.CutPrefix(f, from); ok {
+				f = to + rest
+			}
+			renamed[f] = reason
+		}
+		c.Meta = maps.Clone(e.Meta)
+		c.Meta["fields"] = renamed
+	}
+	return &c
 }

@@ -55,6 +55,7 @@ func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 	s.Payments = app.NewPayments(k.DB(), store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
 	s.Vendors.SetMover(s.Bills)
 	s.Tags = app.NewTags(k.DB(), store, s.Bills, transactions.New(s.cfg.TransactionsURL, s.cfg.TransactionsTimeout), k.Logger())
+	s.Tags.UsePayments(s.Payments)
 	for _, topic := range kafkaadapter.RegistryTopics {
 		k.ConsumeBatch(topic, kafkaadapter.RegistryHandler(s.Tags, k.Logger()))
 	}

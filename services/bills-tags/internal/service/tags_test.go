@@ -284,7 +284,7 @@ func TestUnsupportedEntityTypes(t *testing.T) {
 	e := newEnv(t)
 	tok := e.token("client-a")
 	bid := e.business("client-a")
-	for _, typ := range []string{"INVOICE", "INVOICE_PAYMENT", "BILL_PAYMENT"} {
+	for _, typ := range []string{"INVOICE", "INVOICE_PAYMENT"} {
 		m := e.doInvalid(req("POST", base(bid)+"/tags", tok, map[string]any{
 			"key_values": []any{map[string]any{"key": "k", "value": "v"}}, "entity_ids": []any{uuid.NewString()}, "entity_type": typ,
 		}), 400, "UnsupportedEntityType")
@@ -695,4 +695,46 @@ func TestOpenAPIDocumentsTagRoutes(t *testing.T) {
 			t.Errorf("path %s undocumented", p)
 		}
 	}
+}
+
+// TestTagBillPaymentsThroughPostTags: POST /tags with entity_type
+// BILL_PAYMENT tags the payments (the same as POST
+// /bills/bill-payments/tags): the payment shows the tag, the registry
+// learns it, a repeat adds nothing, an unknown payment is 404 naming
+// nothing changed.
+func TestTagBillPaymentsThroughPostTags(t *testing.T) {
+	e := newEnv(t)
+	tok := e.token("client-a")
+	bid := e.business("client-a")
+	vendor := e.create(bid, tok, map[string]any{"company_name": "Ink Co"}, 201)["id"].(string)
+	b := e.simpleBill(bid, tok, vendor, 10000, "")
+	p := data(e.do(req("POST", base(bid)+"/bills/bill-payments", tok, map[string]any{
+		"paid_at": "2026-02-10T12:00:00Z", "method": "ACH", "amount": 4000,
+		"bill_payment_allocations": []any{alloc(b, 4000)},
+	}), 201))
+	pid := p["id"].(string)
+	body := map[string]any{"key_values": []any{map[string]any{"key": "region", "value": "west"}}, "entity_ids": []any{pid}, "entity_type": "BILL_PAYMENT"}
+	out := e.do(req("POST", base(bid)+"/tags", tok, body), 200)
+	if tagsOf(out) != 1 {
+		t.Fatalf("tagging answer %v", out)
+	}
+	got := data(e.do(req("GET", base(bid)+"/bills/bill-payments/"+pid, tok, nil), 200))
+	tt, _ := got["transaction_tags"].([]any)
+	if len(tt) != 1 || tt[0].(map[string]any)["key"] != "region" || tt[0].(map[string]any)["value"] != "west" {
+		t.Fatalf("payment tags %v", got["transaction_tags"])
+	}
+	if dims := e.dimensions(bid, tok, ""); dims["region"] == nil {
+		t.Fatalf("the registry did not learn region: %v", dims)
+	}
+	if again := e.do(req("POST", base(bid)+"/tags", tok, body), 200); tagsOf(again) != 0 {
+		t.Fatalf("a repeat added tags: %v", again)
+	}
+	body["entity_ids"] = []any{uuid.NewString()}
+	e.doInvalid(req("POST", base(bid)+"/tags", tok, body), 404, "")
+}
+
+// tagsOf is how many tags a POST /tags answer lists.
+func tagsOf(m map[string]any) int {
+	ts, _ := m["tags"].([]any)
+	return len(ts)
 }
