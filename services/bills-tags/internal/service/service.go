@@ -24,6 +24,7 @@ type Service struct {
 	Vendors  *app.Vendors
 	Bills    *app.Bills
 	Payments *app.Payments
+	Credits  *app.Credits
 }
 
 // New describes the service to the kit; the returned Service is filled in
@@ -48,11 +49,13 @@ func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 	s.Vendors = app.NewVendors(k.DB(), store, kafkaadapter.Publisher{}, k.Logger())
 	s.Bills = app.NewBills(k.DB(), store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
 	s.Payments = app.NewPayments(k.DB(), store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
-	s.Vendors.SetMover(s.Bills)
+	s.Credits = app.NewCredits(k.DB(), store, store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
+	s.Vendors.SetMover(app.Movers{s.Bills, s.Credits})
 	httpadapter.Register(k.App(), httpadapter.Options{
 		Vendors:     s.Vendors,
 		Bills:       s.Bills,
 		Payments:    s.Payments,
+		Credits:     s.Credits,
 		Auth:        k.Authenticate(),
 		Business:    k.RequireBusiness(),
 		Idempotency: k.Idempotency(),
