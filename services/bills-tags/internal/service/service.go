@@ -27,6 +27,7 @@ type Service struct {
 	Bills    *app.Bills
 	Payments *app.Payments
 	Tags     *app.Tags
+	Credits  *app.Credits
 
 	cfg config.Config
 }
@@ -53,7 +54,8 @@ func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 	s.Vendors = app.NewVendors(k.DB(), store, kafkaadapter.Publisher{}, k.Logger())
 	s.Bills = app.NewBills(k.DB(), store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
 	s.Payments = app.NewPayments(k.DB(), store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
-	s.Vendors.SetMover(s.Bills)
+	s.Credits = app.NewCredits(k.DB(), store, store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
+	s.Vendors.SetMover(app.Movers{s.Bills, s.Credits})
 	s.Tags = app.NewTags(k.DB(), store, s.Bills, transactions.New(s.cfg.TransactionsURL, s.cfg.TransactionsTimeout), k.Logger())
 	s.Tags.UsePayments(s.Payments)
 	for _, topic := range kafkaadapter.RegistryTopics {
@@ -64,6 +66,7 @@ func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 		Bills:       s.Bills,
 		Payments:    s.Payments,
 		Tags:        s.Tags,
+		Credits:     s.Credits,
 		Auth:        k.Authenticate(),
 		Business:    k.RequireBusiness(),
 		Idempotency: k.Idempotency(),

@@ -185,6 +185,9 @@ var Table = []Route{
 	{Methods: []string{http.MethodPost, http.MethodDelete}, Path: "/v1/businesses/:businessId/bills/bill-payments/tags", Upstream: BillsTags, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet, http.MethodDelete}, Path: "/v1/businesses/:businessId/bills/bill-payments/:paymentId", Upstream: BillsTags, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/bills/bill-payments/:paymentId/update", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	// bills-tags: vendor credits.
+	{Methods: []string{http.MethodGet, http.MethodPost}, Path: "/v1/businesses/:businessId/bills/vendor-credits", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet, http.MethodPatch}, Path: "/v1/businesses/:businessId/bills/vendor-credits/:vendorCreditId", Upstream: BillsTags, Auth: Token, Tenancy: Business},
 
 	// reports: the profit and loss from the ledger's read model (and its
 	// comparison's CSV export); the transactions CSV and XLSX exports from

@@ -19,7 +19,8 @@ type Options struct {
 	Vendors     *app.Vendors
 	Bills       *app.Bills
 	Payments    *app.Payments
-	Tags        *app.Tags     // the tag registry and POST /tags (nil: not mounted)
+	Tags        *app.Tags // the tag registry and POST /tags (nil: not mounted)
+	Credits     *app.Credits
 	Auth        fiber.Handler // bearer-token verification
 	Business    fiber.Handler // tenancy check of :businessId
 	Idempotency fiber.Handler // Idempotency-Key on creating POSTs
@@ -30,12 +31,13 @@ type handlers struct {
 	vendors  *app.Vendors
 	bills    *app.Bills
 	payments *app.Payments
+	credits  *app.Credits
 	codec    *page.Codec
 }
 
 // Register mounts every route of the service on r.
 func Register(r fiber.Router, o Options) {
-	h := &handlers{vendors: o.Vendors, bills: o.Bills, payments: o.Payments, codec: o.Cursors}
+	h := &handlers{vendors: o.Vendors, bills: o.Bills, payments: o.Payments, credits: o.Credits, codec: o.Cursors}
 	idem := o.Idempotency
 	if idem == nil {
 		idem = func(c *fiber.Ctx) error { return c.Next() }
@@ -51,13 +53,17 @@ func Register(r fiber.Router, o Options) {
 	r.Post(p+"/vendors/:vendorId/archive", auth, biz, h.archiveVendor)
 	r.Post(p+"/vendors/:vendorId/merge", auth, biz, h.mergeVendor)
 
-	// Static segments (bulk, bill-payments) before the :billId routes.
+	// Static segments (bulk, bill-payments, vendor-credits) before the :billId routes.
 	r.Post(p+"/bills/bill-payments/tags", auth, biz, h.tagPayments)
 	r.Delete(p+"/bills/bill-payments/tags", auth, biz, h.untagPayments)
 	r.Post(p+"/bills/bill-payments", auth, biz, idem, h.createPayment)
 	r.Get(p+"/bills/bill-payments/:paymentId", auth, biz, h.getPayment)
 	r.Post(p+"/bills/bill-payments/:paymentId/update", auth, biz, h.updatePayment)
 	r.Delete(p+"/bills/bill-payments/:paymentId", auth, biz, h.deletePayment)
+	r.Post(p+"/bills/vendor-credits", auth, biz, idem, h.createCredit)
+	r.Get(p+"/bills/vendor-credits", auth, biz, h.listCredits)
+	r.Get(p+"/bills/vendor-credits/:vendorCreditId", auth, biz, h.getCredit)
+	r.Patch(p+"/bills/vendor-credits/:vendorCreditId", auth, biz, h.updateCredit)
 	r.Post(p+"/bills/bulk", auth, biz, idem, h.createBills)
 	r.Post(p+"/bills", auth, biz, idem, h.createBill)
 	r.Get(p+"/bills", auth, biz, h.listBills)

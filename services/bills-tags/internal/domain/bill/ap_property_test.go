@@ -51,12 +51,13 @@ func (l ledger) payable() money.Cents {
 }
 
 // TestPayablesProperty runs generated sequences of bills, payments,
-// payment updates, voids and payment deletions through the domain's rules
-// (as the use cases apply them) and checks after every step that no bill
-// owes less than 0 and that the ledger's accounts payable equals what the
-// open bills owe. (Vendor credits are not built yet.)
+// payment updates, voids, payment deletions, vendor credits and their
+// re-allocations through the domain's rules (as the use cases apply them)
+// and checks after every step that no bill owes less than 0, no credit is
+// applied beyond its total, and that the ledger's accounts payable equals
+// what the open bills owe less the credits' unapplied rest.
 func TestPayablesProperty(t *testing.T) {
-	var ops [5]int
+	var ops [7]int
 	for seed := uint64(1); seed <= 200; seed++ {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) { runPayables(t, rand.New(rand.NewPCG(seed, 7)), &ops) })
 	}
@@ -67,13 +68,15 @@ func TestPayablesProperty(t *testing.T) {
 	}
 }
 
-func runPayables(t *testing.T, r *rand.Rand, ops *[5]int) {
+func runPayables(t *testing.T, r *rand.Rand, ops *[7]int) {
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	l := ledger{}
 	bills := map[uuid.UUID]*Bill{}
 	var billIDs []uuid.UUID
 	payments := map[uuid.UUID]*Payment{}
 	var paymentIDs []uuid.UUID
+	credits := map[uuid.UUID]*Credit{}
+	var creditIDs []uuid.UUID
 	settle := func(id uuid.UUID, d money.Cents) {
 		b := bills[id].Settle(d, at)
 		b.Version++
@@ -82,14 +85,11 @@ func runPayables(t *testing.T, r *rand.Rand, ops *[5]int) {
 		}
 		*bills[id] = b
 	}
-	// allocate draws allocations over open bills (with prev taken back),
-	// checks them with the rules and returns them.
-	allocate := func(prev []PaymentAllocation) ([]PaymentAllocation, money.Cents, bool) {
-		back := map[uuid.UUID]money.Cents{}
-		for _, a := range prev {
-			back[a.BillID] += a.Amount
-		}
-		var als []PaymentAllocation
+	// draw draws allocations over open bills (with back taken back from
+	// their settled amounts), checks them with the rules (summing exactly
+	// to their total for a payment, at most to credit for a credit) and
+	// returns them.
+	draw := func(back map[uuid.UUID]money.Cents, credit money.Cents) ([]Applied, money.Cents, bool) {
 		var applied []Applied
 		balances := map[uuid.UUID]Balance{}
 		var total money.Cents
@@ -101,17 +101,51 @@ func runPayables(t *testing.T, r *rand.Rand, ops *[5]int) {
 				continue
 			}
 			amt := money.Cents(1 + r.Int64N(int64(bal.Outstanding)+2)) // sometimes over: refused
-			als = append(als, PaymentAllocation{ID: uuid.New(), BillID: id, Amount: amt})
 			applied = append(applied, Applied{Field: "a", BillID: id, Amount: amt})
 			total += amt
 		}
-		if err := CheckAllocations(total, true, "a", applied, balances, EnumInvalidPayment); err != nil {
+		exact := credit == 0
+		if exact {
+			credit = total
+		}
+		if err := CheckAllocations(credit, exact, "a", applied, balances, EnumInvalidPayment); err != nil {
 			return nil, 0, false
 		}
-		return als, total, true
+		return applied, total, true
+	}
+	allocate := func(prev []PaymentAllocation) ([]PaymentAllocation, money.Cents, bool) {
+		back := map[uuid.UUID]money.Cents{}
+		for _, a := range prev {
+			back[a.BillID] += a.Amount
+		}
+		applied, total, ok := draw(back, 0)
+		als := make([]PaymentAllocation, len(applied))
+		for i, a := range applied {
+			als[i] = PaymentAllocation{ID: uuid.New(), BillID: a.BillID, Amount: a.Amount}
+		}
+		return als, total, ok
+	}
+	apply := func(c *Credit) bool {
+		back := map[uuid.UUID]money.Cents{}
+		for _, a := range c.Allocations {
+			back[a.BillID] += a.Amount
+		}
+		applied, _, ok := draw(back, c.Total())
+		if !ok {
+			return false
+		}
+		for _, a := range c.Allocations {
+			settle(a.BillID, -a.Amount)
+		}
+		c.Allocations = make([]CreditAllocation, len(applied))
+		for i, a := range applied {
+			c.Allocations[i] = CreditAllocation{ID: uuid.New(), BillID: a.BillID, Amount: a.Amount}
+			settle(a.BillID, a.Amount)
+		}
+		return true
 	}
 	for step := 0; step < 60; step++ {
-		switch op := r.IntN(5); {
+		switch op := r.IntN(7); {
 		case op == 0 || len(billIDs) == 0:
 			c, err := Compute([]LineInput{{UnitPrice: money.Cents(r.IntN(10000)), Quantity: mustQty(1 + r.IntN(3))}}, nil, uuid.New)
 			if err != nil {
@@ -170,8 +204,28 @@ func runPayables(t *testing.T, r *rand.Rand, ops *[5]int) {
 			delete(payments, p.ID)
 			paymentIDs = append(paymentIDs[:i], paymentIDs[i+1:]...)
 			ops[4]++
+		case op == 5: // a vendor credit, applied to some bills (or none)
+			n := 1 + r.IntN(3)
+			c := Credit{ID: uuid.New(), ReceivedAt: at, Version: 1}
+			for range n {
+				c.Lines = append(c.Lines, CreditLine{ID: uuid.New(), Amount: money.Cents(1 + r.IntN(8000))})
+			}
+			if !apply(&c) {
+				continue
+			}
+			credits[c.ID], creditIDs = &c, append(creditIDs, c.ID)
+			l.apply(t, c.Posting())
+			ops[5]++
+		case op == 6 && len(creditIDs) > 0: // re-allocate a credit (PATCH allocations)
+			c := credits[creditIDs[r.IntN(len(creditIDs))]]
+			if !apply(c) {
+				continue
+			}
+			c.Version++
+			l.apply(t, c.Posting())
+			ops[6]++
 		}
-		var open money.Cents
+		var open, unapplied money.Cents
 		for _, b := range bills {
 			if b.Outstanding < 0 {
 				t.Fatalf("step %d: bill %s owes %d", step, b.ID, b.Outstanding)
@@ -181,8 +235,14 @@ func runPayables(t *testing.T, r *rand.Rand, ops *[5]int) {
 			}
 			open += b.Outstanding
 		}
-		if got := l.payable(); got != open {
-			t.Fatalf("step %d: accounts payable %d, open bills %d", step, got, open)
+		for _, c := range credits {
+			if c.Unapplied() < 0 {
+				t.Fatalf("step %d: credit %s applied %d of %d", step, c.ID, c.Applied(), c.Total())
+			}
+			unapplied += c.Unapplied()
+		}
+		if got := l.payable(); got != open-unapplied {
+			t.Fatalf("step %d: accounts payable %d, open bills %d less unapplied credits %d", step, got, open, unapplied)
 		}
 	}
 }
