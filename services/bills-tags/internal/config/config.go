@@ -1,12 +1,13 @@
 // Package config is the bills-tags service's configuration, read
 // from the environment: the kit's blocks (listener, logs, telemetry,
-// database, broker, cursor secret, token verification). The service has no
-// variables of its own yet.
+// database, broker, cursor secret, token verification) and the receipt
+// file storage.
 package config
 
 import (
 	pkgconfig "github.com/acctsuite/acct/pkg/config"
 	"github.com/acctsuite/acct/pkg/servicekit"
+	"github.com/acctsuite/acct/pkg/storage"
 )
 
 // ServiceName names the service in logs, traces, metrics, event sources
@@ -21,6 +22,10 @@ type Config struct {
 	Base servicekit.Base
 	Data servicekit.Data
 	Auth servicekit.Auth
+
+	// Storage is where imported receipts go (STORAGE_*). It is optional:
+	// see storage.Optional (without it the receipt endpoints answer 503).
+	Storage storage.Optional
 }
 
 // Load reads and validates the configuration from the environment.

@@ -18,6 +18,7 @@ import (
 type Options struct {
 	Vendors     *app.Vendors
 	Bills       *app.Bills
+	Receipts    *app.Receipts
 	Auth        fiber.Handler // bearer-token verification
 	Business    fiber.Handler // tenancy check of :businessId
 	Idempotency fiber.Handler // Idempotency-Key on creating POSTs
@@ -56,6 +57,14 @@ func Register(r fiber.Router, o Options) {
 	r.Patch(p+"/bills/:billId", auth, biz, h.updateBill)
 	r.Post(p+"/bills/:billId/update", auth, biz, h.updateBill)
 	r.Post(p+"/bills/:billId/void", auth, biz, h.voidBill)
+
+	// Receipts (the static import segment before :businessDocumentId).
+	rh := &receiptHandlers{receipts: o.Receipts, codec: o.Cursors}
+	r.Post(p+"/receipts/import", auth, biz, idem, rh.importReceipt)
+	r.Get(p+"/receipts", auth, biz, rh.listReceipts)
+	r.Get(p+"/receipts/:businessDocumentId", auth, biz, rh.getReceipt)
+	r.Post(p+"/receipts/:businessDocumentId/create-bill", auth, biz, idem, rh.createBillFromReceipt)
+	r.Post(p+"/receipts/:businessDocumentId/reject", auth, biz, rh.rejectReceipt)
 }
 
 // businessID is the business RequireBusiness authorised.
