@@ -21,12 +21,14 @@ type VendorName struct {
 var legalSuffixes = map[string]bool{"inc": true, "llc": true, "ltd": true, "co": true, "corp": true, "gmbh": true, "sa": true, "plc": true}
 
 // NormalizeName is a name as matching compares it: lower case, letters and
-// digits, one space between words, apostrophes dropped ("JOE'S  DINER,
-// Inc." → "joes diner").
+// digits, one space between words, apostrophes dropped, "&" read as
+// "and" ("JOE'S  DINER, Inc." → "joes diner", "Desk & Ink" → "desk and ink").
 func NormalizeName(s string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(s) {
 		switch {
+		case r == '&':
+			b.WriteString(" and ")
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			b.WriteRune(r)
 		case r == '\'' || r == '’':

@@ -18,6 +18,7 @@ func TestNormalizeName(t *testing.T) {
 		"Acme Co":            "acme",
 		"  Café #12 ":        "café 12",
 		"Co":                 "co",
+		"Desk & Ink":         "desk and ink",
 		"":                   "",
 	} {
 		if got := NormalizeName(in); got != want {

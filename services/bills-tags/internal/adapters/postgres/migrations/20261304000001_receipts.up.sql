@@ -35,7 +35,8 @@ CREATE TABLE IF NOT EXISTS receipts (
     CONSTRAINT receipts_vendor_fkey FOREIGN KEY (business_id, matched_vendor_id) REFERENCES vendors (business_id, id),
     CONSTRAINT receipts_bill_check CHECK ((status = 'BILL_CREATED') = (bill_id IS NOT NULL)),
     CONSTRAINT receipts_rejected_check CHECK ((status = 'REJECTED') = (rejected_at IS NOT NULL)),
-    CONSTRAINT receipts_failed_check CHECK ((status = 'FAILED') = (failure_reason IS NOT NULL))
+    -- A FAILED receipt says why; it keeps the reason once rejected.
+    CONSTRAINT receipts_failed_check CHECK (status <> 'FAILED' OR failure_reason IS NOT NULL)
 );
 
 --bun:split
