@@ -263,7 +263,7 @@ func StartStack(t *testing.T) *Stack {
 
 	// The domain services: the same environment but for the cursor secret
 	// (reports pages nothing) and the storage (transactions' receipts,
-	// reports' exports).
+	// reports' exports, bills-tags' imported receipts).
 	for _, svc := range []struct {
 		alias, image string
 		cursors      bool
@@ -272,7 +272,7 @@ func StartStack(t *testing.T) *Stack {
 		{transactionsAlias, "transactions", true, true},
 		{customersAlias, "customers-invoices", true, false},
 		{reportsAlias, "reports", false, true},
-		{billsAlias, "bills-tags", true, false},
+		{billsAlias, "bills-tags", true, true},
 	} {
 		env := map[string]string{
 			"DATABASE_URL":     fmt.Sprintf("postgres://%s:%s@%s:5432/%s?sslmode=disable", postgresUser, dbPassword, postgresAlias, postgresDB),

@@ -41,6 +41,7 @@ bills-tags:
   kafka: true
   verifiesTokens: true
   pageCursor: true
+  storage: true
 customers-invoices:
   database: true
   schema: invoicing
