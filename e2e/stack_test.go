@@ -265,7 +265,7 @@ func StartStack(t *testing.T) *Stack {
 
 	// The domain services: the same environment but for the cursor secret
 	// (reports pages nothing) and the storage (transactions' receipts,
-	// reports' exports).
+	// reports' exports, bills-tags' imported receipts).
 	for _, svc := range []struct {
 		alias, image string
 		cursors      bool
@@ -274,7 +274,7 @@ func StartStack(t *testing.T) *Stack {
 		{transactionsAlias, "transactions", true, true},
 		{customersAlias, "customers-invoices", true, false},
 		{reportsAlias, "reports", false, true},
-		{billsAlias, "bills-tags", true, false},
+		{billsAlias, "bills-tags", true, true},
 		{mileageAlias, "mileage", true, false},
 	} {
 		env := map[string]string{

@@ -14,7 +14,7 @@ import (
 )
 
 // storageServices keep files in object storage (the storage trait of templates/_catalog.tpl).
-var storageServices = []string{"transactions", "reports"}
+var storageServices = []string{"transactions", "reports", "bills-tags"}
 
 // storageEnvPrefixes are the variables of object storage: pkg/storage's (STORAGE_*, S3_*) and the
 // AWS SDK's credentials (AWS_*).

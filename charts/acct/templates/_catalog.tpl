@@ -43,6 +43,7 @@ bills-tags:
   verifiesTokens: true
   pageCursor: true
   calls: [transactions]
+  storage: true
 customers-invoices:
   database: true
   schema: invoicing

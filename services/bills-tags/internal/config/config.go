@@ -1,7 +1,8 @@
 // Package config is the bills-tags service's configuration, read
 // from the environment: the kit's blocks (listener, logs, telemetry,
-// database, broker, cursor secret, token verification) and the internal
-// calls generic tagging makes (TRANSACTIONS_URL, TRANSACTIONS_TIMEOUT).
+// database, broker, cursor secret, token verification), the internal
+// calls generic tagging makes (TRANSACTIONS_URL, TRANSACTIONS_TIMEOUT) and
+// the receipt file storage.
 package config
 
 import (
@@ -11,6 +12,7 @@ import (
 
 	pkgconfig "github.com/acctsuite/acct/pkg/config"
 	"github.com/acctsuite/acct/pkg/servicekit"
+	"github.com/acctsuite/acct/pkg/storage"
 )
 
 // ServiceName names the service in logs, traces, metrics, event sources
@@ -29,6 +31,10 @@ type Config struct {
 	// for bank transactions.
 	TransactionsURL     string        `env:"TRANSACTIONS_URL" envDefault:"http://127.0.0.1:8082"`
 	TransactionsTimeout time.Duration `env:"TRANSACTIONS_TIMEOUT" envDefault:"10s"`
+
+	// Storage is where imported receipts go (STORAGE_*). It is optional:
+	// see storage.Optional (without it the receipt endpoints answer 503).
+	Storage storage.Optional
 }
 
 // Load reads and validates the configuration from the environment.

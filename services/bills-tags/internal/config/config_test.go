@@ -38,9 +38,18 @@ func TestLoad(t *testing.T) {
 				t.Fatalf("secret = %q", c.Data.PageCursorSecret)
 			}
 		}},
-		// make run gives every service the storage variables: they are
-		// not this service's and must not stop it.
-		{"foreign variables ignored", with("STORAGE_BACKEND", "fs", "STORAGE_DIR", "/tmp/x"), "", nil},
+		// Receipt storage: off without STORAGE_DIR, checked when set.
+		{"storage off", with(), "", func(t *testing.T, c Config) {
+			if c.Storage.Enabled() {
+				t.Fatal("storage enabled without STORAGE_DIR")
+			}
+		}},
+		{"storage on", with("STORAGE_BACKEND", "fs", "STORAGE_DIR", "/tmp/x", "STORAGE_SIGNING_KEY", strings.Repeat("QUJD", 11)), "", func(t *testing.T, c Config) {
+			if !c.Storage.Enabled() || c.Storage.Config().Dir != "/tmp/x" {
+				t.Fatalf("storage = %+v", c.Storage)
+			}
+		}},
+		{"storage without signing key", with("STORAGE_BACKEND", "fs", "STORAGE_DIR", "/tmp/x"), "STORAGE_SIGNING_KEY", nil},
 		{"no database", map[string]string{}, "DATABASE_URL", nil},
 		{"bad schema", with("DB_SCHEMA", "Bad-Name"), "DB_SCHEMA", nil},
 		{"bad partitions", with("KAFKA_TOPIC_PARTITIONS", "0"), "KAFKA_TOPIC_PARTITIONS", nil},

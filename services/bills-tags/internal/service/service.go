@@ -8,10 +8,13 @@ package service
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/pgdb"
+	"github.com/acctsuite/acct/pkg/receipts"
 	"github.com/acctsuite/acct/pkg/servicekit"
+	"github.com/acctsuite/acct/pkg/storage"
 	billstags "github.com/acctsuite/acct/services/bills-tags"
 	httpadapter "github.com/acctsuite/acct/services/bills-tags/internal/adapters/http"
 	kafkaadapter "github.com/acctsuite/acct/services/bills-tags/internal/adapters/kafka"
@@ -28,6 +31,9 @@ type Service struct {
 	Payments *app.Payments
 	Tags     *app.Tags
 	Credits  *app.Credits
+	// Receipts imports receipt files (one text extractor, so one bounded
+	// OCR pool, per process).
+	Receipts *app.Receipts
 
 	cfg config.Config
 }
@@ -45,11 +51,13 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 		Produces:   []string{events.TopicBills},
 		Businesses: true,
 		OpenAPI:    billstags.OpenAPI,
-		Setup:      s.setup,
+		// A receipt import carries a 10 MiB file (BODY_LIMIT_BYTES overrides).
+		DefaultBodyLimit: httpadapter.MaxReceiptBody,
+		Setup:            func(ctx context.Context, k *servicekit.Kit) error { return s.setup(ctx, cfg, k) },
 	}
 }
 
-func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
+func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Kit) error {
 	store := postgres.New()
 	s.Vendors = app.NewVendors(k.DB(), store, kafkaadapter.Publisher{}, k.Logger())
 	s.Bills = app.NewBills(k.DB(), store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
@@ -61,12 +69,23 @@ func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 	for _, topic := range kafkaadapter.RegistryTopics {
 		k.ConsumeBatch(topic, kafkaadapter.RegistryHandler(s.Tags, k.Logger()))
 	}
+	s.Receipts = app.NewReceipts(k.DB(), store, s.Bills, receipts.NewExtractor(receipts.Config{}), k.Logger())
+	if cfg.Storage.Enabled() {
+		files, err := storage.Open(ctx, cfg.Storage.Config())
+		if err != nil {
+			return fmt.Errorf("open receipt storage: %w", err)
+		}
+		s.Receipts.UseFileStore(files)
+	} else {
+		k.Logger().Warn("receipt storage is not configured (STORAGE_DIR is empty): the receipt endpoints answer 503")
+	}
 	httpadapter.Register(k.App(), httpadapter.Options{
 		Vendors:     s.Vendors,
 		Bills:       s.Bills,
 		Payments:    s.Payments,
 		Tags:        s.Tags,
 		Credits:     s.Credits,
+		Receipts:    s.Receipts,
 		Auth:        k.Authenticate(),
 		Business:    k.RequireBusiness(),
 		Idempotency: k.Idempotency(),

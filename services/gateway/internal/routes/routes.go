@@ -188,6 +188,12 @@ var Table = []Route{
 	// bills-tags: vendor credits.
 	{Methods: []string{http.MethodGet, http.MethodPost}, Path: "/v1/businesses/:businessId/bills/vendor-credits", Upstream: BillsTags, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet, http.MethodPatch}, Path: "/v1/businesses/:businessId/bills/vendor-credits/:vendorCreditId", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	// bills-tags: receipts (the static import segment before :businessDocumentId).
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/receipts/import", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/receipts", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/receipts/:businessDocumentId", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/receipts/:businessDocumentId/create-bill", Upstream: BillsTags, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/receipts/:businessDocumentId/reject", Upstream: BillsTags, Auth: Token, Tenancy: Business},
 
 	// reports: the profit and loss from the ledger's read model (and its
 	// comparison's CSV export); the transactions CSV and XLSX exports from

@@ -21,6 +21,7 @@ type Options struct {
 	Payments    *app.Payments
 	Tags        *app.Tags // the tag registry and POST /tags (nil: not mounted)
 	Credits     *app.Credits
+	Receipts    *app.Receipts
 	Auth        fiber.Handler // bearer-token verification
 	Business    fiber.Handler // tenancy check of :businessId
 	Idempotency fiber.Handler // Idempotency-Key on creating POSTs
@@ -73,6 +74,13 @@ func Register(r fiber.Router, o Options) {
 	r.Post(p+"/bills/:billId/void", auth, biz, h.voidBill)
 
 	registerTags(r, o, idem)
+	// Receipts (the static import segment before :businessDocumentId).
+	rh := &receiptHandlers{receipts: o.Receipts, codec: o.Cursors}
+	r.Post(p+"/receipts/import", auth, biz, idem, rh.importReceipt)
+	r.Get(p+"/receipts", auth, biz, rh.listReceipts)
+	r.Get(p+"/receipts/:businessDocumentId", auth, biz, rh.getReceipt)
+	r.Post(p+"/receipts/:businessDocumentId/create-bill", auth, biz, idem, rh.createBillFromReceipt)
+	r.Post(p+"/receipts/:businessDocumentId/reject", auth, biz, rh.rejectReceipt)
 }
 
 // businessID is the business RequireBusiness authorised.

@@ -1,0 +1,387 @@
+package service
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
+)
+
+// TestReceiptTextPDF imports a text PDF of the corpus (no OCR needed):
+// every proposed field is its ground truth, each line's account comes
+// from the keyword rules (a café: meals); the receipt becomes a bill of
+// the proposed amount for a new vendor of the proposed name.
+func TestReceiptTextPDF(t *testing.T) {
+	e := newReceiptEnv(t, true)
+	tok := e.token("client-a")
+	bid := e.business("client-a")
+	tr, file := corpus(t, "r27")
+
+	r := e.imported(bid, tok, "receipt.pdf", file, "coffee with a client")
+	checkProposal(t, r, tr)
+	if r["matched_vendor"] != nil || r["proposed_vendor_external_id"] != nil || r["bill_id"] != nil || r["message_log_id"] != nil {
+		t.Fatalf("receipt = %v", r)
+	}
+	for _, l := range r["proposed_line_items"].([]any) {
+		a := l.(map[string]any)["proposed_account"].(map[string]any)
+		if stableOf(l) != "MEALS" || a["name"] != "Meals" || a["type"] != "Single_Chart_Account" ||
+			a["id"].(map[string]any)["id"] != events.DefaultAccountID(bid, "MEALS").String() {
+			t.Errorf("proposed_account = %v", a)
+		}
+	}
+	if e.storedObjects() != 1 {
+		t.Fatalf("%d stored objects, want the receipt", e.storedObjects())
+	}
+	id := r["business_document_id"].(string)
+	path := base(bid) + "/receipts/" + id
+
+	got := data(e.do(req("GET", path, tok, nil), 200))
+	checkReceipt(t, got)
+	if got["proposed_amount_cents"] != r["proposed_amount_cents"] || got["source_storage_document_id"] != r["source_storage_document_id"] {
+		t.Fatalf("fetched %v", got)
+	}
+	list := e.do(req("GET", base(bid)+"/receipts?status=READY_FOR_BILL,FAILED&show_total_count=true", tok, nil), 200)
+	if ids := receiptIDs(list); len(ids) != 1 || ids[0] != id {
+		t.Fatalf("list = %v", list)
+	}
+	if n := len(e.do(req("GET", base(bid)+"/receipts?status=BILL_CREATED", tok, nil), 200)["data"].([]any)); n != 0 {
+		t.Fatalf("%d BILL_CREATED receipts", n)
+	}
+
+	done := data(e.do(req("POST", path+"/create-bill", tok, nil), 200))
+	checkReceipt(t, done)
+	billID, _ := done["bill_id"].(string)
+	if done["status"] != "BILL_CREATED" || billID == "" {
+		t.Fatalf("after create-bill: %v", done)
+	}
+	b := data(e.do(req("GET", base(bid)+"/bills/"+billID, tok, nil), 200))
+	checkBill(t, b)
+	if b["total_amount"] != float64(tr.TotalCents) || b["received_at"] != tr.Date+"T00:00:00Z" || b["memo"] != "coffee with a client" ||
+		b["vendor"].(map[string]any)["company_name"] != r["proposed_vendor_display"] {
+		t.Fatalf("bill = %v", b)
+	}
+	for _, l := range b["line_items"].([]any) {
+		if l.(map[string]any)["account_identifier"].(map[string]any)["stable_name"] != "MEALS" {
+			t.Errorf("bill line %v", l)
+		}
+	}
+	if evts := e.billEvents(billID); len(evts) != 1 || evts[0].Posting == nil || int64(evts[0].Bill.TotalAmount) != tr.TotalCents {
+		t.Fatalf("bill events = %+v", evts)
+	}
+	if ids := receiptIDs(e.do(req("GET", base(bid)+"/receipts?status=BILL_CREATED", tok, nil), 200)); len(ids) != 1 {
+		t.Fatalf("BILL_CREATED receipts: %v", ids)
+	}
+
+	// 409: a second bill, a rejection after the bill.
+	n := e.billCount()
+	e.do(req("POST", path+"/create-bill", tok, nil), 409)
+	m := e.doInvalid(req("POST", path+"/create-bill", tok, nil), 409, "ReceiptBillCreated")
+	if m["type"] != "Conflict" {
+		t.Fatalf("error = %v", m)
+	}
+	e.doInvalid(req("POST", path+"/reject", tok, nil), 409, "ReceiptBillCreated")
+	if e.billCount() != n {
+		t.Fatal("a refused create-bill wrote a bill")
+	}
+}
+
+// TestReceiptImage reads a PNG of the corpus through Tesseract: the
+// proposed fields are its ground truth, the vendor is matched to the
+// business's vendor of that name, and every line's account is the one its
+// bills used most (history beats the keyword rules, which would say office
+// expenses). The bill goes to that vendor with the proposed amount.
+func TestReceiptImage(t *testing.T) {
+	requireOCR(t)
+	e := newReceiptEnv(t, true)
+	tok := e.token("client-a")
+	bid := e.business("client-a")
+	tr, file := corpus(t, "r14") // Desk and Ink: office supplies
+
+	vendor := e.create(bid, tok, map[string]any{"company_name": "Desk & Ink", "external_id": "dai-1"}, 201)["id"].(string)
+	e.create(bid, tok, map[string]any{"company_name": "Desk and Ink Warehouse Outlet"}, 201)
+	line := func(account string) map[string]any {
+		return map[string]any{"description": "x", "unit_price": 100, "account_identifier": map[string]any{"type": "StableName", "stable_name": account}}
+	}
+	for _, lines := range [][]any{{line("EQUIPMENT"), line("OFFICE_EXPENSES")}, {line("EQUIPMENT")}} {
+		e.do(req("POST", base(bid)+"/bills", tok, map[string]any{"vendor_id": vendor, "received_at": "2026-01-01T00:00:00Z", "line_items": lines}), 201)
+	}
+
+	r := e.imported(bid, tok, "scan.png", file, "")
+	checkProposal(t, r, tr)
+	mv, _ := r["matched_vendor"].(map[string]any)
+	if mv["id"] != vendor || mv["display_name"] != "Desk & Ink" || mv["external_id"] != "dai-1" || r["proposed_vendor_external_id"] != "dai-1" {
+		t.Fatalf("matched_vendor = %v, proposed_vendor_external_id = %v", mv, r["proposed_vendor_external_id"])
+	}
+	for _, l := range r["proposed_line_items"].([]any) {
+		if stableOf(l) != "EQUIPMENT" {
+			t.Errorf("line %v: want EQUIPMENT from the vendor's bills", l)
+		}
+	}
+	done := data(e.do(req("POST", base(bid)+"/receipts/"+r["business_document_id"].(string)+"/create-bill", tok,
+		map[string]any{"bill_number": "DAI-77", "bill_terms": "NET_30"}), 200))
+	b := data(e.do(req("GET", base(bid)+"/bills/"+done["bill_id"].(string), tok, nil), 200))
+	if b["total_amount"] != float64(tr.TotalCents) || b["vendor"].(map[string]any)["id"] != vendor || b["bill_number"] != "DAI-77" || b["terms"] != "NET_30" {
+		t.Fatalf("bill = %v", b)
+	}
+}
+
+// TestReceiptOverridesAndRejection: create-bill overrides, the 400s that
+// leave the receipt ready, rejection and its 409s, FAILED receipts.
+func TestReceiptOverridesAndRejection(t *testing.T) {
+	e := newReceiptEnv(t, true)
+	tok := e.token("client-a")
+	bid := e.business("client-a")
+	pdf := textPDF("ACME HARDWARE", "Date: 2026-03-14", "Copy paper 12.00", "Unleaded fuel 30.00", "TOTAL 42.00")
+
+	t.Run("overrides", func(t *testing.T) {
+		e := e.with(t)
+		r := e.imported(bid, tok, "a.pdf", pdf, "")
+		lines := r["proposed_line_items"].([]any)
+		if r["proposed_amount_cents"] != 4200.0 || len(lines) != 2 || stableOf(lines[0]) != "OFFICE_EXPENSES" || stableOf(lines[1]) != "TRAVEL" {
+			t.Fatalf("receipt = %v", r)
+		}
+		path := base(bid) + "/receipts/" + r["business_document_id"].(string)
+		n := e.billCount()
+		for body, enum := range map[string]string{
+			`{"line_items": [{"amount": 100}, {}, {"description": "no amount"}]}`: "InvalidReceiptBill",
+			`{"vendor_id": "` + uuid.NewString() + `"}`:                           bill.EnumInvalidBill,
+			`{"bill_terms": "NET_7"}`:                                             bill.EnumInvalidBill,
+			`{"total": 1}`:                                                        "InvalidReceiptBill",
+			`[`:                                                                   "InvalidReceiptBill",
+		} {
+			e.doInvalid(req("POST", path+"/create-bill", tok, body), 400, enum)
+		}
+		if e.billCount() != n || data(e.do(req("GET", path, tok, nil), 200))["status"] != "READY_FOR_BILL" {
+			t.Fatal("a refused create-bill changed something")
+		}
+		vendor := e.create(bid, tok, map[string]any{"company_name": "Someone Else"}, 201)["id"].(string)
+		done := data(e.do(req("POST", path+"/create-bill", tok, map[string]any{
+			"vendor_id": vendor, "received_at": "2026-03-20T00:00:00Z",
+			"line_items": []any{map[string]any{"account_identifier": map[string]any{"type": "StableName", "stable_name": "SOFTWARE"}},
+				map[string]any{"amount": 2500}},
+		}), 200))
+		b := data(e.do(req("GET", base(bid)+"/bills/"+done["bill_id"].(string), tok, nil), 200))
+		bl := b["line_items"].([]any)
+		if b["total_amount"] != 3700.0 || b["vendor"].(map[string]any)["id"] != vendor || b["received_at"] != "2026-03-20T00:00:00Z" ||
+			bl[0].(map[string]any)["account_identifier"].(map[string]any)["stable_name"] != "SOFTWARE" ||
+			bl[1].(map[string]any)["account_identifier"].(map[string]any)["stable_name"] != "TRAVEL" {
+			t.Fatalf("bill = %v", b)
+		}
+	})
+
+	t.Run("reject", func(t *testing.T) {
+		e := e.with(t)
+		r := e.imported(bid, tok, "b.pdf", pdf, "")
+		path := base(bid) + "/receipts/" + r["business_document_id"].(string)
+		rej := data(e.do(req("POST", path+"/reject", tok, nil), 200))
+		if rej["status"] != "REJECTED" || rej["rejected_at"] == nil {
+			t.Fatalf("rejected = %v", rej)
+		}
+		again := data(e.do(req("POST", path+"/reject", tok, nil), 200))
+		if again["rejected_at"] != rej["rejected_at"] {
+			t.Fatal("a second rejection changed the receipt")
+		}
+		e.doInvalid(req("POST", path+"/create-bill", tok, nil), 409, "ReceiptRejected")
+		if ids := receiptIDs(e.do(req("GET", base(bid)+"/receipts?status=REJECTED", tok, nil), 200)); len(ids) != 1 {
+			t.Fatalf("REJECTED receipts: %d", len(ids))
+		}
+	})
+
+	t.Run("failed: no amount", func(t *testing.T) {
+		e := e.with(t)
+		r := e.imported(bid, tok, "c.pdf", textPDF("Thank you for visiting", "See you soon"), "")
+		if r["status"] != "FAILED" || r["failure_reason"] == nil || r["proposed_amount_cents"] != nil {
+			t.Fatalf("receipt = %v", r)
+		}
+		path := base(bid) + "/receipts/" + r["business_document_id"].(string)
+		e.doInvalid(req("POST", path+"/create-bill", tok, nil), 409, "ReceiptNotReady")
+		if data(e.do(req("POST", path+"/reject", tok, nil), 200))["status"] != "REJECTED" {
+			t.Fatal("a failed receipt cannot be rejected")
+		}
+	})
+
+	t.Run("failed: unreadable scan", func(t *testing.T) {
+		requireOCR(t)
+		e := e.with(t)
+		r := e.imported(bid, tok, "blank.png", smallPNG(200, 100), "")
+		if r["status"] != "FAILED" || r["failure_reason"] == nil {
+			t.Fatalf("receipt = %v", r)
+		}
+	})
+}
+
+// TestReceipt4xx: every refusal of the receipt routes, each answered with
+// the error object, nothing stored and no receipt written.
+func TestReceipt4xx(t *testing.T) {
+	e := newReceiptEnv(t, true)
+	tok := e.token("client-a")
+	bid := e.business("client-a")
+	imp := base(bid) + "/receipts/import"
+	pdf := textPDF("ACME", "TOTAL 1.00")
+	truncated := smallPNG(300, 300)
+	truncated = truncated[:len(truncated)-30]
+	big := append(smallPNG(1, 1), bytes.Repeat([]byte{0}, 10<<20)...)
+
+	cases := []struct {
+		name   string
+		rq     func() any // *http.Request
+		status int
+		enum   string
+		valid  bool // the request matches the document (validated both ways)
+	}{
+		{"file over 10 MiB", func() any { return importReq(bid, tok, "big.png", big, "") }, 413, "ReceiptTooLarge", true},
+		{"body over the service limit", func() any {
+			return importReq(bid, tok, "huge.png", append(smallPNG(1, 1), bytes.Repeat([]byte{0}, 12<<20)...), "")
+		}, 413, "", false},
+		{"text named .png", func() any { return importReq(bid, tok, "r.png", []byte("just some text, not an image"), "") }, 415, "UnsupportedReceiptType", true},
+		{"GIF", func() any { return importReq(bid, tok, "r.gif", []byte("GIF89a\x01\x00\x01\x00\x00\x00\x00;"), "") }, 415, "UnsupportedReceiptType", true},
+		{"empty file", func() any { return importReq(bid, tok, "r.pdf", nil, "") }, 415, "UnsupportedReceiptType", true},
+		{"JSON body", func() any { return req("POST", imp, tok, map[string]any{"file": "x"}) }, 415, "MultipartRequired", false},
+		{"corrupt PNG", func() any { return importReq(bid, tok, "r.png", truncated, "") }, 400, "InvalidReceipt", true},
+		{"decompression bomb", func() any { return importReq(bid, tok, "r.png", bombPNG(100000, 100000), "") }, 400, "InvalidReceipt", true},
+		{"absurd dimensions", func() any { return importReq(bid, tok, "r.png", bombPNG(1, 1<<30), "") }, 400, "InvalidReceipt", true},
+		{"corrupt PDF", func() any { return importReq(bid, tok, "r.pdf", []byte("%PDF-1.4\n1 0 obj garbage endobj\n%%EOF"), "") }, 400, "InvalidReceipt", true},
+		{"no file part", func() any { return uploadReq(imp, tok, part{name: "context", data: []byte("x")}) }, 400, "InvalidMultipart", false},
+		{"two files", func() any {
+			return uploadReq(imp, tok, part{name: "file", filename: "a.pdf", data: pdf}, part{name: "file", filename: "b.pdf", data: pdf})
+		}, 400, "InvalidMultipart", false},
+		{"a file under another name", func() any {
+			return uploadReq(imp, tok, part{name: "file", filename: "a.pdf", data: pdf}, part{name: "extra", filename: "b.pdf", data: pdf})
+		}, 400, "InvalidMultipart", false},
+		{"context too long", func() any { return importReq(bid, tok, "a.pdf", pdf, strings.Repeat("é", 2001)) }, 400, "InvalidReceiptContext", false},
+		{"context not UTF-8", func() any { return importReq(bid, tok, "a.pdf", pdf, "\xff\xfe") }, 400, "InvalidReceiptContext", false},
+		{"two contexts", func() any {
+			return uploadReq(imp, tok, part{name: "file", filename: "a.pdf", data: pdf}, part{name: "context", data: []byte("a")}, part{name: "context", data: []byte("b")})
+		}, 400, "InvalidReceiptContext", false},
+		{"broken multipart", func() any {
+			r := req("POST", imp, tok, "--nope\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\nx")
+			r.Header.Set("Content-Type", "multipart/form-data; boundary=other")
+			return r
+		}, 400, "", false},
+		{"unknown receipt", func() any { return req("GET", base(bid)+"/receipts/"+uuid.NewString(), tok, nil) }, 404, "ReceiptNotFound", true},
+		{"create-bill of an unknown receipt", func() any { return req("POST", base(bid)+"/receipts/"+uuid.NewString()+"/create-bill", tok, nil) }, 404, "ReceiptNotFound", true},
+		{"reject an unknown receipt", func() any { return req("POST", base(bid)+"/receipts/"+uuid.NewString()+"/reject", tok, nil) }, 404, "ReceiptNotFound", true},
+		{"bad receipt id", func() any { return req("GET", base(bid)+"/receipts/not-a-uuid", tok, nil) }, 400, "", false},
+		{"bad status filter", func() any { return req("GET", base(bid)+"/receipts?status=DONE", tok, nil) }, 400, "InvalidFilter", true},
+		{"create-bill body not JSON", func() any {
+			r := req("POST", base(bid)+"/receipts/"+uuid.NewString()+"/create-bill", tok, "a=b")
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			return r
+		}, 415, "", false},
+		{"no token", func() any { return importReq(bid, "", "a.pdf", pdf, "") }, 401, "", false},
+	}
+	objects, rows := e.storedObjects(), e.receiptCount()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := e.with(t)
+			rq := c.rq().(*httpRequest)
+			var m map[string]any
+			// Refused while fasthttp reads the body: only the real listener
+			// answers them (app.Test returns the read error instead).
+			wire := c.name == "body over the service limit" || c.name == "broken multipart"
+			switch {
+			case wire:
+				m = e.send(rq, c.status)
+			case c.valid:
+				m = e.do(rq, c.status)
+				if c.enum != "" && m["error_enum"] != c.enum {
+					t.Fatalf("error_enum = %v, want %s (%v)", m["error_enum"], c.enum, m)
+				}
+			default:
+				m = e.doInvalid(rq, c.status, c.enum)
+			}
+			if m["description"] == "" || m["type"] == nil {
+				t.Fatalf("error object %v", m)
+			}
+		})
+	}
+	if e.storedObjects() != objects || e.receiptCount() != rows {
+		t.Fatalf("refused imports left %d objects and %d receipts (before: %d, %d)", e.storedObjects(), e.receiptCount(), objects, rows)
+	}
+}
+
+// TestReceiptsWithoutStorage: without STORAGE_DIR every receipt route is
+// 503 (StorageNotConfigured; 5xx answers carry no error_enum) while the
+// rest of the service works.
+func TestReceiptsWithoutStorage(t *testing.T) {
+	e := newReceiptEnv(t, false)
+	tok := e.token("client-a")
+	bid := e.business("client-a")
+	id := uuid.NewString()
+	for _, rq := range []*httpRequest{
+		importReq(bid, tok, "a.pdf", textPDF("ACME", "TOTAL 1.00"), "x"),
+		req("GET", base(bid)+"/receipts", tok, nil),
+		req("GET", base(bid)+"/receipts/"+id, tok, nil),
+		req("POST", base(bid)+"/receipts/"+id+"/create-bill", tok, nil),
+		req("POST", base(bid)+"/receipts/"+id+"/reject", tok, nil),
+	} {
+		m := e.do(rq, 503)
+		if m["type"] != "Unavailable" || m["description"] != "receipt storage is not configured" {
+			t.Fatalf("%s %s: %v", rq.Method, rq.URL, m)
+		}
+	}
+	e.create(bid, tok, map[string]any{"company_name": "Still works"}, 201)
+}
+
+// TestReceiptsCrossTenant: every receipt route of one business, called
+// with another tenant's tokens, is 404 and changes nothing; the same
+// client's other business does not see the receipt.
+func TestReceiptsCrossTenant(t *testing.T) {
+	e := newReceiptEnv(t, true)
+	owner := e.token("client-a")
+	bid := e.business("client-a")
+	mine := e.business("client-a")
+	pdf := textPDF("ACME HARDWARE", "Copy paper 12.00", "TOTAL 12.00")
+	id := e.imported(bid, owner, "a.pdf", pdf, "")["business_document_id"].(string)
+	b := base(bid)
+	routes := func(b string) []func() *httpRequest {
+		return []func() *httpRequest{
+			func() *httpRequest {
+				return importReq(uuid.MustParse(b[len("/v1/businesses/"):]), "", "a.pdf", pdf, "")
+			},
+			func() *httpRequest { return req("GET", b+"/receipts", "", nil) },
+			func() *httpRequest { return req("GET", b+"/receipts/"+id, "", nil) },
+			func() *httpRequest { return req("POST", b+"/receipts/"+id+"/create-bill", "", nil) },
+			func() *httpRequest { return req("POST", b+"/receipts/"+id+"/reject", "", nil) },
+		}
+	}
+	strangers := map[string]string{
+		"another client's platform token":   e.token("client-b"),
+		"a business token of another one":   e.svc.Tokens.Business(t, "client-a", mine),
+		"the other client's business token": e.svc.Tokens.Business(t, "client-b", e.business("client-b")),
+		"a token of an unknown business":    e.svc.Tokens.Business(t, "client-a", uuid.New()),
+	}
+	objects, rows, bills := e.storedObjects(), e.receiptCount(), e.billCount()
+	for who, tok := range strangers {
+		for i, mk := range routes(b) {
+			rq := mk()
+			rq.Header.Set("Authorization", "Bearer "+tok)
+			t.Run(who+" "+rq.Method+" "+rq.URL.Path[len(b):], func(t *testing.T) {
+				m := e.with(t).doInvalid(rq, 404, "BusinessNotFound")
+				if m["type"] != "NotFound" {
+					t.Fatalf("route %d: %v", i, m)
+				}
+			})
+		}
+	}
+	// The owner, addressing the receipt through its other business.
+	other := base(mine)
+	for _, mk := range routes(other)[2:] {
+		rq := mk()
+		rq.Header.Set("Authorization", "Bearer "+owner)
+		e.doInvalid(rq, 404, "ReceiptNotFound")
+	}
+	if n := len(e.do(req("GET", other+"/receipts", owner, nil), 200)["data"].([]any)); n != 0 {
+		t.Fatalf("the other business lists %d receipts", n)
+	}
+	if e.storedObjects() != objects || e.receiptCount() != rows || e.billCount() != bills {
+		t.Fatal("a refused request wrote")
+	}
+	if r := data(e.do(req("GET", b+"/receipts/"+id, owner, nil), 200)); r["status"] != "READY_FOR_BILL" {
+		t.Fatalf("receipt changed: %v", r)
+	}
+}
