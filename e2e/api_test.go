@@ -291,6 +291,10 @@ func TestPlatformAndBusinessTokens(t *testing.T) {
 	// and two tags, the comparison on both bases, its CSV export.
 	t.Run("reports on both bases", func(t *testing.T) { reportsScenario(t, api, stack, platform) })
 
+	// Issue 10's scenario: vendor, bill, tagged partial payment, vendor
+	// credit, receipt import → bill; the ledger's A/P equals the open bills.
+	t.Run("bills, credits and a receipt", func(t *testing.T) { billsScenario(t, api, platform) })
+
 	// Issue 11's scenario: two vehicles, trips of each purpose over two
 	// years (across the 2022 mid-year rate change), one deleted; the
 	// summary by year and month, filtered by vehicle, purpose and dates.
