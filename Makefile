@@ -41,7 +41,7 @@ test-go: $(HELM_BIN) $(VERSITYGW_BIN) ## unit + integration + contract + chart t
 	HELM_BIN=$(HELM_BIN) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./tools/...
 
 .PHONY: bench
-bench: build ## every benchmark, each a ratio to a baseline of the same run (gateway vs nginx, transactions vs COPY/pgbench, reports and mileage vs raw SQL)
+bench: build ## every benchmark, each a ratio to a baseline of the same run (gateway vs nginx, transactions vs COPY/pgbench, reports and mileage vs raw SQL, receipts vs tesseract/pdftotext, bills vs pgbench)
 	@$(BIN)/bench -root . -only all
 
 .PHONY: bench-gateway
@@ -63,6 +63,10 @@ bench-reports: build ## reports only: catch-up of 1M ledger lines vs COPY, P&L c
 .PHONY: bench-mileage
 bench-mileage: build ## mileage only: GET /mileage/summary over 200,000 trips with filters vs the raw GROUP BY over the trips
 	@$(BIN)/bench -root . -only mileage
+
+.PHONY: bench-bills
+bench-bills: build ## bills only: receipts parsed per second (text PDF vs pdftotext, image OCR vs tesseract), bill creation at concurrency 32 vs pgbench
+	@$(BIN)/bench -root . -only bills
 
 .PHONY: fmt
 fmt: ## gofmt every Go file

@@ -55,6 +55,7 @@ type options struct {
 	txParts  string // transactions parts: "all" or "list" (the listing alone)
 	reports  reportsSize
 	trips    int // mileage: trips in the summary's business
+	bills    billsOptions
 }
 
 // envList is a repeatable KEY=VALUE flag.
@@ -73,11 +74,14 @@ func main() {
 	flag.StringVar(&o.loadGen, "load", "", "saturation load generator: wrk or go (default: wrk when installed)")
 	flag.StringVar(&o.nginxBin, "nginx", "nginx", "nginx binary (Debian: apt-get install -y nginx-light)")
 	flag.StringVar(&o.pprofDir, "pprof-dir", "", "save a CPU profile of the gateway's saturation runs here")
-	flag.StringVar(&o.only, "only", "gateway", "which part: gateway (GET /whoami and a database read, `make bench-gateway`), transactions (import, categorize, listing: `make bench-transactions`), invoicing (invoice listing, payments: `make bench-invoicing`), reports (catch-up, P&L comparison, CSV export: `make bench-reports`), mileage (the summary over 200,000 trips: `make bench-mileage`), or all (`make bench`)")
+	flag.StringVar(&o.only, "only", "gateway", "which part: gateway (GET /whoami and a database read, `make bench-gateway`), transactions (import, categorize, listing: `make bench-transactions`), invoicing (invoice listing, payments: `make bench-invoicing`), reports (catch-up, P&L comparison, CSV export: `make bench-reports`), mileage (the summary over 200,000 trips: `make bench-mileage`), bills (receipts parsed per second, bill creation: `make bench-bills`), or all (`make bench`)")
 	flag.StringVar(&o.txParts, "tx-parts", "all", "transactions parts: all (import, categorize, listing) or list (the listing alone)")
 	flag.IntVar(&o.reports.catchUpEntries, "reports-entries", 500_000, "reports catch-up: two-line ledger entries published (the issue's 1,000,000 lines by default; smaller while developing)")
 	flag.IntVar(&o.reports.exportRows, "reports-export-rows", 1_000_000, "reports CSV export: bank transactions exported")
 	flag.IntVar(&o.trips, "mileage-trips", 200_000, "mileage summary: trips in the business (the issue's 200,000 by default; smaller while developing)")
+	flag.StringVar(&o.bills.parts, "bills-parts", "all", "bills parts: all, receipts (receipts parsed per second) or create (bill creation at concurrency 32)")
+	flag.DurationVar(&o.bills.receiptsDur, "receipts-duration", 15*time.Second, "bills: length of each receipts run (two rounds alternating with the baseline per kind; smaller while developing)")
+	flag.DurationVar(&o.bills.createDur, "bills-duration", 10*time.Second, "bills: length of the bill creation run through the gateway and of pgbench's (-T)")
 	flag.Var(&o.gwEnv, "gateway-env", "extra KEY=VALUE for the measured gateways (repeatable), e.g. GOGC=200 for experiments")
 	bare := flag.String("serve-bare", "", "internal: serve the bare Fiber endpoint on this address")
 	target := flag.String("url", "", "load this URL only (with -token) instead of starting the suite")
@@ -99,8 +103,8 @@ func main() {
 	if o.only == "all" {
 		o.only = ""
 	}
-	if o.only != "" && o.only != "gateway" && o.only != "transactions" && o.only != "invoicing" && o.only != "reports" && o.only != "mileage" {
-		fmt.Fprintf(os.Stderr, "bench: -only must be gateway, transactions, invoicing, reports, mileage or all, not %q\n", o.only)
+	if o.only != "" && o.only != "gateway" && o.only != "transactions" && o.only != "invoicing" && o.only != "reports" && o.only != "mileage" && o.only != "bills" {
+		fmt.Fprintf(os.Stderr, "bench: -only must be gateway, transactions, invoicing, reports, mileage, bills or all, not %q\n", o.only)
 		os.Exit(2)
 	}
 	if err := o.resolveTools(); err != nil {
@@ -116,7 +120,7 @@ func main() {
 // resolveTools finds nginx (required, unless only the transactions part
 // runs) and wrk (preferred).
 func (o *options) resolveTools() error {
-	if o.only == "transactions" || o.only == "invoicing" || o.only == "reports" || o.only == "mileage" {
+	if o.only == "transactions" || o.only == "invoicing" || o.only == "reports" || o.only == "mileage" || o.only == "bills" {
 		return nil
 	}
 	bin, err := exec.LookPath(o.nginxBin)
@@ -252,6 +256,9 @@ func run(o options) error {
 	if o.only == "mileage" {
 		return printMileage(ctx, st, token, o.trips)
 	}
+	if o.only == "bills" {
+		return printBills(ctx, st, token, o.root, o.bills)
+	}
 	fmt.Printf("load: %s for saturation (%d connections), Go open-loop client at %d req/s for latency\n", o.loadGen, o.conns, o.rate)
 
 	var failed int64
@@ -280,7 +287,20 @@ func run(o options) error {
 	if err := printReports(ctx, st, token, o.reports); err != nil {
 		return err
 	}
-	return printMileage(ctx, st, token, o.trips)
+	if err := printMileage(ctx, st, token, o.trips); err != nil {
+		return err
+	}
+	return printBills(ctx, st, token, o.root, o.bills)
+}
+
+// printBills runs the bills benchmarks and prints their summary.
+func printBills(ctx context.Context, st *stack.Stack, token, root string, o billsOptions) error {
+	sum, err := runBills(ctx, st, token, root, o)
+	if err != nil {
+		return fmt.Errorf("bills: %w", err)
+	}
+	fmt.Printf("\nbills summary (load average now: %s):\n%s", loadAverage(), sum)
+	return nil
 }
 
 // printMileage runs the mileage benchmark and prints its summary.
