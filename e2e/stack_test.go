@@ -286,6 +286,12 @@ func StartStack(t *testing.T) *Stack {
 		if svc.cursors {
 			env["PAGE_CURSOR_SECRET"] = randomHex(t, 16)
 		}
+		if svc.alias == billsAlias {
+			// Generic tagging (POST /tags) reaches the owners of bank
+			// transactions, invoices and invoice payments.
+			env["TRANSACTIONS_URL"] = transactionsBase
+			env["CUSTOMERS_INVOICES_URL"] = customersBase
+		}
 		opts := []testcontainers.ContainerCustomizer{
 			testcontainers.WithExposedPorts(serviceHTTPPort),
 			testcontainers.WithWaitStrategy(wait.ForHTTP("/readyz").WithPort(serviceHTTPPort).WithStartupTimeout(startupTimeout)),

@@ -2,8 +2,10 @@ package chartcheck
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -170,6 +172,7 @@ func TestChartWiring(t *testing.T) {
 		{service: "bills-tags", name: "DATABASE_URL", secret: "acct-pg-app", key: "uri"},
 		{service: "bills-tags", name: "PAGE_CURSOR_SECRET", secret: "acct-bills-tags", key: "PAGE_CURSOR_SECRET"},
 		{service: "bills-tags", name: "TRANSACTIONS_URL", value: "http://acct-transactions"},
+		{service: "bills-tags", name: "CUSTOMERS_INVOICES_URL", value: "http://acct-customers-invoices"},
 		{service: "gateway", name: "UPSTREAM_REPORTS_URL", value: "http://acct-reports"},
 		{service: "reports", name: "JWKS_URL", value: "http://acct-auth-tokens/.well-known/jwks.json"},
 		{service: "reports", name: "DB_SCHEMA", value: "reports"},
@@ -211,6 +214,52 @@ func TestChartWiring(t *testing.T) {
 		}
 		if j, ok := o.Typed.(*batchv1.Job); ok && j.Annotations["helm.sh/hook"] != "post-install,pre-upgrade" {
 			t.Errorf("with a bundled CNPG cluster the migration hook must run post-install, got %q", j.Annotations["helm.sh/hook"])
+		}
+	}
+}
+
+// TestChartInternalCalls: the NetworkPolicies follow the calls trait:
+// bills-tags (generic tagging) may reach the transactions and
+// customers-invoices services (and auth-tokens for its JWKS), and each of
+// them admits it; no other
+// service admits bills-tags but auth-tokens (its JWKS).
+func TestChartInternalCalls(t *testing.T) {
+	objs := render(t, filepath.Join(chartDir, "ci", "bundled.yaml"))
+	policies := map[string]*networkingv1.NetworkPolicy{}
+	for _, o := range objs {
+		if np, ok := o.Typed.(*networkingv1.NetworkPolicy); ok && np.Labels["app.kubernetes.io/component"] != "migrate" {
+			policies[np.Labels[labelName]] = np
+		}
+	}
+	names := func(peers []networkingv1.NetworkPolicyPeer) []string {
+		var out []string
+		for _, p := range peers {
+			if p.PodSelector != nil && p.PodSelector.MatchLabels[labelName] != "" {
+				out = append(out, p.PodSelector.MatchLabels[labelName])
+			}
+		}
+		return out
+	}
+	bt := policies["bills-tags"]
+	if bt == nil {
+		t.Fatalf("no NetworkPolicy for bills-tags (have %v)", slices.Collect(maps.Keys(policies)))
+	}
+	var egress []string
+	for _, r := range bt.Spec.Egress {
+		egress = append(egress, names(r.To)...)
+	}
+	slices.Sort(egress)
+	if want := []string{"auth-tokens", "customers-invoices", "transactions"}; !slices.Equal(egress, want) { // auth-tokens: JWKS
+		t.Errorf("bills-tags egress to %v, want %v", egress, want)
+	}
+	for name, np := range policies {
+		var from []string
+		for _, r := range np.Spec.Ingress {
+			from = append(from, names(r.From)...)
+		}
+		want := name == "transactions" || name == "customers-invoices" || name == "auth-tokens"
+		if got := slices.Contains(from, "bills-tags"); got != want {
+			t.Errorf("%s admits bills-tags: %v, want %v (ingress from %v)", name, got, want, from)
 		}
 	}
 }

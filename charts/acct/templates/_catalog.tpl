@@ -42,7 +42,7 @@ bills-tags:
   kafka: true
   verifiesTokens: true
   pageCursor: true
-  calls: [transactions]
+  calls: [transactions, customers-invoices]
   storage: true
 customers-invoices:
   database: true

@@ -127,10 +127,12 @@ var services = []serviceSpec{
 	{
 		name:   "bills-tags",
 		schema: "bills",
-		// POST /tags reaches the transactions service (started before it)
-		// for bank transactions.
+		// POST /tags reaches the transactions service for bank transactions
+		// and the customers-invoices service for invoices and invoice
+		// payments (both started before it).
 		env: func(s *Stack, _ map[string]string) []string {
-			return []string{"TRANSACTIONS_URL=" + s.ServiceURLs["transactions"]}
+			return []string{"TRANSACTIONS_URL=" + s.ServiceURLs["transactions"],
+				"CUSTOMERS_INVOICES_URL=" + s.ServiceURLs["customers-invoices"]}
 		},
 	},
 	{

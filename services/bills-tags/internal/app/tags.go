@@ -47,6 +47,14 @@ type BankTransactionTagger interface {
 	TagBankTransactions(ctx context.Context, caller Caller, businessID uuid.UUID, ids []uuid.UUID, kvs []tags.KeyValue) ([]tags.Tag, error)
 }
 
+// InvoiceTagger puts tags on invoices and invoice payments in the
+// service that owns them (customers-invoices), for caller; the error is
+// the owner's answer as an API error.
+type InvoiceTagger interface {
+	TagInvoices(ctx context.Context, caller Caller, businessID uuid.UUID, ids []uuid.UUID, kvs []tags.KeyValue) ([]tags.Tag, error)
+	TagInvoicePayments(ctx context.Context, caller Caller, businessID uuid.UUID, ids []uuid.UUID, kvs []tags.KeyValue) ([]tags.Tag, error)
+}
+
 // BillTagger puts tags on the business's bills inside tx.
 type BillTagger interface {
 	TagBills(ctx context.Context, tx bun.Tx, businessID uuid.UUID, ids []uuid.UUID, kvs []tags.KeyValue) ([]tags.Tag, error)
@@ -59,6 +67,7 @@ type Tags struct {
 	bills    BillTagger
 	payments PaymentTagger // nil: BILL_PAYMENT is unsupported
 	bank     BankTransactionTagger
+	invoices InvoiceTagger
 	log      *slog.Logger
 	now      func() time.Time
 }
@@ -73,12 +82,13 @@ type PaymentTagger interface {
 func (a *Tags) UsePayments(p PaymentTagger) { a.payments = p }
 
 // NewTags assembles the registry use cases on db; bills tags bills in
-// process, bank reaches the transactions service.
-func NewTags(db *bun.DB, store TagRegistryStore, bills BillTagger, bank BankTransactionTagger, logger *slog.Logger) *Tags {
+// process, bank reaches the transactions service, invoices the
+// customers-invoices service.
+func NewTags(db *bun.DB, store TagRegistryStore, bills BillTagger, bank BankTransactionTagger, invoices InvoiceTagger, logger *slog.Logger) *Tags {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Tags{db: db, store: store, bills: bills, bank: bank, log: logger, now: time.Now}
+	return &Tags{db: db, store: store, bills: bills, bank: bank, invoices: invoices, log: logger, now: time.Now}
 }
 
 func (a *Tags) clock() time.Time { return a.now().UTC().Truncate(time.Microsecond) }
@@ -279,16 +289,19 @@ func (a *Tags) Learn(ctx context.Context, db bun.IDB, ls []tagreg.Learned) error
 	return a.store.LearnTags(ctx, db, tagreg.Entries(ls, a.clock()))
 }
 
-// ErrUnsupportedEntityType is the 400 of an entity type whose owner has no
-// tagging endpoint yet.
+// ErrUnsupportedEntityType is the 400 of an entity type this service has
+// no way to tag (none since every owner has a tagging endpoint; kept for
+// a service assembled without the bill payments' tagger).
 func ErrUnsupportedEntityType(t tagreg.EntityType) *apperr.Error {
 	return apperr.PayloadField("entity_type", fmt.Sprintf("%s cannot be tagged through POST /tags yet", t)).
 		WithEnum(tagreg.EnumUnsupportedEntityType)
 }
 
 // Apply is POST /tags: the tags go to the service that owns the entities
-// (bills here, in one transaction; bank transactions through the
-// transactions service with the caller's credentials) and the answer, the
+// (bills and bill payments here, in one transaction; bank transactions
+// through the transactions service, invoices and invoice payments through
+// the customers-invoices service, both with the caller's credentials) and
+// the answer, the
 // tags added, comes only once the owner has applied them. The registry
 // learns the tags at once (the owner's events would teach it too).
 func (a *Tags) Apply(ctx context.Context, caller Caller, businessID uuid.UUID, r tagreg.TagRequest) ([]tags.Tag, error) {
@@ -322,15 +335,20 @@ func (a *Tags) Apply(ctx context.Context, caller Caller, businessID uuid.UUID, r
 		if err := a.Learn(ctx, a.db, learned); err != nil {
 			a.log.WarnContext(ctx, "learn tags after tagging bill payments", slog.Any("error", err))
 		}
-	case tagreg.BankTransaction:
+	case tagreg.BankTransaction, tagreg.Invoice, tagreg.InvoicePayment:
+		remote := map[tagreg.EntityType]func(context.Context, Caller, uuid.UUID, []uuid.UUID, []tags.KeyValue) ([]tags.Tag, error){
+			tagreg.BankTransaction: a.bank.TagBankTransactions,
+			tagreg.Invoice:         a.invoices.TagInvoices,
+			tagreg.InvoicePayment:  a.invoices.TagInvoicePayments,
+		}[r.EntityType]
 		var err error
-		if out, err = a.bank.TagBankTransactions(ctx, caller, businessID, ids, r.KeyValues); err != nil {
+		if out, err = remote(ctx, caller, businessID, ids, r.KeyValues); err != nil {
 			return nil, err
 		}
-		// Applied: the registry's copy is best effort now (the transactions'
+		// Applied: the registry's copy is best effort now (the owner's
 		// events bring the same tags again).
 		if err := a.Learn(ctx, a.db, learned); err != nil {
-			a.log.WarnContext(ctx, "learn tags after tagging bank transactions", slog.Any("error", err))
+			a.log.WarnContext(ctx, "learn tags after tagging through their owner", slog.Any("entity_type", string(r.EntityType)), slog.Any("error", err))
 		}
 	default:
 		return nil, ErrUnsupportedEntityType(r.EntityType)

@@ -1,7 +1,8 @@
 // Package config is the bills-tags service's configuration, read
 // from the environment: the kit's blocks (listener, logs, telemetry,
 // database, broker, cursor secret, token verification), the internal
-// calls generic tagging makes (TRANSACTIONS_URL, TRANSACTIONS_TIMEOUT) and
+// calls generic tagging makes (TRANSACTIONS_URL, TRANSACTIONS_TIMEOUT,
+// CUSTOMERS_INVOICES_URL, CUSTOMERS_INVOICES_TIMEOUT) and
 // the receipt file storage.
 package config
 
@@ -31,6 +32,10 @@ type Config struct {
 	// for bank transactions.
 	TransactionsURL     string        `env:"TRANSACTIONS_URL" envDefault:"http://127.0.0.1:8082"`
 	TransactionsTimeout time.Duration `env:"TRANSACTIONS_TIMEOUT" envDefault:"10s"`
+	// CustomersInvoices is the customers-invoices service, which POST
+	// /tags reaches for invoices and invoice payments.
+	CustomersInvoicesURL     string        `env:"CUSTOMERS_INVOICES_URL" envDefault:"http://127.0.0.1:8083"`
+	CustomersInvoicesTimeout time.Duration `env:"CUSTOMERS_INVOICES_TIMEOUT" envDefault:"10s"`
 
 	// Storage is where imported receipts go (STORAGE_*). It is optional:
 	// see storage.Optional (without it the receipt endpoints answer 503).
@@ -44,16 +49,25 @@ func Load() (Config, error) { return pkgconfig.Read[Config]() }
 func LoadFrom(env map[string]string) (Config, error) { return pkgconfig.ReadFrom[Config](env) }
 
 // Validate defaults DB_SCHEMA to the service's schema and checks the
-// transactions service's URL and timeout.
+// URLs and timeouts of the services generic tagging calls.
 func (c *Config) Validate() error {
 	if c.Data.DB.Schema == "" {
 		c.Data.DB.Schema = DefaultSchema
 	}
-	if u, err := url.Parse(c.TransactionsURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("TRANSACTIONS_URL must be an http(s) URL, got %q", c.TransactionsURL)
+	if err := checkUpstream("TRANSACTIONS", c.TransactionsURL, c.TransactionsTimeout); err != nil {
+		return err
 	}
-	if c.TransactionsTimeout <= 0 || c.TransactionsTimeout > 2*time.Minute {
-		return fmt.Errorf("TRANSACTIONS_TIMEOUT must be between 1ns and 2m, got %s", c.TransactionsTimeout)
+	return checkUpstream("CUSTOMERS_INVOICES", c.CustomersInvoicesURL, c.CustomersInvoicesTimeout)
+}
+
+// checkUpstream checks prefix_URL (http or https with a host) and
+// prefix_TIMEOUT (up to 2 minutes).
+func checkUpstream(prefix, rawURL string, timeout time.Duration) error {
+	if u, err := url.Parse(rawURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%s_URL must be an http(s) URL, got %q", prefix, rawURL)
+	}
+	if timeout <= 0 || timeout > 2*time.Minute {
+		return fmt.Errorf("%s_TIMEOUT must be between 1ns and 2m, got %s", prefix, timeout)
 	}
 	return nil
 }

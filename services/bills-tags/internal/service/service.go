@@ -17,6 +17,7 @@ import (
 	"github.com/acctsuite/acct/pkg/storage"
 	billstags "github.com/acctsuite/acct/services/bills-tags"
 	httpadapter "github.com/acctsuite/acct/services/bills-tags/internal/adapters/http"
+	"github.com/acctsuite/acct/services/bills-tags/internal/adapters/invoicing"
 	kafkaadapter "github.com/acctsuite/acct/services/bills-tags/internal/adapters/kafka"
 	"github.com/acctsuite/acct/services/bills-tags/internal/adapters/postgres"
 	"github.com/acctsuite/acct/services/bills-tags/internal/adapters/transactions"
@@ -64,7 +65,8 @@ func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Ki
 	s.Payments = app.NewPayments(k.DB(), store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
 	s.Credits = app.NewCredits(k.DB(), store, store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
 	s.Vendors.SetMover(app.Movers{s.Bills, s.Credits})
-	s.Tags = app.NewTags(k.DB(), store, s.Bills, transactions.New(s.cfg.TransactionsURL, s.cfg.TransactionsTimeout), k.Logger())
+	s.Tags = app.NewTags(k.DB(), store, s.Bills, transactions.New(s.cfg.TransactionsURL, s.cfg.TransactionsTimeout),
+		invoicing.New(s.cfg.CustomersInvoicesURL, s.cfg.CustomersInvoicesTimeout), k.Logger())
 	s.Tags.UsePayments(s.Payments)
 	for _, topic := range kafkaadapter.RegistryTopics {
 		k.ConsumeBatch(topic, kafkaadapter.RegistryHandler(s.Tags, k.Logger()))

@@ -278,25 +278,6 @@ func TestTagRegistryRejects(t *testing.T) {
 	}
 }
 
-// TestUnsupportedEntityTypes: types whose owners have no tagging endpoint
-// yet are 400 naming entity_type.
-func TestUnsupportedEntityTypes(t *testing.T) {
-	e := newEnv(t)
-	tok := e.token("client-a")
-	bid := e.business("client-a")
-	for _, typ := range []string{"INVOICE", "INVOICE_PAYMENT"} {
-		m := e.doInvalid(req("POST", base(bid)+"/tags", tok, map[string]any{
-			"key_values": []any{map[string]any{"key": "k", "value": "v"}}, "entity_ids": []any{uuid.NewString()}, "entity_type": typ,
-		}), 400, "UnsupportedEntityType")
-		if _, ok := fieldsOf(m)["entity_type"]; !ok || !strings.Contains(m["description"].(string), typ) {
-			t.Fatalf("%s: %v", typ, m)
-		}
-	}
-	if got := e.dimensions(bid, tok, ""); len(got) != 0 {
-		t.Fatalf("a refused tagging taught the registry: %v", got)
-	}
-}
-
 func TestRegistryLearnsFromEvents(t *testing.T) {
 	e := newEnv(t)
 	tok := e.token("client-a")
@@ -506,13 +487,14 @@ func TestTagBills(t *testing.T) {
 // fakeTransactions stands in for the transactions service's
 // POST /bank-transactions/tags, recording what it was sent.
 type fakeTransactions struct {
-	mu     sync.Mutex
-	auth   []string
-	paths  []string
-	bodies []map[string]any
-	status int
-	answer string
-	delay  time.Duration
+	mu      sync.Mutex
+	auth    []string
+	paths   []string
+	headers []http.Header
+	bodies  []map[string]any
+	status  int
+	answer  string
+	delay   time.Duration
 }
 
 func (f *fakeTransactions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -522,6 +504,7 @@ func (f *fakeTransactions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.auth = append(f.auth, r.Header.Get("Authorization"))
 	f.paths = append(f.paths, r.Method+" "+r.URL.Path+" "+r.Header.Get("Content-Type"))
+	f.headers = append(f.headers, r.Header.Clone())
 	f.bodies = append(f.bodies, body)
 	status, answer, delay := f.status, f.answer, f.delay
 	f.mu.Unlock()
@@ -614,7 +597,7 @@ func TestTagRoutesCrossTenant(t *testing.T) {
 	fake.set(200, `{"data":{"type":"Bank_Transaction_Tags","tags":[]},"tags":[]}`, 0)
 	srv := httptest.NewServer(fake)
 	t.Cleanup(srv.Close)
-	e := newEnvWith(t, map[string]string{"TRANSACTIONS_URL": srv.URL})
+	e := newEnvWith(t, map[string]string{"TRANSACTIONS_URL": srv.URL, "CUSTOMERS_INVOICES_URL": srv.URL})
 	owner := e.token("client-a")
 	bid := e.business("client-a")
 	mine := e.business("client-a")
@@ -638,6 +621,8 @@ func TestTagRoutesCrossTenant(t *testing.T) {
 		{"POST", "/tags/dimensions/" + dimID + "/values/" + valID + "/archive", nil},
 		{"POST", "/tags", map[string]any{"key_values": kv, "entity_ids": []any{bill}, "entity_type": "BILL"}},
 		{"POST", "/tags", map[string]any{"key_values": kv, "entity_ids": []any{uuid.NewString()}, "entity_type": "BANK_TRANSACTION"}},
+		{"POST", "/tags", map[string]any{"key_values": kv, "entity_ids": []any{uuid.NewString()}, "entity_type": "INVOICE"}},
+		{"POST", "/tags", map[string]any{"key_values": kv, "entity_ids": []any{uuid.NewString()}, "entity_type": "INVOICE_PAYMENT"}},
 	}
 	strangers := map[string]string{
 		"another client's platform token": e.token("client-b"),
@@ -656,7 +641,7 @@ func TestTagRoutesCrossTenant(t *testing.T) {
 		}
 	}
 	if len(fake.auth) != 0 {
-		t.Fatalf("a refused request reached the transactions service: %v", fake.paths)
+		t.Fatalf("a refused request reached the transactions or customers-invoices service: %v", fake.paths)
 	}
 	d := e.dimensions(bid, owner, "")
 	if len(d) != 1 || d["dept"]["display_name"] != "dept" || len(values(d["dept"])) != 1 || values(d["dept"])["ops"]["archived_at"] != nil {

@@ -89,6 +89,9 @@ type PaymentStore interface {
 	// their allocations), locked when forUpdate.
 	FindPayments(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID, forUpdate bool) ([]Payment, error)
 	FindPaymentByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string) (Payment, bool, error)
+	// UpdatePayment writes p's tags, version and updated_at (its amounts
+	// and allocations never change).
+	UpdatePayment(ctx context.Context, db bun.IDB, p Payment) error
 	// DeletePayments deletes the payments and their allocations.
 	DeletePayments(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) error
 	// InvoiceIDsByExternalID maps the business's invoices' external ids
@@ -281,7 +284,7 @@ func (a *Invoicing) PaymentByID(ctx context.Context, businessID, id uuid.UUID) (
 		return Payment{}, fmt.Errorf("find payment %s: %w", id, err)
 	}
 	if len(ps) == 0 {
-		return Payment{}, apperr.New(apperr.NotFound, "payment not found").WithEnum(EnumPaymentNotFound)
+		return Payment{}, ErrPaymentNotFound()
 	}
 	return ps[0], nil
 }

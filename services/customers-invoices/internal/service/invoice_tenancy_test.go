@@ -40,6 +40,8 @@ func TestInvoicesCrossTenant(t *testing.T) {
 		{"POST", b + "/invoices/payments/bulk-delete", map[string]any{"ids": []any{pid}}},
 		{"GET", b + "/invoices/payments/" + pid, nil},
 		{"GET", b + "/invoices/payments/" + pid + "/tags", nil},
+		{"POST", b + "/invoices/tags", map[string]any{"key_values": []any{map[string]any{"key": "k", "value": "v"}}, "invoice_ids": []any{id}}},
+		{"POST", b + "/invoices/payments/tags", map[string]any{"key_values": []any{map[string]any{"key": "k", "value": "v"}}, "payment_ids": []any{pid}}},
 		{"POST", b + "/invoices/" + id + "/write-off", map[string]any{"amount": 100}},
 		{"GET", b + "/invoices/" + id + "/write-offs/" + wid, nil},
 	}
@@ -83,6 +85,8 @@ func TestInvoicesCrossTenant(t *testing.T) {
 		{"GET", other + "/invoices/payments/" + pid, nil, app.EnumPaymentNotFound},
 		{"GET", other + "/invoices/payments/" + pid + "/tags", nil, app.EnumPaymentNotFound},
 		{"POST", other + "/invoices/payments/bulk-delete", map[string]any{"ids": []any{pid}}, app.EnumPaymentNotFound},
+		{"POST", other + "/invoices/tags", map[string]any{"key_values": []any{map[string]any{"key": "k", "value": "v"}}, "invoice_ids": []any{id}}, app.EnumInvoiceNotFound},
+		{"POST", other + "/invoices/payments/tags", map[string]any{"key_values": []any{map[string]any{"key": "k", "value": "v"}}, "payment_ids": []any{pid}}, app.EnumPaymentNotFound},
 	} {
 		iv.doInvalid(req(r.method, r.path, iv.tok, r.body), 404, r.enum)
 	}

@@ -32,6 +32,8 @@ func TestOpenAPIDocumentLoads(t *testing.T) {
 		"/v1/businesses/{businessId}/invoices/payments/bulk-delete",
 		"/v1/businesses/{businessId}/invoices/payments/{paymentId}",
 		"/v1/businesses/{businessId}/invoices/payments/{paymentId}/tags",
+		"/v1/businesses/{businessId}/invoices/tags",
+		"/v1/businesses/{businessId}/invoices/payments/tags",
 	} {
 		if doc.Paths.Value(p) == nil {
 			t.Errorf("path %s undocumented", p)

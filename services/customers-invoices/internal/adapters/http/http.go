@@ -49,6 +49,8 @@ func Register(r fiber.Router, o Options) {
 	// Static segments (payments) before the :invoiceId routes.
 	r.Post(p+"/invoices/payments", auth, biz, idem, h.createPayment)
 	r.Post(p+"/invoices/payments/bulk-delete", auth, biz, h.bulkDeletePayments)
+	r.Post(p+"/invoices/payments/tags", auth, biz, h.tagPayments)
+	r.Post(p+"/invoices/tags", auth, biz, h.tagInvoices)
 	r.Get(p+"/invoices/payments/:paymentId", auth, biz, h.getPayment)
 	r.Get(p+"/invoices/payments/:paymentId/tags", auth, biz, h.paymentTags)
 	r.Post(p+"/invoices", auth, biz, idem, h.createInvoice)

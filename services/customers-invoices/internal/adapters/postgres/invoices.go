@@ -624,6 +624,17 @@ func (s *Store) FindPaymentByExternalID(ctx context.Context, db bun.IDB, busines
 	return out[0], true, nil
 }
 
+// UpdatePayment implements app.PaymentStore.
+func (s *Store) UpdatePayment(ctx context.Context, db bun.IDB, p app.Payment) error {
+	ts, err := json.Marshal(nonNil(p.Tags))
+	if err != nil {
+		return wrap("encode payment tags", err)
+	}
+	_, err = db.NewUpdate().Model((*paymentRow)(nil)).Set("tags = ?::jsonb, version = ?, updated_at = ?", string(ts), p.Version, p.UpdatedAt).
+		Where("business_id = ? AND id = ?", p.BusinessID, p.ID).Exec(ctx)
+	return wrap("update payment", err)
+}
+
 // withAllocations converts rows, loading their allocations (with each
 // invoice's identifiers) in one query.
 func (s *Store) withAllocations(ctx context.Context, db bun.IDB, businessID uuid.UUID, rows []paymentRow) ([]app.Payment, error) {
