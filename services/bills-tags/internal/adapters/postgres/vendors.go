@@ -11,6 +11,7 @@ import (
 
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/page/pagebun"
+	"github.com/acctsuite/acct/pkg/party"
 	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/bills-tags/internal/app"
@@ -76,13 +77,12 @@ func toVendorRow(c domain.Vendor) vendorRow {
 }
 
 func (r vendorRow) vendor() domain.Vendor {
-	c := domain.Vendor{
+	c := domain.Vendor{Party: party.Party[domain.VendorKind]{
 		ID: r.ID, BusinessID: r.BusinessID, ExternalID: r.ExternalID, IndividualName: r.IndividualName,
 		CompanyName: r.CompanyName, Email: r.Email, MobilePhone: r.MobilePhone, OfficePhone: r.OfficePhone,
 		AddressString: r.AddressString, Memo: r.Memo, Status: domain.VendorStatus(r.Status),
 		Tags: make([]tags.Tag, len(r.Tags)), Version: r.Version, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
-		MergedIntoID: r.MergedIntoID,
-	}
+	}, MergedIntoID: r.MergedIntoID}
 	for i, t := range r.Tags {
 		t.CreatedAt, t.UpdatedAt = t.CreatedAt.UTC(), t.UpdatedAt.UTC()
 		c.Tags[i] = t
