@@ -83,6 +83,9 @@ type Party[K Kinded] struct {
 	ArchivedAt *time.Time // set exactly when Status is ARCHIVED
 }
 
+// Identity is c's id and external id (nil when it has none).
+func (c Party[K]) Identity() (uuid.UUID, *string) { return c.ID, c.ExternalID }
+
 // DisplayName is the name shown for the counterparty: the company name
 // when there is one, else the individual's name (every one has one of
 // them). Listings sort by it (sort_by=name), case-insensitively.

@@ -319,6 +319,9 @@ func testNew[K Kinded](t *testing.T) {
 	if c.Status != StatusActive || c.Version != 1 || !c.CreatedAt.Equal(t0) || !c.UpdatedAt.Equal(t0) || c.ArchivedAt != nil {
 		t.Fatalf("party = %+v", c)
 	}
+	if id, x := c.Identity(); id != cid || x != nil {
+		t.Fatalf("identity = %s %v, want %s and no external id", id, x, cid)
+	}
 	if c.DisplayName() != "Acme" {
 		t.Fatalf("display name = %q, want the company's", c.DisplayName())
 	}
