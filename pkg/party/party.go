@@ -114,19 +114,21 @@ type Input struct {
 }
 
 // textFields are the body properties that are plain nullable strings, in
-// the order errors are reported.
+// the order errors are reported, with their fields in Input and Patch.
 var textFields = []struct {
-	name string
-	rule textRule
+	name  string
+	rule  textRule
+	input func(*Input) **string
+	patch func(*Patch) *Nullable[string]
 }{
-	{"external_id", ruleExternalID},
-	{"individual_name", ruleName},
-	{"company_name", ruleName},
-	{"email", ruleEmail},
-	{"mobile_phone", rulePhone},
-	{"office_phone", rulePhone},
-	{"address_string", ruleAddress},
-	{"memo", ruleMemo},
+	{"external_id", ruleExternalID, func(in *Input) **string { return &in.ExternalID }, func(p *Patch) *Nullable[string] { return &p.ExternalID }},
+	{"individual_name", ruleName, func(in *Input) **string { return &in.IndividualName }, func(p *Patch) *Nullable[string] { return &p.IndividualName }},
+	{"company_name", ruleName, func(in *Input) **string { return &in.CompanyName }, func(p *Patch) *Nullable[string] { return &p.CompanyName }},
+	{"email", ruleEmail, func(in *Input) **string { return &in.Email }, func(p *Patch) *Nullable[string] { return &p.Email }},
+	{"mobile_phone", rulePhone, func(in *Input) **string { return &in.MobilePhone }, func(p *Patch) *Nullable[string] { return &p.MobilePhone }},
+	{"office_phone", rulePhone, func(in *Input) **string { return &in.OfficePhone }, func(p *Patch) *Nullable[string] { return &p.OfficePhone }},
+	{"address_string", ruleAddress, func(in *Input) **string { return &in.AddressString }, func(p *Patch) *Nullable[string] { return &p.AddressString }},
+	{"memo", ruleMemo, func(in *Input) **string { return &in.Memo }, func(p *Patch) *Nullable[string] { return &p.Memo }},
 }
 
 // createProperties are the properties a create body may have. `notes` is
@@ -192,7 +194,7 @@ func (k Kind) nullableText(m map[string]json.RawMessage, name string, r textRule
 	return Nullable[string]{Set: true, Value: s}
 }
 
-// textField reads the text property f.name: `memo` with its synonym
+// textField reads the text property name: `memo` with its synonym
 // `notes` (sending both with different values is a violation).
 func (k Kind) textField(m map[string]json.RawMessage, name string, r textRule, v *apperr.Violations) Nullable[string] {
 	if name != "memo" {
@@ -252,7 +254,7 @@ func (k Kind) ParseInput(raw []byte) (Input, error) {
 	for _, f := range textFields {
 		if n := k.textField(m, f.name, f.rule, v); n.Set && !n.Null {
 			s := n.Value
-			*in.field(f.name) = &s
+			*f.input(&in) = &s
 		}
 	}
 	if raw, ok := m["tags"]; ok && !jsonraw.IsNull(raw) {
@@ -268,27 +270,6 @@ func (k Kind) ParseInput(raw []byte) (Input, error) {
 		return Input{}, err
 	}
 	return in, nil
-}
-
-// field is the input's field of a text property.
-func (in *Input) field(name string) **string {
-	switch name {
-	case "external_id":
-		return &in.ExternalID
-	case "individual_name":
-		return &in.IndividualName
-	case "company_name":
-		return &in.CompanyName
-	case "email":
-		return &in.Email
-	case "mobile_phone":
-		return &in.MobilePhone
-	case "office_phone":
-		return &in.OfficePhone
-	case "address_string":
-		return &in.AddressString
-	}
-	return &in.Memo
 }
 
 // New is the ACTIVE counterparty id of businessID created from in at now
@@ -370,7 +351,7 @@ func (k Kind) ParsePatch(raw []byte) (Patch, error) {
 	}
 	var p Patch
 	for _, f := range textFields {
-		*p.field(f.name) = k.textField(m, f.name, f.rule, v)
+		*f.patch(&p) = k.textField(m, f.name, f.rule, v)
 	}
 	if raw, ok := m["status"]; ok {
 		s, isString := jsonraw.String(raw)
@@ -395,27 +376,6 @@ func (k Kind) ParsePatch(raw []byte) (Patch, error) {
 		return Patch{}, err
 	}
 	return p, nil
-}
-
-// field is the patch's field of a text property.
-func (p *Patch) field(name string) *Nullable[string] {
-	switch name {
-	case "external_id":
-		return &p.ExternalID
-	case "individual_name":
-		return &p.IndividualName
-	case "company_name":
-		return &p.CompanyName
-	case "email":
-		return &p.Email
-	case "mobile_phone":
-		return &p.MobilePhone
-	case "office_phone":
-		return &p.OfficePhone
-	case "address_string":
-		return &p.AddressString
-	}
-	return &p.Memo
 }
 
 // ArchivePatch is the patch of POST /{customers,vendors}/{id}/archive.
