@@ -8,13 +8,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/page"
+	"github.com/acctsuite/acct/pkg/party/partyapp"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain"
 )
 
@@ -47,136 +47,37 @@ type VendorPublisher interface {
 	VendorUpserted(ctx context.Context, db bun.IDB, c domain.Vendor) error
 }
 
-// Vendors holds the vendor use cases.
+// Vendors holds the vendor use cases (pkg/party/partyapp's: Create,
+// Update, Archive; and Merge).
 type Vendors struct {
+	*partyapp.UseCases[domain.Vendor]
 	db    *bun.DB
 	store VendorStore
 	pub   VendorPublisher
 	mover VendorMover
-	log   *slog.Logger
-	now   func() time.Time
 }
 
 // NewVendors assembles the vendor use cases on db.
-func NewVendors(db *bun.DB, store VendorStore, pub VendorPublisher, logger *slog.Logger) *Vendors {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
-	return &Vendors{db: db, store: store, pub: pub, log: logger, now: time.Now}
+func NewVendors(db *bun.DB, store VendorStore, pub VendorPublisher, _ *slog.Logger) *Vendors {
+	return &Vendors{partyapp.New(db, partyapp.Ports[domain.Vendor]{
+		Noun: "vendor", New: domain.NewVendor,
+		Insert: store.InsertVendor, Find: store.FindVendor, FindByExternalID: store.FindVendorByExternalID,
+		Update: store.UpdateVendor, List: store.FindVendors, Upserted: pub.VendorUpserted,
+		NotFound: domain.ErrVendorNotFound, DuplicateExternalID: domain.ErrDuplicateExternalID,
+	}), db, store, pub, nil}
 }
-
-// clock is now as PostgreSQL stores it (microseconds, UTC).
-func (a *Vendors) clock() time.Time { return a.now().UTC().Truncate(time.Microsecond) }
 
 func newID() uuid.UUID { return uuid.Must(uuid.NewV7()) }
-
-// Create is POST /vendors: a new ACTIVE vendor and its
-// vendor.upserted event, with created true. When the business already
-// has a vendor with the input's external_id, that vendor is returned
-// unchanged with created false and nothing is written (a retried create).
-func (a *Vendors) Create(ctx context.Context, businessID uuid.UUID, in domain.VendorInput) (domain.Vendor, bool, error) {
-	var (
-		out     domain.Vendor
-		created bool
-	)
-	err := outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		c := domain.NewVendor(businessID, newID(), in, a.clock())
-		inserted, err := a.store.InsertVendor(ctx, tx, c)
-		if err != nil {
-			return fmt.Errorf("insert vendor: %w", err)
-		}
-		if !inserted {
-			if in.ExternalID == nil {
-				return fmt.Errorf("vendor without external id not inserted")
-			}
-			existing, ok, err := a.store.FindVendorByExternalID(ctx, tx, businessID, *in.ExternalID)
-			if err != nil {
-				return fmt.Errorf("find vendor by external id: %w", err)
-			}
-			if !ok {
-				return fmt.Errorf("vendor with external id %q neither inserted nor found", *in.ExternalID)
-			}
-			out = existing
-			return nil
-		}
-		out, created = c, true
-		return a.pub.VendorUpserted(ctx, tx, c)
-	})
-	if err != nil {
-		return domain.Vendor{}, false, err
-	}
-	return out, created, nil
-}
 
 // Vendor is GET /vendors/{id} (archived vendors included), or the
 // 404 domain.ErrVendorNotFound.
 func (a *Vendors) Vendor(ctx context.Context, businessID, id uuid.UUID) (domain.Vendor, error) {
-	c, ok, err := a.store.FindVendor(ctx, a.db, businessID, id, false)
-	if err != nil {
-		return domain.Vendor{}, fmt.Errorf("find vendor %s: %w", id, err)
-	}
-	if !ok {
-		return domain.Vendor{}, domain.ErrVendorNotFound()
-	}
-	return c, nil
+	return a.Get(ctx, businessID, id)
 }
 
 // Vendors is GET /vendors: one page.
 func (a *Vendors) Vendors(ctx context.Context, businessID uuid.UUID, f domain.VendorFilter, p page.Params) ([]domain.Vendor, page.Meta, error) {
-	out, meta, err := a.store.FindVendors(ctx, a.db, businessID, f, p)
-	if err != nil {
-		return nil, page.Meta{}, fmt.Errorf("list vendors of %s: %w", businessID, err)
-	}
-	return out, meta, nil
-}
-
-// Update is PATCH /vendors/{id}: the vendor locked, the patch applied
-// (domain.Vendor.Apply) and, when it changed anything, written with its
-// vendor.upserted event. A patch that changes nothing writes nothing and
-// answers the vendor as it is.
-func (a *Vendors) Update(ctx context.Context, businessID, id uuid.UUID, p domain.VendorPatch) (domain.Vendor, error) {
-	var out domain.Vendor
-	err := outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		c, ok, err := a.store.FindVendor(ctx, tx, businessID, id, true)
-		if err != nil {
-			return fmt.Errorf("lock vendor %s: %w", id, err)
-		}
-		if !ok {
-			return domain.ErrVendorNotFound()
-		}
-		next, changed, err := c.Apply(p, a.clock())
-		if err != nil {
-			return err
-		}
-		if !changed {
-			out = c
-			return nil
-		}
-		if x := next.ExternalID; x != nil && (c.ExternalID == nil || *x != *c.ExternalID) {
-			other, taken, err := a.store.FindVendorByExternalID(ctx, tx, businessID, *x)
-			if err != nil {
-				return fmt.Errorf("find vendor by external id: %w", err)
-			}
-			if taken && other.ID != id {
-				return domain.ErrDuplicateExternalID(*x)
-			}
-		}
-		if err := a.store.UpdateVendor(ctx, tx, next); err != nil {
-			return err
-		}
-		out = next
-		return a.pub.VendorUpserted(ctx, tx, next)
-	})
-	if err != nil {
-		return domain.Vendor{}, err
-	}
-	return out, nil
-}
-
-// Archive is POST /vendors/{id}/archive: Update with status ARCHIVED
-// (archiving an archived vendor changes nothing).
-func (a *Vendors) Archive(ctx context.Context, businessID, id uuid.UUID) (domain.Vendor, error) {
-	return a.Update(ctx, businessID, id, domain.ArchivePatch())
+	return a.List(ctx, businessID, f, p)
 }
 
 // VendorMover moves a business's documents from one vendor to another
@@ -223,7 +124,7 @@ func (a *Vendors) Merge(ctx context.Context, businessID, keep, archiveID uuid.UU
 			return domain.ErrVendorArchived()
 		}
 		out = kept
-		next, changed := gone.MergeInto(keep, a.clock())
+		next, changed := gone.MergeInto(keep, a.Clock())
 		if !changed {
 			return nil
 		}

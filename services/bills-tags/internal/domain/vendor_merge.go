@@ -14,7 +14,7 @@ import (
 // into the one of the path; naming the path's vendor itself is refused.
 func ParseMergeInput(raw []byte, keep uuid.UUID) (uuid.UUID, error) {
 	v := apperr.NewViolations(apperr.InvalidPayload)
-	m, ok := body(raw, []string{"vendor_to_archive_id"}, v)
+	m, ok := vendors.ReadObject(raw, []string{"vendor_to_archive_id"}, v)
 	if !ok {
 		return uuid.Nil, apperr.FieldErrors(apperr.InvalidPayload, map[string]string{"body": "must be a JSON object"}).
 			WithEnum(EnumInvalidMerge)

@@ -1,4 +1,4 @@
-package domain
+package party
 
 import (
 	"crypto/sha256"
@@ -13,12 +13,16 @@ import (
 // MaxSearchLength bounds q, name_contains and external_id_contains.
 const MaxSearchLength = 200
 
-// VendorFilter is the listing filter of GET /vendors, parsed and
-// normalised (text trimmed), so that two requests meaning the same thing
-// have the same Canonical form. Zero fields do not filter; all conditions
-// must hold.
-type VendorFilter struct {
-	// IncludeArchived lists ARCHIVED vendors too (ACTIVE only otherwise).
+// EnumInvalidFilter is the error_enum of an invalid listing query
+// parameter.
+const EnumInvalidFilter = "InvalidFilter"
+
+// Filter is the listing filter of GET /customers and GET /vendors, parsed
+// and normalised (text trimmed), so that two requests meaning the same
+// thing have the same Canonical form. Zero fields do not filter; all
+// conditions must hold.
+type Filter struct {
+	// IncludeArchived lists ARCHIVED ones too (ACTIVE only otherwise).
 	IncludeArchived bool
 	// ExternalID matches the external id exactly.
 	ExternalID string
@@ -35,7 +39,7 @@ type VendorFilter struct {
 	Query string
 }
 
-// ParseVendorFilter reads the listing filters from a query string
+// ParseFilter reads the listing filters from a query string
 // (pagination parameters and unknown ones are left alone):
 //
 //   - include_archived: true or false (also 1 or 0; case-insensitive);
@@ -45,12 +49,12 @@ type VendorFilter struct {
 //     (≤ 200 characters); q searches the names, the email and the
 //     external id;
 //   - identity_status: sent by the client SDK (IDENTIFIED); accepted with
-//     any value and ignored: every vendor here is identified.
+//     any value and ignored: every counterparty here is identified.
 //
 // Values are trimmed; an empty value is the same as an absent parameter;
 // a parameter given twice is refused. Every bad value is named in one 400
 // InvalidParameters (error_enum InvalidFilter, meta.fields by parameter).
-func ParseVendorFilter(q url.Values) (VendorFilter, error) {
+func ParseFilter(q url.Values) (Filter, error) {
 	v := apperr.NewViolations(apperr.InvalidParameters)
 	one := func(name string) string {
 		var vals []string
@@ -79,7 +83,7 @@ func ParseVendorFilter(q url.Values) (VendorFilter, error) {
 		}
 		return s
 	}
-	var f VendorFilter
+	var f Filter
 	if s := one("include_archived"); s != "" {
 		switch strings.ToLower(s) {
 		case "true", "1":
@@ -95,7 +99,7 @@ func ParseVendorFilter(q url.Values) (VendorFilter, error) {
 	f.NameContains = text("name_contains", MaxSearchLength)
 	f.Query = text("q", MaxSearchLength)
 	if err := v.Err(); err != nil {
-		return VendorFilter{}, err
+		return Filter{}, err
 	}
 	return f, nil
 }
@@ -103,7 +107,7 @@ func ParseVendorFilter(q url.Values) (VendorFilter, error) {
 // Canonical is the filter as one deterministic string: the same for every
 // query meaning the same filter, different for filters that select
 // differently.
-func (f VendorFilter) Canonical() string {
+func (f Filter) Canonical() string {
 	q := url.Values{}
 	q.Set("include_archived", strconv.FormatBool(f.IncludeArchived))
 	for k, s := range map[string]string{
@@ -120,7 +124,7 @@ func (f VendorFilter) Canonical() string {
 // Fingerprint is a short digest of Canonical to bind a pagination cursor
 // to the filter it was issued for: a cursor presented with another filter
 // is refused instead of paging through the wrong set.
-func (f VendorFilter) Fingerprint() string {
+func (f Filter) Fingerprint() string {
 	sum := sha256.Sum256([]byte(f.Canonical()))
 	return hex.EncodeToString(sum[:16])
 }

@@ -1,4 +1,4 @@
-package domain
+package party
 
 import (
 	"fmt"
@@ -24,7 +24,7 @@ type textRule struct {
 	kind textKind
 }
 
-// The rules of the customer's text fields.
+// The rules of a counterparty's text fields.
 var (
 	ruleExternalID = textRule{max: MaxExternalIDLength}
 	ruleName       = textRule{max: MaxNameLength}
