@@ -206,36 +206,15 @@ var creditPatchable = map[string]bool{"received_at": true, "line_items": true, "
 // credit off every bill); unknown or immutable ones (external_id,
 // vendor_id, vendor_external_id) are 400.
 func ParseCreditPatch(body []byte) (CreditPatch, error) {
-	var m map[string]json.RawMessage
-	if !jsonraw.IsObject(bytes.TrimSpace(body)) || json.Unmarshal(body, &m) != nil {
-		return CreditPatch{}, apperr.PayloadField("body", "must be a JSON object").WithEnum(EnumInvalidCredit)
+	b, err := readPatchBody(body, creditPatchable, EnumInvalidCredit)
+	if err != nil {
+		return CreditPatch{}, err
 	}
-	bad := map[string]string{}
-	for k := range m {
-		if !creditPatchable[k] {
-			bad[k] = "unknown or immutable property"
-		}
-	}
+	m, bad := b.m, b.bad
 	var p CreditPatch
-	str := func(k string, dst *Optional[*string], max int) {
-		if raw, ok := m[k]; ok {
-			dst.Set = true
-			if err := json.Unmarshal(raw, &dst.Value); err != nil {
-				bad[k] = "must be a string or null"
-			}
-			dst.Value = trimmed(dst.Value)
-			checkText(k, dst.Value, max, bad)
-		}
-	}
-	str("memo", &p.Memo, 2000)
-	str("reference_number", &p.ReferenceNumber, MaxReferenceChars)
-	if raw, ok := m["received_at"]; ok {
-		p.ReceivedAt.Set = true
-		if err := json.Unmarshal(raw, &p.ReceivedAt.Value); err != nil || p.ReceivedAt.Value.IsZero() {
-			bad["received_at"] = "must be an ISO 8601 date-time (it cannot be cleared)"
-		}
-		p.ReceivedAt.Value = p.ReceivedAt.Value.UTC().Truncate(time.Microsecond)
-	}
+	b.text("memo", &p.Memo, 2000)
+	b.text("reference_number", &p.ReferenceNumber, MaxReferenceChars)
+	b.instant("received_at", &p.ReceivedAt)
 	if raw, ok := m["line_items"]; ok {
 		var ls []creditLineJSON
 		if err := decodeStrict(raw, &ls); err != nil {
@@ -260,23 +239,8 @@ func ParseCreditPatch(body []byte) (CreditPatch, error) {
 			return CreditPatch{}, err
 		}
 	}
-	if raw, ok := m["metadata"]; ok {
-		md, err := CheckMetadata("metadata", raw)
-		if err != nil {
-			return CreditPatch{}, err
-		}
-		p.Metadata = Optional[json.RawMessage]{Set: true, Value: md}
-	}
-	if raw, ok := m["tags"]; ok {
-		var kvs []tags.KeyValue
-		if err := json.Unmarshal(raw, &kvs); err != nil {
-			return CreditPatch{}, apperr.PayloadField("tags", "must be a list of {key, value}").WithEnum(tags.EnumInvalidTags)
-		}
-		n, err := tags.NormalizeList("tags", kvs)
-		if err != nil {
-			return CreditPatch{}, err
-		}
-		p.Tags = Optional[[]tags.KeyValue]{Set: true, Value: n}
+	if err := b.metadataAndTags(&p.Metadata, &p.Tags); err != nil {
+		return CreditPatch{}, err
 	}
 	return p, nil
 }

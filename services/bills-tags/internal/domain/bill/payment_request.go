@@ -184,37 +184,16 @@ var paymentPatchable = map[string]bool{"paid_at": true, "method": true, "amount"
 // clearing account to BANK_ACCOUNTS); unknown or immutable ones
 // (external_id) are 400.
 func ParsePaymentPatch(body []byte) (PaymentPatch, error) {
-	var m map[string]json.RawMessage
-	if !jsonraw.IsObject(bytes.TrimSpace(body)) || json.Unmarshal(body, &m) != nil {
-		return PaymentPatch{}, apperr.PayloadField("body", "must be a JSON object").WithEnum(EnumInvalidPayment)
+	b, err := readPatchBody(body, paymentPatchable, EnumInvalidPayment)
+	if err != nil {
+		return PaymentPatch{}, err
 	}
-	bad := map[string]string{}
-	for k := range m {
-		if !paymentPatchable[k] {
-			bad[k] = "unknown or immutable property"
-		}
-	}
+	m, bad := b.m, b.bad
 	var p PaymentPatch
-	str := func(k string, dst *Optional[*string], max int) {
-		if raw, ok := m[k]; ok {
-			dst.Set = true
-			if err := json.Unmarshal(raw, &dst.Value); err != nil {
-				bad[k] = "must be a string or null"
-			}
-			dst.Value = trimmed(dst.Value)
-			checkText(k, dst.Value, max, bad)
-		}
-	}
-	str("processor", &p.Processor, 255)
-	str("memo", &p.Memo, 2000)
-	str("reference_number", &p.ReferenceNumber, MaxReferenceChars)
-	if raw, ok := m["paid_at"]; ok {
-		p.PaidAt.Set = true
-		if err := json.Unmarshal(raw, &p.PaidAt.Value); err != nil || p.PaidAt.Value.IsZero() {
-			bad["paid_at"] = "must be an ISO 8601 date-time (it cannot be cleared)"
-		}
-		p.PaidAt.Value = p.PaidAt.Value.UTC().Truncate(time.Microsecond)
-	}
+	b.text("processor", &p.Processor, 255)
+	b.text("memo", &p.Memo, 2000)
+	b.text("reference_number", &p.ReferenceNumber, MaxReferenceChars)
+	b.instant("paid_at", &p.PaidAt)
 	if raw, ok := m["method"]; ok {
 		var s *string
 		if err := json.Unmarshal(raw, &s); err != nil {
@@ -251,23 +230,8 @@ func ParsePaymentPatch(body []byte) (PaymentPatch, error) {
 	if len(bad) > 0 {
 		return PaymentPatch{}, invalidPayment(bad)
 	}
-	if raw, ok := m["metadata"]; ok {
-		md, err := CheckMetadata("metadata", raw)
-		if err != nil {
-			return PaymentPatch{}, err
-		}
-		p.Metadata = Optional[json.RawMessage]{Set: true, Value: md}
-	}
-	if raw, ok := m["tags"]; ok {
-		var kvs []tags.KeyValue
-		if err := json.Unmarshal(raw, &kvs); err != nil {
-			return PaymentPatch{}, apperr.PayloadField("tags", "must be a list of {key, value}").WithEnum(tags.EnumInvalidTags)
-		}
-		n, err := tags.NormalizeList("tags", kvs)
-		if err != nil {
-			return PaymentPatch{}, err
-		}
-		p.Tags = Optional[[]tags.KeyValue]{Set: true, Value: n}
+	if err := b.metadataAndTags(&p.Metadata, &p.Tags); err != nil {
+		return PaymentPatch{}, err
 	}
 	return p, nil
 }

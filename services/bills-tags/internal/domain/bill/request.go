@@ -375,39 +375,19 @@ var patchable = map[string]bool{"bill_number": true, "received_at": true, "due_a
 // properties change (null clears a nullable one); unknown or immutable
 // ones (external_id) are 400.
 func ParsePatch(body []byte) (Patch, error) {
-	var m map[string]json.RawMessage
-	if !jsonraw.IsObject(bytes.TrimSpace(body)) || json.Unmarshal(body, &m) != nil {
-		return Patch{}, apperr.PayloadField("body", "must be a JSON object").WithEnum(EnumInvalidBill)
+	b, err := readPatchBody(body, patchable, EnumInvalidBill)
+	if err != nil {
+		return Patch{}, err
 	}
-	bad := map[string]string{}
-	for k := range m {
-		if !patchable[k] {
-			bad[k] = "unknown or immutable property"
-		}
-	}
+	m, bad := b.m, b.bad
 	var p Patch
-	str := func(k string, dst *Optional[*string]) {
-		if raw, ok := m[k]; ok {
-			dst.Set = true
-			if err := json.Unmarshal(raw, &dst.Value); err != nil {
-				bad[k] = "must be a string or null"
-			}
-			dst.Value = trimmed(dst.Value)
-		}
-	}
-	str("bill_number", &p.BillNumber)
-	str("memo", &p.Memo)
-	str("reference_number", &p.ReferenceNumber)
-	str("vendor_external_id", &p.VendorExternalID)
+	b.text("bill_number", &p.BillNumber, 0)
+	b.text("memo", &p.Memo, 0)
+	b.text("reference_number", &p.ReferenceNumber, 0)
+	b.text("vendor_external_id", &p.VendorExternalID, 0)
 	checkTexts(map[string]*string{"bill_number": p.BillNumber.Value, "memo": p.Memo.Value,
 		"reference_number": p.ReferenceNumber.Value, "vendor_external_id": p.VendorExternalID.Value}, bad)
-	if raw, ok := m["received_at"]; ok {
-		p.ReceivedAt.Set = true
-		if err := json.Unmarshal(raw, &p.ReceivedAt.Value); err != nil || p.ReceivedAt.Value.IsZero() {
-			bad["received_at"] = "must be an ISO 8601 date-time (it cannot be cleared)"
-		}
-		p.ReceivedAt.Value = p.ReceivedAt.Value.UTC().Truncate(time.Microsecond)
-	}
+	b.instant("received_at", &p.ReceivedAt)
 	if raw, ok := m["due_at"]; ok {
 		p.DueAt.Set = true
 		if err := json.Unmarshal(raw, &p.DueAt.Value); err != nil {
@@ -459,26 +439,11 @@ func ParsePatch(body []byte) (Patch, error) {
 	if len(bad) > 0 {
 		return Patch{}, invalid(bad)
 	}
-	if raw, ok := m["metadata"]; ok {
-		md, err := CheckMetadata("metadata", raw)
-		if err != nil {
-			return Patch{}, err
-		}
-		p.Metadata = Optional[json.RawMessage]{Set: true, Value: md}
+	if err := b.metadataAndTags(&p.Metadata, &p.Tags); err != nil {
+		return Patch{}, err
 	}
-	if raw, ok := m["tags"]; ok {
-		var kvs []tags.KeyValue
-		if err := json.Unmarshal(raw, &kvs); err != nil {
-			return Patch{}, apperr.PayloadField("tags", "must be a list of {key, value}").WithEnum(tags.EnumInvalidTags)
-		}
-		n, err := tags.NormalizeList("tags", kvs)
-		if err != nil {
-			return Patch{}, err
-		}
-		if n == nil {
-			n = []tags.KeyValue{}
-		}
-		p.Tags = Optional[[]tags.KeyValue]{Set: true, Value: n}
+	if p.Tags.Set && p.Tags.Value == nil {
+		p.Tags.Value = []tags.KeyValue{}
 	}
 	return p, nil
 }
