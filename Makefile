@@ -41,7 +41,7 @@ test-go: $(HELM_BIN) $(VERSITYGW_BIN) ## unit + integration + contract + chart t
 	HELM_BIN=$(HELM_BIN) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./tools/...
 
 .PHONY: bench
-bench: build ## every benchmark, each a ratio to a baseline of the same run (gateway vs nginx, transactions vs COPY/pgbench, reports and mileage vs raw SQL, receipts vs tesseract/pdftotext, bills vs pgbench)
+bench: build ## every benchmark, each a ratio to a baseline of the same run (gateway vs nginx, transactions vs COPY/pgbench, reports and mileage vs raw SQL, receipts vs tesseract/pdftotext, bills vs pgbench); writes the table docs/benchmarks.md (each bench-<part> updates its own rows)
 	@$(BIN)/bench -root . -only all
 
 .PHONY: bench-gateway

@@ -38,34 +38,37 @@ type billsOptions struct {
 
 // runBills runs the receipts and the bill creation benchmarks and returns
 // their summary.
-func runBills(ctx context.Context, st *stack.Stack, token, root string, o billsOptions) (string, error) {
+func runBills(ctx context.Context, st *stack.Stack, token, root string, o billsOptions) (string, []result, error) {
 	if o.parts != "all" && o.parts != "receipts" && o.parts != "create" {
-		return "", fmt.Errorf("-bills-parts must be all, receipts or create, not %q", o.parts)
+		return "", nil, fmt.Errorf("-bills-parts must be all, receipts or create, not %q", o.parts)
 	}
 	fmt.Printf("\n== bills (load average at start: %s) ==\n", loadAverage())
 	var sum strings.Builder
+	var res []result
 	if o.parts != "create" {
-		s, err := benchReceipts(ctx, root, o.receiptsDur)
+		s, r, err := benchReceipts(ctx, root, o.receiptsDur)
+		res = append(res, r...)
 		if err != nil {
-			return "", fmt.Errorf("receipts: %w", err)
+			return "", res, fmt.Errorf("receipts: %w", err)
 		}
 		sum.WriteString(s)
 	}
 	if o.parts != "receipts" {
 		db, err := pgx.Connect(ctx, st.DatabaseURL)
 		if err != nil {
-			return "", fmt.Errorf("connect to the suite's database: %w", err)
+			return "", res, fmt.Errorf("connect to the suite's database: %w", err)
 		}
 		defer db.Close(context.Background())
 		b := &txbench{st: st, token: token, db: db,
 			client: &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 2 * billConns}}}
-		s, err := b.benchBills(ctx, o.createDur)
+		s, r, err := b.benchBills(ctx, o.createDur)
 		if err != nil {
-			return "", fmt.Errorf("bill creation: %w", err)
+			return "", res, fmt.Errorf("bill creation: %w", err)
 		}
 		sum.WriteString(s)
+		res = append(res, r...)
 	}
-	return sum.String(), nil
+	return sum.String(), res, nil
 }
 
 // benchBill is bill n of the bench: two lines (one with a sales tax), a
@@ -97,12 +100,12 @@ func (c *billRows) read(ctx context.Context, db *pgx.Conn, biz string) error {
 // benchBills creates bills of one business through the gateway with 32
 // clients for d, then runs pgbench -c 32 with the statements of one
 // creation for d.
-func (b *txbench) benchBills(ctx context.Context, d time.Duration) (string, error) {
+func (b *txbench) benchBills(ctx context.Context, d time.Duration) (string, []result, error) {
 	fmt.Printf("3. bill creation: %d concurrent clients for %s, POST /v1/businesses/{id}/bills through the gateway (2 lines each, distinct external_id), then pgbench -c %d -j 2 -T %d\n",
 		billConns, d, billConns, int(d.Seconds()))
 	biz, err := b.newBusiness(ctx, "bench-bills")
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	base := "/v1/businesses/" + biz
 	var vendor struct {
@@ -116,18 +119,18 @@ func (b *txbench) benchBills(ctx context.Context, d time.Duration) (string, erro
 			break
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil { // the business reaches bills-tags through acct.business.v1
-			return "", fmt.Errorf("vendor: %w", err)
+			return "", nil, fmt.Errorf("vendor: %w", err)
 		}
 	}
 	// Warm-up: connections and caches, and the bill and event pgbench copies.
 	for n := 0; n < 2*billConns; n++ {
 		if st, err := b.do(ctx, http.MethodPost, base+"/bills", benchBill(vendor.Data.ID, -1-n), nil); err != nil || st != http.StatusCreated {
-			return "", fmt.Errorf("warm-up bill: status %d: %v", st, err)
+			return "", nil, fmt.Errorf("warm-up bill: status %d: %v", st, err)
 		}
 	}
 	var before, after billRows
 	if err := before.read(ctx, b.db, biz); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	var next, ok, failed atomic.Int64
 	var firstErr atomic.Value
@@ -159,7 +162,7 @@ func (b *txbench) benchBills(ctx context.Context, d time.Duration) (string, erro
 	wg.Wait()
 	elapsed := time.Since(start)
 	if ok.Load() == 0 {
-		return "", fmt.Errorf("no bill created; first error: %v", firstErr.Load())
+		return "", nil, fmt.Errorf("no bill created; first error: %v", firstErr.Load())
 	}
 	var all []time.Duration
 	for _, l := range lat {
@@ -168,7 +171,7 @@ func (b *txbench) benchBills(ctx context.Context, d time.Duration) (string, erro
 	p := percentiles(all)
 	apiRate := float64(ok.Load()) / elapsed.Seconds()
 	if err := after.read(ctx, b.db, biz); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	per := func(a, b int64) float64 { return float64(a-b) / float64(ok.Load()) }
 	failNote := ""
@@ -182,19 +185,26 @@ func (b *txbench) benchBills(ctx context.Context, d time.Duration) (string, erro
 	// pgbench on a quiet database: the relay has published the run's
 	// events (and the ledger consumed them) first.
 	if err := b.drainSchema(ctx, billsSchema); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err := b.settle(ctx); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	pg, err := b.pgbenchBills(ctx, biz, vendor.Data.ID, d)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	fmt.Printf("  pgbench: %d transactions = %.0f tps, latency average %s\n", pg.processed, pg.tps, pg.latency)
 	ratio := apiRate / pg.tps
+	res := []result{{Part: "bills", Section: "create", Name: fmt.Sprintf("bill creation through the gateway, %d clients", billConns),
+		Unit: "bills/s", Value: apiRate, Note: fmt.Sprintf("p50 %s, p99 %s", p.p50, p.p99),
+		Baseline: fmt.Sprintf("pgbench -c %d, the same statements (tps)", billConns), BaselineValue: pg.tps,
+		TargetNote: "none in the issue"}}
+	if n := failed.Load(); n > 0 {
+		res[0].Failure = fmt.Sprintf("%d bills failed", n)
+	}
 	return fmt.Sprintf("  bill creation @%d: gateway %.0f bills/s (p50 %s, p99 %s), pgbench %.0f tps, ratio %.2f (no target in the issue)%s\n",
-		billConns, apiRate, p.p50, p.p99, pg.tps, ratio, failNote), nil
+		billConns, apiRate, p.p50, p.p99, pg.tps, ratio, failNote), res, nil
 }
 
 // billColumns are the columns the service's InsertBill writes (bun's

@@ -37,10 +37,10 @@ const (
 // through the gateway against the same query run directly in SQL, and
 // (2) payment creation at concurrency 32 against pgbench running the
 // statements one payment issues.
-func runInvoicing(ctx context.Context, st *stack.Stack, token string) (string, error) {
+func runInvoicing(ctx context.Context, st *stack.Stack, token string) (string, []result, error) {
 	db, err := pgx.Connect(ctx, st.DatabaseURL)
 	if err != nil {
-		return "", fmt.Errorf("connect to the suite's database: %w", err)
+		return "", nil, fmt.Errorf("connect to the suite's database: %w", err)
 	}
 	defer db.Close(context.Background())
 	b := &txbench{st: st, token: token, db: db,
@@ -48,20 +48,20 @@ func runInvoicing(ctx context.Context, st *stack.Stack, token string) (string, e
 	fmt.Printf("\n== customers-invoices (load average at start: %s) ==\n", loadAverage())
 	biz, customers, err := b.loadInvoices(ctx)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err := b.settle(ctx); err != nil {
-		return "", err
+		return "", nil, err
 	}
-	list, err := b.benchInvoiceList(ctx, biz, customers)
+	list, res, err := b.benchInvoiceList(ctx, biz, customers)
 	if err != nil {
-		return "", fmt.Errorf("invoice listing: %w", err)
+		return "", nil, fmt.Errorf("invoice listing: %w", err)
 	}
-	pay, err := b.benchPayments(ctx, biz)
+	pay, payRes, err := b.benchPayments(ctx, biz)
 	if err != nil {
-		return "", fmt.Errorf("payments: %w", err)
+		return "", res, fmt.Errorf("payments: %w", err)
 	}
-	return list + pay, nil
+	return list + pay, append(res, payRes...), nil
 }
 
 // loadInvoices creates a business and its customers through the gateway,
@@ -157,7 +157,7 @@ func (b *txbench) loadInvoices(ctx context.Context) (string, []uuid.UUID, error)
 // customer, a minimum total) through the gateway, against the same query
 // run directly (the rows of one page, and its lines and allocations, as
 // the service reads them).
-func (b *txbench) benchInvoiceList(ctx context.Context, biz string, customers []uuid.UUID) (string, error) {
+func (b *txbench) benchInvoiceList(ctx context.Context, biz string, customers []uuid.UUID) (string, []result, error) {
 	fmt.Printf("1. invoice listing: %d invoices, filters status=SENT,PARTIALLY_PAID & customer_id & min_total_amount\n", invoiceRows)
 	cust := customers[7]
 	path := "/v1/businesses/" + biz + "/invoices?" + url.Values{
@@ -187,7 +187,7 @@ func (b *txbench) benchInvoiceList(ctx context.Context, biz string, customers []
 			Data []json.RawMessage `json:"data"`
 		}
 		if _, err := b.do(ctx, http.MethodGet, path, nil, &out); err != nil {
-			return "", err
+			return "", nil, err
 		}
 		api = append(api, time.Since(t0))
 		rows = len(out.Data)
@@ -195,14 +195,14 @@ func (b *txbench) benchInvoiceList(ctx context.Context, biz string, customers []
 		t0 = time.Now()
 		r, err := b.db.Query(ctx, rawQuery, biz, []string{"SENT", "PARTIALLY_PAID"}, cust, 100000)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		customerIDs := map[string]bool{}
 		for r.Next() {
 			vals, err := r.Values()
 			if err != nil {
 				r.Close()
-				return "", err
+				return "", nil, err
 			}
 			if c, ok := vals[4].([16]byte); ok { // customer_id
 				customerIDs[uuid.UUID(c).String()] = true
@@ -215,12 +215,12 @@ func (b *txbench) benchInvoiceList(ctx context.Context, biz string, customers []
 		}
 		rr, err := b.db.Query(ctx, rawCustomers, biz, ids)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		for rr.Next() {
 			if _, err := rr.Values(); err != nil {
 				rr.Close()
-				return "", err
+				return "", nil, err
 			}
 		}
 		rr.Close()
@@ -231,25 +231,32 @@ func (b *txbench) benchInvoiceList(ctx context.Context, biz string, customers []
 	limit50 := 2*z.p50 + 2*time.Millisecond
 	limit99 := 2*z.p99 + 2*time.Millisecond
 	ok := a.p50 <= limit50 && a.p99 <= limit99
+	name := fmt.Sprintf("invoice listing with 3 filters (%s invoices, a page of 100)", formatNumber(invoiceRows))
+	res := []result{
+		{Part: "invoicing", Section: "listing", Name: name + ", p50", Unit: "ms", Value: durationMS(a.p50),
+			Baseline: "the service's statements in SQL, p50", BaselineValue: durationMS(z.p50), Target: []bound{margin(2, 2)}},
+		{Part: "invoicing", Section: "listing", Name: name + ", p99", Unit: "ms", Value: durationMS(a.p99),
+			Baseline: "the service's statements in SQL, p99", BaselineValue: durationMS(z.p99), Target: []bound{margin(2, 2)}},
+	}
 	return fmt.Sprintf("  invoice listing (500k, 3 filters): gateway p50 %s p99 %s; SQL p50 %s p99 %s; target 2×SQL+2ms (%s / %s) %s\n",
-		a.p50, a.p99, z.p50, z.p99, limit50, limit99, verdict(ok)), nil
+		a.p50, a.p99, z.p50, z.p99, limit50, limit99, verdict(ok)), res, nil
 }
 
 // benchPayments creates payments of open invoices through the gateway at
 // concurrency 32, then runs pgbench with the statements one payment
 // issues against the same tables.
-func (b *txbench) benchPayments(ctx context.Context, biz string) (string, error) {
+func (b *txbench) benchPayments(ctx context.Context, biz string) (string, []result, error) {
 	fmt.Printf("2. payments: %d concurrent clients for %s through the gateway, then pgbench -c %d\n", paymentConns, paymentDur, paymentConns)
 	rows, err := b.db.Query(ctx, `SELECT id FROM invoicing.invoices WHERE business_id = $1 AND status = 'SENT' ORDER BY id LIMIT 60000`, biz)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	var open []uuid.UUID
 	for rows.Next() {
 		var id uuid.UUID
 		if err := rows.Scan(&id); err != nil {
 			rows.Close()
-			return "", err
+			return "", nil, err
 		}
 		open = append(open, id)
 	}
@@ -281,21 +288,27 @@ func (b *txbench) benchPayments(ctx context.Context, biz string) (string, error)
 	}
 	wg.Wait()
 	if ok.Load() == 0 {
-		return "", fmt.Errorf("no payment succeeded; first error: %v", firstErr.Load())
+		return "", nil, fmt.Errorf("no payment succeeded; first error: %v", firstErr.Load())
 	}
 	apiTPS := float64(ok.Load()) / time.Since(start).Seconds()
 	fmt.Printf("  gateway: %d payments = %.0f tps (%d failed)\n", ok.Load(), apiTPS, failed.Load())
 	if err := b.drainSchema(ctx, "invoicing"); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	pgTPS, err := b.pgbenchPayments(ctx, biz, open[ok.Load()+failed.Load():])
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	fmt.Printf("  pgbench: %.0f tps\n", pgTPS)
 	ratio := apiTPS / pgTPS
+	res := []result{{Part: "invoicing", Section: "payments", Name: fmt.Sprintf("payment creation through the gateway, %d clients", paymentConns),
+		Unit: "tps", Value: apiTPS, Baseline: fmt.Sprintf("pgbench -c %d, the same statements", paymentConns), BaselineValue: pgTPS,
+		Target: []bound{ratioAtLeast(0.5)}}}
+	if n := failed.Load(); n > 0 {
+		res[0].Failure = fmt.Sprintf("%d payments failed", n)
+	}
 	return fmt.Sprintf("  payments @%d: gateway %.0f tps, pgbench %.0f tps, ratio %.2f (target >= 0.50) %s\n",
-		paymentConns, apiTPS, pgTPS, ratio, verdict(ratio >= 0.5 && failed.Load() == 0)), nil
+		paymentConns, apiTPS, pgTPS, ratio, verdict(ratio >= 0.5 && failed.Load() == 0)), res, nil
 }
 
 // drainSchema waits until the schema's outbox relay has published

@@ -8,6 +8,14 @@
 // endpoint as the machine's ceiling and a database-backed read. Every
 // figure is reported as a ratio to a baseline measured in the same run,
 // because shared machines are noisy.
+//
+// -only all (`make bench`) runs every part of the suite's benchmarks
+// (gateway, transactions, invoicing, reports, mileage, bills); -only <part>
+// (`make bench-<part>`) one of them. Every part returns its figures as
+// results (results.go), and the run updates the performance summary
+// docs/benchmarks.md and its data docs/benchmarks.json (-table): the rows
+// of the sections it measured are replaced, the others kept, each row
+// naming the run (date, commit, machine, load, command) it came from.
 package main
 
 import (
@@ -25,6 +33,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -51,7 +60,8 @@ type options struct {
 	nginxBin string
 	pprofDir string // when set, CPU profiles of the gateway go here
 	gwEnv    envList
-	only     string // "" (everything), "gateway" or "transactions"
+	only     string // gateway, transactions, invoicing, reports, mileage, bills or all
+	table    string // the performance summary to update ("" or "none": none)
 	txParts  string // transactions parts: "all" or "list" (the listing alone)
 	reports  reportsSize
 	trips    int // mileage: trips in the summary's business
@@ -82,6 +92,7 @@ func main() {
 	flag.StringVar(&o.bills.parts, "bills-parts", "all", "bills parts: all, receipts (receipts parsed per second) or create (bill creation at concurrency 32)")
 	flag.DurationVar(&o.bills.receiptsDur, "receipts-duration", 15*time.Second, "bills: length of each receipts run (two rounds alternating with the baseline per kind; smaller while developing)")
 	flag.DurationVar(&o.bills.createDur, "bills-duration", 10*time.Second, "bills: length of the bill creation run through the gateway and of pgbench's (-T)")
+	flag.StringVar(&o.table, "table", "docs/benchmarks.md", "the performance summary this run updates (relative to -root; its data is the .json next to it); none to write nothing")
 	flag.Var(&o.gwEnv, "gateway-env", "extra KEY=VALUE for the measured gateways (repeatable), e.g. GOGC=200 for experiments")
 	bare := flag.String("serve-bare", "", "internal: serve the bare Fiber endpoint on this address")
 	target := flag.String("url", "", "load this URL only (with -token) instead of starting the suite")
@@ -100,27 +111,41 @@ func main() {
 		fmt.Printf("%s: %.0f req/s  p50 %s  p90 %s  p99 %s  errors %d\n", *target, res.rps, res.p50, res.p90, res.p99, res.errors)
 		return
 	}
-	if o.only == "all" {
-		o.only = ""
-	}
-	if o.only != "" && o.only != "gateway" && o.only != "transactions" && o.only != "invoicing" && o.only != "reports" && o.only != "mileage" && o.only != "bills" {
-		fmt.Fprintf(os.Stderr, "bench: -only must be gateway, transactions, invoicing, reports, mileage, bills or all, not %q\n", o.only)
+	parts, err := selectParts(o.only)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
 	}
-	if err := o.resolveTools(); err != nil {
+	if err := o.resolveTools(parts); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-	if err := run(o); err != nil {
+	if err := run(o, parts); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-// resolveTools finds nginx (required, unless only the transactions part
-// runs) and wrk (preferred).
-func (o *options) resolveTools() error {
-	if o.only == "transactions" || o.only == "invoicing" || o.only == "reports" || o.only == "mileage" || o.only == "bills" {
+// benchParts are the parts of `make bench`, in the order they run.
+var benchParts = []string{"gateway", "transactions", "invoicing", "reports", "mileage", "bills"}
+
+// selectParts is the parts -only names: one of them, or all.
+func selectParts(only string) ([]string, error) {
+	if only == "all" {
+		return benchParts, nil
+	}
+	for _, p := range benchParts {
+		if p == only {
+			return []string{p}, nil
+		}
+	}
+	return nil, fmt.Errorf("-only must be %s or all, not %q", strings.Join(benchParts, ", "), only)
+}
+
+// resolveTools finds nginx (required when the gateway part runs) and wrk
+// (preferred).
+func (o *options) resolveTools(parts []string) error {
+	if !slices.Contains(parts, "gateway") {
 		return nil
 	}
 	bin, err := exec.LookPath(o.nginxBin)
@@ -174,7 +199,8 @@ func serveBare(addr string) {
 	}
 }
 
-type result struct {
+// loadResult is one load run's figures (the gateway part).
+type loadResult struct {
 	name          string
 	requests      int64
 	errors        int64
@@ -196,7 +222,12 @@ const (
 	nameGateway = "via gateway"
 )
 
-func run(o options) error {
+func run(o options, parts []string) error {
+	started := time.Now()
+	info := runInfo{Date: started.UTC().Truncate(time.Second), Commit: gitCommit(o.root), Machine: machineInfo(),
+		LoadStart: loadAverage(), Command: commandLine(os.Args)}
+	info.ID = info.Date.Format(time.RFC3339)
+	fmt.Printf("bench run %s: commit %s, %s, load average %s\n", info.ID, info.Commit, info.Machine, info.LoadStart)
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	dataDir, err := os.MkdirTemp("", "acct-bench-")
@@ -244,101 +275,137 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	if o.only == "transactions" {
+	info.Parts = append(info.Parts, partRun{Part: "suite start", DurationS: time.Since(started).Seconds()})
+
+	// Every part runs even when an earlier one failed (each makes its own
+	// businesses); the figures of the parts that ran are written.
+	var all []result
+	var errs []error
+	for _, part := range parts {
+		if ctx.Err() != nil {
+			info.Incomplete = true
+			errs = append(errs, fmt.Errorf("interrupted before %s", part))
+			break
+		}
+		t0 := time.Now()
+		res, err := o.runPart(ctx, part, st, dataDir, bareAddr, token)
+		pr := partRun{Part: part, DurationS: time.Since(t0).Seconds()}
+		if err != nil {
+			pr.Error = firstLine(err.Error(), 200)
+			info.Incomplete = true
+			errs = append(errs, fmt.Errorf("%s: %w", part, err))
+			fmt.Fprintf(os.Stderr, "bench: %s failed after %s: %v\n", part, time.Since(t0).Round(time.Second), err)
+		}
+		info.Parts = append(info.Parts, pr)
+		all = append(all, res...)
+	}
+	info.DurationS = time.Since(started).Seconds()
+	info.LoadEnd = loadAverage()
+	fmt.Printf("\n%d figures in %s:\n", len(all), time.Since(started).Round(time.Second))
+	for _, r := range all {
+		fmt.Printf("  %-13s %-70s %s\n", r.Part, r.Name, r.verdict())
+	}
+	if o.table != "" && o.table != "none" && len(all) > 0 {
+		path := o.table
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(o.root, path)
+		}
+		if err := writeTable(path, info, all); err != nil {
+			errs = append(errs, fmt.Errorf("write %s: %w", path, err))
+		} else {
+			fmt.Printf("wrote %s (and its .json): the rows of the sections measured now, the others kept\n", path)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// runPart runs one part of the bench and returns its figures (those it
+// measured before an error, too).
+func (o options) runPart(ctx context.Context, part string, st *stack.Stack, dataDir, bareAddr, token string) ([]result, error) {
+	switch part {
+	case "gateway":
+		return o.runGateway(ctx, st, dataDir, bareAddr, token)
+	case "transactions":
 		return runTransactions(ctx, st, token, o.txParts)
-	}
-	if o.only == "invoicing" {
+	case "invoicing":
 		return printInvoicing(ctx, st, token)
-	}
-	if o.only == "reports" {
+	case "reports":
 		return printReports(ctx, st, token, o.reports)
-	}
-	if o.only == "mileage" {
+	case "mileage":
 		return printMileage(ctx, st, token, o.trips)
-	}
-	if o.only == "bills" {
+	case "bills":
 		return printBills(ctx, st, token, o.root, o.bills)
 	}
-	fmt.Printf("load: %s for saturation (%d connections), Go open-loop client at %d req/s for latency\n", o.loadGen, o.conns, o.rate)
+	return nil, fmt.Errorf("unknown part %q", part)
+}
 
+// runGateway is the gateway part: GET /whoami with access logs off and
+// on, then a database read.
+func (o options) runGateway(ctx context.Context, st *stack.Stack, dataDir, bareAddr, token string) ([]result, error) {
+	fmt.Printf("load: %s for saturation (%d connections), Go open-loop client at %d req/s for latency\n", o.loadGen, o.conns, o.rate)
+	var all []result
 	var failed int64
 	for _, logs := range []bool{false, true} {
-		n, err := o.measureSetting(ctx, st, dataDir, bareAddr, token, logs)
+		res, n, err := o.measureSetting(ctx, st, dataDir, bareAddr, token, logs)
+		all = append(all, res...)
 		if err != nil {
-			return err
+			return all, err
 		}
 		failed += n
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d requests failed", failed)
+		return all, fmt.Errorf("%d requests failed", failed)
 	}
-	if err := o.databaseRead(ctx, st, token); err != nil {
-		return err
-	}
-	if o.only == "gateway" {
-		return nil
-	}
-	if err := runTransactions(ctx, st, token, o.txParts); err != nil {
-		return err
-	}
-	if err := printInvoicing(ctx, st, token); err != nil {
-		return err
-	}
-	if err := printReports(ctx, st, token, o.reports); err != nil {
-		return err
-	}
-	if err := printMileage(ctx, st, token, o.trips); err != nil {
-		return err
-	}
-	return printBills(ctx, st, token, o.root, o.bills)
+	res, err := o.databaseRead(ctx, st, token)
+	return append(all, res...), err
 }
 
 // printBills runs the bills benchmarks and prints their summary.
-func printBills(ctx context.Context, st *stack.Stack, token, root string, o billsOptions) error {
-	sum, err := runBills(ctx, st, token, root, o)
+func printBills(ctx context.Context, st *stack.Stack, token, root string, o billsOptions) ([]result, error) {
+	sum, res, err := runBills(ctx, st, token, root, o)
 	if err != nil {
-		return fmt.Errorf("bills: %w", err)
+		return res, fmt.Errorf("bills: %w", err)
 	}
 	fmt.Printf("\nbills summary (load average now: %s):\n%s", loadAverage(), sum)
-	return nil
+	return res, nil
 }
 
 // printMileage runs the mileage benchmark and prints its summary.
-func printMileage(ctx context.Context, st *stack.Stack, token string, trips int) error {
-	sum, err := runMileage(ctx, st, token, trips)
+func printMileage(ctx context.Context, st *stack.Stack, token string, trips int) ([]result, error) {
+	sum, res, err := runMileage(ctx, st, token, trips)
 	if err != nil {
-		return fmt.Errorf("mileage: %w", err)
+		return res, fmt.Errorf("mileage: %w", err)
 	}
 	fmt.Printf("\nmileage summary (load average now: %s):\n%s", loadAverage(), sum)
-	return nil
+	return res, nil
 }
 
 // printReports runs the reports benchmarks and prints their summary.
-func printReports(ctx context.Context, st *stack.Stack, token string, size reportsSize) error {
-	sum, err := runReports(ctx, st, token, size)
+func printReports(ctx context.Context, st *stack.Stack, token string, size reportsSize) ([]result, error) {
+	sum, res, err := runReports(ctx, st, token, size)
 	if err != nil {
-		return fmt.Errorf("reports: %w", err)
+		return res, fmt.Errorf("reports: %w", err)
 	}
 	fmt.Printf("\nreports summary (load average now: %s):\n%s", loadAverage(), sum)
-	return nil
+	return res, nil
 }
 
 // printInvoicing runs the customers-invoices benchmarks and prints their
 // summary.
-func printInvoicing(ctx context.Context, st *stack.Stack, token string) error {
-	sum, err := runInvoicing(ctx, st, token)
+func printInvoicing(ctx context.Context, st *stack.Stack, token string) ([]result, error) {
+	sum, res, err := runInvoicing(ctx, st, token)
 	if err != nil {
-		return fmt.Errorf("invoicing: %w", err)
+		return res, fmt.Errorf("invoicing: %w", err)
 	}
 	fmt.Printf("\ncustomers-invoices summary (load average now: %s):\n%s", loadAverage(), sum)
-	return nil
+	return res, nil
 }
 
 // measureSetting starts nginx and a gateway with access logs off or on, in
 // front of the same auth-tokens, measures direct/nginx/gateway (and the bare
-// ceiling with logs off) and prints the comparison. It returns the number of
-// failed requests.
-func (o options) measureSetting(ctx context.Context, st *stack.Stack, dataDir, bareAddr, token string, logs bool) (int64, error) {
+// ceiling with logs off) and prints the comparison. It returns the figures
+// and the number of failed requests.
+func (o options) measureSetting(ctx context.Context, st *stack.Stack, dataDir, bareAddr, token string, logs bool) ([]result, int64, error) {
 	setting, level := "access logs off", "warn"
 	if logs {
 		setting, level = "access logs on", "info"
@@ -346,12 +413,12 @@ func (o options) measureSetting(ctx context.Context, st *stack.Stack, dataDir, b
 	dir := filepath.Join(dataDir, strings.ReplaceAll(setting, " ", "-"))
 	ngx, err := startNginx(o.nginxBin, filepath.Join(dir, "nginx"), fmt.Sprintf("127.0.0.1:%d", stack.FreePort()), st.ServiceURLs["auth-tokens"], logs)
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	defer ngx.Stop()
 	gw, err := o.startGateway(ctx, st, dir, level)
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	defer gw.stop()
 
@@ -366,10 +433,10 @@ func (o options) measureSetting(ctx context.Context, st *stack.Stack, dataDir, b
 	fmt.Printf("\n== %s (nginx: %s; gateway: LOG_LEVEL=%s to %s) ==\n", setting, orNone(ngx.AccessLog), level, gw.logPath)
 	for _, t := range targets { // warm-up: connection pools, caches
 		if _, err := o.saturate(ctx, t, token, time.Second); err != nil {
-			return 0, err
+			return nil, 0, err
 		}
 	}
-	best := map[string]result{}
+	best := map[string]loadResult{}
 	for r := 0; r < o.rounds; r++ {
 		for _, t := range targets {
 			var prof *profile
@@ -383,7 +450,7 @@ func (o options) measureSetting(ctx context.Context, st *stack.Stack, dataDir, b
 			}
 			res, err := o.saturate(ctx, t, token, o.dur)
 			if err != nil {
-				return 0, err
+				return nil, 0, err
 			}
 			if pids != nil && res.requests > 0 {
 				res.proxyCPU = (processCPU(pids()) - cpu0) / time.Duration(res.requests)
@@ -404,14 +471,14 @@ func (o options) measureSetting(ctx context.Context, st *stack.Stack, dataDir, b
 	}
 	// Latency at a fixed request rate below saturation: at saturation p50
 	// only mirrors throughput (queueing), here it is the added work.
-	fixed := map[string]result{}
+	fixed := map[string]loadResult{}
 	for _, t := range targets {
 		if t.name == nameBare {
 			continue
 		}
 		res, err := loadAtRate(ctx, t.name, t.url, token, o.rate, o.dur)
 		if err != nil {
-			return 0, err
+			return nil, 0, err
 		}
 		fixed[t.name] = res
 	}
@@ -453,11 +520,29 @@ func (o options) measureSetting(ctx context.Context, st *stack.Stack, dataDir, b
 		fmt.Printf("  direct / bare-fiber: %.2f; nginx / bare-fiber: %.2f; gateway / bare-fiber: %.2f\n",
 			direct.rps/b.rps, ngxR.rps/b.rps, gwR.rps/b.rps)
 	}
-	return failed, nil
+	res := []result{
+		{Part: "gateway", Section: setting, Name: "GET /whoami through the gateway, saturated, " + setting, Unit: "req/s", Value: gwR.rps,
+			Note:     fmt.Sprintf("%s, %d connections, best of %d × %s", o.loadGen, o.conns, o.rounds, o.dur),
+			Baseline: "nginx as a plain reverse proxy", BaselineValue: ngxR.rps, Target: []bound{ratioAtLeast(1)}},
+		{Part: "gateway", Section: setting, Name: fmt.Sprintf("GET /whoami through the gateway, p50 at %d req/s, %s", o.rate, setting), Unit: "ms",
+			Value: durationMS(fg.p50), Note: fmt.Sprintf("p99 %s; nginx p99 %s", fg.p99, fn.p99),
+			Baseline: "nginx p50", BaselineValue: durationMS(fn.p50), Target: []bound{margin(1, 0.2)}},
+	}
+	if ngxR.proxyCPU > 0 && gwR.proxyCPU > 0 {
+		res = append(res, result{Part: "gateway", Section: setting, Name: "proxy CPU per request, gateway, " + setting, Unit: "µs",
+			Value: durationUS(gwR.proxyCPU), Baseline: "nginx's processes", BaselineValue: durationUS(ngxR.proxyCPU),
+			TargetNote: "the stable figure on shared cores: explains the throughput ratio"})
+	}
+	if failed > 0 {
+		for i := range res {
+			res[i].Failure = fmt.Sprintf("%d requests failed", failed)
+		}
+	}
+	return res, failed, nil
 }
 
 // saturate loads t with the configured generator.
-func (o options) saturate(ctx context.Context, t target, token string, d time.Duration) (result, error) {
+func (o options) saturate(ctx context.Context, t target, token string, d time.Duration) (loadResult, error) {
 	if o.loadGen == "wrk" {
 		return wrkLoad(ctx, o.wrkBin, t.name, t.url, token, o.conns, runtime.NumCPU(), d)
 	}
@@ -563,29 +648,33 @@ func (p *profile) save(path string) error {
 // databaseRead compares direct and gateway on a read that reaches
 // PostgreSQL (tenancy check and business row): the gateway's share of a
 // realistic request.
-func (o options) databaseRead(ctx context.Context, st *stack.Stack, token string) error {
+func (o options) databaseRead(ctx context.Context, st *stack.Stack, token string) ([]result, error) {
 	bizID, err := createBusiness(st, token)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	path := "/v1/businesses/" + bizID
 	dbDirect, err := o.saturate(ctx, target{nameDirect, st.ServiceURLs["auth-tokens"] + path}, token, o.dur)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	dbGW, err := o.saturate(ctx, target{nameGateway, st.GatewayURL + path}, token, o.dur)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Printf("\nGET /v1/businesses/{id} (PostgreSQL read), %d connections (%s), %s per run\n", o.conns, o.loadGen, o.dur)
-	for _, r := range []result{dbDirect, dbGW} {
+	for _, r := range []loadResult{dbDirect, dbGW} {
 		fmt.Printf("  %-20s %10.0f %10s %10s %10s\n", r.name, r.rps, r.p50, r.p90, r.p99)
 	}
 	fmt.Printf("gateway / direct throughput on a database read: %.2f\n", dbGW.rps/dbDirect.rps)
+	res := []result{{Part: "gateway", Section: "database read", Name: "GET /v1/businesses/{id} (a PostgreSQL read) through the gateway, saturated",
+		Unit: "req/s", Value: dbGW.rps, Note: fmt.Sprintf("%s, %d connections, %s", o.loadGen, o.conns, o.dur),
+		Baseline: "auth-tokens directly", BaselineValue: dbDirect.rps, TargetNote: "the gateway's share of a realistic request"}}
 	if n := dbDirect.errors + dbGW.errors; n > 0 {
-		return fmt.Errorf("%d requests failed", n)
+		res[0].Failure = fmt.Sprintf("%d requests failed", n)
+		return res, fmt.Errorf("%d requests failed", n)
 	}
-	return nil
+	return res, nil
 }
 
 // processCPU sums the user and system CPU time of pids from /proc (zero
@@ -617,7 +706,7 @@ func processCPU(pids []int) time.Duration {
 // clockTicks is Linux's USER_HZ, the unit of /proc/<pid>/stat times.
 const clockTicks = 100
 
-func cpuNote(r result) string {
+func cpuNote(r loadResult) string {
 	if r.proxyCPU == 0 {
 		return ""
 	}
@@ -679,7 +768,7 @@ func fetchToken(st *stack.Stack) (string, error) {
 }
 
 // load runs a closed loop of conns workers against url for d.
-func load(ctx context.Context, name, url, token string, conns int, d time.Duration) (result, error) {
+func load(ctx context.Context, name, url, token string, conns int, d time.Duration) (loadResult, error) {
 	client := &fasthttp.Client{MaxConnsPerHost: conns * 2, ReadTimeout: 5 * time.Second, WriteTimeout: 5 * time.Second}
 	var total, errs atomic.Int64
 	lat := make([][]time.Duration, conns)
@@ -717,11 +806,11 @@ func load(ctx context.Context, name, url, token string, conns int, d time.Durati
 		all = append(all, s...)
 	}
 	if len(all) == 0 {
-		return result{}, fmt.Errorf("%s: no successful request (errors %d)", name, errs.Load())
+		return loadResult{}, fmt.Errorf("%s: no successful request (errors %d)", name, errs.Load())
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
 	pct := func(p float64) time.Duration { return all[int(float64(len(all)-1)*p)].Round(time.Microsecond) }
-	return result{
+	return loadResult{
 		name: name, requests: total.Load(), errors: errs.Load(),
 		rps: float64(len(all)) / elapsed.Seconds(),
 		p50: pct(0.50), p90: pct(0.90), p99: pct(0.99),
@@ -731,7 +820,7 @@ func load(ctx context.Context, name, url, token string, conns int, d time.Durati
 // loadAtRate sends rate requests/s for d (open loop) and measures each
 // latency from its scheduled send time, so a stall is not hidden by the
 // requests it delayed (no coordinated omission).
-func loadAtRate(ctx context.Context, name, url, token string, rate int, d time.Duration) (result, error) {
+func loadAtRate(ctx context.Context, name, url, token string, rate int, d time.Duration) (loadResult, error) {
 	client := &fasthttp.Client{MaxConnsPerHost: 512, ReadTimeout: 5 * time.Second, WriteTimeout: 5 * time.Second}
 	n := int(float64(rate) * d.Seconds())
 	interval := time.Second / time.Duration(rate)
@@ -771,11 +860,11 @@ func loadAtRate(ctx context.Context, name, url, token string, rate int, d time.D
 	elapsed := time.Since(start)
 	all := lat[:idx.Load()]
 	if len(all) == 0 {
-		return result{}, fmt.Errorf("%s: no successful request (errors %d)", name, errs.Load())
+		return loadResult{}, fmt.Errorf("%s: no successful request (errors %d)", name, errs.Load())
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
 	pct := func(p float64) time.Duration { return all[int(float64(len(all)-1)*p)].Round(time.Microsecond) }
-	return result{name: name, requests: int64(n), errors: errs.Load(), rps: float64(len(all)) / elapsed.Seconds(),
+	return loadResult{name: name, requests: int64(n), errors: errs.Load(), rps: float64(len(all)) / elapsed.Seconds(),
 		p50: pct(0.50), p90: pct(0.90), p99: pct(0.99)}, nil
 }
 

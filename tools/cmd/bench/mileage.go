@@ -77,29 +77,29 @@ type mileageFilter struct {
 // not timed), then times GET /mileage/summary with filters through the
 // gateway against the raw GROUP BY over the trips, interleaved, and checks
 // that both give the same figures month by month.
-func runMileage(ctx context.Context, st *stack.Stack, token string, trips int) (string, error) {
+func runMileage(ctx context.Context, st *stack.Stack, token string, trips int) (string, []result, error) {
 	db, err := pgx.Connect(ctx, st.DatabaseURL)
 	if err != nil {
-		return "", fmt.Errorf("connect to the suite's database: %w", err)
+		return "", nil, fmt.Errorf("connect to the suite's database: %w", err)
 	}
 	defer db.Close(context.Background())
 	// The raw query's own connection, on the service's schema.
 	cfg, err := pgx.ParseConfig(st.DatabaseURL)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	cfg.RuntimeParams["search_path"] = "mileage"
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	raw, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer raw.Close(context.Background())
 	b := &txbench{st: st, token: token, db: db, client: &http.Client{Timeout: 60 * time.Second}}
 	fmt.Printf("\n== mileage (load average at start: %s) ==\n", loadAverage())
 	biz, err := b.newBusiness(ctx, "bench-mileage")
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	base := "/v1/businesses/" + biz + "/mileage"
 	var vehicles [2]uuid.UUID
@@ -115,7 +115,7 @@ func runMileage(ctx context.Context, st *stack.Stack, token string, trips int) (
 				break
 			}
 			if time.Now().After(deadline) { // the business reaches mileage through acct.business.v1
-				return "", fmt.Errorf("vehicle %d: %w", v, err)
+				return "", nil, fmt.Errorf("vehicle %d: %w", v, err)
 			}
 		}
 		vehicles[v] = uuid.MustParse(out.Data.ID)
@@ -160,7 +160,7 @@ func runMileage(ctx context.Context, st *stack.Stack, token string, trips int) (
 			return []any{bid, uuid.Must(uuid.NewV7()), vehicles[v], miles, day, purpose, fmt.Sprintf("bench trip %d", i), 1, now, now, deletedAt}, nil
 		}))
 	if err != nil {
-		return "", fmt.Errorf("COPY trips: %w", err)
+		return "", nil, fmt.Errorf("COPY trips: %w", err)
 	}
 	rows := make([][]any, 0, len(days))
 	for k, s := range days {
@@ -168,19 +168,19 @@ func runMileage(ctx context.Context, st *stack.Stack, token string, trips int) (
 	}
 	if _, err := db.CopyFrom(ctx, pgx.Identifier{"mileage", "trip_days"},
 		[]string{"business_id", "vehicle_id", "purpose", "deleted", "trip_date", "miles", "trips", "deduction"}, pgx.CopyFromRows(rows)); err != nil {
-		return "", fmt.Errorf("COPY trip_days: %w", err)
+		return "", nil, fmt.Errorf("COPY trip_days: %w", err)
 	}
 	// Both tables vacuumed (the visibility map of index-only scans) and
 	// analyzed, as autovacuum would leave them.
 	for _, t := range []string{"mileage.trips", "mileage.trip_days"} {
 		if _, err := db.Exec(ctx, "VACUUM (ANALYZE) "+t); err != nil {
-			return "", fmt.Errorf("vacuum %s: %w", t, err)
+			return "", nil, fmt.Errorf("vacuum %s: %w", t, err)
 		}
 	}
 	fmt.Printf("  %d trips (2 vehicles, 3 purposes, 2022–2026, 1 in 20 deleted) and their %d trip_days rows loaded by COPY in %s (not timed)\n",
 		n, len(rows), time.Since(start).Round(time.Millisecond))
 	if err := b.settle(ctx); err != nil {
-		return "", err
+		return "", nil, err
 	}
 
 	filters := []mileageFilter{
@@ -190,14 +190,16 @@ func runMileage(ctx context.Context, st *stack.Stack, token string, trips int) (
 		{"no filter (all 5 years)", url.Values{}},
 	}
 	var sum strings.Builder
+	var res []result
 	for _, f := range filters {
-		line, err := b.benchSummary(ctx, raw, bid, base, f)
+		line, r, err := b.benchSummary(ctx, raw, bid, base, f, int(n))
 		if err != nil {
-			return "", fmt.Errorf("%s: %w", f.name, err)
+			return "", res, fmt.Errorf("%s: %w", f.name, err)
 		}
 		sum.WriteString(line)
+		res = append(res, r)
 	}
-	return sum.String(), nil
+	return sum.String(), res, nil
 }
 
 // summaryMonth is one month's figures in hundredths of a mile, trips and
@@ -209,10 +211,10 @@ type summaryMonth struct {
 // benchSummary measures one filter: warm-up, then mileageSamples gateway
 // requests with a raw GROUP BY run after every fifth, and the figures
 // compared.
-func (b *txbench) benchSummary(ctx context.Context, raw *pgx.Conn, bid uuid.UUID, base string, f mileageFilter) (string, error) {
+func (b *txbench) benchSummary(ctx context.Context, raw *pgx.Conn, bid uuid.UUID, base string, f mileageFilter, trips int) (string, result, error) {
 	sql, err := mileage.RawSummarySQL(bid, f.query)
 	if err != nil {
-		return "", err
+		return "", result{}, err
 	}
 	path := base + "/summary?" + f.query.Encode()
 	var api, rawTimes []time.Duration
@@ -234,48 +236,53 @@ func (b *txbench) benchSummary(ctx context.Context, raw *pgx.Conn, bid uuid.UUID
 	}
 	for range 5 { // warm-up: connections, caches
 		if _, err := get(); err != nil {
-			return "", err
+			return "", result{}, err
 		}
 		if _, err := query(); err != nil {
-			return "", err
+			return "", result{}, err
 		}
 	}
 	for k := range mileageSamples {
 		el, err := get()
 		if err != nil {
-			return "", err
+			return "", result{}, err
 		}
 		api = append(api, el)
 		if k%(mileageSamples/mileageRawSamples) == 0 {
 			el, err := query()
 			if err != nil {
-				return "", err
+				return "", result{}, err
 			}
 			rawTimes = append(rawTimes, el)
 		}
 	}
 	if len(fromSQL) == 0 {
-		return "", fmt.Errorf("the raw GROUP BY found no trips")
+		return "", result{}, fmt.Errorf("the raw GROUP BY found no trips")
 	}
 	var total summaryMonth
 	for m, want := range fromSQL {
 		if got := fromAPI[m]; got != want {
-			return "", fmt.Errorf("%d-%02d: the summary says %+v, the raw GROUP BY %+v", m[0], m[1], got, want)
+			return "", result{}, fmt.Errorf("%d-%02d: the summary says %+v, the raw GROUP BY %+v", m[0], m[1], got, want)
 		}
 		total.miles += want.miles
 		total.trips += want.trips
 		total.deduction += want.deduction
 	}
 	if len(fromAPI) != len(fromSQL) {
-		return "", fmt.Errorf("the summary has %d months, the raw GROUP BY %d", len(fromAPI), len(fromSQL))
+		return "", result{}, fmt.Errorf("the summary has %d months, the raw GROUP BY %d", len(fromAPI), len(fromSQL))
 	}
 	a, z := percentiles(api), percentiles(rawTimes)
 	ratio := float64(a.p50) / float64(z.p50)
 	ok := a.p50 <= 20*time.Millisecond && ratio <= 0.2
 	fmt.Printf("  %s: gateway p50 %s p99 %s (%d requests); raw GROUP BY p50 %s p99 %s (%d runs); %d months, %d trips, %s miles, %d cents both ways\n",
 		f.name, a.p50, a.p99, len(api), z.p50, z.p99, len(rawTimes), len(fromSQL), total.trips, milesString(total.miles), total.deduction)
+	res := result{Part: "mileage", Section: "summary",
+		Name: fmt.Sprintf("GET /mileage/summary p50, %s (%s of %s trips)", f.name, formatNumber(float64(total.trips)), formatNumber(float64(trips))),
+		Unit: "ms", Value: durationMS(a.p50), Note: fmt.Sprintf("p99 %s; raw p99 %s", a.p99, z.p99),
+		Baseline: "raw GROUP BY over the trips, p50", BaselineValue: durationMS(z.p50),
+		Target: []bound{absolute(atMost, 20), ratioAtMost(0.2)}}
 	return fmt.Sprintf("  summary (%s): gateway p50 %s p99 %s; raw GROUP BY p50 %s; ratio %.3f (target p50 <= 20ms and <= 0.2×) %s\n",
-		f.name, a.p50, a.p99, z.p50, ratio, verdict(ok)), nil
+		f.name, a.p50, a.p99, z.p50, ratio, verdict(ok)), res, nil
 }
 
 // rawMonths runs the raw summary query and reads its months.

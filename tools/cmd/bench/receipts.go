@@ -177,7 +177,7 @@ type receiptsPart struct {
 
 // benchReceipts measures text PDFs and image OCR; it returns the summary
 // lines.
-func benchReceipts(ctx context.Context, root string, d time.Duration) (string, error) {
+func benchReceipts(ctx context.Context, root string, d time.Duration) (string, []result, error) {
 	x := receipts.NewExtractor(receipts.Config{}) // the defaults: a pool of 2 OCR processes
 	workers := receipts.DefaultConfig().Workers
 	parts := []receiptsPart{
@@ -198,14 +198,15 @@ func benchReceipts(ctx context.Context, root string, d time.Duration) (string, e
 		},
 	}
 	var sum strings.Builder
+	var res []result
 	for i, p := range parts {
 		files, err := loadCorpus(filepath.Join(root, receiptsCorpus), p.formats...)
 		if err != nil {
-			return "", err
+			return "", res, err
 		}
 		bin, err := exec.LookPath(p.bin)
 		if err != nil {
-			return "", fmt.Errorf("%s not found (Debian: apt-get install -y poppler-utils tesseract-ocr tesseract-ocr-eng): %w", p.bin, err)
+			return "", res, fmt.Errorf("%s not found (Debian: apt-get install -y poppler-utils tesseract-ocr tesseract-ocr-eng): %w", p.bin, err)
 		}
 		fmt.Printf("%d. receipts, %s: %d files of the corpus, round and round for %s per run, %d rounds alternating\n",
 			i+1, p.name, len(files), d, receiptsRounds)
@@ -225,7 +226,7 @@ func benchReceipts(ctx context.Context, root string, d time.Duration) (string, e
 			}
 		}
 		if best.done == 0 || base.done == 0 {
-			return "", fmt.Errorf("receipts %s: nothing read (Extract+Parse: %s; %s: %s)", p.name, best.firstErr, p.bin, base.firstErr)
+			return "", res, fmt.Errorf("receipts %s: nothing read (Extract+Parse: %s; %s: %s)", p.name, best.firstErr, p.bin, base.firstErr)
 		}
 		ratio := best.rate / base.rate
 		verdictNote := p.targetNote
@@ -235,10 +236,21 @@ func benchReceipts(ctx context.Context, root string, d time.Duration) (string, e
 		} else {
 			verdictNote = "(" + verdictNote + ")"
 		}
+		r := result{Part: "bills", Section: "receipts",
+			Name: fmt.Sprintf("receipts parsed per second, %s (%d files, %d callers)", p.name, len(files), p.callers), Unit: "receipts/s",
+			Value: best.rate, Note: fmt.Sprintf("totals right %.0f%%", 100*float64(best.correct)/float64(best.done)),
+			Baseline: fmt.Sprintf("%s, %d at once", p.baseline, p.procs), BaselineValue: base.rate, TargetNote: p.targetNote}
+		if p.target > 0 {
+			r.Target = []bound{ratioAtLeast(p.target)}
+		}
+		if best.failed > 0 {
+			r.Failure = fmt.Sprintf("%d receipts failed", best.failed)
+		}
+		res = append(res, r)
 		fmt.Fprintf(&sum, "  receipts, %s: Extract+Parse %.1f receipts/s, %s %.1f/s, ratio %.2f %s; totals right %.0f%%\n",
 			p.name, best.rate, p.bin, base.rate, ratio, verdictNote, 100*float64(best.correct)/float64(best.done))
 	}
-	return sum.String(), nil
+	return sum.String(), res, nil
 }
 
 func errNote(r rateResult) string {

@@ -65,18 +65,19 @@ func reportEntry(i int) (other string, dept string, amount int64, day int) {
 // gateway, against a raw SQL GROUP BY over the same lines, and the
 // transactions CSV export against COPY ... TO STDOUT CSV of the same rows,
 // with the reports process's peak memory; every baseline in the same run.
-func runReports(ctx context.Context, st *stack.Stack, token string, size reportsSize) (string, error) {
+func runReports(ctx context.Context, st *stack.Stack, token string, size reportsSize) (string, []result, error) {
 	reportCatchUpEntries := size.catchUpEntries
+	var res []result
 	db, err := pgx.Connect(ctx, st.DatabaseURL)
 	if err != nil {
-		return "", fmt.Errorf("connect to the suite's database: %w", err)
+		return "", res, fmt.Errorf("connect to the suite's database: %w", err)
 	}
 	defer db.Close(context.Background())
 	b := &txbench{st: st, token: token, db: db, client: &http.Client{Timeout: 60 * time.Second}}
 	fmt.Printf("\n== reports (load average at start: %s) ==\n", loadAverage())
 	biz, err := b.newBusiness(ctx, "bench-reports")
 	if err != nil {
-		return "", err
+		return "", res, err
 	}
 	bid := uuid.MustParse(biz)
 	base := "/v1/businesses/" + biz
@@ -85,7 +86,7 @@ func runReports(ctx context.Context, st *stack.Stack, token string, size reports
 			break
 		}
 		if time.Now().After(deadline) {
-			return "", fmt.Errorf("business %s never reached the reports service", biz)
+			return "", res, fmt.Errorf("business %s never reached the reports service", biz)
 		}
 	}
 
@@ -97,12 +98,12 @@ func runReports(ctx context.Context, st *stack.Stack, token string, size reports
 	for i := 0; i < reportCatchUpEntries; i++ {
 		e, err := reportEvent(bid, i, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 		if err != nil {
-			return "", err
+			return "", res, err
 		}
 		msgs = append(msgs, events.ToMessage(e))
 		if len(msgs) == cap(msgs) || i == reportCatchUpEntries-1 {
 			if err := w.WriteMessages(ctx, msgs...); err != nil {
-				return "", fmt.Errorf("publish: %w", err)
+				return "", res, fmt.Errorf("publish: %w", err)
 			}
 			msgs = msgs[:0]
 		}
@@ -112,13 +113,13 @@ func runReports(ctx context.Context, st *stack.Stack, token string, size reports
 	for deadline := time.Now().Add(15 * time.Minute); ; time.Sleep(500 * time.Millisecond) {
 		var n int
 		if err := db.QueryRow(ctx, "SELECT count(*) FROM reports.entries WHERE business_id = $1", bid).Scan(&n); err != nil {
-			return "", err
+			return "", res, err
 		}
 		if n >= reportCatchUpEntries {
 			break
 		}
 		if time.Now().After(deadline) {
-			return "", fmt.Errorf("reports applied %d of %d entries in 15 minutes", n, reportCatchUpEntries)
+			return "", res, fmt.Errorf("reports applied %d of %d entries in 15 minutes", n, reportCatchUpEntries)
 		}
 	}
 	applied := time.Since(start)
@@ -127,9 +128,17 @@ func runReports(ctx context.Context, st *stack.Stack, token string, size reports
 		published.Round(time.Millisecond), applied.Round(time.Millisecond), rate, 2*rate)
 	copyLines, err := b.copyCatchUpLines(ctx, bid, reportCatchUpEntries)
 	if err != nil {
-		return "", err
+		return "", res, err
 	}
 	catchUpRatio := 2 * rate / copyLines
+	lines := formatNumber(float64(2 * reportCatchUpEntries))
+	res = append(res,
+		result{Part: "reports", Section: "catch-up", Name: fmt.Sprintf("catch-up of %s ledger lines from the broker", lines), Unit: "lines/s",
+			Value: 2 * rate, Note: fmt.Sprintf("%s entries/s", formatNumber(rate)), Baseline: "COPY of the same lines into a plain table",
+			BaselineValue: copyLines, TargetNote: "the read model does much more per line than COPY"},
+		result{Part: "reports", Section: "catch-up", Name: fmt.Sprintf("catch-up of %s ledger lines, time", lines), Unit: "min",
+			Value: applied.Minutes(), Target: []bound{absolute(below, 30)},
+			TargetNote: "the issue: minutes, not the 30+ of one transaction per event"})
 	fmt.Printf("  baseline: COPY of the same %d lines into a plain table: %.0f lines/s; catch-up / COPY = %.3f\n",
 		2*reportCatchUpEntries, copyLines, catchUpRatio)
 
@@ -139,20 +148,20 @@ func runReports(ctx context.Context, st *stack.Stack, token string, size reports
 	tagSets := map[string]uuid.UUID{}
 	rows, err := db.Query(ctx, "SELECT id, kv[1] FROM reports.tag_sets WHERE business_id = $1 AND cardinality(kv) = 1", bid)
 	if err != nil {
-		return "", err
+		return "", res, err
 	}
 	for rows.Next() {
 		var id uuid.UUID
 		var kv string
 		if err := rows.Scan(&id, &kv); err != nil {
 			rows.Close()
-			return "", err
+			return "", res, err
 		}
 		tagSets[kv] = id
 	}
 	rows.Close()
 	if len(tagSets) != 3 {
-		return "", fmt.Errorf("reports has %d one-tag sets, want 3", len(tagSets))
+		return "", res, fmt.Errorf("reports has %d one-tag sets, want 3", len(tagSets))
 	}
 	type cell struct {
 		day     int
@@ -183,23 +192,23 @@ func runReports(ctx context.Context, st *stack.Stack, token string, size reports
 	start = time.Now()
 	if _, err := db.CopyFrom(ctx, pgx.Identifier{"reports", "account_days"}, []string{"business_id", "day", "account_id", "tag_set_id", "amount"},
 		pgx.CopyFromRows(cells)); err != nil {
-		return "", fmt.Errorf("COPY account_days: %w", err)
+		return "", res, fmt.Errorf("COPY account_days: %w", err)
 	}
 	if _, err := db.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS bench; DROP TABLE IF EXISTS bench.journal_lines; "+
 		"CREATE TABLE bench.journal_lines (business_id uuid, day date, account_id uuid, dept text, amount bigint)"); err != nil {
-		return "", err
+		return "", res, err
 	}
 	if _, err := db.CopyFrom(ctx, pgx.Identifier{"bench", "journal_lines"}, []string{"business_id", "day", "account_id", "dept", "amount"},
 		pgx.CopyFromRows(raw)); err != nil {
-		return "", fmt.Errorf("COPY journal lines: %w", err)
+		return "", res, fmt.Errorf("COPY journal lines: %w", err)
 	}
 	if _, err := db.Exec(ctx, "ANALYZE reports.account_days; ANALYZE bench.journal_lines"); err != nil {
-		return "", err
+		return "", res, err
 	}
 	fmt.Printf("2. comparison: 12 months × 3 tag filters over %d journal lines (%d read-model rows), loaded by COPY in %s\n",
 		len(raw), len(cells), time.Since(start).Round(time.Millisecond))
 	if err := b.settle(ctx); err != nil {
-		return "", err
+		return "", res, err
 	}
 	body := map[string]any{"reporting_basis": "ACCRUAL"}
 	var months []map[string]int
@@ -226,12 +235,12 @@ func runReports(ctx context.Context, st *stack.Stack, token string, size reports
 	for k := 0; k < reportSamples; k++ {
 		t0 := time.Now()
 		if _, err := b.do(ctx, http.MethodPost, base+"/reports/profit-and-loss-comparison", payload, &out); err != nil {
-			return "", err
+			return "", res, err
 		}
 		api = append(api, time.Since(t0))
 	}
 	if len(out.Data) != 1 || len(out.Data[0].Pnls) != 36 {
-		return "", fmt.Errorf("comparison: %d results, want 36", len(out.Data))
+		return "", res, fmt.Errorf("comparison: %d results, want 36", len(out.Data))
 	}
 	const rawSQL = `SELECT date_trunc('month', day) AS m, account_id, dept, sum(amount) FROM bench.journal_lines
 		WHERE business_id = $1 AND day >= '2024-01-01' AND day < '2025-01-01' GROUP BY 1, 2, 3`
@@ -247,7 +256,7 @@ func runReports(ctx context.Context, st *stack.Stack, token string, size reports
 		t0 := time.Now()
 		r, err := db.Query(ctx, rawSQL, bid)
 		if err != nil {
-			return "", err
+			return "", res, err
 		}
 		janA = 0
 		for r.Next() {
@@ -257,7 +266,7 @@ func runReports(ctx context.Context, st *stack.Stack, token string, size reports
 			var sum int64
 			if err := r.Scan(&m, &acct, &dept, &sum); err != nil {
 				r.Close()
-				return "", err
+				return "", res, err
 			}
 			if m.Month() == time.January && dept == "a" && pnl[acct] {
 				janA -= sum // net profit: credits to revenue less debits to expenses
@@ -268,23 +277,28 @@ func runReports(ctx context.Context, st *stack.Stack, token string, size reports
 	}
 	// The first result is January × dept=a: the same figure both ways.
 	if got := int64(out.Data[0].Pnls[0].Pnl.NetProfit); got != janA {
-		return "", fmt.Errorf("comparison January dept=a net profit %d, the raw GROUP BY says %d", got, janA)
+		return "", res, fmt.Errorf("comparison January dept=a net profit %d, the raw GROUP BY says %d", got, janA)
 	}
 	a, z := percentiles(api), percentiles(rawTimes)
 	fmt.Printf("  gateway: p50 %s p99 %s (%d requests); raw GROUP BY: p50 %s (%d runs); January dept=a net profit %d both ways\n",
 		a.p50, a.p99, len(api), z.p50, len(rawTimes), janA)
 	ok := a.p50 <= 40*time.Millisecond && float64(a.p50) <= 0.1*float64(z.p50)
+	res = append(res, result{Part: "reports", Section: "comparison",
+		Name: fmt.Sprintf("P&L comparison, 12 months × 3 tag filters over %s journal lines, p50", formatNumber(float64(len(raw)))),
+		Unit: "ms", Value: durationMS(a.p50), Note: fmt.Sprintf("p99 %s", a.p99), Baseline: "raw GROUP BY over the lines, p50",
+		BaselineValue: durationMS(z.p50), Target: []bound{absolute(atMost, 40), ratioAtMost(0.1)}})
 	sum := fmt.Sprintf("  reports catch-up (%d entries, %d lines): %.0f entries/s (%.0f lines/s); COPY of the lines %.0f lines/s; ratio %.3f\n"+
 		"  P&L comparison (1M lines, 12×3): gateway p50 %s p99 %s; raw GROUP BY p50 %s; ratio %.3f (target p50 <= 40ms and <= 0.1×) %s\n",
 		reportCatchUpEntries, 2*reportCatchUpEntries, rate, 2*rate, copyLines, catchUpRatio,
 		a.p50, a.p99, z.p50, float64(a.p50)/float64(z.p50), verdict(ok))
 
 	// 3. The transactions CSV export.
-	exp, err := b.benchExport(ctx, bid, size.exportRows)
+	exp, expRes, err := b.benchExport(ctx, bid, size.exportRows)
+	res = append(res, expRes...)
 	if err != nil {
-		return "", err
+		return "", res, err
 	}
-	return sum + exp, nil
+	return sum + exp, res, nil
 }
 
 // copyCatchUpLines is the catch-up's baseline: COPY of the same lines
@@ -339,13 +353,13 @@ ORDER BY day, date_time, transaction_id`
 // lines counted) against PostgreSQL's COPY (the same SELECT) TO STDOUT
 // CSV, alternating, best of each; meanwhile the reports process's resident
 // memory is sampled every 50 ms.
-func (b *txbench) benchExport(ctx context.Context, bid uuid.UUID, rows int) (string, error) {
+func (b *txbench) benchExport(ctx context.Context, bid uuid.UUID, rows int) (string, []result, error) {
 	fmt.Printf("3. transactions CSV export: %d bank transactions loaded by COPY...\n", rows)
 	if err := b.loadBankTransactions(ctx, bid, rows); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err := b.settle(ctx); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	pid := 0
 	if p := b.st.Proc("reports"); p != nil {
@@ -359,11 +373,11 @@ func (b *txbench) benchExport(ctx context.Context, bid uuid.UUID, rows int) (str
 		t0 := time.Now()
 		var cw lineCounter
 		if _, err := b.db.PgConn().CopyTo(ctx, &cw, "COPY ("+fmt.Sprintf(exportSelect, bid)+") TO STDOUT CSV"); err != nil {
-			return "", fmt.Errorf("COPY TO: %w", err)
+			return "", nil, fmt.Errorf("COPY TO: %w", err)
 		}
 		copyEl := time.Since(t0)
 		if cw.lines != int64(rows) {
-			return "", fmt.Errorf("COPY TO wrote %d lines, want %d", cw.lines, rows)
+			return "", nil, fmt.Errorf("COPY TO wrote %d lines, want %d", cw.lines, rows)
 		}
 		if bestCopy == 0 || copyEl < bestCopy {
 			bestCopy = copyEl
@@ -383,14 +397,14 @@ func (b *txbench) benchExport(ctx context.Context, bid uuid.UUID, rows int) (str
 		close(stop)
 		peakRSS = max(peakRSS, <-peak)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		lines, err := downloadLines(ctx, out.Data.PresignedURL)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if lines != int64(rows)+1 {
-			return "", fmt.Errorf("the exported CSV has %d lines, want %d (a header and %d rows)", lines, rows+1, rows)
+			return "", nil, fmt.Errorf("the exported CSV has %d lines, want %d (a header and %d rows)", lines, rows+1, rows)
 		}
 		fmt.Printf("  round %d: COPY TO STDOUT CSV %s (%.0f rows/s); export through the gateway %s (%.0f rows/s), %d lines downloaded\n",
 			round+1, copyEl.Round(time.Millisecond), float64(rows)/copyEl.Seconds(), el.Round(time.Millisecond), float64(rows)/el.Seconds(), lines)
@@ -404,10 +418,21 @@ func (b *txbench) benchExport(ctx context.Context, bid uuid.UUID, rows int) (str
 	peakMB := float64(peakRSS) / 1024
 	fmt.Printf("  reports process (pid %d): VmHWM %d kB before the exports, %d kB after; peak VmRSS sampled every 50 ms during them: %.1f MB\n",
 		pid, hwmBefore, hwmAfter, peakMB)
+	res := []result{
+		{Part: "reports", Section: "export", Name: fmt.Sprintf("transactions CSV export of %s rows through the gateway", formatNumber(float64(rows))),
+			Unit: "rows/s", Value: exportRate, Note: fmt.Sprintf("best of %d", exportRounds),
+			Baseline: "COPY (the export's SELECT) TO STDOUT CSV", BaselineValue: copyRate, Target: []bound{ratioAtLeast(0.5)}},
+		{Part: "reports", Section: "export", Name: "reports process's peak RSS during the exports", Unit: "MB", Value: peakMB,
+			Note:   fmt.Sprintf("VmHWM %.1f MB before, %.1f MB after", float64(hwmBefore)/1024, float64(hwmAfter)/1024),
+			Target: []bound{absolute(below, 150)}},
+	}
+	if hwm := float64(hwmAfter) / 1024; hwm >= 150 {
+		res[1].Failure = fmt.Sprintf("VmHWM after the exports %.1f MB", hwm)
+	}
 	return fmt.Sprintf("  transactions CSV export (%d rows): %.0f rows/s; COPY TO STDOUT CSV %.0f rows/s; ratio %.2f (target >= 0.5) %s; "+
 		"peak RSS %.1f MB (VmHWM %.1f MB before, %.1f MB after; target < 150 MB) %s\n",
 		rows, exportRate, copyRate, ratio, verdict(ratio >= 0.5), peakMB, float64(hwmBefore)/1024, float64(hwmAfter)/1024,
-		verdict(peakMB < 150 && float64(hwmAfter)/1024 < 150)), nil
+		verdict(peakMB < 150 && float64(hwmAfter)/1024 < 150)), res, nil
 }
 
 // loadBankTransactions COPYs rows bank transactions of business bid, dated

@@ -61,60 +61,64 @@ type importedTxn struct {
 // runTransactions runs the three transactions benchmarks in order and
 // prints a summary; an error of one part stops the others (they depend
 // on its data).
-func runTransactions(ctx context.Context, st *stack.Stack, token, parts string) error {
+func runTransactions(ctx context.Context, st *stack.Stack, token, parts string) ([]result, error) {
 	if parts != "all" && parts != "list" {
-		return fmt.Errorf("-tx-parts must be all or list, not %q", parts)
+		return nil, fmt.Errorf("-tx-parts must be all or list, not %q", parts)
 	}
 	db, err := pgx.Connect(ctx, st.DatabaseURL)
 	if err != nil {
-		return fmt.Errorf("connect to the suite's database: %w", err)
+		return nil, fmt.Errorf("connect to the suite's database: %w", err)
 	}
 	defer db.Close(context.Background())
 	b := &txbench{st: st, token: token, db: db,
 		client: &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
 	fmt.Printf("\n== transactions (load average at start: %s) ==\n", loadAverage())
 	if _, err := db.Exec(ctx, "DROP SCHEMA IF EXISTS "+scratchSchema+" CASCADE; CREATE SCHEMA "+scratchSchema); err != nil {
-		return fmt.Errorf("scratch schema: %w", err)
+		return nil, fmt.Errorf("scratch schema: %w", err)
 	}
 	if parts == "list" {
-		lst, err := b.benchList(ctx)
+		lst, res, err := b.benchList(ctx)
 		if err != nil {
-			return fmt.Errorf("listing: %w", err)
+			return nil, fmt.Errorf("listing: %w", err)
 		}
 		fmt.Printf("\ntransactions summary (load average now: %s):\n%s", loadAverage(), lst)
-		return nil
+		return res, nil
 	}
 	// One business per import client: the outbox orders a business's
 	// events by locking its key, so writes of one business serialize.
 	bizs := make([]string, importClients)
 	for w := range bizs {
 		if bizs[w], err = b.newBusiness(ctx, fmt.Sprintf("bench-import-%d", w)); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	imp, err := b.benchImport(ctx, bizs)
+	var all []result
+	imp, res, err := b.benchImport(ctx, bizs)
 	if err != nil {
-		return fmt.Errorf("import: %w", err)
+		return nil, fmt.Errorf("import: %w", err)
 	}
+	all = append(all, res...)
 	if err := b.settle(ctx); err != nil {
-		return err
+		return all, err
 	}
-	cat, err := b.benchCategorize(ctx, bizs)
+	cat, res, err := b.benchCategorize(ctx, bizs)
 	if err != nil {
-		return fmt.Errorf("categorize: %w", err)
+		return all, fmt.Errorf("categorize: %w", err)
 	}
+	all = append(all, res...)
 	if err := b.settle(ctx); err != nil {
-		return err
+		return all, err
 	}
-	lst, err := b.benchList(ctx)
+	lst, res, err := b.benchList(ctx)
 	if err != nil {
-		return fmt.Errorf("listing: %w", err)
+		return all, fmt.Errorf("listing: %w", err)
 	}
+	all = append(all, res...)
 	fmt.Printf("\ntransactions summary (load average now: %s):\n", loadAverage())
 	for _, s := range []string{imp, cat, lst} {
 		fmt.Print(s)
 	}
-	return nil
+	return all, nil
 }
 
 // newBusiness creates a business through the gateway and waits until the
@@ -225,7 +229,7 @@ var copyColumns = []string{
 // benchImport is part 1: 200,000 rows through POST /bank-transactions/bulk
 // (batches of 1,000, a few clients) vs COPY of the same rows into a scratch
 // copy of the indexed table.
-func (b *txbench) benchImport(ctx context.Context, bizs []string) (string, error) {
+func (b *txbench) benchImport(ctx context.Context, bizs []string) (string, []result, error) {
 	fmt.Printf("1. bulk import: %d rows, %d per call, %d clients (one business each), through the gateway\n", importRows, importBatch, importClients)
 	bodies := make([]chan int, importClients)
 	for w := range bodies {
@@ -276,7 +280,7 @@ func (b *txbench) benchImport(ctx context.Context, bizs []string) (string, error
 		if err := b.firstBatch(ctx, biz, "acc-"+strconv.Itoa(w)); err != nil {
 			closeAll()
 			wg.Wait()
-			return "", err
+			return "", nil, err
 		}
 	}
 	start = time.Now()
@@ -287,7 +291,7 @@ func (b *txbench) benchImport(ctx context.Context, bizs []string) (string, error
 	wg.Wait()
 	apiDur := time.Since(start)
 	if failed.Load() > 0 {
-		return "", fmt.Errorf("%d of %d batches failed; first: %w", failed.Load(), importRows/importBatch, firstErr)
+		return "", nil, fmt.Errorf("%d of %d batches failed; first: %w", failed.Load(), importRows/importBatch, firstErr)
 	}
 	b.imported = ids
 	apiRate := float64(importRows) / apiDur.Seconds()
@@ -296,24 +300,24 @@ func (b *txbench) benchImport(ctx context.Context, bizs []string) (string, error
 	// The relay publishes the import's events first: the baselines run
 	// on a quiet database.
 	if err := b.drainOutbox(ctx); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err := b.settle(ctx); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	// The same rows by COPY into the service's own table (its indexes,
 	// constraints and foreign keys), in a business of their own whose
 	// external account a real import made.
 	copyBiz, err := b.newBusiness(ctx, "bench-copy")
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err := b.firstBatch(ctx, copyBiz, "copy"); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	var extAcct, ledgerAcct uuid.UUID
 	if err := b.db.QueryRow(ctx, `SELECT id, ledger_account_id FROM transactions.external_accounts WHERE business_id = $1`, copyBiz).Scan(&extAcct, &ledgerAcct); err != nil {
-		return "", fmt.Errorf("external account of %s: %w", copyBiz, err)
+		return "", nil, fmt.Errorf("external account of %s: %w", copyBiz, err)
 	}
 	bizID := uuid.MustParse(copyBiz)
 	now := time.Now().UTC()
@@ -324,19 +328,27 @@ func (b *txbench) benchImport(ctx context.Context, bizs []string) (string, error
 	start = time.Now()
 	n, err := b.db.CopyFrom(ctx, pgx.Identifier{"transactions", "bank_transactions"}, copyColumns, pgx.CopyFromRows(rows))
 	if err != nil {
-		return "", fmt.Errorf("COPY: %w", err)
+		return "", nil, fmt.Errorf("COPY: %w", err)
 	}
 	copyDur := time.Since(start)
 	copyRate := float64(n) / copyDur.Seconds()
 	fmt.Printf("  COPY:    %d rows in %s = %.0f rows/s (into transactions.bank_transactions)\n", n, copyDur.Round(time.Millisecond), copyRate)
-	bound, err := b.copyEverything(ctx, bizs)
+	boundRate, err := b.copyEverything(ctx, bizs)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	fmt.Printf("           so even at COPY speed, writing what an import must write allows at most %.2f× of COPY\n", bound/copyRate)
+	fmt.Printf("           so even at COPY speed, writing what an import must write allows at most %.2f× of COPY\n", boundRate/copyRate)
 	ratio := apiRate / copyRate
+	res := []result{
+		{Part: "transactions", Section: "import", Name: fmt.Sprintf("bulk import through the gateway (%s rows, %s per call, %d clients)",
+			formatNumber(importRows), formatNumber(importBatch), importClients), Unit: "rows/s", Value: apiRate,
+			Baseline: "COPY into transactions.bank_transactions", BaselineValue: copyRate, Target: []bound{ratioAtLeast(0.25)}},
+		{Part: "transactions", Section: "import", Name: "the import's bound: COPY of every row an import writes (transactions, entries, lines, events)",
+			Unit: "rows/s", Value: boundRate, Baseline: "COPY into transactions.bank_transactions", BaselineValue: copyRate,
+			TargetNote: "the best ratio any implementation could reach"},
+	}
 	return fmt.Sprintf("  bulk import: gateway %.0f rows/s, COPY %.0f rows/s, ratio %.2f (target >= 0.25) %s; all of an import's rows by COPY: %.2f×\n",
-		apiRate, copyRate, ratio, verdict(ratio >= 0.25), bound/copyRate), nil
+		apiRate, copyRate, ratio, verdict(ratio >= 0.25), boundRate/copyRate), res, nil
 }
 
 // importTables are the tables an import writes, with the rows of the
@@ -465,12 +477,12 @@ func (b *txbench) firstBatch(ctx context.Context, biz string, accounts ...string
 // benchCategorize is part 2: categorizations of distinct imported
 // transactions through the gateway at concurrency 32 vs pgbench running
 // the writes of one categorization against scratch tables.
-func (b *txbench) benchCategorize(ctx context.Context, bizs []string) (string, error) {
+func (b *txbench) benchCategorize(ctx context.Context, bizs []string) (string, []result, error) {
 	fmt.Printf("2. categorize: %d concurrent clients for %s through the gateway, then pgbench -c %d -j 2 -T %d\n",
 		categorizeConns, categorizeDur, categorizeConns, int(categorizeDur.Seconds()))
 	var before counts
 	if err := before.read(ctx, b.db, bizs); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	var next, ok, failed atomic.Int64
 	var firstErr atomic.Value
@@ -505,7 +517,7 @@ func (b *txbench) benchCategorize(ctx context.Context, bizs []string) (string, e
 	wg.Wait()
 	apiTPS := float64(ok.Load()) / time.Since(start).Seconds()
 	if ok.Load() == 0 {
-		return "", fmt.Errorf("no categorization succeeded; first error: %v", firstErr.Load())
+		return "", nil, fmt.Errorf("no categorization succeeded; first error: %v", firstErr.Load())
 	}
 	failNote := ""
 	if n := failed.Load(); n > 0 {
@@ -514,7 +526,7 @@ func (b *txbench) benchCategorize(ctx context.Context, bizs []string) (string, e
 	}
 	var after counts
 	if err := after.read(ctx, b.db, bizs); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	per := func(a, b int64) float64 { return float64(a-b) / float64(ok.Load()) }
 	fmt.Printf("  gateway: %d categorizations = %.0f tps; per categorization: %.2f ledger entries, %.2f ledger lines, %.2f outbox rows\n",
@@ -522,12 +534,18 @@ func (b *txbench) benchCategorize(ctx context.Context, bizs []string) (string, e
 
 	pgTPS, err := b.pgbenchCategorize(ctx, bizs)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	fmt.Printf("  pgbench: %.0f tps\n", pgTPS)
 	ratio := apiTPS / pgTPS
+	res := []result{{Part: "transactions", Section: "categorize", Name: fmt.Sprintf("categorize through the gateway, %d clients", categorizeConns),
+		Unit: "tps", Value: apiTPS, Baseline: fmt.Sprintf("pgbench -c %d, the same statements", categorizeConns), BaselineValue: pgTPS,
+		Target: []bound{ratioAtLeast(0.5)}}}
+	if n := failed.Load(); n > 0 {
+		res[0].Failure = fmt.Sprintf("%d categorizations failed", n)
+	}
 	return fmt.Sprintf("  categorize @%d: gateway %.0f tps, pgbench %.0f tps, ratio %.2f (target >= 0.50) %s%s\n",
-		categorizeConns, apiTPS, pgTPS, ratio, verdict(ratio >= 0.5 && failed.Load() == 0), failNote), nil
+		categorizeConns, apiTPS, pgTPS, ratio, verdict(ratio >= 0.5 && failed.Load() == 0), failNote), res, nil
 }
 
 // counts are the service's row counts a categorization adds to.
@@ -673,18 +691,18 @@ func sqlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") +
 // benchList is part 3: a business with 1,000,000 transactions (COPY into
 // the service's table, in an external account made by a real import);
 // p50/p99 of page 1 and of the page reached after 1,000 cursor steps.
-func (b *txbench) benchList(ctx context.Context) (string, error) {
+func (b *txbench) benchList(ctx context.Context) (string, []result, error) {
 	fmt.Printf("3. listing: %d transactions in one business, page 1 vs the page after %d cursor steps\n", listRows, listSteps)
 	biz, err := b.newBusiness(ctx, "bench-list")
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err := b.firstBatch(ctx, biz, "list"); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	var extAcct, ledgerAcct uuid.UUID
 	if err := b.db.QueryRow(ctx, `SELECT id, ledger_account_id FROM transactions.external_accounts WHERE business_id = $1`, biz).Scan(&extAcct, &ledgerAcct); err != nil {
-		return "", fmt.Errorf("external account of %s: %w", biz, err)
+		return "", nil, fmt.Errorf("external account of %s: %w", biz, err)
 	}
 	bizID := uuid.MustParse(biz)
 	now := time.Now().UTC()
@@ -700,14 +718,14 @@ func (b *txbench) benchList(ctx context.Context) (string, error) {
 		return copyRow(bizID, ledgerAcct, extAcct, t, now), nil
 	}))
 	if err != nil {
-		return "", fmt.Errorf("COPY %d rows: %w", listRows, err)
+		return "", nil, fmt.Errorf("COPY %d rows: %w", listRows, err)
 	}
 	if _, err := b.db.Exec(ctx, "ANALYZE transactions.bank_transactions"); err != nil {
-		return "", fmt.Errorf("analyze: %w", err)
+		return "", nil, fmt.Errorf("analyze: %w", err)
 	}
 	fmt.Printf("  loaded %d rows by COPY in %s\n", n, time.Since(start).Round(time.Millisecond))
 	if err := b.settle(ctx); err != nil {
-		return "", err
+		return "", nil, err
 	}
 
 	first := "/v1/businesses/" + biz + "/bank-transactions"
@@ -716,10 +734,10 @@ func (b *txbench) benchList(ctx context.Context) (string, error) {
 	for step := 0; step < listSteps; step++ {
 		cursor, err := b.listPage(ctx, path)
 		if err != nil {
-			return "", fmt.Errorf("step %d: %w", step, err)
+			return "", nil, fmt.Errorf("step %d: %w", step, err)
 		}
 		if cursor == "" {
-			return "", fmt.Errorf("no next cursor after %d pages", step+1)
+			return "", nil, fmt.Errorf("no next cursor after %d pages", step+1)
 		}
 		path = first + "?" + url.Values{"cursor": {cursor}}.Encode()
 	}
@@ -734,7 +752,7 @@ func (b *txbench) benchList(ctx context.Context) (string, error) {
 		}{{first, &p1}, {deep, &pN}} {
 			t0 := time.Now()
 			if _, err := b.listPage(ctx, s.path); err != nil {
-				return "", err
+				return "", nil, err
 			}
 			*s.into = append(*s.into, time.Since(t0))
 		}
@@ -748,7 +766,7 @@ func (b *txbench) benchList(ctx context.Context) (string, error) {
 		for k := 0; k < listSamples/4; k++ {
 			t0 := time.Now()
 			if _, err := b.doAt(ctx, svc, http.MethodGet, first, nil, nil); err != nil {
-				return "", err
+				return "", nil, err
 			}
 			direct = append(direct, time.Since(t0))
 		}
@@ -757,8 +775,17 @@ func (b *txbench) benchList(ctx context.Context) (string, error) {
 	}
 	ratio := float64(z.p50) / float64(a.p50)
 	p99OK := a.p99 < 25*time.Millisecond && z.p99 < 25*time.Millisecond
+	size := formatNumber(listRows) + " transactions"
+	res := []result{
+		{Part: "transactions", Section: "listing", Name: fmt.Sprintf("listing p50, page %s (%s)", formatNumber(listSteps+1), size), Unit: "ms",
+			Value: durationMS(z.p50), Baseline: "page 1 p50", BaselineValue: durationMS(a.p50), Target: []bound{ratioAtMost(1.2)}},
+		{Part: "transactions", Section: "listing", Name: fmt.Sprintf("listing p99, page 1 (%s)", size), Unit: "ms",
+			Value: durationMS(a.p99), Target: []bound{absolute(below, 25)}},
+		{Part: "transactions", Section: "listing", Name: fmt.Sprintf("listing p99, page %s (%s)", formatNumber(listSteps+1), size), Unit: "ms",
+			Value: durationMS(z.p99), Target: []bound{absolute(below, 25)}},
+	}
 	return fmt.Sprintf("  listing (1M rows): page 1 p50 %s p99 %s; page %d p50 %s p99 %s; p50 ratio %.2f (target <= 1.20) %s; p99 < 25ms %s\n",
-		a.p50, a.p99, listSteps+1, z.p50, z.p99, ratio, verdict(ratio <= 1.2), verdict(p99OK)), nil
+		a.p50, a.p99, listSteps+1, z.p50, z.p99, ratio, verdict(ratio <= 1.2), verdict(p99OK)), res, nil
 }
 
 // listPage GETs one listing page and returns its next cursor.

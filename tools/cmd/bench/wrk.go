@@ -17,18 +17,18 @@ import (
 // machine whose cores the servers share with the load generator it leaves
 // them more CPU than a Go client would, so the servers, not the generator,
 // are what saturates.
-func wrkLoad(ctx context.Context, bin, name, url, token string, conns, threads int, d time.Duration) (result, error) {
+func wrkLoad(ctx context.Context, bin, name, url, token string, conns, threads int, d time.Duration) (loadResult, error) {
 	args := []string{"-t", strconv.Itoa(threads), "-c", strconv.Itoa(conns), "-d", fmt.Sprintf("%ds", int(d.Seconds())), "--latency", "--timeout", "5s"}
 	if token != "" {
 		args = append(args, "-H", "Authorization: Bearer "+token)
 	}
 	out, err := exec.CommandContext(ctx, bin, append(args, url)...).CombinedOutput()
 	if err != nil {
-		return result{}, fmt.Errorf("%s: wrk: %v: %s", name, err, out)
+		return loadResult{}, fmt.Errorf("%s: wrk: %v: %s", name, err, out)
 	}
 	res, err := parseWrk(out)
 	if err != nil {
-		return result{}, fmt.Errorf("%s: %w:\n%s", name, err, out)
+		return loadResult{}, fmt.Errorf("%s: %w:\n%s", name, err, out)
 	}
 	res.name = name
 	return res, nil
@@ -43,8 +43,8 @@ var (
 )
 
 // parseWrk reads wrk's --latency summary.
-func parseWrk(out []byte) (result, error) {
-	var r result
+func parseWrk(out []byte) (loadResult, error) {
+	var r loadResult
 	var haveRate bool
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
@@ -81,10 +81,10 @@ func parseWrk(out []byte) (result, error) {
 		}
 	}
 	if !haveRate || r.p50 == 0 {
-		return result{}, fmt.Errorf("unexpected wrk output")
+		return loadResult{}, fmt.Errorf("unexpected wrk output")
 	}
 	if strings.Contains(string(out), "requests in 0.") {
-		return result{}, fmt.Errorf("wrk ran for less than a second")
+		return loadResult{}, fmt.Errorf("wrk ran for less than a second")
 	}
 	return r, nil
 }

@@ -28,7 +28,7 @@ func TestParseWrk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := result{requests: 190139, errors: 5, rps: 23766.75, p50: 1190 * time.Microsecond, p90: 2300 * time.Microsecond, p99: 5100 * time.Microsecond}
+	want := loadResult{requests: 190139, errors: 5, rps: 23766.75, p50: 1190 * time.Microsecond, p90: 2300 * time.Microsecond, p99: 5100 * time.Microsecond}
 	if r != want {
 		t.Fatalf("parseWrk = %+v, want %+v", r, want)
 	}
