@@ -197,7 +197,7 @@ func (b *txbench) benchBills(ctx context.Context, d time.Duration) (string, []re
 	fmt.Printf("  pgbench: %d transactions = %.0f tps, latency average %s\n", pg.processed, pg.tps, pg.latency)
 	ratio := apiRate / pg.tps
 	res := []result{{Part: "bills", Section: "create", Name: fmt.Sprintf("bill creation through the gateway, %d clients", billConns),
-		Unit: "bills/s", Value: apiRate, Note: fmt.Sprintf("p50 %s, p99 %s", p.p50, p.p99),
+		Unit: "bills/s", Value: apiRate, Note: "p50 " + msText(p.p50) + ", p99 " + msText(p.p99),
 		Baseline: fmt.Sprintf("pgbench -c %d, the same statements (tps)", billConns), BaselineValue: pg.tps,
 		TargetNote: "none in the issue"}}
 	if n := failed.Load(); n > 0 {

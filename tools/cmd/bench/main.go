@@ -525,7 +525,7 @@ func (o options) measureSetting(ctx context.Context, st *stack.Stack, dataDir, b
 			Note:     fmt.Sprintf("%s, %d connections, best of %d × %s", o.loadGen, o.conns, o.rounds, o.dur),
 			Baseline: "nginx as a plain reverse proxy", BaselineValue: ngxR.rps, Target: []bound{ratioAtLeast(1)}},
 		{Part: "gateway", Section: setting, Name: fmt.Sprintf("GET /whoami through the gateway, p50 at %d req/s, %s", o.rate, setting), Unit: "ms",
-			Value: durationMS(fg.p50), Note: fmt.Sprintf("p99 %s; nginx p99 %s", fg.p99, fn.p99),
+			Value: durationMS(fg.p50), Note: "p99 " + msText(fg.p99) + "; nginx p99 " + msText(fn.p99),
 			Baseline: "nginx p50", BaselineValue: durationMS(fn.p50), Target: []bound{margin(1, 0.2)}},
 	}
 	if ngxR.proxyCPU > 0 && gwR.proxyCPU > 0 {

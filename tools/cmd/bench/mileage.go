@@ -278,7 +278,7 @@ func (b *txbench) benchSummary(ctx context.Context, raw *pgx.Conn, bid uuid.UUID
 		f.name, a.p50, a.p99, len(api), z.p50, z.p99, len(rawTimes), len(fromSQL), total.trips, milesString(total.miles), total.deduction)
 	res := result{Part: "mileage", Section: "summary",
 		Name: fmt.Sprintf("GET /mileage/summary p50, %s (%s of %s trips)", f.name, formatNumber(float64(total.trips)), formatNumber(float64(trips))),
-		Unit: "ms", Value: durationMS(a.p50), Note: fmt.Sprintf("p99 %s; raw p99 %s", a.p99, z.p99),
+		Unit: "ms", Value: durationMS(a.p50), Note: "p99 " + msText(a.p99) + "; raw p99 " + msText(z.p99),
 		Baseline: "raw GROUP BY over the trips, p50", BaselineValue: durationMS(z.p50),
 		Target: []bound{absolute(atMost, 20), ratioAtMost(0.2)}}
 	return fmt.Sprintf("  summary (%s): gateway p50 %s p99 %s; raw GROUP BY p50 %s; ratio %.3f (target p50 <= 20ms and <= 0.2×) %s\n",

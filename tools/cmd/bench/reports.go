@@ -285,7 +285,7 @@ func runReports(ctx context.Context, st *stack.Stack, token string, size reports
 	ok := a.p50 <= 40*time.Millisecond && float64(a.p50) <= 0.1*float64(z.p50)
 	res = append(res, result{Part: "reports", Section: "comparison",
 		Name: fmt.Sprintf("P&L comparison, 12 months × 3 tag filters over %s journal lines, p50", formatNumber(float64(len(raw)))),
-		Unit: "ms", Value: durationMS(a.p50), Note: fmt.Sprintf("p99 %s", a.p99), Baseline: "raw GROUP BY over the lines, p50",
+		Unit: "ms", Value: durationMS(a.p50), Note: "p99 " + msText(a.p99), Baseline: "raw GROUP BY over the lines, p50",
 		BaselineValue: durationMS(z.p50), Target: []bound{absolute(atMost, 40), ratioAtMost(0.1)}})
 	sum := fmt.Sprintf("  reports catch-up (%d entries, %d lines): %.0f entries/s (%.0f lines/s); COPY of the lines %.0f lines/s; ratio %.3f\n"+
 		"  P&L comparison (1M lines, 12×3): gateway p50 %s p99 %s; raw GROUP BY p50 %s; ratio %.3f (target p50 <= 40ms and <= 0.1×) %s\n",

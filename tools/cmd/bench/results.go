@@ -47,6 +47,9 @@ func margin(times, plus float64) bound   { return bound{Op: atMost, Times: times
 func durationMS(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 func durationUS(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
+// msText is d in milliseconds as the table writes figures ("35.19 ms").
+func msText(d time.Duration) string { return formatValue(durationMS(d), "ms") }
+
 // result is one figure of a run.
 type result struct {
 	Part    string  `json:"part"`    // gateway, transactions, invoicing, reports, mileage, bills
@@ -121,6 +124,8 @@ func (r result) verdict() string {
 	}
 	return verdictMet
 }
+
+func roundTenth(x float64) float64 { return math.Round(x*10) / 10 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
@@ -230,27 +235,27 @@ type record struct {
 	Results []result  `json:"results"`
 }
 
-// section is a part's unit of replacement, in the table's order, with the
-// make target that measures it.
-type section struct{ part, name, make string }
+// section is a part's unit of replacement, in the table's order, with
+// what it measures and the make target that measures it.
+type section struct{ part, name, what, make string }
 
 // sections are every section of the suite's benchmarks, in table order;
 // a section no run has measured yet appears as such in the table.
 var sections = []section{
-	{"gateway", "logs off", "make bench-gateway"},
-	{"gateway", "logs on", "make bench-gateway"},
-	{"gateway", "database read", "make bench-gateway"},
-	{"transactions", "import", "make bench-transactions"},
-	{"transactions", "categorize", "make bench-transactions"},
-	{"transactions", "listing", "make bench-transactions"},
-	{"invoicing", "listing", "make bench-invoicing"},
-	{"invoicing", "payments", "make bench-invoicing"},
-	{"reports", "catch-up", "make bench-reports"},
-	{"reports", "comparison", "make bench-reports"},
-	{"reports", "export", "make bench-reports"},
-	{"mileage", "summary", "make bench-mileage"},
-	{"bills", "receipts", "make bench-bills"},
-	{"bills", "create", "make bench-bills"},
+	{"gateway", "logs off", "GET /whoami through the gateway vs nginx, access logs off: throughput, p50 at a fixed rate, proxy CPU", "make bench-gateway"},
+	{"gateway", "logs on", "the same with both proxies' access logs on", "make bench-gateway"},
+	{"gateway", "database read", "GET /v1/businesses/{id} through the gateway vs auth-tokens directly", "make bench-gateway"},
+	{"transactions", "import", "bulk import of 200,000 rows through the gateway vs COPY (target ≥ 0.25×)", "make bench-transactions"},
+	{"transactions", "categorize", "categorize at 32 clients vs pgbench of the same statements (target ≥ 0.5×)", "make bench-transactions"},
+	{"transactions", "listing", "listing over 1,000,000 rows: page 1,001 vs page 1 (p50 ≤ 1.2×, p99 < 25 ms)", "make bench-transactions"},
+	{"invoicing", "listing", "invoice listing with 3 filters over 500,000 invoices vs its SQL (≤ 2× SQL + 2 ms)", "make bench-invoicing"},
+	{"invoicing", "payments", "payment creation at 32 clients vs pgbench of the same statements (target ≥ 0.5×)", "make bench-invoicing"},
+	{"reports", "catch-up", "catch-up of 1,000,000 ledger lines from the broker vs COPY (minutes, not 30+)", "make bench-reports"},
+	{"reports", "comparison", "P&L comparison over 1,000,000 lines vs raw GROUP BY (≤ 40 ms and ≤ 0.1×)", "make bench-reports"},
+	{"reports", "export", "CSV export of 1,000,000 rows vs COPY TO (≥ 0.5×), peak RSS (< 150 MB)", "make bench-reports"},
+	{"mileage", "summary", "GET /mileage/summary over 200,000 trips vs raw GROUP BY (≤ 20 ms and ≤ 0.2×)", "make bench-mileage"},
+	{"bills", "receipts", "receipts parsed per second: text PDFs vs pdftotext, OCR vs tesseract (≥ 0.8×)", "make bench-bills"},
+	{"bills", "create", "bill creation at 32 clients vs pgbench of the same statements", "make bench-bills"},
 }
 
 func sectionIndex(part, name string) int {
@@ -331,6 +336,12 @@ func (rec *record) derive() {
 		r.Ratio, _ = r.ratio()
 		r.Met = r.verdict()
 	}
+	for i := range rec.Runs {
+		rec.Runs[i].DurationS = roundTenth(rec.Runs[i].DurationS)
+		for j := range rec.Runs[i].Parts {
+			rec.Runs[i].Parts[j].DurationS = roundTenth(rec.Runs[i].Parts[j].DurationS)
+		}
+	}
 }
 
 // writeTable merges run into the record next to mdPath (same name, .json)
@@ -343,11 +354,14 @@ func writeTable(mdPath string, run runInfo, results []result) error {
 	}
 	rec = merge(rec, run, results)
 	rec.derive()
-	data, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
+	var data bytes.Buffer
+	enc := json.NewEncoder(&data)
+	enc.SetEscapeHTML(false) // "<=" stays readable
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rec); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(jsonPath, append(data, '\n')); err != nil {
+	if err := writeFileAtomic(jsonPath, data.Bytes()); err != nil {
 		return err
 	}
 	return writeFileAtomic(mdPath, []byte(renderMarkdown(rec)))
@@ -453,7 +467,7 @@ are the issues' (see the README's benchmark sections for how each part measures)
 	for _, s := range sections {
 		rows := byPart[[2]string{s.part, s.name}]
 		if len(rows) == 0 {
-			fmt.Fprintf(&b, "| %s | %s | not measured yet (`%s`) | – | – | – | – | – |\n", s.part, s.name, s.make)
+			fmt.Fprintf(&b, "| %s | %s: %s | not measured yet (`%s`) | – | – | – | – | – |\n", s.part, s.name, cell(s.what), s.make)
 			continue
 		}
 		for _, r := range rows {
