@@ -583,6 +583,7 @@ func TestDataValidate(t *testing.T) {
 		{"defaults", servicekit.Data{TopicPartitions: 3, BusinessCacheTTL: 5 * time.Second}, ""},
 		{"cache off", servicekit.Data{TopicPartitions: 1}, ""},
 		{"no partitions", servicekit.Data{TopicPartitions: 0}, "KAFKA_TOPIC_PARTITIONS"},
+		{"negative idempotency timeout", servicekit.Data{TopicPartitions: 1, IdempotencyInProgressTimeout: -time.Second}, "IDEMPOTENCY_IN_PROGRESS_TIMEOUT"},
 		{"negative cache ttl", servicekit.Data{TopicPartitions: 1, BusinessCacheTTL: -time.Second}, "BUSINESS_CACHE_TTL"},
 		{"cache ttl over a minute", servicekit.Data{TopicPartitions: 1, BusinessCacheTTL: 2 * time.Minute}, "BUSINESS_CACHE_TTL"},
 		{"consumer batches", servicekit.Data{TopicPartitions: 1, ConsumerBatchSize: 500}, ""},
