@@ -21,7 +21,7 @@ import (
 type bankTxn struct {
 	amount      int64
 	direction   string
-	categorized bool
+	categorized string   // the categorization_status an acknowledged categorization left ("" when none)
 	recorded    bool     // recorded through .../transactions/record (may carry receipts)
 	docs        []string // live receipt ids
 }
@@ -70,7 +70,9 @@ func (b *business) base() string { return "/v1/businesses/" + b.id }
 func (b *business) next() int { b.seq++; return b.seq }
 
 func (b *business) key(kind string) string {
-	return fmt.Sprintf("soak-%s-%s-%d", b.id[:8], kind, b.next())
+	// Keys are scoped to the client, which owns several businesses: the
+	// whole business id (UUIDv7s of one client share their first digits).
+	return fmt.Sprintf("soak-%s-%s-%d", b.id, kind, b.next())
 }
 
 func (b *business) date() string {
@@ -225,7 +227,7 @@ func (b *business) plan(kind string) (*writeOp, string) {
 		var open []string
 		for _, id := range sortedKeys(b.bankTxns) {
 			t := b.bankTxns[id]
-			if !t.categorized && (kind == "categorize" || t.direction == "DEBIT" && t.amount >= 2) {
+			if t.categorized == "" && (kind == "categorize" || t.direction == "DEBIT" && t.amount >= 2) {
 				open = append(open, id)
 			}
 		}
@@ -248,10 +250,11 @@ func (b *business) plan(kind string) (*writeOp, string) {
 		}
 		return jsonOp(kind, http.MethodPut, b.base()+"/bank-transactions/"+id+"/categorize", body, "", okOnly,
 			func(r reply) ([]string, map[string]any, error) {
-				if s := str(r.data(), "categorization_status"); s != "CATEGORIZED" {
-					return nil, nil, fmt.Errorf("categorization_status %q", s)
+				want := map[string]string{"categorize": "CATEGORIZED", "split": "SPLIT"}[kind]
+				if s := str(r.data(), "categorization_status"); s != want {
+					return []string{id}, nil, fmt.Errorf("categorization_status %q, want %s", s, want)
 				}
-				t.categorized = true
+				t.categorized = want
 				return []string{id}, effect, nil
 			}), ""
 	case "record":
@@ -574,10 +577,10 @@ func (d *driver) exec(ctx context.Context, b *business, op *writeOp, resolving b
 			d.stats.Unknown[op.kind]++
 		}
 		return false
-	case err != nil: // the run ended
+	case err != nil: // the load ended during the request
 		if !resolving && ctx.Err() != nil {
 			b.pending = append(b.pending, op)
-			d.stats.Unknown[op.kind]++
+			d.stats.CutAtEnd[op.kind]++
 		}
 		return false
 	case !slices.Contains(op.want, r.status):

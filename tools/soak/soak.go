@@ -113,7 +113,7 @@ func Run(ctx context.Context, st *stack.Stack, cfg Config) (*Stats, error) {
 	}
 	stats := newStats()
 	stats.Seed, stats.Clients, stats.Rate, stats.Log = cfg.Seed, cfg.Clients, cfg.Rate, cfg.LogPath
-	stats.CatchUpBound = Duration(cfg.CatchUpBound)
+	stats.CatchUpBound, stats.UnknownBound = Duration(cfg.CatchUpBound), Duration(cfg.UnknownBound)
 	progress := func(format string, args ...any) {
 		fmt.Fprintf(cfg.Progress, "[soak %s] %s\n", time.Now().UTC().Format("15:04:05"), fmt.Sprintf(format, args...))
 	}

@@ -94,12 +94,14 @@ type Stats struct {
 	Businesses   int      `json:"businesses"`
 	Rate         float64  `json:"rate_per_second"`
 	CatchUpBound Duration `json:"catch_up_bound"`
+	UnknownBound Duration `json:"unknown_outcome_bound"`
 	Log          string   `json:"log"`
 
 	Acknowledged         map[string]int `json:"writes_acknowledged"`
 	Reads                map[string]int `json:"reads"`
 	Retried              map[string]int `json:"writes_retried"`
 	Unknown              map[string]int `json:"unknown_outcome"`
+	CutAtEnd             map[string]int `json:"cut_by_the_end_of_the_load"`
 	ResolvedAcknowledged map[string]int `json:"unknown_resolved_acknowledged"`
 	Unresolved           []string       `json:"unknown_unresolved"`
 	Rejected             []string       `json:"writes_rejected"`
@@ -121,7 +123,7 @@ type Stats struct {
 }
 
 func newStats() *Stats {
-	return &Stats{Acknowledged: map[string]int{}, Reads: map[string]int{}, Retried: map[string]int{}, Unknown: map[string]int{},
+	return &Stats{Acknowledged: map[string]int{}, Reads: map[string]int{}, Retried: map[string]int{}, Unknown: map[string]int{}, CutAtEnd: map[string]int{},
 		ResolvedAcknowledged: map[string]int{}, FaultsByKind: map[string]int{}, DLQ: map[string]int{}}
 }
 
@@ -156,8 +158,8 @@ func (s *Stats) Print(w io.Writer) {
 	fmt.Fprintf(w, "  writes acknowledged: %d (%s)\n", total(s.Acknowledged), fmtMap(s.Acknowledged))
 	fmt.Fprintf(w, "  reads: %d (%s), read errors: %d\n", total(s.Reads), fmtMap(s.Reads), len(s.ReadErrors))
 	fmt.Fprintf(w, "  writes retried (same Idempotency-Key): %d (%s)\n", total(s.Retried), fmtMap(s.Retried))
-	fmt.Fprintf(w, "  unknown-outcome writes: %d (%s); resolved as acknowledged: %d; unresolved: %d\n",
-		total(s.Unknown), fmtMap(s.Unknown), total(s.ResolvedAcknowledged), len(s.Unresolved))
+	fmt.Fprintf(w, "  unknown-outcome writes: %d past the %s bound (%s), %d cut by the end of the load (%s); resolved as acknowledged: %d; unresolved: %d\n",
+		total(s.Unknown), s.UnknownBound, fmtMap(s.Unknown), total(s.CutAtEnd), fmtMap(s.CutAtEnd), total(s.ResolvedAcknowledged), len(s.Unresolved))
 	fmt.Fprintf(w, "  writes refused: %d\n", len(s.Rejected))
 	fmt.Fprintf(w, "  faults injected: %d (%s)\n", len(s.Faults), fmtMap(s.FaultsByKind))
 	for _, f := range s.Faults {
