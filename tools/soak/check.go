@@ -322,6 +322,44 @@ func (c *checker) waitLedger(ctx context.Context, b *business, f *findings, star
 	return took
 }
 
+// checkMonthly compares the reports service's P&L comparison over the
+// twelve months of 2026 (accrual basis) with the journal's REVENUE and
+// EXPENSE balances of each month.
+func (c *checker) checkMonthly(ctx context.Context, b *business, f *findings) {
+	bound := c.cfg.UnknownBound
+	var months []map[string]any
+	for m := 1; m <= 12; m++ {
+		months = append(months, map[string]any{"year": 2026, "month": m})
+	}
+	r, err := b.client.read(ctx, http.MethodPost, b.base()+"/reports/profit-and-loss-comparison", map[string]any{
+		"periods": map[string]any{"type": "Comparison_Months", "months": months}, "reporting_basis": "ACCRUAL"}, bound)
+	if err != nil || r.status != http.StatusOK || len(asList(r.json["data"])) == 0 {
+		f.add(nil, "%s: P&L comparison: %v %d %s", b.id, err, r.status, truncate(r.body))
+		return
+	}
+	first, _ := asList(r.json["data"])[0].(map[string]any)
+	pnls := asList(first["pnls"])
+	if len(pnls) != 12 {
+		f.add(&f.pnl, "P&L comparison of business %s: %d periods, want 12", b.id, len(pnls))
+		return
+	}
+	for m := 1; m <= 12; m++ {
+		end := time.Date(2026, time.Month(m)+1, 0, 0, 0, 0, 0, time.UTC).Format("2006-01-02")
+		q := fmt.Sprintf("%s/ledger/balances?start_date=2026-%02d-01&end_date=%s", b.base(), m, end)
+		bal, err := b.client.read(ctx, http.MethodGet, q, nil, bound)
+		if err != nil || bal.status != http.StatusOK {
+			f.add(nil, "%s: %s: %v %d", b.id, q, err, bal.status)
+			return
+		}
+		_, _, byType, _ := rootSums(bal)
+		p, _ := pnls[m-1].(map[string]any)
+		pnl, _ := p["pnl"].(map[string]any)
+		if got, want := num(pnl, "net_profit"), byType["REVENUE"]-byType["EXPENSE"]; got != want {
+			f.add(&f.pnl, "P&L comparison of business %s, 2026-%02d: net profit %d, the journal says %d", b.id, m, got, want)
+		}
+	}
+}
+
 // checkJournal lists every entry: each balances, and no source has two
 // live entries (an entry posted twice for one document version).
 func (c *checker) checkJournal(ctx context.Context, b *business, f *findings) {
@@ -418,6 +456,9 @@ func (c *checker) check(ctx context.Context, bs []*business, ex Execer, services
 	for _, b := range bs {
 		c.checkDocuments(ctx, b, full, f)
 		c.checkJournal(ctx, b, f)
+		if full {
+			c.checkMonthly(ctx, b, f)
+		}
 	}
 	checkDLQ(ctx, ex, services, f, dlq)
 	return f, slowest

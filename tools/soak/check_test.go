@@ -134,3 +134,35 @@ func TestRootSums(t *testing.T) {
 		t.Fatalf("A/P %d, A/R %d", expectedAP(b), expectedAR(b))
 	}
 }
+
+// The monthly comparison is checked month by month against the journal.
+func TestCheckMonthlyComparesEveryMonth(t *testing.T) {
+	node := func(normality, typ string, bal int64) map[string]any {
+		return map[string]any{"stable_name": typ, "normality": normality, "account_type": map[string]any{"value": typ}, "balance": bal, "sub_accounts": []any{}}
+	}
+	balances := map[string]any{"data": map[string]any{"accounts": []any{node("CREDIT", "REVENUE", 400), node("DEBIT", "EXPENSE", 100)}}}
+	for _, tc := range []struct {
+		name  string
+		wrong int
+	}{{"equal", 0}, {"one month off", 1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var pnls []any
+			for m := 1; m <= 12; m++ {
+				net := 300
+				if tc.wrong == 1 && m == 7 {
+					net = 299
+				}
+				pnls = append(pnls, map[string]any{"pnl": map[string]any{"net_profit": net}})
+			}
+			b := newBusiness(fakeGateway(t, map[string]any{
+				"/v1/businesses/b1/ledger/balances":                    balances,
+				"/v1/businesses/b1/reports/profit-and-loss-comparison": map[string]any{"data": []any{map[string]any{"pnls": pnls}}},
+			}), 0, "b1", "b1", 1)
+			f := &findings{}
+			(&checker{cfg: Config{UnknownBound: time.Second}}).checkMonthly(context.Background(), b, f)
+			if f.pnl != tc.wrong || len(f.violations) != tc.wrong {
+				t.Fatalf("pnl mismatches %d, want %d: %v", f.pnl, tc.wrong, f.violations)
+			}
+		})
+	}
+}
