@@ -68,7 +68,7 @@ func (c *Config) defaults() {
 		c.Seed = uint64(time.Now().UnixNano())
 	}
 	if c.FaultInterval <= 0 {
-		c.FaultInterval = time.Minute
+		c.FaultInterval = 30 * time.Second
 	}
 	if c.BrokerOutage <= 0 {
 		c.BrokerOutage = 30 * time.Second

@@ -41,7 +41,7 @@ func run() int {
 	perClient := flag.Int("businesses", mustInt(envOr("SOAK_BUSINESSES", "3")), "businesses per client (env SOAK_BUSINESSES)")
 	seed := flag.Uint64("seed", uint64(mustInt(envOr("SOAK_SEED", "0"))), "random seed, 0 for a new one (env SOAK_SEED)")
 	logPath := flag.String("log", envOr("SOAK_LOG", ""), "the JSONL log of acknowledged writes (env SOAK_LOG; default .data/soak/writes-<time>.jsonl)")
-	interval := flag.Duration("fault-interval", mustDuration(envOr("SOAK_FAULT_INTERVAL", "1m")), "load between two faults (env SOAK_FAULT_INTERVAL)")
+	interval := flag.Duration("fault-interval", mustDuration(envOr("SOAK_FAULT_INTERVAL", "30s")), "load between two faults (env SOAK_FAULT_INTERVAL)")
 	outage := flag.Duration("broker-outage", 30*time.Second, "how long the broker stays stopped")
 	catchUp := flag.Duration("catch-up-bound", 2*time.Minute, "the stated bound on the read models' catch-up after a fault")
 	noFaults := flag.Bool("no-faults", false, "load and checks only")
