@@ -81,6 +81,17 @@ func TestSoakShort(t *testing.T) {
 	if stats.FaultsByKind[FaultKill9] < len(stack.ServiceNames())+1 {
 		t.Errorf("%d kill -9, want one per service process and the gateway", stats.FaultsByKind[FaultKill9])
 	}
+	if len(stats.DLQ) < len(stack.ServiceNames())-1 {
+		t.Errorf("dlq count answered for %v only", stats.DLQ)
+	}
+	for _, f := range stats.Faults {
+		if f.Kind == FaultRelayLeader && f.Takeover <= 0 {
+			t.Errorf("relay leader kill without a measured takeover: %+v", f)
+		}
+		if f.Kind == FaultBroker && !strings.Contains(f.Note, "survived") {
+			t.Errorf("broker outage without the data check: %+v", f)
+		}
+	}
 	if stats.Lost != 0 || stats.Duplicated != 0 || stats.DuplicateEntries != 0 || stats.Unbalanced != 0 ||
 		stats.ARMismatches != 0 || stats.APMismatches != 0 || stats.PnLMismatches != 0 || !stats.OK() {
 		t.Errorf("violations (log %s)\n%s", stats.Log, tail(logs.Name()))
