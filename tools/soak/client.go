@@ -128,10 +128,9 @@ func retryable(r reply) bool {
 		return true
 	case r.status == http.StatusConflict && r.errorEnum() == "IdempotencyKeyInProgress":
 		return true
-	// A business not yet known to a service (its business.created event is
-	// on its way) answers 404 for a short while after it is created; the
-	// driver only writes to businesses every service has seen, so a 404
-	// here is not expected, but ledger-less moments after a restart are.
+	// Anything else (a 4xx) is the suite's final answer: the driver only
+	// writes to businesses every service has seen, so it is recorded as a
+	// refused write, a violation.
 	default:
 		return false
 	}
