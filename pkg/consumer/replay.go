@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/segmentio/kafka-go"
@@ -128,4 +129,63 @@ func replayMessage(r deadLetterRow) kafka.Message {
 	}
 	headers = append(headers, kafka.Header{Key: HeaderReplayOf, Value: []byte(strconv.FormatInt(r.ID, 10))})
 	return kafka.Message{Topic: r.Topic, Key: r.Key, Value: r.Payload, Headers: headers}
+}
+
+// DeadLetter is one row of the dead_letters table, as `dlq list` shows it.
+type DeadLetter struct {
+	ID         int64
+	Topic      string
+	Partition  int
+	Offset     int64
+	EventID    *uuid.UUID
+	EventType  *string
+	Error      string
+	Attempts   int
+	ReplayedAt *time.Time
+}
+
+// CountDeadLetters counts the dead letters of db (those consumed from topic
+// when it is not empty): pending ones (not replayed yet) and replayed ones.
+func CountDeadLetters(ctx context.Context, db *bun.DB, topic string) (pending, replayed int, err error) {
+	q := db.NewSelect().Model((*deadLetterRow)(nil)).
+		ColumnExpr("count(*) FILTER (WHERE replayed_at IS NULL)").
+		ColumnExpr("count(*) FILTER (WHERE replayed_at IS NOT NULL)")
+	if topic != "" {
+		q = q.Where("topic = ?", topic)
+	}
+	if err := q.Scan(ctx, &pending, &replayed); err != nil {
+		return 0, 0, fmt.Errorf("consumer: count dead letters: %w", err)
+	}
+	return pending, replayed, nil
+}
+
+// ListDeadLetters lists the dead letters matching filter, oldest first;
+// replayed ones too when withReplayed is set.
+func ListDeadLetters(ctx context.Context, db *bun.DB, filter DeadLetterFilter, withReplayed bool) ([]DeadLetter, error) {
+	var rows []deadLetterRow
+	q := db.NewSelect().Model(&rows).OrderExpr("id")
+	if !withReplayed {
+		q = q.Where("replayed_at IS NULL")
+	}
+	if filter.Topic != "" {
+		q = q.Where("topic = ?", filter.Topic)
+	}
+	if len(filter.EventIDs) > 0 {
+		q = q.Where("event_id IN (?)", bun.In(filter.EventIDs))
+	}
+	if len(filter.IDs) > 0 {
+		q = q.Where("id IN (?)", bun.In(filter.IDs))
+	}
+	if filter.Limit > 0 {
+		q = q.Limit(int64(filter.Limit))
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, fmt.Errorf("consumer: list dead letters: %w", err)
+	}
+	out := make([]DeadLetter, len(rows))
+	for i, r := range rows {
+		out[i] = DeadLetter{ID: r.ID, Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, EventID: r.EventID,
+			EventType: r.EventType, Error: r.Error, Attempts: r.Attempts, ReplayedAt: r.ReplayedAt}
+	}
+	return out, nil
 }

@@ -62,6 +62,12 @@ type Data struct {
 	// default (Definition.DefaultConsumerBatchSize), 1 one transaction per
 	// message.
 	ConsumerBatchSize int `env:"CONSUMER_BATCH_SIZE"`
+	// IdempotencyInProgressTimeout is after how long the reservation of an
+	// Idempotency-Key whose request never finished (its process crashed)
+	// may be taken over by a retry; until then a retry gets 409
+	// IdempotencyKeyInProgress. Keep it well above the longest request; 0
+	// means idempotency.DefaultInProgressTimeout.
+	IdempotencyInProgressTimeout time.Duration `env:"IDEMPOTENCY_IN_PROGRESS_TIMEOUT" envDefault:"5m"`
 }
 
 // businessCacheSize bounds the businesses a directory keeps in memory.
@@ -76,6 +82,9 @@ func (d Data) Validate() error {
 	}
 	if d.ConsumerBatchSize < 0 || d.ConsumerBatchSize > consumer.MaxBatchSize {
 		errs = append(errs, fmt.Errorf("CONSUMER_BATCH_SIZE must be between 0 and %d, got %d", consumer.MaxBatchSize, d.ConsumerBatchSize))
+	}
+	if d.IdempotencyInProgressTimeout < 0 {
+		errs = append(errs, fmt.Errorf("IDEMPOTENCY_IN_PROGRESS_TIMEOUT must not be negative, got %s", d.IdempotencyInProgressTimeout))
 	}
 	if d.BusinessCacheTTL < 0 || d.BusinessCacheTTL > time.Minute {
 		errs = append(errs, fmt.Errorf("BUSINESS_CACHE_TTL must be between 0 and 1m, got %s", d.BusinessCacheTTL))

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -15,17 +16,25 @@ import (
 	"github.com/acctsuite/acct/pkg/pgdb"
 )
 
-const dlqUsage = "usage: dlq replay [--topic T] [--event-id UUID,...] [--id N,...] [--limit N]"
+const dlqUsage = "usage: dlq replay [--topic T] [--event-id UUID,...] [--id N,...] [--limit N] | dlq count [--topic T] | dlq list [--topic T] [--limit N] [--all]"
 
-// dlq is the `<service> dlq replay` command: after the cause of a dead
-// letter is fixed, it sends the matching dead letters of the service's
+// dlq is the `<service> dlq` command. `dlq replay`: after the cause of a
+// dead letter is fixed, it sends the matching dead letters of the service's
 // schema back to their original topics (once: replayed rows are marked) and
-// prints how many it sent.
+// prints how many it sent. `dlq count` prints how many dead letters wait for
+// a replay (and how many were replayed); `dlq list` prints them, one a line.
 func dlq(ctx context.Context, def Definition, args []string, out io.Writer) error {
 	if def.Data == nil {
 		return fmt.Errorf("%s consumes no events", def.Name)
 	}
-	if len(args) == 0 || args[0] != "replay" {
+	if len(args) == 0 {
+		return errors.New(dlqUsage)
+	}
+	switch args[0] {
+	case "replay":
+	case "count", "list":
+		return dlqInspect(ctx, def, args, out)
+	default:
 		return errors.New(dlqUsage)
 	}
 	fs := flag.NewFlagSet("dlq replay", flag.ContinueOnError)
@@ -76,4 +85,60 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// dlqInspect is `dlq count` and `dlq list`.
+func dlqInspect(ctx context.Context, def Definition, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("dlq "+args[0], flag.ContinueOnError)
+	fs.SetOutput(out)
+	topic := fs.String("topic", "", "only dead letters consumed from this topic")
+	var limit *int
+	var all *bool
+	if args[0] == "list" {
+		limit = fs.Int("limit", 100, "at most this many (0: all)")
+		all = fs.Bool("all", false, "replayed dead letters too")
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		return fmt.Errorf("%w; %s", err, dlqUsage)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q; %s", fs.Args(), dlqUsage)
+	}
+	if limit != nil && *limit < 0 {
+		return errors.New("--limit must not be negative")
+	}
+	db, err := pgdb.Open(ctx, def.Data.DB)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if args[0] == "count" {
+		pending, replayed, err := consumer.CountDeadLetters(ctx, db, *topic)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(out, "pending=%d replayed=%d\n", pending, replayed)
+		return err
+	}
+	rows, err := consumer.ListDeadLetters(ctx, db, consumer.DeadLetterFilter{Topic: *topic, Limit: *limit}, *all)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		eventID, eventType, replayed := "-", "-", "-"
+		if r.EventID != nil {
+			eventID = r.EventID.String()
+		}
+		if r.EventType != nil {
+			eventType = *r.EventType
+		}
+		if r.ReplayedAt != nil {
+			replayed = r.ReplayedAt.UTC().Format(time.RFC3339)
+		}
+		if _, err := fmt.Fprintf(out, "id=%d topic=%s partition=%d offset=%d event_id=%s event_type=%s attempts=%d replayed_at=%s error=%q\n",
+			r.ID, r.Topic, r.Partition, r.Offset, eventID, eventType, r.Attempts, replayed, r.Error); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -231,7 +231,7 @@ func (k *Kit) openData(ctx context.Context) error {
 	k.cursors = page.NewCodec(secret)
 	k.pub = outbox.NewKafkaPublisher(d.Kafka.Brokers)
 	k.relay = outbox.NewRelay(db, k.pub, k.log, outbox.RelayOptions{})
-	k.idem = idempotency.Middleware(db, idempotency.Options{Logger: k.log})
+	k.idem = idempotency.Middleware(db, idempotency.Options{Logger: k.log, InProgressTimeout: d.IdempotencyInProgressTimeout})
 	if k.def.Businesses {
 		k.dir = businessdir.New(db)
 		if d.BusinessCacheTTL > 0 {

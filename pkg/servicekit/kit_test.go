@@ -495,6 +495,20 @@ func TestDLQReplayCommand(t *testing.T) {
 		return (&widgets{}).definition(&cfg), nil
 	}
 	var out bytes.Buffer
+	// count and list see the dead letter before the replay.
+	if err := servicekit.Execute(context.Background(), load, []string{"dlq", "count"}, &out); err != nil || out.String() != "pending=1 replayed=0\n" {
+		t.Fatalf("dlq count: %q %v", out.String(), err)
+	}
+	out.Reset()
+	if err := servicekit.Execute(context.Background(), load, []string{"dlq", "count", "--topic", "no-such-topic"}, &out); err != nil || out.String() != "pending=0 replayed=0\n" {
+		t.Fatalf("dlq count --topic: %q %v", out.String(), err)
+	}
+	out.Reset()
+	if err := servicekit.Execute(context.Background(), load, []string{"dlq", "list"}, &out); err != nil ||
+		strings.Count(out.String(), "\n") != 1 || !strings.Contains(out.String(), "topic="+events.TopicBusiness) || !strings.Contains(out.String(), "replayed_at=-") {
+		t.Fatalf("dlq list: %q %v", out.String(), err)
+	}
+	out.Reset()
 	if err := servicekit.Execute(context.Background(), load, []string{"dlq", "replay", "--topic", events.TopicBusiness}, &out); err != nil {
 		t.Fatalf("dlq replay: %v", err)
 	}
@@ -509,6 +523,21 @@ func TestDLQReplayCommand(t *testing.T) {
 	time.Sleep(time.Second)
 	if n := w.businessEvents.Load(); n != 1 {
 		t.Fatalf("event applied %d times", n)
+	}
+	out.Reset()
+	if err := servicekit.Execute(context.Background(), load, []string{"dlq", "count"}, &out); err != nil || out.String() != "pending=0 replayed=1\n" {
+		t.Fatalf("dlq count after the replay: %q %v", out.String(), err)
+	}
+	out.Reset()
+	if err := servicekit.Execute(context.Background(), load, []string{"dlq", "list"}, &out); err != nil || out.String() != "" {
+		t.Fatalf("dlq list after the replay: %q %v", out.String(), err)
+	}
+	out.Reset()
+	if err := servicekit.Execute(context.Background(), load, []string{"dlq", "list", "--all"}, &out); err != nil || strings.Contains(out.String(), "replayed_at=-") || strings.Count(out.String(), "\n") != 1 {
+		t.Fatalf("dlq list --all after the replay: %q %v", out.String(), err)
+	}
+	if err := servicekit.Execute(context.Background(), load, []string{"dlq", "count", "extra"}, io.Discard); err == nil {
+		t.Fatal("dlq count accepted an extra argument")
 	}
 	if err := servicekit.Execute(context.Background(), load, []string{"dlq", "replay", "--event-id", "nope"}, io.Discard); err == nil {
 		t.Fatal("a bad --event-id was accepted")
@@ -554,6 +583,7 @@ func TestDataValidate(t *testing.T) {
 		{"defaults", servicekit.Data{TopicPartitions: 3, BusinessCacheTTL: 5 * time.Second}, ""},
 		{"cache off", servicekit.Data{TopicPartitions: 1}, ""},
 		{"no partitions", servicekit.Data{TopicPartitions: 0}, "KAFKA_TOPIC_PARTITIONS"},
+		{"negative idempotency timeout", servicekit.Data{TopicPartitions: 1, IdempotencyInProgressTimeout: -time.Second}, "IDEMPOTENCY_IN_PROGRESS_TIMEOUT"},
 		{"negative cache ttl", servicekit.Data{TopicPartitions: 1, BusinessCacheTTL: -time.Second}, "BUSINESS_CACHE_TTL"},
 		{"cache ttl over a minute", servicekit.Data{TopicPartitions: 1, BusinessCacheTTL: 2 * time.Minute}, "BUSINESS_CACHE_TTL"},
 		{"consumer batches", servicekit.Data{TopicPartitions: 1, ConsumerBatchSize: 500}, ""},

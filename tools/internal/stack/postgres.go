@@ -26,6 +26,7 @@ type Postgres struct {
 	Port  int
 	bin   string
 	runAs string // OS user to run as, "" for the current user
+	opts  string // the server options of pg_ctl start -o
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
@@ -65,13 +66,35 @@ func StartPostgres(ctx context.Context, dir string, port int, logf func(string, 
 	if portInUse(port) {
 		return nil, fmt.Errorf("port %d is already in use: stop what listens there or set DEVSTACK_PG_PORT", port)
 	}
-	opts := fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200", port)
-	logFile := filepath.Join(dir, "server.log")
-	if out, err := pg.cmd("pg_ctl", "-D", dir, "-l", logFile, "-o", opts, "-w", "-t", "60", "start").CombinedOutput(); err != nil {
-		tail, _ := os.ReadFile(logFile)
-		return nil, fmt.Errorf("pg_ctl start: %w\n%s\n%s", err, out, lastLines(string(tail), 20))
+	pg.opts = fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200", port)
+	if err := pg.start(); err != nil {
+		return nil, err
 	}
 	return pg, nil
+}
+
+func (p *Postgres) start() error {
+	logFile := filepath.Join(p.Dir, "server.log")
+	if out, err := p.cmd("pg_ctl", "-D", p.Dir, "-l", logFile, "-o", p.opts, "-w", "-t", "60", "start").CombinedOutput(); err != nil {
+		tail, _ := os.ReadFile(logFile)
+		return fmt.Errorf("pg_ctl start: %w\n%s\n%s", err, out, lastLines(string(tail), 20))
+	}
+	return nil
+}
+
+// Restart stops the server in mode ("fast": sessions are ended and
+// in-flight transactions roll back; "immediate": no clean shutdown, crash
+// recovery at the next start) and starts it again with the same options,
+// after pause. Clients see their connections dropped, as in a failover.
+func (p *Postgres) Restart(mode string, pause time.Duration) error {
+	if mode != "fast" && mode != "immediate" {
+		return fmt.Errorf("pg_ctl stop mode %q: want fast or immediate", mode)
+	}
+	if out, err := p.cmd("pg_ctl", "-D", p.Dir, "-m", mode, "-w", "stop").CombinedOutput(); err != nil {
+		return fmt.Errorf("pg_ctl stop -m %s: %w: %s", mode, err, out)
+	}
+	time.Sleep(pause)
+	return p.start()
 }
 
 // AdminURL is the superuser URL of the cluster.

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -50,6 +51,12 @@ type Options struct {
 	Logs io.Writer
 	// ExtraEnv is added to every service's environment (e.g. LOG_LEVEL).
 	ExtraEnv []string
+	// Replicas runs more than one process of a service behind the gateway
+	// (e.g. {"transactions": 2}): the extra ones, named "<service>-2", ...,
+	// listen on ports found free, share the database and the consumer
+	// groups, and stand by for the outbox relay's leadership. The gateway
+	// sends the service's requests to the first one.
+	Replicas map[string]int
 }
 
 // Defaults fills unset options for a local run.
@@ -73,12 +80,16 @@ func (o *Options) Defaults() {
 
 // Stack is a running suite.
 type Stack struct {
-	opts         Options
-	pg           *Postgres
-	procs        []*Proc
-	GatewayURL   string
-	ServiceURLs  map[string]string
+	opts        Options
+	pg          *Postgres
+	procs       []*Proc
+	GatewayURL  string
+	ServiceURLs map[string]string
+	// ProcURLs is the base URL of every service process behind the gateway,
+	// replicas included ("transactions-2"), for their /metrics and /readyz.
+	ProcURLs     map[string]string
 	BrokerAddr   string
+	brokerHealth string
 	DatabaseURL  string
 	ClientID     string
 	ClientSecret string
@@ -156,7 +167,7 @@ func ServiceNames() []string {
 // On error everything already started is stopped again.
 func Start(ctx context.Context, opts Options) (st *Stack, err error) {
 	opts.Defaults()
-	s := &Stack{opts: opts, ServiceURLs: map[string]string{}}
+	s := &Stack{opts: opts, ServiceURLs: map[string]string{}, ProcURLs: map[string]string{}}
 	defer func() {
 		if err != nil {
 			s.Stop()
@@ -192,11 +203,12 @@ func Start(ctx context.Context, opts Options) (st *Stack, err error) {
 	// 2. Broker.
 	s.BrokerAddr = fmt.Sprintf("127.0.0.1:%d", opts.BrokerPort)
 	brokerHealth := freeAddr()
+	s.brokerHealth = brokerHealth
 	broker, err := s.spawn("broker", filepath.Join(opts.BinDir, "broker"), []string{
 		"BROKER_LISTEN=" + s.BrokerAddr,
 		"BROKER_ADVERTISE=" + s.BrokerAddr,
 		"BROKER_HEALTH_ADDR=" + brokerHealth,
-		"BROKER_DATA_DIR=" + filepath.Join(opts.DataDir, "kafka"),
+		"BROKER_DATA_DIR=" + s.BrokerDataDir(),
 	})
 	if err != nil {
 		return nil, err
@@ -234,8 +246,23 @@ func Start(ctx context.Context, opts Options) (st *Stack, err error) {
 		if err != nil {
 			return nil, err
 		}
+		s.ProcURLs[svc.name] = url
 		if err := waitHTTP(ctx, url+"/readyz", p, 60*time.Second); err != nil {
 			return nil, fmt.Errorf("%s: %w", svc.name, err)
+		}
+		// Replicas start once the first one has migrated the schema.
+		for r := 2; r <= opts.Replicas[svc.name]; r++ {
+			name := fmt.Sprintf("%s-%d", svc.name, r)
+			raddr := freeAddr()
+			renv := append(slices.Clone(env), "HTTP_ADDR="+raddr) // the later HTTP_ADDR wins
+			rp, err := s.spawn(name, filepath.Join(opts.BinDir, svc.name), renv)
+			if err != nil {
+				return nil, err
+			}
+			s.ProcURLs[name] = "http://" + raddr
+			if err := waitHTTP(ctx, "http://"+raddr+"/readyz", rp, 60*time.Second); err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
 		}
 	}
 
@@ -276,6 +303,46 @@ func (s *Stack) Proc(name string) *Proc {
 	}
 	return nil
 }
+
+// ProcNames lists every process of the stack in start order: the broker,
+// the services (replicas after their first process), the gateway.
+func (s *Stack) ProcNames() []string {
+	names := make([]string, len(s.procs))
+	for i, p := range s.procs {
+		names[i] = p.Name
+	}
+	return names
+}
+
+// WaitReady waits until the named process answers its readiness check
+// (the broker's /healthz, a service's or the gateway's /readyz).
+func (s *Stack) WaitReady(ctx context.Context, name string, timeout time.Duration) error {
+	p := s.Proc(name)
+	if p == nil {
+		return fmt.Errorf("no process %s", name)
+	}
+	url := s.ProcURLs[name] + "/readyz"
+	switch name {
+	case "broker":
+		url = "http://" + s.brokerHealth + "/healthz"
+	case "gateway":
+		url = s.GatewayURL + "/readyz"
+	}
+	return waitHTTP(ctx, url, p, timeout)
+}
+
+// RestartPostgres restarts the private PostgreSQL (see Postgres.Restart);
+// it fails when the stack uses a server at DATABASE_URL.
+func (s *Stack) RestartPostgres(mode string, pause time.Duration) error {
+	if s.pg == nil {
+		return errors.New("the stack uses an external PostgreSQL (DATABASE_URL): it cannot restart it")
+	}
+	s.logf("restarting PostgreSQL (%s)", mode)
+	return s.pg.Restart(mode, pause)
+}
+
+// BrokerDataDir is where the broker keeps its log (BROKER_DATA_DIR).
+func (s *Stack) BrokerDataDir() string { return filepath.Join(s.opts.DataDir, "kafka") }
 
 // Stop terminates every process in reverse start order (SIGTERM, then
 // SIGKILL after a grace period) and stops the private PostgreSQL.
