@@ -63,7 +63,9 @@ func TestAdminRefusedToken(t *testing.T) {
 	if list := e.do(req("GET", "/v1/businesses", tok, nil), 200)["data"].([]any); len(list) != 0 {
 		t.Fatalf("the unknown business's token lists %v", list)
 	}
-	e.doInvalid(req("POST", "/v1/businesses/"+bid.String()+"/auth-token", tok, nil), 403, "Forbidden")
+	// Its own business is not found before minting is forbidden.
+	e.doInvalid(req("POST", "/v1/businesses/"+bid.String()+"/auth-token", tok, nil), 404, "NotFound")
+	e.doInvalid(req("PATCH", "/v1/businesses/"+bid.String(), tok, map[string]any{"legal_name": "X"}), 404, "NotFound")
 
 	for _, args := range [][]string{
 		{"refused-token", "--client", "nobody", "--kind", "expired"},
