@@ -1,6 +1,6 @@
 // Package tenancy enforces who may touch which business: a platform token
 // reaches only the businesses its client created, a business token only its
-// own business. Every other business id answers 404 so existence is never
+// own business, and either only while the business exists. Every other business id answers 404 so existence is never
 // revealed; operations a business token may never perform answer 403. It
 // knows no HTTP framework (use cases call Authorize); package httpauth has
 // the Fiber guards.
@@ -41,17 +41,19 @@ func Authorize(ctx context.Context, id authn.Identity, bid uuid.UUID, lookup Own
 		if id.BusinessID != bid {
 			return NotFound()
 		}
-		return nil
 	case authn.ScopePlatform:
-		owner, found, err := lookup.OwnerOf(ctx, bid)
-		if err != nil {
-			return fmt.Errorf("tenancy: owner of business %s: %w", bid, err)
-		}
-		if !found || owner != id.ClientID {
-			return NotFound()
-		}
-		return nil
 	default:
 		return NotFound()
 	}
+	// A business token names its business, but that business must still
+	// exist and belong to the token's client, as for a platform token: a
+	// token outlives a business that is gone (or was never created here).
+	owner, found, err := lookup.OwnerOf(ctx, bid)
+	if err != nil {
+		return fmt.Errorf("tenancy: owner of business %s: %w", bid, err)
+	}
+	if !found || owner != id.ClientID {
+		return NotFound()
+	}
+	return nil
 }

@@ -39,6 +39,12 @@ func TestAuthorize(t *testing.T) {
 		{"lookup fails", platform, broken, false, true},
 		{"business token, own business", business, owned, false, false},
 		{"business token, another business", business, foreign, true, true},
+		// Regression (tenancy matrix): a validly signed business token for a
+		// business that does not exist (deleted, or never created) reached
+		// its "own" business and wrote to it.
+		{"business token, unknown business", authn.Identity{ClientID: "client-a", Scope: authn.ScopeBusiness, BusinessID: missing}, missing, true, true},
+		{"business token, business of another client", authn.Identity{ClientID: "client-a", Scope: authn.ScopeBusiness, BusinessID: foreign}, foreign, true, true},
+		{"business token, lookup fails", authn.Identity{ClientID: "client-a", Scope: authn.ScopeBusiness, BusinessID: broken}, broken, false, true},
 		{"no scope", authn.Identity{ClientID: "client-a"}, owned, true, true},
 	}
 	for _, tt := range tests {

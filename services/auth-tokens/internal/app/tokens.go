@@ -87,3 +87,57 @@ func (a *App) issue(id authn.Identity, ttl time.Duration) (IssuedToken, error) {
 	}
 	return IssuedToken{AccessToken: tok, ExpiresIn: int(ttl / time.Second), Identity: issued}, nil
 }
+
+// Kinds of RefusedToken.
+const (
+	// RefusedExpired is a platform token of the client that expired an
+	// hour ago.
+	RefusedExpired = "expired"
+	// RefusedUnknownBusiness is a business token of the client, valid for
+	// ten minutes, for a business id that exists nowhere.
+	RefusedUnknownBusiness = "unknown-business"
+)
+
+// RefusedToken signs, for the existing client clientID, a token every
+// protected route must refuse (kind RefusedExpired: 401) or find no
+// business for (kind RefusedUnknownBusiness: 404): the tenancy matrix
+// needs such tokens signed by the real key. It never mints a token that
+// grants access: the expired one is past its expiry when signed, and the
+// business id of the other is a fresh one no business has.
+func (a *App) RefusedToken(ctx context.Context, clientID, kind string) (IssuedToken, error) {
+	c, found, err := a.clients.FindClient(ctx, clientID)
+	if err != nil {
+		return IssuedToken{}, fmt.Errorf("find client: %w", err)
+	}
+	if !found {
+		return IssuedToken{}, fmt.Errorf("no client %q", clientID)
+	}
+	id := authn.Identity{ClientID: c.ID, ClientName: c.Name, Scope: authn.ScopePlatform}
+	signer, err := a.keys.Signer()
+	if err != nil {
+		return IssuedToken{}, err
+	}
+	ttl := time.Hour
+	switch kind {
+	case RefusedExpired:
+		// Issued two hours ago for one hour.
+		issuedAt := a.cfg.Now().Add(-2 * time.Hour)
+		signer = signer.WithClock(func() time.Time { return issuedAt })
+	case RefusedUnknownBusiness:
+		bid, err := newID()
+		if err != nil {
+			return IssuedToken{}, err
+		}
+		if _, exists, err := a.businesses.FindBusiness(ctx, bid); err != nil || exists {
+			return IssuedToken{}, fmt.Errorf("business id %s is not unknown (exists %v): %v", bid, exists, err)
+		}
+		id.Scope, id.BusinessID, ttl = authn.ScopeBusiness, bid, 10*time.Minute
+	default:
+		return IssuedToken{}, fmt.Errorf("unknown kind %q (want %s or %s)", kind, RefusedExpired, RefusedUnknownBusiness)
+	}
+	tok, issued, err := signer.Issue(id, ttl)
+	if err != nil {
+		return IssuedToken{}, fmt.Errorf("issue token: %w", err)
+	}
+	return IssuedToken{AccessToken: tok, ExpiresIn: int(time.Until(issued.ExpiresAt) / time.Second), Identity: issued}, nil
+}

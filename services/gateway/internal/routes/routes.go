@@ -349,3 +349,44 @@ func Ambiguous(path []byte) bool {
 	}
 	return dots == 1 || dots == 2
 }
+
+// Row is one route as `gateway routes` prints it: the table in a form tools
+// outside the gateway read (the tenancy matrix is generated from it).
+type Row struct {
+	Methods  []string `json:"methods"`
+	Path     string   `json:"path"`
+	Upstream string   `json:"upstream"`
+	Auth     string   `json:"auth"`    // public or token
+	Tenancy  []string `json:"tenancy"` // rules, e.g. ["business", "platform-only"]; [] for none
+	Limit    string   `json:"limit"`   // standard or credentials
+}
+
+// Listing is the document `gateway routes` prints.
+type Listing struct {
+	Routes []Row `json:"routes"`
+}
+
+// String names the rate-limit class.
+func (l Limit) String() string {
+	if l == Credentials {
+		return "credentials"
+	}
+	return "standard"
+}
+
+// List describes table as Rows, in table order.
+func List(table []Route) Listing {
+	out := Listing{Routes: make([]Row, 0, len(table))}
+	for _, r := range table {
+		row := Row{Methods: append([]string(nil), r.Methods...), Path: r.Path, Upstream: r.Upstream,
+			Auth: r.Auth.String(), Tenancy: []string{}, Limit: r.Limit.String()}
+		if r.Tenancy.Has(Business) {
+			row.Tenancy = append(row.Tenancy, "business")
+		}
+		if r.Tenancy.Has(PlatformOnly) {
+			row.Tenancy = append(row.Tenancy, "platform-only")
+		}
+		out.Routes = append(out.Routes, row)
+	}
+	return out
+}

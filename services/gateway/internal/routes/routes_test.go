@@ -168,3 +168,29 @@ func TestReportsExportRoutes(t *testing.T) {
 		t.Errorf("missing routes %v", want)
 	}
 }
+
+func TestList(t *testing.T) {
+	got := List([]Route{
+		{Methods: []string{http.MethodPost}, Path: "/oauth2/token", Upstream: "a", Auth: Public, Limit: Credentials},
+		{Methods: []string{http.MethodGet}, Path: "/whoami", Upstream: "a", Auth: Token},
+		{Methods: []string{http.MethodGet, http.MethodPatch}, Path: "/v1/businesses/:businessId", Upstream: "a", Auth: Token, Tenancy: Business | PlatformOnly},
+	})
+	want := []Row{
+		{Methods: []string{"POST"}, Path: "/oauth2/token", Upstream: "a", Auth: "public", Tenancy: []string{}, Limit: "credentials"},
+		{Methods: []string{"GET"}, Path: "/whoami", Upstream: "a", Auth: "token", Tenancy: []string{}, Limit: "standard"},
+		{Methods: []string{"GET", "PATCH"}, Path: "/v1/businesses/:businessId", Upstream: "a", Auth: "token", Tenancy: []string{"business", "platform-only"}, Limit: "standard"},
+	}
+	if len(got.Routes) != len(want) {
+		t.Fatalf("List = %+v", got)
+	}
+	for i := range want {
+		g, w := got.Routes[i], want[i]
+		if !slices.Equal(g.Methods, w.Methods) || g.Path != w.Path || g.Upstream != w.Upstream || g.Auth != w.Auth ||
+			!slices.Equal(g.Tenancy, w.Tenancy) || g.Limit != w.Limit {
+			t.Errorf("row %d = %+v, want %+v", i, g, w)
+		}
+	}
+	if n := len(List(Table).Routes); n != len(Table) {
+		t.Fatalf("List(Table) has %d rows, the table %d", n, len(Table))
+	}
+}

@@ -6,8 +6,10 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
@@ -66,8 +68,19 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 			// service logger (written only when LOG_LEVEL enables info).
 			AccessLog: telemetry.Stdout(),
 		},
-		Setup: s.setup,
+		Setup:    s.setup,
+		Commands: map[string]servicekit.Command{"routes": printRoutes},
 	}
+}
+
+// printRoutes is `gateway routes`: the routing table as one line of JSON
+// (routes.Listing: methods, path, upstream, auth, tenancy, limit), for
+// tools that cannot import the gateway (the tenancy matrix).
+func printRoutes(_ context.Context, _ *servicekit.Kit, args []string, out io.Writer) error {
+	if len(args) > 0 {
+		return fmt.Errorf("routes takes no arguments, got %q", args)
+	}
+	return json.NewEncoder(out).Encode(routes.List(routes.Table))
 }
 
 func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
