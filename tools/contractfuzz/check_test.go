@@ -22,7 +22,8 @@ type checker struct {
 	mu        sync.Mutex
 	groups    map[string]*group
 	statuses  map[int]int
-	reached   map[string]int // operation → 2xx answers (how deep the run got)
+	reached   map[string]int    // operation → 2xx answers (how deep the run got)
+	refusal   map[string]string // operation → the last 4xx answer to a valid request
 	total     int
 }
 
@@ -37,7 +38,7 @@ func newChecker(doc *openapi3.T) (*checker, error) {
 	if ref == nil || ref.Value == nil {
 		return nil, fmt.Errorf("the merged document has no Error schema")
 	}
-	return &checker{errSchema: ref.Value, groups: map[string]*group{}, statuses: map[int]int{}, reached: map[string]int{}}, nil
+	return &checker{errSchema: ref.Value, groups: map[string]*group{}, statuses: map[int]int{}, reached: map[string]int{}, refusal: map[string]string{}}, nil
 }
 
 func init() {
@@ -107,6 +108,9 @@ func (c *checker) record(fr *fuzzReq, status int, fails [][2]string, reqBody []b
 	c.statuses[status]++
 	if status >= 200 && status < 300 {
 		c.reached[fr.op.key()]++
+	}
+	if status >= 400 && status < 500 && (fr.label == "" || fr.label == "warm-up") {
+		c.refusal[fr.op.key()] = fmt.Sprintf("%d %s (body %s)", status, clip(string(respBody), 300), clip(string(reqBody), 300))
 	}
 	for _, f := range fails {
 		k := fr.op.key() + "\x00" + f[0]

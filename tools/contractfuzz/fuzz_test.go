@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -173,6 +174,7 @@ func TestContractFuzz(t *testing.T) {
 		pids[n] = p.Pid()
 	}
 
+	loadReceipts(t)
 	r := newRunner(st.GatewayURL, workers)
 	cr, p := setupFixtures(t, r, c, byKey, ops)
 	r.creds = cr
@@ -234,6 +236,9 @@ func TestContractFuzz(t *testing.T) {
 	for _, o := range ops {
 		if c.reached[o.key()] == 0 {
 			shallow = append(shallow, o.key())
+			if why := c.refusal[o.key()]; why != "" && testing.Verbose() {
+				t.Logf("  %s: a valid request was answered %s", o.key(), why)
+			}
 		}
 	}
 	c.mu.Unlock()
@@ -376,6 +381,8 @@ func setupFixtures(t *testing.T, r *runner, c *checker, ops map[string]*operatio
 		{"vehicle_id": vehicles[1], "trip_date": "2026-02-11", "purpose": "PERSONAL", "distance": "8.2"},
 		{"vehicle_id": vehicles[0], "trip_date": "2026-02-12", "distance": "0.2"},
 	}}, http.StatusCreated)
+	post("/ledger/accounts", "/ledger/accounts", map[string]any{"name": "Fuzz supplies", "account_type": "EXPENSE", "stable_name": "FUZZ_SUPPLIES"}, http.StatusCreated)
+	post("/ledger/accounts", "/ledger/accounts", map[string]any{"name": "Fuzz deposits", "account_type": "ASSET", "account_number": "1999"}, http.StatusCreated)
 	post("/tags", "/tags", map[string]any{"key_values": []map[string]any{{"key": "trip", "value": "berlin"}},
 		"entity_ids": p.get(T + "/bank-transactions")[:1], "entity_type": "BANK_TRANSACTION"}, http.StatusOK)
 	// Lists fill the pools with what the fixtures created on the side
@@ -437,5 +444,24 @@ func selfCheck(t *testing.T, c *checker, ops map[string]*operation) {
 		if !found {
 			t.Fatalf("checker self-check: %d %s not reported as %q", tc.status, tc.body, tc.want)
 		}
+	}
+}
+
+// loadReceipts reads the small text PDFs of pkg/receipts' corpus.
+func loadReceipts(t *testing.T) {
+	t.Helper()
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "pkg", "receipts", "testdata", "corpus", "*.pdf"))
+	receiptPDFs = nil
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil && len(b) < 8<<10 {
+			receiptPDFs = append(receiptPDFs, b)
+		}
+	}
+	if len(receiptPDFs) == 0 {
+		t.Fatal("no text PDF receipt in pkg/receipts/testdata/corpus")
 	}
 }

@@ -296,6 +296,10 @@ func (g *gen) str(s *openapi3.Schema, name string) string {
 		cands = tagValues
 	case lname == "quantity" || lname == "distance" || strings.Contains(lname, "amount") || strings.Contains(lname, "price") || strings.Contains(lname, "rate"):
 		cands = []string{fmt.Sprint(1 + g.r.IntN(50000)), "1", "2.5", "0.1", "100.25"}
+	case lname == "account_type" && s.Format == "":
+		cands = []string{"ASSET", "LIABILITY", "EQUITY", "REVENUE", "EXPENSE"}
+	case lname == "normality" || lname == "direction":
+		cands = []string{"DEBIT", "CREDIT"}
 	case lname == "country":
 		cands = []string{"US"}
 	case lname == "us_state" || lname == "state":

@@ -90,6 +90,14 @@ func runMain(m *testing.M) int {
 	if code != 0 {
 		b, _ := os.ReadFile(logs.Name())
 		fmt.Fprintf(os.Stderr, "--- stack log (tail) ---\n%s\n", lastN(string(b), 80))
+		// The services' own account of every 5xx they answered.
+		var fivexx []string
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.Contains(l, `"status":5`) && !strings.Contains(l, `"status":503`) {
+				fivexx = append(fivexx, l)
+			}
+		}
+		fmt.Fprintf(os.Stderr, "--- 5xx in the stack log (%d, last 40) ---\n%s\n", len(fivexx), lastN(strings.Join(fivexx, "\n"), 40))
 	}
 	return code
 }

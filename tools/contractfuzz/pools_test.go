@@ -136,7 +136,7 @@ func (p *pools) harvest(path string, body []byte) {
 	}
 	var one map[string]any
 	if json.Unmarshal(env.Data, &one) == nil {
-		if id, ok := one["id"].(string); ok {
+		if id := idOf(one); id != "" {
 			p.add(coll, id)
 			if k, ok := one["key"].(string); ok && strings.HasSuffix(coll, "/tags/dimensions") {
 				p.add(coll+"/key", k)
@@ -162,7 +162,7 @@ func (p *pools) addList(coll string, list []any) {
 			return
 		}
 		if m, ok := x.(map[string]any); ok {
-			if id, ok := m["id"].(string); ok {
+			if id := idOf(m); id != "" {
 				p.add(coll, id)
 			}
 			if k, ok := m["key"].(string); ok && strings.HasSuffix(coll, "/tags/dimensions") {
@@ -170,4 +170,19 @@ func (p *pools) addList(coll string, list []any) {
 			}
 		}
 	}
+}
+
+// idOf is an answer's id: "id" as a string, or as the spec's account
+// identifier object ({"type": "AccountId", "id": ...}), or a receipt's
+// business_document_id.
+func idOf(m map[string]any) string {
+	switch id := m["id"].(type) {
+	case string:
+		return id
+	case map[string]any:
+		s, _ := id["id"].(string)
+		return s
+	}
+	s, _ := m["business_document_id"].(string)
+	return s
 }

@@ -41,7 +41,7 @@ type fuzzReq struct {
 // always give the same request (ids come from the pools, which fill as
 // the run goes).
 func build(seed uint64, i int, op *operation, p *pools, c *creds) *fuzzReq {
-	g := &gen{r: rand.New(rand.NewPCG(seed, uint64(i))), pools: p}
+	g := &gen{r: rand.New(rand.NewPCG(seed, splitmix(uint64(i)^seed))), pools: p}
 	fr := &fuzzReq{op: op, method: op.method, header: map[string]string{}}
 	mode := g.r.IntN(100)
 	// 0–44 valid, 45–59 one bad parameter, 60–84 one bad body field,
@@ -256,6 +256,14 @@ func (g *gen) badPathValue() string {
 		g.uuid()[:35], g.uuid() + "0", "%zz", "a b", "null", "'", "\u202e", "1e309"})
 }
 
+// splitmix decorrelates the streams of neighbouring request numbers.
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
 // serialize renders a query/header value in form style (arrays explode).
 func serialize(v any) []string {
 	switch x := v.(type) {
@@ -334,6 +342,9 @@ func (g *gen) hostileJSON(op *operation) ([]byte, string, string) {
 var (
 	tinyPDF = []byte("%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n")
 	tinyPNG = append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{0}, 64)...)
+	// receiptPDFs are the text PDFs of pkg/receipts' corpus (loaded by the
+	// test): uploads that parse, so receipts get created and reviewed.
+	receiptPDFs [][]byte
 )
 
 func (g *gen) multipart(s *openapi3.Schema, bad bool) ([]byte, string, string) {
@@ -366,6 +377,9 @@ func (g *gen) multipart(s *openapi3.Schema, bad bool) ([]byte, string, string) {
 		binary := ps != nil && (ps.Format == "binary" || (ps.Items != nil && ps.Items.Value != nil && ps.Items.Value.Format == "binary"))
 		if binary {
 			content, name, ct := tinyPDF, "r.pdf", "application/pdf"
+			if len(receiptPDFs) > 0 && g.pct(60) {
+				content = receiptPDFs[g.r.IntN(len(receiptPDFs))] // a real receipt: the parse succeeds
+			}
 			switch g.r.IntN(5) {
 			case 1:
 				content, name, ct = tinyPNG, "r.png", "image/png"
