@@ -21,6 +21,7 @@ import (
 type gen struct {
 	r     *rand.Rand
 	pools *pools
+	path  string // the operation's path template
 	slots []slot
 }
 

@@ -82,6 +82,16 @@ func (p *pools) anyFor(field string) []string {
 	for _, c := range p.bySingular[base] {
 		out = append(out, p.byColl[c]...)
 	}
+	if len(out) == 0 {
+		// vendor_to_archive_id, source_vendor_id...: the kind named inside.
+		for s, colls := range p.bySingular {
+			if len(s) > 3 && strings.Contains(base, s) {
+				for _, c := range colls {
+					out = append(out, p.byColl[c]...)
+				}
+			}
+		}
+	}
 	if len(out) == 0 && (base == "entity" || base == "transaction" || strings.HasSuffix(base, "transaction")) {
 		for _, ids := range p.byColl {
 			out = append(out, ids...)
@@ -93,7 +103,13 @@ func (p *pools) anyFor(field string) []string {
 // idFor returns a uuid for a body field: a real object's id most of the
 // time, else a fresh (unknown) one.
 func (p *pools) idFor(g *gen, field string) string {
-	if ids := p.anyFor(field); len(ids) > 0 && g.pct(85) {
+	ids := p.anyFor(field)
+	if f := strings.ToLower(field); (f == "id" || f == "ids" || f == "item") && g.path != "" {
+		// A bare "ids" list (bulk-delete...) names objects of the
+		// operation's own collection.
+		ids = p.get(harvestTarget(g.path[:strings.LastIndex(g.path, "/")]))
+	}
+	if len(ids) > 0 && g.pct(85) {
 		return ids[g.r.IntN(len(ids))]
 	}
 	return g.uuid()

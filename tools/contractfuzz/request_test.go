@@ -41,7 +41,7 @@ type fuzzReq struct {
 // always give the same request (ids come from the pools, which fill as
 // the run goes).
 func build(seed uint64, i int, op *operation, p *pools, c *creds) *fuzzReq {
-	g := &gen{r: rand.New(rand.NewPCG(seed, splitmix(uint64(i)^seed))), pools: p}
+	g := &gen{r: rand.New(rand.NewPCG(seed, splitmix(uint64(i)^seed))), pools: p, path: op.path}
 	fr := &fuzzReq{op: op, method: op.method, header: map[string]string{}}
 	mode := g.r.IntN(100)
 	// 0–44 valid, 45–59 one bad parameter, 60–84 one bad body field,

@@ -3,8 +3,8 @@ package domain
 import (
 	"errors"
 	"net/url"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
