@@ -388,7 +388,8 @@ func ArchivePatch() Patch {
 // already archived), reactivating clears it. Setting a field to the value
 // it has is no change, so a repeated patch or archive changes nothing. A
 // patch that would leave a named counterparty without individual_name and
-// company_name is a 400 (K's EnumNameRequired).
+// company_name, or a nameless one without its external_id (it would be
+// nothing at all, which the tables refuse), is a 400 (K's EnumNameRequired).
 func (c Party[K]) Apply(p Patch, now time.Time) (Party[K], bool, error) {
 	next := c
 	set := func(dst **string, n Nullable[string]) {
@@ -410,11 +411,18 @@ func (c Party[K]) Apply(p Patch, now time.Time) (Party[K], bool, error) {
 	set(&next.AddressString, p.AddressString)
 	set(&next.Memo, p.Memo)
 	// A counterparty created without a name (from an invoice's or a bill's
-	// unknown external id) may stay nameless; a named one keeps a name.
+	// unknown external id) may stay nameless while it keeps that external
+	// id; a named one keeps a name.
 	if next.IndividualName == nil && next.CompanyName == nil && (c.IndividualName != nil || c.CompanyName != nil) {
 		var k K
 		reason := "individual_name or company_name is required: the " + k.Kind().Noun + " would have no name"
 		return c, false, apperr.FieldErrors(apperr.InvalidPayload, map[string]string{"individual_name": reason, "company_name": reason}).
+			WithEnum(k.Kind().EnumNameRequired)
+	}
+	if next.IndividualName == nil && next.CompanyName == nil && next.ExternalID == nil {
+		var k K
+		reason := "the " + k.Kind().Noun + " has no name: its external_id stays until individual_name or company_name is set"
+		return c, false, apperr.FieldErrors(apperr.InvalidPayload, map[string]string{"external_id": reason}).
 			WithEnum(k.Kind().EnumNameRequired)
 	}
 	if p.Status.Set && p.Status.Value != c.Status {

@@ -454,6 +454,31 @@ func testApplyKeepsAName[K Kinded](t *testing.T) {
 	}
 }
 
+// A counterparty created from an unknown external id has no name: it keeps
+// that external id until it gets one (the contract fuzzer found the PATCH
+// {"external_id": null} answered 500 by the tables' name-or-external-id
+// CHECK).
+func TestApplyKeepsANamelessExternalID(t *testing.T) {
+	t.Run("customer", testApplyKeepsANamelessExternalID[customerKind])
+	t.Run("vendor", testApplyKeepsANamelessExternalID[vendorKind])
+}
+
+func testApplyKeepsANamelessExternalID[K Kinded](t *testing.T) {
+	k := (*new(K)).Kind()
+	c := New[K](biz, cid, Input{ExternalID: ptr("vendor-7")}, t0)
+	for _, body := range []string{`{"external_id":null}`, `{"external_id":""}`, `{"external_id":null,"memo":"x"}`} {
+		_, _, err := c.Apply(patch(t, body), t0)
+		status, enum, fields := fieldsOf(t, err)
+		if status != 400 || enum != k.EnumNameRequired || !strings.Contains(fields["external_id"], "has no name") {
+			t.Fatalf("%s: error = %v (fields %v), want 400 %s", body, err, fields, k.EnumNameRequired)
+		}
+	}
+	// Naming it and dropping the external id in one patch is fine.
+	if next, changed, err := c.Apply(patch(t, `{"external_id":null,"company_name":"Acme"}`), t0); err != nil || !changed || next.ExternalID != nil {
+		t.Fatalf("name and drop the external id: %+v %v %v", next, changed, err)
+	}
+}
+
 func TestParseFilter(t *testing.T) {
 	tests := []struct {
 		query string

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/money"
@@ -68,7 +70,10 @@ func ParseExportQuery(q url.Values, activation, now time.Time) (ExportQuery, err
 	}
 	if _, ok := q["category"]; ok {
 		out.Category = strings.TrimSpace(q.Get("category"))
-		if out.Category == "" || len(out.Category) > 200 {
+		// PostgreSQL text holds neither NUL nor invalid UTF-8: such a
+		// filter is the client's mistake (400), not a failed query (500).
+		if out.Category == "" || len(out.Category) > 200 || !utf8.ValidString(out.Category) ||
+			strings.ContainsFunc(out.Category, unicode.IsControl) {
 			bad["category"] = "must be a category stable name"
 			errEnum = EnumInvalidFilter
 		}

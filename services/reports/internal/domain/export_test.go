@@ -1,11 +1,14 @@
 package domain
 
 import (
+	"errors"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/events"
 )
 
@@ -20,6 +23,20 @@ func TestParseExportQueryDefaults(t *testing.T) {
 	q, err = ParseExportQuery(url.Values{"categorized": {"false"}, "category": {" RENT "}, "categorization_status": {"PENDING"}}, activation, now)
 	if err != nil || q.Categorized == nil || *q.Categorized || q.Category != "RENT" || q.Status != StatusFilterPending {
 		t.Fatalf("%+v %v", q, err)
+	}
+}
+
+// A category PostgreSQL cannot compare with (NUL, invalid UTF-8, control
+// characters) is a 400 InvalidFilter; the contract fuzzer found
+// ?category=%00nul answered 500.
+func TestParseExportQueryCategoryText(t *testing.T) {
+	now := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	for _, c := range []string{"\x00nul", "RENT\x00", "\xff\xfe", "a\nb", ""} {
+		_, err := ParseExportQuery(url.Values{"category": {c}}, now, now)
+		var ae *apperr.Error
+		if !errors.As(err, &ae) || ae.Enum != EnumInvalidFilter || !strings.Contains(ae.Error(), "category") {
+			t.Fatalf("category %q: %v, want 400 InvalidFilter", c, err)
+		}
 	}
 }
 
