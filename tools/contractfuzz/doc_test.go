@@ -36,7 +36,7 @@ func (o *operation) key() string { return o.method + " " + o.path }
 // service's paths (the gateway merges them in the background).
 func fetchDocument(gateway string) ([]byte, error) {
 	var last []byte
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		resp, err := http.Get(gateway + "/openapi.json")
 		if err != nil {
 			continue

@@ -70,7 +70,7 @@ func runMain(m *testing.M) int {
 		BootstrapClientID:     clientID,
 		BootstrapClientSecret: clientSecret,
 		Logs:                  logs,
-		ExtraEnv: []string{"LOG_LEVEL=warn", "BODY_LIMIT_BYTES=1048576", "RATE_LIMIT_RPS=1000000", "RATE_LIMIT_BURST=1000000",
+		ExtraEnv: []string{"LOG_LEVEL=warn", "BODY_LIMIT_BYTES=1048576", "RATE_LIMIT_RPS=1000000", "RATE_LIMIT_BURST=1000000", "OPENAPI_REFRESH_INTERVAL=5s",
 			// acctsync on, so that its routes answer for real instead of the
 			// documented 503 of an unconfigured server; the provider is a
 			// closed local port (the fuzzer never holds a valid state, so

@@ -32,7 +32,7 @@ func validator(t *testing.T) *openapitest.Validator {
 		// transactions' ledger, customers-invoices' customers, reports' profit
 		// and loss and mileage's summary), as a
 		// reader of /docs would.
-		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 			resp, err := http.Get(st.GatewayURL + "/openapi.json")
 			if err != nil {
 				continue

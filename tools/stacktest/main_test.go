@@ -66,7 +66,9 @@ func runMain(m *testing.M) int {
 		BootstrapClientID:     clientID,
 		BootstrapClientSecret: clientSecret,
 		Logs:                  logs,
-		ExtraEnv:              []string{"LOG_LEVEL=warn", "BODY_LIMIT_BYTES=1048576", "RATE_LIMIT_RPS=5000", "RATE_LIMIT_BURST=5000"},
+		ExtraEnv: []string{"LOG_LEVEL=warn", "BODY_LIMIT_BYTES=1048576", "RATE_LIMIT_RPS=5000", "RATE_LIMIT_BURST=5000",
+			// A merge that missed a busy service is retried soon (default 30s).
+			"OPENAPI_REFRESH_INTERVAL=5s"},
 	})
 	if err != nil {
 		b, _ := os.ReadFile(logs.Name())
