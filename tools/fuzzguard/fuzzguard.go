@@ -20,8 +20,11 @@
 //     value) resolved by name: a plain identifier to the function of the
 //     same package, pkg.Name to the imported package's function, x.Name
 //     to the methods called Name of the same package or of a package the
-//     file imports. A helper parser called only from a covered parser is
-//     therefore covered by its caller's target.
+//     file imports. From a production function that is not a parser, only
+//     parsers and functions of its own package are followed, so a target
+//     that starts a whole service covers what that service's package
+//     parses, not every parser of the service. A helper parser called
+//     only from a covered parser is covered by its caller's target.
 package fuzzguard
 
 import (
@@ -221,10 +224,12 @@ func Scan(root string) (Report, error) {
 			reach[k] = append(reach[k], target)
 			for _, next := range edges[k] {
 				// From a production function that is not a parser (a
-				// handler, a constructor) only parsers are followed: a
-				// target that builds a whole service does not thereby
-				// cover every parser the service registers.
-				if visited[next] || !byKey[k].file.test && !parsers[k] && !parsers[next] {
+				// handler, a constructor) only parsers and functions of
+				// its own package are followed: a target that builds a
+				// whole service does not thereby cover every parser the
+				// service's other packages hold.
+				if visited[next] || !byKey[k].file.test && !parsers[k] && !parsers[next] &&
+					byKey[k].file.pkgPath != byKey[next].file.pkgPath {
 					continue
 				}
 				visited[next] = true
