@@ -73,13 +73,15 @@ func untrusted(expr ast.Expr) bool {
 		if !ok {
 			return false
 		}
-		switch pkg.Name + "." + t.Sel.Name {
-		case "io.Reader", "json.RawMessage", "url.Values", "fiber.Ctx", "kafka.Message",
-			"events.Event", "multipart.Form", "multipart.Part":
-			return true
-		}
+		return untrustedNamed[pkg.Name+"."+t.Sel.Name]
 	}
 	return false
+}
+
+// untrustedNamed are the named input types of the rule, as package.Type.
+var untrustedNamed = map[string]bool{
+	"io.Reader": true, "json.RawMessage": true, "url.Values": true, "fiber.Ctx": true, "kafka.Message": true,
+	"events.Event": true, "multipart.Form": true, "multipart.Part": true,
 }
 
 type fileFunc struct {
@@ -207,7 +209,7 @@ func Scan(root string) (Report, error) {
 	parsers := map[string]bool{}
 	for _, fn := range funcs {
 		byKey[fn.key] = fn
-		parsers[fn.key] = !fn.file.test && isParser(fn.decl)
+		parsers[fn.key] = !fn.file.test && isParser(fn.decl, fn.file.pkgPath)
 	}
 	reach := map[string][]string{} // parser key -> targets
 	for _, fn := range funcs {
@@ -238,7 +240,7 @@ func Scan(root string) (Report, error) {
 		}
 	}
 	for _, fn := range funcs {
-		if fn.file.test || !isParser(fn.decl) {
+		if fn.file.test || !isParser(fn.decl, fn.file.pkgPath) {
 			continue
 		}
 		pos := fset.Position(fn.decl.Pos())
@@ -252,16 +254,15 @@ func Scan(root string) (Report, error) {
 	return rep, nil
 }
 
-func isParser(fd *ast.FuncDecl) bool {
+func isParser(fd *ast.FuncDecl, pkgPath string) bool {
 	name := fd.Name.Name
 	if !nameRule.MatchString(name) || name == "UnmarshalJSON" || name == "UnmarshalText" {
 		return false
 	}
 	if fd.Recv != nil {
-		for _, f := range fd.Recv.List {
-			if untrusted(f.Type) {
-				return true
-			}
+		// A method of an input type itself (events.Event.Decode).
+		if untrustedNamed[pkgPath[strings.LastIndex(pkgPath, "/")+1:]+"."+recvName(fd)] {
+			return true
 		}
 	}
 	for _, f := range fd.Type.Params.List {

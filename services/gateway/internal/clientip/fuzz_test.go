@@ -15,7 +15,7 @@ import (
 // names, so a forged header cannot invent an address.
 func FuzzClientIP(f *testing.F) {
 	for _, s := range []struct {
-		peer        string
+		peer         string
 		line1, line2 string
 	}{
 		{"10.0.0.1", "203.0.113.7", ""},
