@@ -22,7 +22,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/uptrace/bun"
@@ -127,6 +130,20 @@ const (
 	stateDone       = "done"
 )
 
+// ParseKey checks an Idempotency-Key header value: at most MaxKeyLength
+// bytes of UTF-8 text without control characters (it is stored as
+// PostgreSQL text, which cannot hold NUL or invalid UTF-8). A bad key is a
+// 400 naming the header, never a database error.
+func ParseKey(raw string) (string, error) {
+	if len(raw) > MaxKeyLength {
+		return "", apperr.Field(HeaderKey, fmt.Sprintf("must be at most %d characters", MaxKeyLength))
+	}
+	if !utf8.ValidString(raw) || strings.ContainsFunc(raw, unicode.IsControl) {
+		return "", apperr.Field(HeaderKey, "must be UTF-8 text without control characters")
+	}
+	return raw, nil
+}
+
 // Middleware handles POST requests carrying an Idempotency-Key header; other
 // requests pass through. Mount it after authentication (it needs the scope)
 // and before the handlers that create resources.
@@ -140,8 +157,9 @@ func Middleware(db *bun.DB, opts Options) fiber.Handler {
 		if key == "" {
 			return c.Next()
 		}
-		if len(key) > MaxKeyLength {
-			return apperr.Field(HeaderKey, fmt.Sprintf("must be at most %d characters", MaxKeyLength))
+		key, err := ParseKey(key)
+		if err != nil {
+			return err
 		}
 		scope := opts.Scope(c)
 		path := c.Path()

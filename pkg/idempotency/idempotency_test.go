@@ -217,6 +217,13 @@ func TestMiddleware(t *testing.T) {
 		if r := f.post(t, "/things", strings.Repeat("k", idempotency.MaxKeyLength), `{}`); r.status != 201 {
 			t.Fatalf("max-length key: %+v", r)
 		}
+		// Found by FuzzParseKey: PostgreSQL text holds neither NUL nor
+		// invalid UTF-8, so such keys were a database error (500).
+		for _, bad := range []string{"a\x00b", "\xff\xfe"} {
+			if r := f.post(t, "/things", bad, `{}`); r.status != 400 || !strings.Contains(r.body, idempotency.HeaderKey) {
+				t.Fatalf("key %q: %+v", bad, r)
+			}
+		}
 		k := key()
 		before := f.calls.Load()
 		f.do(t, "GET", "/things", k, "")
