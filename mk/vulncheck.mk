@@ -42,7 +42,7 @@ $(VULNDB_DIR)/index/db.json:
 
 govulncheck: $(GOVULNCHECK_BIN) ## build the pinned govulncheck into .cache/bin
 
-vulndb: $(VULNDB_DIR)/index/db.json ## build the offline vulnerability database into .cache/vulndb/$(VULNDB_VERSION)
+vulndb: $(VULNDB_DIR)/index/db.json ## build the offline vulnerability database into .cache/vulndb/<version>
 
 vulncheck: $(GOVULNCHECK_BIN) $(if $(filter file://$(VULNDB_DIR),$(GOVULNDB)),$(VULNDB_DIR)/index/db.json) ## govulncheck every module (fails on a called vulnerable function); GOVULNDB=https://vuln.go.dev to use the online database
 	@echo "vulncheck: $(GOVULNDB)"
