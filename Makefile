@@ -33,12 +33,12 @@ run: build ## run the whole suite locally (PostgreSQL, broker, services, gateway
 test: test-go e2e-if-docker ## every test: unit, integration (PostgreSQL + broker), HTTP through the gateway, chart, e2e (when Docker answers)
 
 .PHONY: test-go
-test-go: $(HELM_BIN) $(VERSITYGW_BIN) ## unit + integration + contract + chart tests (no Docker needed)
+test-go: $(HELM_BIN) $(VERSITYGW_BIN) vulndb vulncheck ## unit + integration + contract + chart tests and govulncheck (no Docker needed)
 	$(GO) vet ./pkg/... $(foreach s,$(SERVICES),./services/$(s)/...) ./tools/...
 	# Shared code and services under the race detector: outbox, consumer, caches and
 	# the proxy are concurrent by design.
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./pkg/... $(foreach s,$(SERVICES),./services/$(s)/...)
-	HELM_BIN=$(HELM_BIN) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./tools/...
+	HELM_BIN=$(HELM_BIN) GOVULNCHECK_BIN=$(GOVULNCHECK_BIN) VULNDB_DIR=$(VULNDB_DIR) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./tools/...
 
 .PHONY: bench
 bench: build ## every benchmark, each a ratio to a baseline of the same run (gateway vs nginx, transactions vs COPY/pgbench, reports and mileage vs raw SQL, receipts vs tesseract/pdftotext, bills vs pgbench); writes the table docs/benchmarks.md (each bench-<part> updates its own rows)

@@ -380,6 +380,17 @@ func TestCheckRejectsBrokenPolicies(t *testing.T) {
 			d.Spec.Template.Spec.Containers[0].SecurityContext.RunAsUser = &root
 			return o
 		}, "runAsNonRoot must be true"},
+		{"root StatefulSet", func(o []Object) []Object {
+			return append(o, Object{GVK: appsv1.SchemeGroupVersion.WithKind("StatefulSet"), Name: "extra",
+				Typed: &appsv1.StatefulSet{Spec: appsv1.StatefulSetSpec{Template: corev1.PodTemplateSpec{
+					Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "db", Image: "x:1"}}}}}}})
+		}, "StatefulSet/extra: container db: runAsNonRoot must be true"},
+		{"privileged CronJob", func(o []Object) []Object {
+			return append(o, Object{GVK: batchv1.SchemeGroupVersion.WithKind("CronJob"), Name: "nightly",
+				Typed: &batchv1.CronJob{Spec: batchv1.CronJobSpec{JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{
+					Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
+						Name: "c", Image: "x:1", SecurityContext: &corev1.SecurityContext{Privileged: &tr}}}}}}}}}})
+		}, "CronJob/nightly: container c: must not be privileged"},
 		{"writable root filesystem", func(o []Object) []Object {
 			deployment(o, "gateway").Spec.Template.Spec.Containers[0].SecurityContext.ReadOnlyRootFilesystem = &f
 			return o

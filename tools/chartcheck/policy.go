@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 const (
@@ -93,9 +94,34 @@ func Check(objs []Object) error {
 			errs = append(errs, fmt.Errorf("Job/%s: no NetworkPolicy selects its pods", j.Name))
 		}
 	}
+	// Any other workload kind gets the same pod security policy: none is
+	// rendered today, and one added later must not slip through unchecked.
+	for _, o := range objs {
+		if spec, ok := otherWorkloadPodSpec(o.Typed); ok {
+			errs = append(errs, prefixed(o.String(), checkPodSecurity(spec))...)
+		}
+	}
 	errs = append(errs, checkExposure(ix)...)
 	errs = append(errs, checkScaleTargets(ix)...)
 	return errors.Join(errs...)
+}
+
+// otherWorkloadPodSpec is the pod template of a workload other than the
+// Deployments and Jobs checked in full above.
+func otherWorkloadPodSpec(obj runtime.Object) (corev1.PodSpec, bool) {
+	switch t := obj.(type) {
+	case *appsv1.StatefulSet:
+		return t.Spec.Template.Spec, true
+	case *appsv1.DaemonSet:
+		return t.Spec.Template.Spec, true
+	case *appsv1.ReplicaSet:
+		return t.Spec.Template.Spec, true
+	case *batchv1.CronJob:
+		return t.Spec.JobTemplate.Spec.Template.Spec, true
+	case *corev1.Pod:
+		return t.Spec, true
+	}
+	return corev1.PodSpec{}, false
 }
 
 func checkDeployment(d *appsv1.Deployment, ix index) []error {
