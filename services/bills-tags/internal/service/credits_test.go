@@ -264,6 +264,21 @@ func TestVendorCredits(t *testing.T) {
 		e.doInvalid(req("PATCH", base(bid)+"/bills/vendor-credits/"+cid, tok, map[string]any{"vendor_id": vendor}), 400, bill.EnumInvalidCredit)
 		e.doInvalid(req("PATCH", base(bid)+"/bills/vendor-credits/"+cid, tok, map[string]any{"metadata": map[string]any{"k": strings.Repeat("x", 1100)}}), 400, bill.EnumMetadataTooLarge)
 		e.doInvalid(req("PATCH", base(bid)+"/bills/vendor-credits/"+uuid.NewString(), tok, map[string]any{"memo": "x"}), 404, bill.EnumCreditNotFound)
+		// Found by the contract fuzzer: a NUL reaching jsonb was a 500
+		// (SQLSTATE 22P05); every text input is a 400 naming its field.
+		for field, body := range map[string]string{
+			"metadata":                       `{"metadata": {"k": "a\u0000b"}}`,
+			"line_items[0].metadata":         `{"line_items": [{"amount": 5000, "metadata": {"\u0000": 1}}]}`,
+			"memo":                           `{"memo": "a\u0000b"}`,
+			"line_items[0].memo":             `{"line_items": [{"amount": 5000, "memo": "\u0000"}]}`,
+			"reference_number":               `{"reference_number": "r\u0000"}`,
+			"line_items[0].reference_number": `{"line_items": [{"amount": 5000, "reference_number": "\u0000"}]}`,
+		} {
+			m := e.doInvalid(req("PATCH", base(bid)+"/bills/vendor-credits/"+cid, tok, body), 400, "")
+			if _, ok := fieldsOf(m)[field]; !ok {
+				t.Fatalf("%s: %v does not name %s", body, m, field)
+			}
+		}
 		if ce := e.creditEvents(cid); len(ce) != 2 {
 			t.Fatalf("a refused update published: %d events", len(ce))
 		}
