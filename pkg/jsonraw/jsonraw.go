@@ -6,6 +6,7 @@ package jsonraw
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -98,4 +99,18 @@ func hex4(raw []byte, i int) (rune, bool) {
 		}
 	}
 	return r, true
+}
+
+// TextReason says why PostgreSQL text (or a jsonb string) cannot hold s, a
+// caller's text, or "" when it can: it refuses NUL (which a JSON string
+// carries as \u0000) and invalid UTF-8. Parsers refuse such text with a 400
+// naming the field rather than letting the insert fail (500).
+func TextReason(s string) string {
+	switch {
+	case !utf8.ValidString(s):
+		return "must be valid UTF-8"
+	case strings.IndexByte(s, 0) >= 0:
+		return "must not contain NUL (\\u0000)"
+	}
+	return ""
 }
