@@ -10,6 +10,7 @@ import (
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
+	"github.com/acctsuite/acct/services/bills-tags/internal/domain/receipt"
 )
 
 // EnumUnknownAccount is the 400 of an account the business's chart does
@@ -74,7 +75,9 @@ var defaultAccounts = map[string]bool{bill.AccountsPayable: true, bill.DefaultEx
 // can post it: an unknown or archived one is a 400 UnknownAccount naming
 // the field, never a posting the ledger dead-letters. While the
 // business's chart has not reached this service yet, naming an account is
-// a 503 Unavailable (the client retries). The defaults are not looked up.
+// a 503 Unavailable (the client retries), unless every account named is a
+// default-chart expense account named by stable name. The defaults are not
+// looked up.
 type accountChecker struct{ store AccountStore }
 
 func (c accountChecker) check(ctx context.Context, db bun.IDB, businessID uuid.UUID, fields []accountField) error {
@@ -99,7 +102,14 @@ func (c accountChecker) check(ctx context.Context, db bun.IDB, businessID uuid.U
 		return err
 	}
 	if !chart {
-		return apperr.New(apperr.Unavailable, "the business's chart of accounts has not reached this service yet; retry shortly")
+		// The default chart's expense accounts exist from the business's
+		// creation on: naming one by stable name needs no wait.
+		for _, f := range named {
+			if _, known := receipt.ChartAccountOf(businessID, f.ref); !known || f.ref.ID != nil {
+				return apperr.New(apperr.Unavailable, "the business's chart of accounts has not reached this service yet; retry shortly")
+			}
+		}
+		return nil
 	}
 	bad := map[string]string{}
 	for _, f := range named {

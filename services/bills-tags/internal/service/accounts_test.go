@@ -71,10 +71,12 @@ func TestAccountsNamedAreTheChart(t *testing.T) {
 	}
 
 	// Until the business's chart has reached the service, naming an
-	// account is a 503 (retry); the defaults need no chart.
+	// account is a 503 (retry); the defaults and the default chart's
+	// expense accounts by stable name need no chart.
 	other := e.svc.SeedBusiness(t, "client-a")
 	e.doInvalid(req("POST", base(other)+"/bills", tok, map[string]any{"vendor_external_id": "v", "received_at": "2026-02-01T00:00:00Z",
 		"line_items": []any{map[string]any{"unit_price": 100, "account_identifier": byID(live.String())}}}), apperr.Status(apperr.Unavailable), "")
 	e.do(req("POST", base(other)+"/bills", tok, map[string]any{"vendor_external_id": "v", "received_at": "2026-02-01T00:00:00Z",
-		"line_items": []any{map[string]any{"unit_price": 100, "account_identifier": byName("UNCATEGORIZED_EXPENSES")}}}), 201)
+		"line_items": []any{map[string]any{"unit_price": 100, "account_identifier": byName("UNCATEGORIZED_EXPENSES")},
+			map[string]any{"unit_price": 100, "account_identifier": byName("RENT")}}}), 201)
 }
