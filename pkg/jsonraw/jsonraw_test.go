@@ -29,3 +29,29 @@ func TestShapes(t *testing.T) {
 		}
 	}
 }
+
+// StorableReason refuses what PostgreSQL's jsonb refuses (the contract
+// fuzzer's PATCH of a vendor credit with metadata {"k":"\u0000"} was a 500,
+// SQLSTATE 22P05) and accepts the rest, escaped backslashes included.
+func TestTextReason(t *testing.T) {
+	for s, ok := range map[string]bool{"": true, "café\n\t": true, "a\x00b": false, "\xff": false} {
+		if got := TextReason(s) == ""; got != ok {
+			t.Errorf("%q: accepted = %v, want %v", s, got, ok)
+		}
+	}
+}
+
+func TestStorableReason(t *testing.T) {
+	for _, ok := range []string{`{}`, `{"a":"b"}`, `{"a":"\\u0000"}`, `{"a":"\\\\u0000"}`, `{"a":"\u00e9\ud83d\ude00"}`,
+		`{"a":"\n\"\\"}`, `{"été":"\u0001"}`, `[1,"x"]`} {
+		if r := StorableReason([]byte(ok)); r != "" {
+			t.Errorf("%s: %q, want accepted", ok, r)
+		}
+	}
+	for _, bad := range []string{`{"a":"\u0000"}`, `{"\u0000":1}`, `{"a":"x\\\u0000"}`, `{"a":"\ud83d"}`, `{"a":"\ude00"}`,
+		`{"a":"\ud83d\u0041"}`, `{"a":"\ud83d"}` + "", "{\"a\":\"\xff\"}"} {
+		if r := StorableReason([]byte(bad)); r == "" {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+}

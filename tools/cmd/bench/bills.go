@@ -79,7 +79,7 @@ func benchBill(vendor string, n int) []byte {
 		"received_at": "2026-03-01T10:00:00Z", "bill_terms": "NET_30", "memo": "March supplies", "reference_number": "PO-" + strconv.Itoa(n),
 		"line_items": []any{
 			map[string]any{"product_name": "Paper", "unit_price": 1250, "quantity": 4, "discount_amount": 500,
-				"account_identifier": map[string]any{"type": "StableName", "stable_name": "OFFICE_SUPPLIES"},
+				"account_identifier": map[string]any{"type": "StableName", "stable_name": "OFFICE_EXPENSES"},
 				"sales_taxes":        []any{map[string]any{"tax_account": map[string]any{"type": "Tax_Name", "name": "vat"}, "amount": 360}}},
 			map[string]any{"description": "Delivery", "unit_price": 999, "quantity": 1},
 		},

@@ -48,7 +48,12 @@ type Bills struct {
 	vpub    VendorPublisher
 	log     *slog.Logger
 	now     func() time.Time
+	chart   accountChecker
 }
+
+// UseAccounts sets the chart-of-accounts projection that the accounts a
+// bill names are checked against (see accountChecker).
+func (a *Bills) UseAccounts(store AccountStore) { a.chart = accountChecker{store} }
 
 // NewBills assembles the bill use cases on db.
 func NewBills(db *bun.DB, store BillStore, vendors VendorStore, pub BillPublisher, vpub VendorPublisher, logger *slog.Logger) *Bills {
@@ -124,6 +129,9 @@ func (a *Bills) create(ctx context.Context, tx bun.Tx, businessID uuid.UUID, in 
 		Totals: c.Totals, Version: 1, ImportedAt: now, UpdatedAt: now,
 	}
 	b = b.Settle(0, now)
+	if err := a.chart.check(ctx, tx, businessID, billAccounts(b)); err != nil {
+		return BillView{}, false, err
+	}
 	inserted, err := a.store.InsertBill(ctx, tx, b)
 	if err != nil {
 		return BillView{}, false, err
@@ -311,6 +319,9 @@ func (a *Bills) Update(ctx context.Context, businessID, id uuid.UUID, p bill.Pat
 		}
 		next = next.Settle(0, now)
 		next.Version, next.UpdatedAt = b.Version+1, now
+		if err := a.chart.check(ctx, tx, businessID, billAccounts(next)); err != nil {
+			return err
+		}
 		if err := a.store.UpdateBill(ctx, tx, next); err != nil {
 			return err
 		}

@@ -54,6 +54,7 @@ type Credits struct {
 	vpub    VendorPublisher
 	log     *slog.Logger
 	now     func() time.Time
+	chart   accountChecker
 }
 
 // NewCredits assembles the vendor credit use cases on db.
@@ -208,6 +209,9 @@ func (a *Credits) Create(ctx context.Context, businessID uuid.UUID, in bill.Cred
 		if err != nil {
 			return err
 		}
+		if err := a.chart.check(ctx, tx, businessID, creditAccounts(c)); err != nil {
+			return err
+		}
 		inserted, err := a.store.InsertCredit(ctx, tx, c)
 		if err != nil {
 			return err
@@ -304,6 +308,9 @@ func (a *Credits) Update(ctx context.Context, businessID, id uuid.UUID, patch bi
 		if err != nil {
 			return err
 		}
+		if err := a.chart.check(ctx, tx, businessID, creditAccounts(next)); err != nil {
+			return err
+		}
 		next.Version, next.UpdatedAt = c.Version+1, now
 		if err := a.store.UpdateCredit(ctx, tx, next); err != nil {
 			return err
@@ -356,3 +363,7 @@ func (ms Movers) MoveVendorDocuments(ctx context.Context, tx bun.Tx, businessID,
 	}
 	return nil
 }
+
+// UseAccounts sets the chart-of-accounts projection that the accounts a
+// vendor credit names are checked against (see accountChecker).
+func (a *Credits) UseAccounts(store AccountStore) { a.chart = accountChecker{store} }

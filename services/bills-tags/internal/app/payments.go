@@ -50,6 +50,7 @@ type Payments struct {
 	bpub  BillPublisher
 	log   *slog.Logger
 	now   func() time.Time
+	chart accountChecker
 }
 
 // NewPayments assembles the bill payment use cases on db.
@@ -247,6 +248,9 @@ func (a *Payments) CreatePayment(ctx context.Context, businessID uuid.UUID, in b
 		if err != nil {
 			return err
 		}
+		if err := a.chart.check(ctx, tx, businessID, paymentAccounts(p)); err != nil {
+			return err
+		}
 		inserted, err := a.store.InsertPayment(ctx, tx, p)
 		if err != nil {
 			return err
@@ -338,6 +342,9 @@ func (a *Payments) UpdatePayment(ctx context.Context, businessID, id uuid.UUID, 
 		}
 		bills, delta, err := a.allocate(ctx, tx, &next, p.Allocations, als, ids, now)
 		if err != nil {
+			return err
+		}
+		if err := a.chart.check(ctx, tx, businessID, paymentAccounts(next)); err != nil {
 			return err
 		}
 		next.Version, next.UpdatedAt = p.Version+1, now
@@ -486,3 +493,7 @@ func (a *Payments) UntagPayments(ctx context.Context, businessID uuid.UUID, tagI
 	}
 	return out, nil
 }
+
+// UseAccounts sets the chart-of-accounts projection that the clearing
+// account a bill payment names is checked against (see accountChecker).
+func (a *Payments) UseAccounts(store AccountStore) { a.chart = accountChecker{store} }

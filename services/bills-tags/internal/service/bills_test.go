@@ -64,7 +64,7 @@ func twoLineBill(vendor string) map[string]any {
 		"tags": []any{map[string]any{"key": "dept", "value": "ops"}},
 		"line_items": []any{
 			map[string]any{"product_name": "Paper", "unit_price": 1250, "quantity": "4", "discount_amount": 500,
-				"account_identifier": map[string]any{"type": "StableName", "stable_name": "OFFICE_SUPPLIES"},
+				"account_identifier": map[string]any{"type": "StableName", "stable_name": "OFFICE_EXPENSES"},
 				"sales_taxes":        []any{map[string]any{"tax_account": map[string]any{"type": "Tax_Name", "name": "vat"}, "amount": 360}}},
 			map[string]any{"description": "Delivery", "unit_price": "999", "quantity": 1.5},
 		},

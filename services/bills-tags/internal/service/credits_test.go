@@ -81,13 +81,14 @@ func TestVendorCredits(t *testing.T) {
 	b1 := e.simpleBill(bid, tok, vendor, 10000, "")
 	b2 := e.simpleBill(bid, tok, vendor, 5000, "bill-ext-2")
 	acct := uuid.NewString()
+	e.ledgerAccounts(bid, false, []uuid.UUID{uuid.MustParse(acct)})
 
 	body := map[string]any{
 		"received_at": "2026-02-15T09:00:00Z", "vendor_external_id": "v-paper", "external_id": "vc-1",
 		"memo": "Returned paper", "reference_number": "CM-1", "metadata": map[string]any{"rma": 7},
 		"tags": []any{map[string]any{"key": "dept", "value": "ops"}},
 		"line_items": []any{
-			map[string]any{"amount": "6000", "expense_account_identifier": map[string]any{"type": "StableName", "stable_name": "OFFICE_SUPPLIES"},
+			map[string]any{"amount": "6000", "expense_account_identifier": map[string]any{"type": "StableName", "stable_name": "OFFICE_EXPENSES"},
 				"memo": "paper", "reference_number": "L1", "metadata": map[string]any{"sku": "A4"}, "tags": []any{map[string]any{"key": "project", "value": "x"}}},
 			map[string]any{"amount": 1000, "expense_account_identifier": map[string]any{"type": "AccountId", "id": acct}},
 		},
@@ -102,8 +103,8 @@ func TestVendorCredits(t *testing.T) {
 	}
 	lines := c["line_items"].([]any)
 	l0, l1 := lines[0].(map[string]any), lines[1].(map[string]any)
-	if la := l0["ledger_account"].(map[string]any); la["stable_name"].(map[string]any)["stable_name"] != "OFFICE_SUPPLIES" ||
-		la["id"].(map[string]any)["id"] != events.DefaultAccountID(bid, "OFFICE_SUPPLIES").String() || len(l0["transaction_tags"].([]any)) != 1 {
+	if la := l0["ledger_account"].(map[string]any); la["stable_name"].(map[string]any)["stable_name"] != "OFFICE_EXPENSES" ||
+		la["id"].(map[string]any)["id"] != events.DefaultAccountID(bid, "OFFICE_EXPENSES").String() || len(l0["transaction_tags"].([]any)) != 1 {
 		t.Fatalf("line 0 = %v", l0)
 	}
 	if la := l1["ledger_account"].(map[string]any); la["id"].(map[string]any)["id"] != acct || la["stable_name"] != nil {
@@ -133,7 +134,7 @@ func TestVendorCredits(t *testing.T) {
 	if l := post.Lines[0]; l.Account.StableName != bill.AccountsPayable || l.Direction != "DEBIT" || l.Amount != 7000 {
 		t.Fatalf("A/P line = %+v", l)
 	}
-	if l := post.Lines[1]; l.Account.StableName != "OFFICE_SUPPLIES" || l.Direction != "CREDIT" || l.Amount != 6000 || len(l.Tags) != 2 {
+	if l := post.Lines[1]; l.Account.StableName != "OFFICE_EXPENSES" || l.Direction != "CREDIT" || l.Amount != 6000 || len(l.Tags) != 2 {
 		t.Fatalf("expense line = %+v", l)
 	}
 	if l := post.Lines[2]; l.Account.ID == nil || l.Account.ID.String() != acct || l.Amount != 1000 {
@@ -264,6 +265,21 @@ func TestVendorCredits(t *testing.T) {
 		e.doInvalid(req("PATCH", base(bid)+"/bills/vendor-credits/"+cid, tok, map[string]any{"vendor_id": vendor}), 400, bill.EnumInvalidCredit)
 		e.doInvalid(req("PATCH", base(bid)+"/bills/vendor-credits/"+cid, tok, map[string]any{"metadata": map[string]any{"k": strings.Repeat("x", 1100)}}), 400, bill.EnumMetadataTooLarge)
 		e.doInvalid(req("PATCH", base(bid)+"/bills/vendor-credits/"+uuid.NewString(), tok, map[string]any{"memo": "x"}), 404, bill.EnumCreditNotFound)
+		// Found by the contract fuzzer: a NUL reaching jsonb was a 500
+		// (SQLSTATE 22P05); every text input is a 400 naming its field.
+		for field, body := range map[string]string{
+			"metadata":                       `{"metadata": {"k": "a\u0000b"}}`,
+			"line_items[0].metadata":         `{"line_items": [{"amount": 5000, "metadata": {"\u0000": 1}}]}`,
+			"memo":                           `{"memo": "a\u0000b"}`,
+			"line_items[0].memo":             `{"line_items": [{"amount": 5000, "memo": "\u0000"}]}`,
+			"reference_number":               `{"reference_number": "r\u0000"}`,
+			"line_items[0].reference_number": `{"line_items": [{"amount": 5000, "reference_number": "\u0000"}]}`,
+		} {
+			m := e.doInvalid(req("PATCH", base(bid)+"/bills/vendor-credits/"+cid, tok, body), 400, "")
+			if _, ok := fieldsOf(m)[field]; !ok {
+				t.Fatalf("%s: %v does not name %s", body, m, field)
+			}
+		}
 		if ce := e.creditEvents(cid); len(ce) != 2 {
 			t.Fatalf("a refused update published: %d events", len(ce))
 		}

@@ -3,9 +3,11 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
@@ -17,6 +19,8 @@ import (
 	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
 	"github.com/acctsuite/acct/pkg/testkit"
 	billstags "github.com/acctsuite/acct/services/bills-tags"
+	"github.com/acctsuite/acct/services/bills-tags/internal/adapters/postgres"
+	"github.com/acctsuite/acct/services/bills-tags/internal/app"
 	"github.com/acctsuite/acct/services/bills-tags/internal/config"
 )
 
@@ -57,7 +61,41 @@ func newEnv(t *testing.T) *env {
 // business records a business of clientID as acct.business.v1 would.
 func (e *env) business(clientID string) uuid.UUID {
 	e.t.Helper()
-	return e.svc.SeedBusiness(e.t, clientID)
+	bid := e.svc.SeedBusiness(e.t, clientID)
+	e.ledgerAccounts(bid, false, nil, defaultChart...)
+	return bid
+}
+
+// defaultChart are stable names of the ledger's default chart the tests
+// name (services/transactions/internal/domain/chart.go).
+var defaultChart = []string{"ACCOUNTS_PAYABLE", "BANK_ACCOUNTS", "CASH", "UNCATEGORIZED_EXPENSES", "ITEMS_FOR_RESALE",
+	"MATERIALS", "PAYROLL_CONTRACTORS", "RENT", "UTILITIES", "INSURANCE", "MARKETING", "OFFICE_EXPENSES", "TRAVEL", "MEALS",
+	"SOFTWARE", "BANK_FEES", "OTHER_FEES", "OTHER_BUSINESS_EXPENSES", "EQUIPMENT", "PHONE", "PROFESSIONAL_SERVICES"}
+
+// ledgerAccounts records accounts of the business's chart as the
+// acct.accounts.v1 consumer does: the custom accounts ids and the default
+// chart's stable names (with the ledger's deterministic ids), archived or
+// live.
+func (e *env) ledgerAccounts(bid uuid.UUID, archived bool, ids []uuid.UUID, stableNames ...string) {
+	e.t.Helper()
+	p := events.LedgerAccountsUpserted{BusinessID: bid}
+	now := time.Now().UTC()
+	for i, id := range ids {
+		p.Accounts = append(p.Accounts, events.LedgerAccountSnapshot{ID: id, Name: fmt.Sprintf("Account %d", i),
+			AccountType: "EXPENSE", Archived: archived, UpdatedAt: now})
+	}
+	for _, n := range stableNames {
+		name := n
+		p.Accounts = append(p.Accounts, events.LedgerAccountSnapshot{ID: events.DefaultAccountID(bid, n), StableName: &name,
+			Name: n, AccountType: "EXPENSE", Archived: archived, UpdatedAt: now})
+	}
+	evt, err := events.New(events.TopicAccounts, events.TypeLedgerAccountsUpserted, "acct/transactions", bid, p)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := app.ApplyAccounts(context.Background(), e.db, postgres.New(), evt); err != nil {
+		e.t.Fatal(err)
+	}
 }
 
 func (e *env) token(clientID string) string { return e.svc.Tokens.Platform(e.t, clientID) }

@@ -65,6 +65,12 @@ func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Ki
 	s.Payments = app.NewPayments(k.DB(), store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
 	s.Credits = app.NewCredits(k.DB(), store, store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
 	s.Vendors.SetMover(app.Movers{s.Bills, s.Credits})
+	// The ledger's charts, to check the accounts bills, bill payments and
+	// vendor credits name before their postings are published.
+	k.Consume(events.TopicAccounts, kafkaadapter.AccountsHandler(store))
+	s.Bills.UseAccounts(store)
+	s.Payments.UseAccounts(store)
+	s.Credits.UseAccounts(store)
 	s.Tags = app.NewTags(k.DB(), store, s.Bills, transactions.New(s.cfg.TransactionsURL, s.cfg.TransactionsTimeout),
 		invoicing.New(s.cfg.CustomersInvoicesURL, s.cfg.CustomersInvoicesTimeout), k.Logger())
 	s.Tags.UsePayments(s.Payments)

@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/jsonraw"
 	"github.com/acctsuite/acct/pkg/money"
 	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/page"
@@ -273,6 +274,11 @@ func checkMetadata(raw json.RawMessage) error {
 	var obj map[string]any
 	if err := json.Unmarshal(raw, &obj); err != nil {
 		return apperr.PayloadField("metadata", "must be a JSON object").WithEnum(EnumInvalidInvoice)
+	}
+	// Stored as jsonb: NUL, unpaired surrogates and invalid UTF-8 are the
+	// caller's 400, not the database's 500.
+	if reason := jsonraw.StorableReason(raw); reason != "" {
+		return apperr.PayloadField("metadata", reason).WithEnum(EnumInvalidInvoice)
 	}
 	return nil
 }

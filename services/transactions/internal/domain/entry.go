@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/jsonraw"
 	"github.com/acctsuite/acct/pkg/money"
 	"github.com/acctsuite/acct/pkg/tags"
 )
@@ -222,6 +223,9 @@ func CheckMetadata(field string, raw json.RawMessage) (json.RawMessage, error) {
 	if compact.Len() > MaxMetadataBytes {
 		return nil, apperr.PayloadField(field, fmt.Sprintf("must be at most %d bytes, got %d", MaxMetadataBytes, compact.Len())).
 			WithEnum(EnumMetadataTooLarge)
+	}
+	if reason := jsonraw.StorableReason(compact.Bytes()); reason != "" { // stored as jsonb
+		return nil, apperr.PayloadField(field, reason)
 	}
 	return compact.Bytes(), nil
 }

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -135,8 +136,15 @@ func TestApplyPosting(t *testing.T) {
 			Lines: []events.PostingLine{stableLine("ACCOUNTS_RECEIVABLE", "DEBIT", 10), taxLine("!!", 10)}}},
 	}
 	for _, b := range bad {
-		if _, err := e.apply(bid, b.p); err == nil {
+		_, err := e.apply(bid, b.p)
+		if err == nil {
 			t.Errorf("%s: accepted", b.name)
+		}
+		// The error is the dead letter's x-error header: it must say which
+		// account (the producers check accounts before publishing, so only
+		// an account archived in the meantime can get here).
+		if b.name == "unknown account" && err != nil && !strings.Contains(err.Error(), "NO_SUCH_ACCOUNT") {
+			t.Errorf("unknown account: %v does not name the account", err)
 		}
 	}
 

@@ -226,6 +226,11 @@ func CheckMetadata(field string, raw json.RawMessage) (json.RawMessage, error) {
 	if err := json.Compact(&compact, raw); err != nil {
 		return nil, apperr.PayloadField(field, "must be a JSON object").WithEnum(EnumInvalidBill)
 	}
+	// Stored as jsonb: NUL, unpaired surrogates and invalid UTF-8 are the
+	// caller's 400, not the database's 500.
+	if reason := jsonraw.StorableReason(compact.Bytes()); reason != "" {
+		return nil, apperr.PayloadField(field, reason).WithEnum(EnumInvalidBill)
+	}
 	return compact.Bytes(), nil
 }
 

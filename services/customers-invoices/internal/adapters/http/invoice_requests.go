@@ -11,6 +11,7 @@ import (
 
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/httpx"
+	"github.com/acctsuite/acct/pkg/jsonraw"
 	"github.com/acctsuite/acct/pkg/money"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/customers-invoices/internal/app"
@@ -182,6 +183,8 @@ func checkTexts(vals map[string]*string, bad map[string]string) {
 	for _, r := range textRules {
 		if v := vals[r.field]; v != nil && len([]rune(*v)) > r.max {
 			bad[r.field] = fmt.Sprintf("at most %d characters", r.max)
+		} else if v != nil && jsonraw.TextReason(*v) != "" {
+			bad[r.field] = jsonraw.TextReason(*v) // stored as text: a NUL is a 400, not a 500
 		}
 	}
 }

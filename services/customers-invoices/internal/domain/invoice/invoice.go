@@ -15,6 +15,7 @@ import (
 
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/jsonraw"
 	"github.com/acctsuite/acct/pkg/money"
 	"github.com/acctsuite/acct/pkg/tags"
 )
@@ -288,6 +289,8 @@ func checkLineText(f string, in LineInput, bad map[string]string) {
 	for name, p := range map[string]*string{"product": in.Product, "description": in.Description, "memo": in.Memo, "external_id": in.ExternalID} {
 		if p != nil && utf8.RuneCountInString(*p) > MaxTextLength {
 			bad[f+"."+name] = fmt.Sprintf("at most %d characters", MaxTextLength)
+		} else if p != nil && jsonraw.TextReason(*p) != "" {
+			bad[f+"."+name] = jsonraw.TextReason(*p) // stored in jsonb: a NUL is a 400, not a 500
 		}
 	}
 }

@@ -151,6 +151,12 @@ func TestComputeRejects(t *testing.T) {
 		{"neither product nor description", func(t *testing.T) Draft {
 			return one(t, func(l *LineInput) { l.Product, l.Description = nil, str("  ") })
 		}, "line_items[0].product", EnumInvalidLine},
+		{"NUL in a line memo (stored in jsonb)", func(t *testing.T) Draft {
+			return one(t, func(l *LineInput) { l.Memo = str("a\x00b") })
+		}, "line_items[0].memo", EnumInvalidLine},
+		{"NUL in a line description", func(t *testing.T) Draft {
+			return one(t, func(l *LineInput) { l.Description = str("\x00") })
+		}, "line_items[0].description", EnumInvalidLine},
 		{"negative unit price", func(t *testing.T) Draft { return one(t, func(l *LineInput) { l.UnitPrice = -1 }) }, "line_items[0].unit_price", EnumInvalidLine},
 		{"zero quantity", func(t *testing.T) Draft { return one(t, func(l *LineInput) { l.Quantity = qty(t, "0") }) }, "line_items[0].quantity", EnumInvalidLine},
 		{"negative quantity", func(t *testing.T) Draft { return one(t, func(l *LineInput) { l.Quantity = qty(t, "-1") }) }, "line_items[0].quantity", EnumInvalidLine},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/httpx"
+	"github.com/acctsuite/acct/pkg/jsonraw"
 	"github.com/acctsuite/acct/pkg/money"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/transactions/internal/app"
@@ -83,6 +84,16 @@ func (b journalEntryBody) input() (app.JournalEntryInput, error) {
 	if b.LineItems == nil {
 		fields["line_items"] = "is required"
 	}
+	// Stored as text: a NUL (or invalid UTF-8) is a 400, not a 500.
+	storable := func(field string, p *string) {
+		if p != nil && jsonraw.TextReason(*p) != "" {
+			fields[field] = jsonraw.TextReason(*p)
+		}
+	}
+	storable("external_id", b.ExternalID)
+	storable("created_by", b.CreatedBy)
+	storable("memo", b.Memo)
+	storable("reference_number", b.ReferenceNumber)
 	meta, err := domain.CheckMetadata("metadata", b.Metadata)
 	if err != nil {
 		return app.JournalEntryInput{}, err
@@ -112,6 +123,8 @@ func (b journalEntryBody) input() (app.JournalEntryInput, error) {
 		default:
 			fields[prefix+"direction"] = "must be DEBIT or CREDIT"
 		}
+		storable(prefix+"memo", l.Memo)
+		storable(prefix+"external_id", l.ExternalID)
 		line.Memo, line.ExternalID, line.Tags = l.Memo, l.ExternalID, l.Tags
 		in.Lines = append(in.Lines, line)
 	}

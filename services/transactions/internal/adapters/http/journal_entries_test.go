@@ -65,6 +65,11 @@ func TestParseJournalEntryBody(t *testing.T) {
 		{"bad entry_at", `{"entry_at":"yesterday","line_items":[]}`, "InvalidPayload"},
 		{"bad entry_type", `{"entry_type":"BANK","line_items":[]}`, "InvalidPayload"},
 		{"metadata array", `{"metadata":[1],"line_items":[]}`, "InvalidPayload"},
+		// Stored as text/jsonb, which cannot hold NUL: a 400, not a 500.
+		{"NUL in memo", `{"memo":"a\u0000b","line_items":[]}`, "InvalidPayload"},
+		{"NUL in reference_number", `{"reference_number":"\u0000","line_items":[]}`, "InvalidPayload"},
+		{"NUL in a line memo", `{"line_items":[{"account_identifier":{"type":"StableName","stable_name":"CASH"},"amount":1,"direction":"DEBIT","memo":"\u0000"}]}`, "InvalidPayload"},
+		{"NUL in metadata", `{"metadata":{"k":"\u0000"},"line_items":[]}`, "InvalidPayload"},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {

@@ -187,6 +187,9 @@ func CheckMetadata(raw json.RawMessage) (json.RawMessage, string, bool) {
 	if compact.Len() > MaxMetadataBytes {
 		return nil, fmt.Sprintf("must be at most %d bytes of compact JSON, got %d", MaxMetadataBytes, compact.Len()), false
 	}
+	if reason := jsonraw.StorableReason(compact.Bytes()); reason != "" { // stored as jsonb
+		return nil, reason, false
+	}
 	return compact.Bytes(), "", true
 }
 

@@ -1,0 +1,35 @@
+package http
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/acctsuite/acct/pkg/apperr"
+)
+
+// Text fields are stored as PostgreSQL text, which cannot hold NUL: the
+// create parser refuses one with a 400 naming the field (it was a 500).
+func TestParseInvoiceRefusesNUL(t *testing.T) {
+	for _, field := range []string{"memo", "invoice_number", "external_id"} {
+		_, err := parseInvoice([]byte(`{"` + field + `":"a\u0000b"}`))
+		ae := apperr.From(err)
+		if err == nil || ae.Status() != 400 || !strings.Contains(strings.Join(keys(ae.Meta), ","), field) {
+			t.Fatalf("%s: %v (%v), want a 400 naming it", field, err, ae.Meta)
+		}
+	}
+}
+
+func keys(meta map[string]any) []string {
+	var out []string
+	switch f := meta["fields"].(type) {
+	case map[string]string:
+		for k := range f {
+			out = append(out, k)
+		}
+	case map[string]any:
+		for k := range f {
+			out = append(out, k)
+		}
+	}
+	return out
+}
