@@ -3,6 +3,7 @@ package httpx
 import (
 	"io"
 	"net"
+	"sync/atomic"
 	"time"
 )
 
@@ -40,9 +41,26 @@ func (l lingerListener) Accept() (net.Conn, error) {
 
 // lingerConn is a TCP connection whose Close lingers (see above). Close
 // returns at once; the discarding runs on its own goroutine.
-type lingerConn struct{ *net.TCPConn }
+//
+// A Close while a Read is blocked comes from another goroutine: the
+// server's shutdown closing a keep-alive connection idle between requests.
+// Nothing of a request is unread there, and the blocked Read must fail now
+// (the shutdown waits for it), so that Close is immediate.
+type lingerConn struct {
+	*net.TCPConn
+	reading atomic.Int32
+}
+
+func (c *lingerConn) Read(p []byte) (int, error) {
+	c.reading.Add(1)
+	defer c.reading.Add(-1)
+	return c.TCPConn.Read(p)
+}
 
 func (c *lingerConn) Close() error {
+	if c.reading.Load() > 0 {
+		return c.TCPConn.Close()
+	}
 	if err := c.TCPConn.CloseWrite(); err != nil {
 		// Already reset or closed by the peer: nothing to protect.
 		return c.TCPConn.Close()
