@@ -21,9 +21,11 @@ func Serve(ctx context.Context, app *fiber.App, addr string, drain time.Duration
 }
 
 // ServeListener is Serve on an existing listener (tests use 127.0.0.1:0).
+// Its connections close lingering (linger.go), so an answer sent while the
+// client is still writing a refused body is read, not lost to a reset.
 func ServeListener(ctx context.Context, app *fiber.App, ln net.Listener, drain time.Duration) error {
 	errc := make(chan error, 1)
-	go func() { errc <- app.Listener(ln) }()
+	go func() { errc <- app.Listener(lingerListener{ln}) }()
 	select {
 	case err := <-errc:
 		if err != nil {

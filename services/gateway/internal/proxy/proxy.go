@@ -189,7 +189,7 @@ func (u *Upstream) Forward(c *fiber.Ctx) error {
 	var body *limitedReader
 	if cl != 0 {
 		if stream := in.BodyStream(); stream != nil {
-			body = &limitedReader{r: stream, remaining: u.bodyLimit}
+			body = &limitedReader{r: stream, remaining: u.bodyLimit, size: int64(cl)}
 			req.SetBodyStream(body, cl)
 		} else {
 			req.SetBodyRaw(in.Body())
@@ -215,7 +215,15 @@ func (u *Upstream) Forward(c *fiber.Ctx) error {
 		c.Set(fiber.HeaderRetryAfter, u.retryAfter)
 		return apperr.Wrap(apperr.Unavailable, err, u.unavailable)
 	}
-	c.Locals(BodyConsumedKey, true)
+	if body == nil || body.done() {
+		c.Locals(BodyConsumedKey, true)
+	} else {
+		// The upstream answered before taking the whole body (it refused it
+		// and reset the connection; fasthttp's client then still reads the
+		// answer). The rest is still in the client's connection: drain it
+		// so the next request there starts where it should, or close.
+		drainRest(c, body, u.bodyLimit)
+	}
 	if span.IsRecording() {
 		span.SetAttributes(attribute.Int("http.response.status_code", resp.StatusCode()))
 	}
@@ -336,6 +344,18 @@ func drainRejected(c *fiber.Ctx, contentLength int64) {
 	c.Context().SetConnectionClose()
 }
 
+// drainRest reads and discards what is left of a body the upstream did not
+// take, up to the gateway's limit; the connection is closed (lingering, see
+// pkg/httpx) when that fails or the body turns out larger.
+func drainRest(c *fiber.Ctx, body *limitedReader, limit int64) {
+	body.remaining = min(body.remaining, limit)
+	if _, err := io.Copy(io.Discard, body); err == nil && body.done() {
+		c.Locals(BodyConsumedKey, true)
+		return
+	}
+	c.Context().SetConnectionClose()
+}
+
 // TooLarge is the 413 error object for a body over limit bytes.
 func TooLarge(limit int64) error {
 	return apperr.Newf(apperr.PayloadTooLarge, "request body exceeds %d bytes", limit).WithEnum("PayloadTooLarge")
@@ -346,10 +366,14 @@ func TooLarge(limit int64) error {
 var errBodyTooLarge = errors.New("request body too large")
 
 // limitedReader reads the client's body stream, failing once more than
-// remaining bytes arrive (chunked bodies have no Content-Length to check).
+// remaining bytes arrive (chunked bodies have no Content-Length to check),
+// and knows whether the body was read to its end.
 type limitedReader struct {
 	r         io.Reader
 	remaining int64
+	size      int64 // Content-Length; negative when chunked
+	read      int64
+	eof       bool
 	exceeded  bool
 	err       error
 }
@@ -357,14 +381,25 @@ type limitedReader struct {
 func (l *limitedReader) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
 	l.remaining -= int64(n)
+	l.read += int64(n)
 	if l.remaining < 0 {
 		l.exceeded = true
 		return 0, errBodyTooLarge
 	}
-	if err != nil && err != io.EOF {
+	if err == io.EOF {
+		l.eof = true
+	} else if err != nil {
 		l.err = err
 	}
 	return n, err
+}
+
+// done reports whether the whole body was read.
+func (l *limitedReader) done() bool {
+	if l.exceeded || l.err != nil {
+		return false
+	}
+	return l.eof || (l.size >= 0 && l.read == l.size)
 }
 
 // upstreamBody hands the upstream response stream to the server and
