@@ -52,7 +52,7 @@ func (g *gen) pct(p int) bool { return g.r.IntN(100) < p }
 func (g *gen) pick(xs []string) string { return xs[g.r.IntN(len(xs))] }
 
 var (
-	stableNames = []string{"CASH", "RENT", "MEALS", "UTILITIES", "OPENING_BALANCE_EQUITY", "ACCOUNTS_RECEIVABLE", "ACCOUNTS_PAYABLE", "REVENUE", "OFFICE_SUPPLIES"}
+	stableNames = []string{"CASH", "RENT", "MEALS", "UTILITIES", "OPENING_BALANCE_EQUITY", "ACCOUNTS_RECEIVABLE", "ACCOUNTS_PAYABLE", "REVENUE", "OFFICE_EXPENSES"}
 	tagKeys     = []string{"dept", "site", "region", "trip"}
 	tagValues   = []string{"east", "west", "north", "retail", "office"}
 	weird       = []string{

@@ -11,6 +11,7 @@ import (
 
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/httpx"
+	"github.com/acctsuite/acct/pkg/jsonraw"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
 
@@ -153,6 +154,11 @@ func parseDocument(c *fiber.Ctx) (*banking.RecordRequest, *string, error) {
 	if v := form.Value["documentType"]; len(v) > 0 {
 		if len(v) > 1 || len(v[0]) == 0 || len(v[0]) > 100 {
 			return nil, nil, apperr.PayloadField("documentType", "one text of 1 to 100 characters").WithEnum(banking.EnumInvalidMultipart)
+		}
+		// Stored as text: NUL or invalid UTF-8 is the caller's mistake (a
+		// 400), not a failed insert (found by contract fuzzing).
+		if why := jsonraw.TextReason(v[0]); why != "" {
+			return nil, nil, apperr.PayloadField("documentType", why).WithEnum(banking.EnumInvalidMultipart)
 		}
 		documentType = &v[0]
 	}

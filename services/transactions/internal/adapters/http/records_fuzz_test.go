@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/acctsuite/acct/pkg/apperr/apperrtest"
+	"github.com/acctsuite/acct/pkg/jsonraw"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
 
@@ -16,7 +17,8 @@ import (
 // transaction document upload (parseDocument, which re-frames its file
 // part for banking.ParseRecordRequest) and to the record endpoints'
 // parseRecord: refusals are 4xx error objects; an accepted upload holds
-// exactly one file and a document type of 1 to 100 bytes when given.
+// exactly one file and a document type of 1 to 100 bytes, storable as
+// PostgreSQL text (no NUL, valid UTF-8), when given.
 func FuzzParseDocument(f *testing.F) {
 	var b bytes.Buffer
 	w := multipart.NewWriter(&b)
@@ -36,6 +38,10 @@ func FuzzParseDocument(f *testing.F) {
 	f.Add("application/json", []byte(`{"transaction":{}}`))
 	f.Add("multipart/form-data", good)
 	f.Add(ct, []byte(""))
+	// A NUL in the document type was a 500 (the insert failed): found by
+	// contract fuzzing (CONTRACT_FUZZ_SEED=1795638063083426556).
+	f.Add(ct, bytes.Replace(good, []byte("RECEIPT"), []byte("\x00nul"), 1))
+	f.Add(ct, bytes.Replace(good, []byte("RECEIPT"), []byte("\xff\xfe"), 1))
 	fapp := fiber.New()
 	f.Fuzz(func(t *testing.T, contentType string, body []byte) {
 		rc := &fasthttp.RequestCtx{}
@@ -48,7 +54,7 @@ func FuzzParseDocument(f *testing.F) {
 		if err != nil {
 			apperrtest.Require4xx(t, err)
 		} else {
-			if len(rq.Files) != 1 || docType != nil && (len(*docType) == 0 || len(*docType) > 100) {
+			if len(rq.Files) != 1 || docType != nil && (len(*docType) == 0 || len(*docType) > 100 || jsonraw.TextReason(*docType) != "") {
 				t.Fatalf("accepted %d files, document type %v", len(rq.Files), docType)
 			}
 			if err := rq.Close(); err != nil {
