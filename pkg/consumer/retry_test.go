@@ -206,7 +206,9 @@ func TestNotYetIsWaitedOutWithinItsWindow(t *testing.T) {
 		newEvent(t, uuid.Must(uuid.NewV7()), payload{Name: "never"}))
 	run(t, consumer.New(db, consumer.Config{
 		Brokers: broker.Addrs(), GroupID: "svc", Topics: []string{topic}, MaxAttempts: 1, Backoff: 5 * time.Millisecond,
-		NotYetWindow: 300 * time.Millisecond,
+		// Generous against the 5 ms backoff: four tries fit even on a loaded
+		// machine under -race (300 ms did not, once).
+		NotYetWindow: 5 * time.Second,
 	}, handler, slog.New(slog.DiscardHandler)))
 
 	eventually(t, 30*time.Second, "one applied, one dead-lettered", func() (bool, string) {
