@@ -18,23 +18,10 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
 
-// ledgerAccountsDDL is the table as the services' migrations create it in
-// their schemas (customers-invoices 20261203000001, bills-tags
-// 20261307000001).
-const ledgerAccountsDDL = `CREATE TABLE ledger_accounts (
-    business_id  uuid        NOT NULL,
-    id           uuid        NOT NULL,
-    stable_name  text,
-    name         text        NOT NULL,
-    account_type text        NOT NULL,
-    archived     boolean     NOT NULL,
-    updated_at   timestamptz NOT NULL,
-    CONSTRAINT ledger_accounts_pkey PRIMARY KEY (business_id, id))`
-
 func newDB(t *testing.T) *bun.DB {
 	t.Helper()
 	db := testkit.DB(t, "charttest")
-	if _, err := db.ExecContext(context.Background(), ledgerAccountsDDL); err != nil {
+	if err := chart.CreateTable(context.Background(), db); err != nil {
 		t.Fatal(err)
 	}
 	return db
