@@ -450,7 +450,7 @@ func selfCheck(t *testing.T, c *checker, ops map[string]*operation) {
 // loadReceipts reads the small text PDFs of pkg/receipts' corpus.
 func loadReceipts(t *testing.T) {
 	t.Helper()
-	root, err := repoRoot()
+	root, err := stack.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

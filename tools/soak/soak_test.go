@@ -23,13 +23,13 @@ func TestSoakShort(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the soak starts the whole suite; -short skips it")
 	}
-	root, err := RepoRoot()
+	root, err := stack.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()
 	bin := filepath.Join(tmp, "bin")
-	if err := BuildBinaries(root, bin); err != nil {
+	if err := stack.BuildBinaries(root, bin); err != nil {
 		t.Fatal(err)
 	}
 	logs, err := os.Create(filepath.Join(tmp, "stack.log"))

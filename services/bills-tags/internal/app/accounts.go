@@ -7,56 +7,19 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
-	"github.com/acctsuite/acct/pkg/apperr"
-	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/chart"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/receipt"
 )
 
 // EnumUnknownAccount is the 400 of an account the business's chart does
 // not have (or has archived) — customers-invoices' enum for its lines.
-const EnumUnknownAccount = "UnknownAccount"
+const EnumUnknownAccount = chart.EnumUnknownAccount
 
 // AccountStore is the projection of the businesses' charts of accounts
-// (acct.accounts.v1), as customers-invoices keeps it for its invoices.
-type AccountStore interface {
-	UpsertLedgerAccounts(ctx context.Context, db bun.IDB, businessID uuid.UUID, accounts []events.LedgerAccountSnapshot) error
-	// LiveAccounts reports which of refs (by accountKey) name a live
-	// account of the business, and whether the business's chart has
-	// arrived at all.
-	LiveAccounts(ctx context.Context, db bun.IDB, businessID uuid.UUID, refs []bill.AccountRef) (map[string]bool, bool, error)
-}
-
-// ApplyAccounts keeps the projection from a ledger_accounts.upserted
-// event, in the consumer's transaction.
-func ApplyAccounts(ctx context.Context, tx bun.IDB, store AccountStore, e events.Event) error {
-	if e.Type != events.TypeLedgerAccountsUpserted {
-		return nil
-	}
-	var p events.LedgerAccountsUpserted
-	if err := e.Decode(&p); err != nil {
-		return err
-	}
-	if p.BusinessID == uuid.Nil {
-		return fmt.Errorf("accounts event %s: no business_id", e.ID)
-	}
-	return store.UpsertLedgerAccounts(ctx, tx, p.BusinessID, p.Accounts)
-}
-
-// AccountKey identifies a reference (an id or a stable name) as a map key.
-func AccountKey(r bill.AccountRef) string {
-	if r.ID != nil {
-		return "id:" + r.ID.String()
-	}
-	return "stable:" + r.StableName
-}
-
-func accountName(r bill.AccountRef) string {
-	if r.ID != nil {
-		return r.ID.String()
-	}
-	return r.StableName
-}
+// (acct.accounts.v1), as customers-invoices keeps it for its invoices:
+// chart.Table in the service's schema.
+type AccountStore = chart.Store
 
 // accountField is an account reference a document names, with the
 // request field it came from.
@@ -77,50 +40,23 @@ var defaultAccounts = map[string]bool{bill.AccountsPayable: true, bill.DefaultEx
 // business's chart has not reached this service yet, naming an account is
 // a 503 Unavailable (the client retries), unless every account named is a
 // default-chart expense account named by stable name. The defaults are not
-// looked up.
+// looked up. See chart.Check.
 type accountChecker struct{ store AccountStore }
 
 func (c accountChecker) check(ctx context.Context, db bun.IDB, businessID uuid.UUID, fields []accountField) error {
-	var named []accountField
+	var named []chart.Field
 	for _, f := range fields {
 		if !f.ref.IsZero() && (f.ref.ID != nil || !defaultAccounts[f.ref.StableName]) {
-			named = append(named, f)
+			named = append(named, chart.Field{Name: f.field, Ref: chart.Ref(f.ref)})
 		}
 	}
-	if len(named) == 0 {
-		return nil
+	// The default chart's expense accounts exist from the business's
+	// creation on: naming one by stable name needs no wait.
+	existsBeforeChart := func(r chart.Ref) bool {
+		_, known := receipt.ChartAccountOf(businessID, bill.AccountRef(r))
+		return known && r.ID == nil
 	}
-	if c.store == nil {
-		return fmt.Errorf("no chart of accounts projection to check %d accounts", len(named))
-	}
-	refs := make([]bill.AccountRef, len(named))
-	for i, f := range named {
-		refs[i] = f.ref
-	}
-	live, chart, err := c.store.LiveAccounts(ctx, db, businessID, refs)
-	if err != nil {
-		return err
-	}
-	if !chart {
-		// The default chart's expense accounts exist from the business's
-		// creation on: naming one by stable name needs no wait.
-		for _, f := range named {
-			if _, known := receipt.ChartAccountOf(businessID, f.ref); !known || f.ref.ID != nil {
-				return apperr.New(apperr.Unavailable, "the business's chart of accounts has not reached this service yet; retry shortly")
-			}
-		}
-		return nil
-	}
-	bad := map[string]string{}
-	for _, f := range named {
-		if !live[AccountKey(f.ref)] {
-			bad[f.field] = "the business has no live ledger account " + accountName(f.ref)
-		}
-	}
-	if len(bad) > 0 {
-		return apperr.FieldErrors(apperr.InvalidPayload, bad).WithEnum(EnumUnknownAccount)
-	}
-	return nil
+	return chart.Check(ctx, db, c.store, businessID, named, existsBeforeChart)
 }
 
 // billAccounts are the accounts a bill names (line, prepayment and tax

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/acctsuite/acct/pkg/chart"
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/openapi/openapitest"
 	"github.com/acctsuite/acct/pkg/servicekit"
@@ -20,7 +21,6 @@ import (
 	"github.com/acctsuite/acct/pkg/testkit"
 	billstags "github.com/acctsuite/acct/services/bills-tags"
 	"github.com/acctsuite/acct/services/bills-tags/internal/adapters/postgres"
-	"github.com/acctsuite/acct/services/bills-tags/internal/app"
 	"github.com/acctsuite/acct/services/bills-tags/internal/config"
 )
 
@@ -93,7 +93,7 @@ func (e *env) ledgerAccounts(bid uuid.UUID, archived bool, ids []uuid.UUID, stab
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if err := app.ApplyAccounts(context.Background(), e.db, postgres.New(), evt); err != nil {
+	if err := chart.Apply(context.Background(), e.db, postgres.New(), evt); err != nil {
 		e.t.Fatal(err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/acctsuite/acct/pkg/chart"
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/receipts"
@@ -67,7 +68,7 @@ func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Ki
 	s.Vendors.SetMover(app.Movers{s.Bills, s.Credits})
 	// The ledger's charts, to check the accounts bills, bill payments and
 	// vendor credits name before their postings are published.
-	k.Consume(events.TopicAccounts, kafkaadapter.AccountsHandler(store))
+	k.Consume(events.TopicAccounts, chart.Handler(store))
 	s.Bills.UseAccounts(store)
 	s.Payments.UseAccounts(store)
 	s.Credits.UseAccounts(store)

@@ -10,9 +10,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/acctsuite/acct/pkg/chart"
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/services/customers-invoices/internal/adapters/postgres"
-	"github.com/acctsuite/acct/services/customers-invoices/internal/app"
 )
 
 // invoiceTables are the tables a refused invoicing request must leave
@@ -277,7 +277,7 @@ func (iv *invoicing) ledgerAccounts(archived bool, ids ...uuid.UUID) []uuid.UUID
 	if err != nil {
 		iv.t.Fatal(err)
 	}
-	if err := app.ApplyAccounts(context.Background(), iv.db, postgres.New(), evt); err != nil {
+	if err := chart.Apply(context.Background(), iv.db, postgres.New(), evt); err != nil {
 		iv.t.Fatal(err)
 	}
 	return ids

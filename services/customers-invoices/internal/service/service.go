@@ -8,6 +8,7 @@ package service
 import (
 	"context"
 
+	"github.com/acctsuite/acct/pkg/chart"
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/servicekit"
@@ -47,7 +48,7 @@ func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 	s.Customers = app.NewCustomers(k.DB(), store, kafkaadapter.Publisher{}, k.Logger())
 	s.Invoicing = app.NewInvoicing(k.DB(), store, store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
 	// The ledger's charts, to check the accounts invoices name.
-	k.Consume(events.TopicAccounts, kafkaadapter.AccountsHandler(store))
+	k.Consume(events.TopicAccounts, chart.Handler(store))
 	httpadapter.Register(k.App(), httpadapter.Options{
 		Customers:   s.Customers,
 		Invoicing:   s.Invoicing,

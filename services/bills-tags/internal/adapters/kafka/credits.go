@@ -6,7 +6,6 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/acctsuite/acct/pkg/consumer"
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/services/bills-tags/internal/app"
@@ -29,13 +28,4 @@ func (Publisher) VendorCreditUpserted(ctx context.Context, db bun.IDB, c bill.Cr
 		return fmt.Errorf("vendor credit event: %w", err)
 	}
 	return outbox.Enqueue(ctx, db, evt)
-}
-
-// AccountsHandler keeps the projection of the businesses' charts of
-// accounts (acct.accounts.v1) that bills, bill payments and vendor
-// credits are checked against.
-func AccountsHandler(store app.AccountStore) consumer.Handler {
-	return func(ctx context.Context, tx bun.Tx, e events.Event) error {
-		return app.ApplyAccounts(ctx, tx, store, e)
-	}
 }

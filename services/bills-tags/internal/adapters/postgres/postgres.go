@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/acctsuite/acct/pkg/chart"
 	"github.com/acctsuite/acct/pkg/pgdb"
 )
 
@@ -19,7 +20,11 @@ var Migrations = pgdb.Embedded("bills", migrationFiles, "migrations")
 
 // Store implements the app's stores. It holds no connection: every method
 // runs on the bun.IDB it is given.
-type Store struct{}
+type Store struct {
+	// Table is the local copy of the businesses' charts of accounts
+	// (ledger_accounts, acct.accounts.v1): it implements app.AccountStore.
+	chart.Table
+}
 
 // New makes the store.
 func New() *Store { return &Store{} }

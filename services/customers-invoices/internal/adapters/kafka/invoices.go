@@ -7,7 +7,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
-	"github.com/acctsuite/acct/pkg/consumer"
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/tags"
@@ -164,12 +163,4 @@ func (p Publisher) WriteOffUpserted(ctx context.Context, db bun.IDB, w app.Write
 			Tags: app.KeyValues(w.Tags), Version: int64(w.Version)},
 		Posting: posting,
 	})
-}
-
-// AccountsHandler keeps the projection of the businesses' charts of
-// accounts from acct.accounts.v1 (app.ApplyAccounts).
-func AccountsHandler(store app.AccountStore) consumer.Handler {
-	return func(ctx context.Context, tx bun.Tx, e events.Event) error {
-		return app.ApplyAccounts(ctx, tx, store, e)
-	}
 }

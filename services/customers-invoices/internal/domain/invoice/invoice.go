@@ -65,14 +65,6 @@ func AccountID(id uuid.UUID) AccountRef { return AccountRef{ID: &id} }
 // IsZero reports an absent reference.
 func (r AccountRef) IsZero() bool { return r.ID == nil && r.StableName == "" }
 
-// Key identifies the reference (an id or a stable name) as a map key.
-func (r AccountRef) Key() string {
-	if r.ID != nil {
-		return "id:" + r.ID.String()
-	}
-	return "stable:" + r.StableName
-}
-
 func (r AccountRef) String() string {
 	if r.ID != nil {
 		return "account " + r.ID.String()

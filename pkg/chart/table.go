@@ -1,7 +1,8 @@
-package postgres
+package chart
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -9,11 +10,16 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/acctsuite/acct/pkg/events"
-	"github.com/acctsuite/acct/services/customers-invoices/internal/app"
-	"github.com/acctsuite/acct/services/customers-invoices/internal/domain/invoice"
 )
 
-var _ app.AccountStore = (*Store)(nil)
+// Table is the Store on the ledger_accounts table of the connection's
+// schema (each service creates it by its own migration: business_id, id
+// (the primary key together), stable_name, name, account_type, archived,
+// updated_at). It holds no connection: every method runs on the bun.IDB it
+// is given.
+type Table struct{}
+
+var _ Store = Table{}
 
 // ledgerAccountRow is a row of ledger_accounts.
 type ledgerAccountRow struct {
@@ -28,9 +34,16 @@ type ledgerAccountRow struct {
 	UpdatedAt   time.Time `bun:"updated_at"`
 }
 
-// UpsertLedgerAccounts implements app.AccountStore: each account's newest
-// state wins (an older snapshot redelivered changes nothing).
-func (s *Store) UpsertLedgerAccounts(ctx context.Context, db bun.IDB, businessID uuid.UUID, accounts []events.LedgerAccountSnapshot) error {
+func wrap(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// UpsertLedgerAccounts implements Store: each account's newest state wins
+// (an older snapshot redelivered changes nothing).
+func (Table) UpsertLedgerAccounts(ctx context.Context, db bun.IDB, businessID uuid.UUID, accounts []events.LedgerAccountSnapshot) error {
 	if len(accounts) == 0 {
 		return nil
 	}
@@ -48,10 +61,10 @@ func (s *Store) UpsertLedgerAccounts(ctx context.Context, db bun.IDB, businessID
 	return wrap("upsert ledger accounts", err)
 }
 
-// LiveAccounts implements app.AccountStore: of refs, the ones naming a
-// live account of the business, and whether the business has any account
-// here at all (its chart has arrived).
-func (s *Store) LiveAccounts(ctx context.Context, db bun.IDB, businessID uuid.UUID, refs []invoice.AccountRef) (map[string]bool, bool, error) {
+// LiveAccounts implements Store: of refs, the ones naming a live account
+// of the business, and whether the business has any account here at all
+// (its chart has arrived).
+func (Table) LiveAccounts(ctx context.Context, db bun.IDB, businessID uuid.UUID, refs []Ref) (map[string]bool, bool, error) {
 	var ids, names []string
 	for _, r := range refs {
 		if r.ID != nil {

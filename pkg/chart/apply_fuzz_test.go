@@ -1,4 +1,4 @@
-package app
+package chart
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/events"
-	"github.com/acctsuite/acct/services/customers-invoices/internal/domain/invoice"
 )
 
 type fuzzAccountStore struct{ upserts int }
@@ -21,15 +20,15 @@ func (s *fuzzAccountStore) UpsertLedgerAccounts(_ context.Context, _ bun.IDB, bu
 	return nil
 }
 
-func (s *fuzzAccountStore) LiveAccounts(context.Context, bun.IDB, uuid.UUID, []invoice.AccountRef) (map[string]bool, bool, error) {
+func (s *fuzzAccountStore) LiveAccounts(context.Context, bun.IDB, uuid.UUID, []Ref) (map[string]bool, bool, error) {
 	return nil, false, nil
 }
 
-// FuzzApplyAccounts feeds arbitrary ledger_accounts.upserted payloads to
+// FuzzApply feeds arbitrary ledger_accounts.upserted payloads to
 // the consumer of acct.accounts.v1: a malformed event is an error (the
 // event goes to the DLQ), never a panic, and only an event with a business
 // id reaches the store.
-func FuzzApplyAccounts(f *testing.F) {
+func FuzzApply(f *testing.F) {
 	f.Add(events.TypeLedgerAccountsUpserted, []byte(`{"business_id":"0190c4c4-0000-7000-8000-000000000001","accounts":[{"id":"0190c4c4-0000-7000-8000-000000000002","stable_name":"ACCOUNTS_RECEIVABLE","name":"A/R","classification":"ASSET","archived":false}]}`))
 	f.Add(events.TypeLedgerAccountsUpserted, []byte(`{"business_id":"00000000-0000-0000-0000-000000000000","accounts":[]}`))
 	f.Add(events.TypeLedgerAccountsUpserted, []byte(`{"business_id":"nope"}`))
@@ -39,7 +38,7 @@ func FuzzApplyAccounts(f *testing.F) {
 	f.Add("business.created", []byte(`{}`))
 	f.Fuzz(func(t *testing.T, typ string, data []byte) {
 		s := &fuzzAccountStore{}
-		err := ApplyAccounts(context.Background(), nil, s, events.Event{Type: typ, Data: data})
+		err := Apply(context.Background(), nil, s, events.Event{Type: typ, Data: data})
 		if typ != events.TypeLedgerAccountsUpserted && (err != nil || s.upserts != 0) {
 			t.Fatalf("event of type %q was not ignored: %v", typ, err)
 		}
