@@ -400,6 +400,8 @@ func parsePayment(body []byte, shortcut *uuid.UUID) (app.PaymentInput, error) {
 	checkTexts(map[string]*string{"external_id": in.ExternalID, "memo": in.Memo, "reference_number": in.ReferenceNumber}, bad)
 	if in.Processor != nil && len(*in.Processor) > 100 {
 		bad["processor"] = "at most 100 characters"
+	} else if in.Processor != nil && jsonraw.TextReason(*in.Processor) != "" {
+		bad["processor"] = jsonraw.TextReason(*in.Processor) // stored as text: a NUL is a 400, not a 500 (found by contract fuzzing)
 	}
 	if shortcut != nil {
 		if in.InvoicePayments != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/apperr/apperrtest"
+	"github.com/acctsuite/acct/pkg/jsonraw"
 	"github.com/acctsuite/acct/pkg/money"
 	"github.com/acctsuite/acct/services/customers-invoices/internal/domain/invoice"
 )
@@ -88,7 +89,9 @@ func FuzzParsePayment(f *testing.F) {
 	for _, s := range []string{`{"paid_at":"2026-03-05T00:00:00Z","method":"ACH","amount":12500,"fee":25,"invoice_payments":[{"invoice_id":"0190c4c4-0000-7000-8000-000000000001","amount":12500}]}`,
 		`{"paid_at":"2026-03-05T00:00:00Z","method":"CREDIT_CARD","processor":"stripe","amount":"1.50"}`,
 		`{"paid_at":"2026-03-05T00:00:00Z","method":"WIRE","amount":1}`, `{"paid_at":"2026-03-05T00:00:00Z","method":"CASH","amount":0}`,
-		`{"method":"CASH","amount":-5}`, `{"amount":92233720368547758070}`, `{"processor":" "}`, `{}`, `x`} {
+		`{"method":"CASH","amount":-5}`, `{"amount":92233720368547758070}`, `{"processor":" "}`, `{}`, `x`,
+		// A NUL in the processor was a 500 (found by contract fuzzing).
+		`{"paid_at":"2026-05-04T19:02:46Z","method":"OTHER","amount":94655,"processor":"\u0000nul"}`} {
 		f.Add([]byte(s), false)
 		f.Add([]byte(s), true)
 	}
@@ -108,6 +111,9 @@ func FuzzParsePayment(f *testing.F) {
 		}
 		if p.PaidAt == nil {
 			t.Fatalf("accepted a payment without paid_at: %s", body)
+		}
+		if p.Processor != nil && jsonraw.TextReason(*p.Processor) != "" {
+			t.Fatalf("accepted a processor PostgreSQL text cannot hold: %q", *p.Processor)
 		}
 	})
 }
