@@ -289,7 +289,7 @@ func makeFixtures(t *testing.T, name, tenant, bid, tok string) fixtures {
 	ext := func(s string) string { return "matrix-" + name + "-" + s }
 
 	f.ids["accountId"] = must("ledger account", jsonReq("POST", base+"/ledger/accounts", tok,
-		map[string]any{"name": "Matrix " + name, "account_type": "EXPENSE"}), "data", "id", "id")
+		map[string]any{"name": "Matrix " + name, "account_type": "EXPENSE"}), "data", "id")
 	f.ids["entryId"] = must("journal entry", jsonReq("POST", base+"/ledger/journal-entries", tok, map[string]any{
 		"external_id": ext("je"), "entry_at": "2026-01-02T00:00:00Z", "created_by": "matrix", "memo": "matrix " + name,
 		"line_items": []map[string]any{

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	pkgconfig "github.com/acctsuite/acct/pkg/config"
@@ -30,6 +32,9 @@ type Config struct {
 	UpstreamMaxConns   int           `env:"UPSTREAM_MAX_CONNS" envDefault:"512"`
 	OpenAPIRefresh     time.Duration `env:"OPENAPI_REFRESH_INTERVAL" envDefault:"30s"`
 	CORSAllowedOrigins []string      `env:"CORS_ALLOWED_ORIGINS" envSeparator:","`
+	// CORSAllowedHeaders are request headers a browser may send besides
+	// CORSDefaultHeaders (comma-separated header names).
+	CORSAllowedHeaders []string `env:"CORS_ALLOWED_HEADERS" envSeparator:","`
 
 	// Per-client buckets (token routes) and per-IP buckets (public routes,
 	// and token routes whose token is missing or invalid) share the rate
@@ -53,6 +58,43 @@ type Config struct {
 	// out); both or neither. Deployments on S3 leave them unset.
 	StorageDir        string `env:"STORAGE_DIR"`
 	StorageSigningKey string `env:"STORAGE_SIGNING_KEY"`
+}
+
+// CORSDefaultHeaders are the request headers every browser preflight may
+// name: ours (Authorization, Content-Type, Idempotency-Key, X-Request-Id,
+// trace context) and those the real product's client sends on every call
+// (Layer-Locale, Layer-React-Version) and on every non-GET call
+// (Cache-Control).
+var CORSDefaultHeaders = []string{
+	"Authorization", "Content-Type", "Idempotency-Key", "X-Request-Id", "traceparent", "tracestate",
+	"Layer-Locale", "Layer-React-Version", "Cache-Control",
+}
+
+// CORSHeaders is CORSDefaultHeaders followed by the configured extra
+// headers (trimmed, without blanks or repeats, case-insensitively).
+func (c Config) CORSHeaders() []string {
+	out := slices.Clone(CORSDefaultHeaders)
+	for _, h := range c.CORSAllowedHeaders {
+		h = strings.TrimSpace(h)
+		if h != "" && !slices.ContainsFunc(out, func(x string) bool { return strings.EqualFold(x, h) }) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// validHeaderName reports whether h is an HTTP header name (an RFC 9110
+// token).
+func validHeaderName(h string) bool {
+	if h == "" {
+		return false
+	}
+	for _, r := range h {
+		if r > 0x7e || r <= ' ' || strings.ContainsRune("\"(),/:;<=>?@[\\]{}", r) {
+			return false
+		}
+	}
+	return true
 }
 
 // DownloadRoute reports whether the filesystem store's download route is
@@ -127,6 +169,11 @@ func (c Config) Validate() error {
 	}
 	if c.UpstreamTimeout <= 0 || c.OpenAPIRefresh <= 0 {
 		errs = append(errs, errors.New("UPSTREAM_TIMEOUT and OPENAPI_REFRESH_INTERVAL must be positive"))
+	}
+	for _, h := range c.CORSAllowedHeaders {
+		if h = strings.TrimSpace(h); h != "" && !validHeaderName(h) {
+			errs = append(errs, fmt.Errorf("CORS_ALLOWED_HEADERS: %q is not a header name", h))
+		}
 	}
 	if c.UpstreamMaxConns < 1 {
 		errs = append(errs, errors.New("UPSTREAM_MAX_CONNS must be at least 1"))

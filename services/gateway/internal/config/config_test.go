@@ -42,6 +42,10 @@ func TestValidate(t *testing.T) {
 		{"token endpoint burst", func(c *Config) { c.TokenRateLimitBurst = 0 }, "TOKEN_RATE_LIMIT_BURST"},
 		{"trusted proxies", func(c *Config) { c.TrustedProxies = []string{"10.0.0.0/99"} }, "TRUSTED_PROXIES"},
 		{"trusted proxies valid", func(c *Config) { c.TrustedProxies = []string{"10.0.0.0/8", "::1"} }, ""},
+		{"cors headers valid", func(c *Config) { c.CORSAllowedHeaders = []string{"X-Platform-Trace", " Baggage ", ""} }, ""},
+		{"cors header with a space", func(c *Config) { c.CORSAllowedHeaders = []string{"X Trace"} }, "CORS_ALLOWED_HEADERS"},
+		{"cors header with a colon", func(c *Config) { c.CORSAllowedHeaders = []string{"X-Trace:1"} }, "CORS_ALLOWED_HEADERS"},
+		{"cors header not ASCII", func(c *Config) { c.CORSAllowedHeaders = []string{"X-Tracé"} }, "CORS_ALLOWED_HEADERS"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,6 +68,7 @@ func TestValidate(t *testing.T) {
 func TestLoadDefaults(t *testing.T) {
 	t.Setenv("CORS_ALLOWED_ORIGINS", "https://a.example,https://b.example")
 	t.Setenv("TRUSTED_PROXIES", "10.0.0.0/8,192.168.0.1")
+	t.Setenv("CORS_ALLOWED_HEADERS", "X-Platform-Trace,Baggage")
 	c, err := Load()
 	if err != nil {
 		t.Fatal(err)
@@ -79,6 +84,13 @@ func TestLoadDefaults(t *testing.T) {
 	}
 	if c.Upstreams.AuthTokens != "http://127.0.0.1:8081" || c.Upstreams.CustomersInvoices != "http://127.0.0.1:8083" || len(c.CORSAllowedOrigins) != 2 {
 		t.Fatalf("upstreams/cors: %+v", c)
+	}
+	// The real client's headers are always allowed; the configured ones follow.
+	h := strings.Join(c.CORSHeaders(), ",")
+	for _, want := range []string{"Layer-Locale", "Layer-React-Version", "Cache-Control", "Authorization", "Idempotency-Key", "X-Platform-Trace", "Baggage"} {
+		if !strings.Contains(h, want) {
+			t.Fatalf("CORSHeaders() = %s lacks %s", h, want)
+		}
 	}
 }
 

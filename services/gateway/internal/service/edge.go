@@ -31,7 +31,7 @@ func (s *Service) register(app *fiber.App) {
 		app.Use(cors.New(cors.Config{
 			AllowOrigins:  strings.Join(s.cfg.CORSAllowedOrigins, ","),
 			AllowMethods:  "GET,POST,PUT,PATCH,DELETE,HEAD,OPTIONS",
-			AllowHeaders:  "Authorization,Content-Type,Idempotency-Key,X-Request-Id,traceparent,tracestate",
+			AllowHeaders:  strings.Join(s.cfg.CORSHeaders(), ","),
 			ExposeHeaders: "X-Request-Id,Retry-After,Location,Content-Disposition",
 			MaxAge:        600,
 		}))

@@ -66,7 +66,7 @@ func TestChartIsPublished(t *testing.T) {
 		"name": "Consulting", "account_type": "REVENUE", "parent_id": stable("REVENUE"),
 		"stable_name": map[string]any{"type": "StableName", "stable_name": "CONSULTING"},
 	}), 201))
-	id := created["id"].(map[string]any)["id"].(string)
+	id := created["id"].(string)
 	e.do(req("PUT", base(bid)+"/ledger/accounts/"+id, tok, map[string]any{"name": "Consulting fees"}), 200)
 	e.do(req("POST", base(bid)+"/ledger/accounts/"+id+"/archive", tok, nil), 200)
 	evs = e.accountEvents(bid.String())

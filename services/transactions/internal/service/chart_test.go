@@ -137,7 +137,7 @@ func TestCategories(t *testing.T) {
 	created := data(e.do(req("POST", base(bid)+"/ledger/accounts", tok, map[string]any{
 		"name": "Coworking", "account_type": "EXPENSE", "parent_id": stable("RENT"),
 	}), 201))
-	newID := created["id"].(map[string]any)["id"].(string)
+	newID := created["id"].(string)
 	var found map[string]any
 	var walk func(cs []any)
 	walk = func(cs []any) {

@@ -105,7 +105,8 @@ func (h *handlers) createAccount(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return httpx.Created(c, toSingleChartAccount(a))
+	// The real client decodes its SingleChartAccount here (plain-string id).
+	return httpx.Created(c, toPlainAccount(a))
 }
 
 // updateAccount is PUT /v1/businesses/{businessId}/ledger/accounts/{accountId}.
@@ -143,7 +144,8 @@ func (h *handlers) updateAccount(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return httpx.OK(c, toSingleChartAccount(a))
+	// The real client decodes its SingleChartAccount here (plain-string id).
+	return httpx.OK(c, toPlainAccount(a))
 }
 
 // archiveAccount is POST /v1/businesses/{businessId}/ledger/accounts/{accountId}/archive.
