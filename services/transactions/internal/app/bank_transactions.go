@@ -41,18 +41,21 @@ type BankTransaction struct {
 	AccountName         *string
 	AccountMask         *string
 	InstitutionName     *string
-	Date                time.Time
-	Direction           banking.Direction
-	Amount              money.Cents
-	CounterpartyName    *string
-	Description         *string
-	ReferenceNumber     *string
-	Memo                *string
-	Metadata            json.RawMessage
-	Status              banking.CategorizationStatus
-	Method              *banking.CategorizationMethod
-	Category            *TxnCategory
-	TaxCode             *string
+	// TransactionType is the bank's or provider's kind of transaction
+	// ("Book"...), as imported; nil when none was given.
+	TransactionType  *string
+	Date             time.Time
+	Direction        banking.Direction
+	Amount           money.Cents
+	CounterpartyName *string
+	Description      *string
+	ReferenceNumber  *string
+	Memo             *string
+	Metadata         json.RawMessage
+	Status           banking.CategorizationStatus
+	Method           *banking.CategorizationMethod
+	Category         *TxnCategory
+	TaxCode          *string
 	// The customer or vendor the caller linked the transaction to (record
 	// requests): kept as given, resolved by the services that own them.
 	CustomerID         *uuid.UUID
@@ -198,7 +201,7 @@ func (b *Banking) CreateCustomTransactions(ctx context.Context, businessID, acco
 				AccountName: &acct.AccountName, AccountMask: acct.Mask, InstitutionName: acct.InstitutionName,
 				Date: it.Date.UTC(), Direction: it.Direction, Amount: it.Amount, CounterpartyName: it.CounterpartyName,
 				Description: it.Description, ReferenceNumber: it.ReferenceNumber, Memo: it.Memo, Metadata: it.Metadata,
-				Status: banking.StatusReadyForInput, ImportedAt: now, UpdatedAt: now, Version: 1,
+				TransactionType: it.TransactionType, Status: banking.StatusReadyForInput, ImportedAt: now, UpdatedAt: now, Version: 1,
 			}
 			if it.ExternalID != nil {
 				t.SourceTransactionID = *it.ExternalID

@@ -199,7 +199,7 @@ func (b *Banking) apply(ctx context.Context, tx bun.IDB, t BankTransaction, c ba
 			}
 		}
 		in = &NewEntry{
-			EntryType: domain.EntryBank, Agent: agent, EntryAt: t.Date, Memo: t.Memo,
+			EntryType: domain.EntryBank, Agent: agent, EntryAt: t.Date, Memo: t.Memo, Tags: bankEntryTags(t),
 			Source: domain.Source{Type: SourceBankTransaction, ID: t.ID.String(), Version: strconv.Itoa(t.Version)},
 			Lines:  lines,
 		}

@@ -326,6 +326,10 @@ type ReverseOptions struct {
 	EntryAt *time.Time
 	// Memo defaults to the reversed entry's.
 	Memo *string
+	// KeepArchived lets Repost reverse and post lines on archived accounts.
+	// Only for a repost whose new entry moves exactly the reversed lines
+	// (a change of tags): the balances stay as they were.
+	KeepArchived bool
 }
 
 // ReverseEntry posts, in the caller's transaction, the mirror of entry id
@@ -403,7 +407,7 @@ func (l *Ledger) Repost(ctx context.Context, tx bun.IDB, businessID uuid.UUID, l
 		if err != nil {
 			return reversal, posted, err
 		}
-		if err := checkLive(accounts); err != nil {
+		if err := checkLive(accounts); err != nil && !opts.KeepArchived {
 			// An account of the entry was archived since: the reversal would
 			// leave a balance on it.
 			return reversal, posted, apperr.Wrap(apperr.Conflict, err, "an account of the entry is archived").
@@ -439,7 +443,7 @@ func (l *Ledger) Repost(ctx context.Context, tx bun.IDB, businessID uuid.UUID, l
 				return reversal, posted, err
 			}
 		} else {
-			if err := checkLive(p.accounts); err != nil {
+			if err := checkLive(p.accounts); err != nil && !opts.KeepArchived {
 				return reversal, posted, err
 			}
 			published = append(published, posted)
@@ -602,4 +606,25 @@ func (l *Ledger) Balances(ctx context.Context, businessID uuid.UUID, f PeriodFil
 		return nil, fmt.Errorf("balances of %s: %w", businessID, err)
 	}
 	return nodes, nil
+}
+
+// Retag replaces the live entry live (read in tx by the caller) with the
+// same lines under entry tags kvs, as source version version: the entry
+// is reversed and posted again, so the journal stays append-only and every
+// report filtered by tags sees the amounts move from the old tags to the
+// new ones on the entry's date. The lines keep their own tags; accounts
+// archived since are allowed (the balances do not change).
+func (l *Ledger) Retag(ctx context.Context, tx bun.IDB, live domain.Entry, version string, kvs []tags.KeyValue, agent domain.Agent) (domain.Entry, error) {
+	j, err := live.Journal()
+	if err != nil {
+		return domain.Entry{}, fmt.Errorf("entry %s: %w", live.ID, err)
+	}
+	date := live.Date
+	in := NewEntry{
+		EntryType: live.EntryType, Agent: agent, EntryAt: live.EntryAt, Date: &date,
+		Source: domain.Source{Type: live.Source.Type, ID: live.Source.ID, Version: version},
+		Memo:   live.Memo, Reference: live.Reference, Metadata: live.Metadata, Tags: kvs, Lines: j.Lines(),
+	}
+	_, posted, err := l.Repost(ctx, tx, live.BusinessID, &live, ReverseOptions{Agent: agent, KeepArchived: true}, &in, nil)
+	return posted, err
 }

@@ -67,7 +67,7 @@ func (b *Banking) ImportTransactions(ctx context.Context, businessID uuid.UUID, 
 				SourceAccountID: &sourceAccountID, ExternalAccountID: &accountID, LedgerAccountID: acct.LedgerAccountID,
 				AccountName: it.AccountName, Date: it.Date.UTC(), Direction: it.Direction, Amount: it.Amount,
 				CounterpartyName: it.CounterpartyName, Description: it.Description, ReferenceNumber: it.ReferenceNumber,
-				Memo: it.Memo, Metadata: it.Metadata, Status: banking.StatusReadyForInput, ImportedAt: now,
+				Memo: it.Memo, Metadata: it.Metadata, TransactionType: it.TransactionType, Status: banking.StatusReadyForInput, ImportedAt: now,
 				UpdatedAt: now, Version: 1, Tags: make([]tags.Tag, 0, len(it.Tags)),
 			}
 			if t.AccountName == nil {

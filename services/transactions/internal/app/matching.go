@@ -244,7 +244,7 @@ func (b *Banking) match(ctx context.Context, tx bun.IDB, t BankTransaction, s Ma
 	}
 	t.Version++
 	in := &NewEntry{
-		EntryType: domain.EntryMatch, Agent: domain.AgentAPI, EntryAt: t.Date, Memo: t.Memo,
+		EntryType: domain.EntryMatch, Agent: domain.AgentAPI, EntryAt: t.Date, Memo: t.Memo, Tags: bankEntryTags(t),
 		Source: domain.Source{Type: SourceBankTransaction, ID: t.ID.String(), Version: strconv.Itoa(t.Version)},
 		Lines: []domain.JournalLine{
 			{Account: domain.ByID(t.LedgerAccountID), Amount: t.Amount, Direction: domain.Debit},

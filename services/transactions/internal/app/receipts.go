@@ -444,6 +444,11 @@ func (b *Banking) UpdateRecordedTransaction(ctx context.Context, businessID, acc
 			}
 		} else {
 			t.Version++
+			// New tags: the live entry (uncategorized, categorized or a
+			// match) is reposted carrying them.
+			if err := b.retagLive(ctx, tx, t); err != nil {
+				return err
+			}
 		}
 		if err := b.store.SaveRecordedTransaction(ctx, tx, t); err != nil {
 			return fmt.Errorf("save recorded transaction %s: %w", t.ID, err)

@@ -165,7 +165,7 @@ func (b *Banking) postUncategorized(ctx context.Context, tx bun.IDB, businessID 
 			bank, other, category = domain.Debit, domain.Credit, domain.StableUncategorizedRevenue
 		}
 		ins = append(ins, NewEntry{
-			EntryType: domain.EntryBank, Agent: domain.AgentAPI, EntryAt: t.Date, Memo: t.Memo,
+			EntryType: domain.EntryBank, Agent: domain.AgentAPI, EntryAt: t.Date, Memo: t.Memo, Tags: bankEntryTags(t),
 			Source: domain.Source{Type: SourceBankTransaction, ID: t.ID.String(), Version: strconv.Itoa(t.Version)},
 			Lines: []domain.JournalLine{
 				{Account: domain.ByID(t.LedgerAccountID), Amount: t.Amount, Direction: bank},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -11,6 +12,7 @@ import (
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/tags"
+	"github.com/acctsuite/acct/services/transactions/internal/domain"
 )
 
 // MaxTagTransactions bounds the transactions one tag request changes.
@@ -33,7 +35,8 @@ type TagStore interface {
 // every transaction (a transaction that has a tag already keeps it). An
 // id the business does not have is the 404 ErrBankTransactionNotFound and
 // nothing changes. It returns the tags added, and publishes the changed
-// transactions.
+// transactions; each one's live journal entry is reposted with the new
+// tags (retagLive).
 func (b *Banking) TagTransactions(ctx context.Context, businessID uuid.UUID, ids []uuid.UUID, kvs []tags.KeyValue) ([]tags.Tag, error) {
 	if len(ids) == 0 || len(ids) > MaxTagTransactions {
 		return nil, apperr.PayloadField("transaction_ids", fmt.Sprintf("must hold 1 to %d ids", MaxTagTransactions))
@@ -76,6 +79,9 @@ func (b *Banking) TagTransactions(ctx context.Context, businessID uuid.UUID, ids
 				if err := b.store.UpdateBankTransaction(ctx, tx, t); err != nil {
 					return fmt.Errorf("update transaction %s: %w", t.ID, err)
 				}
+				if err := b.retagLive(ctx, tx, t); err != nil {
+					return err
+				}
 			}
 			txns[i] = t
 		}
@@ -90,7 +96,7 @@ func (b *Banking) TagTransactions(ctx context.Context, businessID uuid.UUID, ids
 // UntagTransactions is DELETE /bank-transactions/tags: the business's tags
 // with these ids are removed (ids it does not have are ignored, so a
 // repeated call succeeds). It returns the removed tags and publishes the
-// changed transactions.
+// changed transactions, whose live entries are reposted without the tags.
 func (b *Banking) UntagTransactions(ctx context.Context, businessID uuid.UUID, tagIDs []uuid.UUID) ([]tags.Tag, error) {
 	if len(tagIDs) == 0 || len(tagIDs) > MaxTagTransactions {
 		return nil, apperr.PayloadField("tag_ids", fmt.Sprintf("must hold 1 to %d ids", MaxTagTransactions))
@@ -116,6 +122,9 @@ func (b *Banking) UntagTransactions(ctx context.Context, businessID uuid.UUID, t
 			txns[i].UpdatedAt = now
 			if err := b.store.UpdateBankTransaction(ctx, tx, txns[i]); err != nil {
 				return fmt.Errorf("update transaction %s: %w", txns[i].ID, err)
+			}
+			if err := b.retagLive(ctx, tx, txns[i]); err != nil {
+				return err
 			}
 		}
 		return b.publishChanged(ctx, tx, txns, func(BankTransaction) bool { return true })
@@ -144,4 +153,49 @@ func uniqueIDs(ids []uuid.UUID) []uuid.UUID {
 	out := slices.Clone(ids)
 	slices.SortFunc(out, func(a, b uuid.UUID) int { return slices.Compare(a[:], b[:]) })
 	return slices.Compact(out)
+}
+
+// bankEntryTags are the entry tags of t's journal entry: the
+// transaction's tags, so every line of the entry carries them (a split
+// entry's own tags are its line's).
+func bankEntryTags(t BankTransaction) []tags.KeyValue {
+	out := make([]tags.KeyValue, len(t.Tags))
+	for i, tg := range t.Tags {
+		out[i] = tags.KeyValue{Key: tg.Key, Value: tg.Value, DimensionDisplayName: tg.DimensionDisplayName, ValueDisplayName: tg.ValueDisplayName}
+	}
+	return out
+}
+
+// sameTagSet reports whether a and b hold the same key/value pairs.
+func sameTagSet(a, b []tags.Tag) bool {
+	key := func(t tags.Tag) string { return t.Key + "\x1f" + t.Value }
+	ka, kb := make([]string, len(a)), make([]string, len(b))
+	for i, t := range a {
+		ka[i] = key(t)
+	}
+	for i, t := range b {
+		kb[i] = key(t)
+	}
+	slices.Sort(ka)
+	slices.Sort(kb)
+	return slices.Equal(slices.Compact(ka), slices.Compact(kb))
+}
+
+// retagLive gives t's live journal entry t's tags, after a change of
+// them: unless the entry carries them already, it is reversed and posted
+// again with the same lines under t's (new) version, so the books never
+// edit a posted line. A transaction without a live entry (a duplicate)
+// has nothing to retag.
+func (b *Banking) retagLive(ctx context.Context, tx bun.IDB, t BankTransaction) error {
+	live, ok, err := b.ledger.LiveEntryForSource(ctx, tx, t.BusinessID, SourceBankTransaction, t.ID.String())
+	if err != nil {
+		return fmt.Errorf("live entry of %s: %w", t.ID, err)
+	}
+	if !ok || sameTagSet(live.Tags, t.Tags) {
+		return nil
+	}
+	if _, err := b.ledger.Retag(ctx, tx, live, strconv.Itoa(t.Version), bankEntryTags(t), domain.AgentAPI); err != nil {
+		return fmt.Errorf("retag entry %s of %s: %w", live.ID, t.ID, err)
+	}
+	return nil
 }

@@ -264,6 +264,19 @@ type Line struct {
 	CreatedAt time.Time
 }
 
+// LineTags are the tags that apply to the amount of line i: the line's
+// own tags followed by the entry's tags it lacks (by value definition).
+// A bank transaction's tags are its entry's, so every line carries them.
+func (e Entry) LineTags(i int) []tags.Tag {
+	out := slices.Clone(e.Lines[i].Tags)
+	for _, t := range e.Tags {
+		if !slices.ContainsFunc(out, func(x tags.Tag) bool { return x.DefinitionID == t.DefinitionID }) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // Signed is the line's amount with debits positive and credits negative.
 func (l Line) Signed() money.Cents {
 	if l.Direction == Credit {

@@ -64,7 +64,7 @@ func TestCustomTransactions(t *testing.T) {
 		e := e.with(t)
 		rows := e.customTxns(bid, tok, acctID, []any{
 			map[string]any{"external_id": "c-1", "amount": 11300, "direction": "DEBIT", "date": "2026-03-02",
-				"description": "Lunch", "counterparty_name": "Cafe", "reference_number": "R-1", "memo": "team",
+				"description": "Lunch", "counterparty_name": "Cafe", "reference_number": "R-1", "memo": "team", "transaction_type": "Book",
 				"metadata": map[string]any{"k": "v"}, "tags": []any{map[string]any{"key": "project", "value": "alpha"}}},
 			map[string]any{"amount": 500, "direction": "INFLOW", "date": "2026-03-03T10:00:00Z"},
 		}, 201)
@@ -76,6 +76,9 @@ func TestCustomTransactions(t *testing.T) {
 			cents(first["amount"]) != 11300 || first["direction"] != "DEBIT" || first["account_name"] != "Cash box" ||
 			first["categorization_status"] != "READY_FOR_INPUT" || first["date"] != "2026-03-02T00:00:00Z" {
 			t.Fatalf("first = %v", first)
+		}
+		if first["transaction_type"] != "Book" || second["transaction_type"] != nil {
+			t.Fatalf("transaction_type = %v / %v", first["transaction_type"], second["transaction_type"])
 		}
 		if second["direction"] != "CREDIT" || second["source_transaction_id"] != second["id"] {
 			t.Fatalf("second = %v (a CUSTOM transaction without external_id has its id as source_transaction_id)", second)

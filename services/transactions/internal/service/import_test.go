@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -33,6 +34,7 @@ func TestImportTransactions(t *testing.T) {
 		e := e.with(t)
 		a := imported("PROVIDER_1", "p1-1", "acc-1", 1000, "DEBIT", "2026-02-01")
 		a["account_name"], a["counterparty_name"], a["description"] = "Chequing", "Hydro", "Power bill"
+		a["transaction_type"] = "Book"
 		rows := e.importTxns(bid, tok, []any{
 			a,
 			imported("PROVIDER_1", "p1-2", "acc-1", 2000, "CREDIT", "2026-02-02"),
@@ -45,6 +47,19 @@ func TestImportTransactions(t *testing.T) {
 		}
 		if r(2)["external_account_id"] == r(0)["external_account_id"] || r(3)["external_account_id"] == r(0)["external_account_id"] {
 			t.Fatal("different source accounts share an external account")
+		}
+		// transaction_type is on every answer: as imported, or null.
+		for i := range rows {
+			if _, ok := r(i)["transaction_type"]; !ok {
+				t.Fatalf("row %d has no transaction_type: %v", i, r(i))
+			}
+		}
+		if r(0)["transaction_type"] != "Book" || r(1)["transaction_type"] != nil {
+			t.Fatalf("transaction_type = %v / %v", r(0)["transaction_type"], r(1)["transaction_type"])
+		}
+		got := data(e.do(req("GET", base(bid)+"/bank-transactions/"+r(0)["id"].(string), tok, nil), 200))
+		if got["transaction_type"] != "Book" {
+			t.Fatalf("read back transaction_type = %v", got["transaction_type"])
 		}
 		if r(0)["source"] != "PROVIDER_1" || r(0)["source_account_id"] != "acc-1" || r(0)["account_name"] != "Chequing" ||
 			r(1)["account_name"] != "Chequing" || r(0)["counterparty_name"] != "Hydro" || r(3)["source"] != "API" {
@@ -103,6 +118,16 @@ func TestImportTransactions(t *testing.T) {
 			{"unknown source", imported("BANKCO", "a", "b", 1, "DEBIT", "2026-01-01"), banking.EnumInvalidTransaction},
 			{"missing source_account_id", map[string]any{"source": "API", "source_transaction_id": "a", "amount": 1, "direction": "DEBIT", "date": "2026-01-01"}, banking.EnumInvalidTransaction},
 			{"negative amount", imported("API", "a", "b", -5, "DEBIT", "2026-01-01"), ""},
+			{"transaction_type too long", func() map[string]any {
+				m := imported("API", "a", "b", 1, "DEBIT", "2026-01-01")
+				m["transaction_type"] = strings.Repeat("x", banking.MaxTransactionTypeLength+1)
+				return m
+			}(), ""},
+			{"transaction_type not a string", func() map[string]any {
+				m := imported("API", "a", "b", 1, "DEBIT", "2026-01-01")
+				m["transaction_type"] = 7
+				return m
+			}(), ""},
 		} {
 			t.Run(tt.name, func(t *testing.T) {
 				e := e.with(t)

@@ -30,6 +30,7 @@ type bankTxnBaseJSON struct {
 	SourceAccountID      *string         `json:"source_account_id"`
 	ExternalID           *string         `json:"external_id"`
 	ExternalAccountID    *string         `json:"external_account_id"`
+	TransactionType      *string         `json:"transaction_type"`
 	ImportedAt           time.Time       `json:"imported_at"`
 	Date                 time.Time       `json:"date"`
 	Direction            string          `json:"direction"`
@@ -50,7 +51,7 @@ func toBankTxnBase(t app.BankTransaction) bankTxnBaseJSON {
 	out := bankTxnBaseJSON{
 		ID: t.ID.String(), BusinessID: t.BusinessID.String(), Source: string(t.Source),
 		SourceTransactionID: t.SourceTransactionID, SourceAccountID: t.SourceAccountID, ExternalID: t.ExternalID,
-		ExternalAccountID: uuidString(t.ExternalAccountID), ImportedAt: t.ImportedAt, Date: t.Date,
+		ExternalAccountID: uuidString(t.ExternalAccountID), TransactionType: t.TransactionType, ImportedAt: t.ImportedAt, Date: t.Date,
 		Direction: string(t.Direction), Amount: int64(t.Amount), CounterpartyName: t.CounterpartyName,
 		Description: t.Description, AccountName: t.AccountName, CategorizationStatus: string(t.Status),
 		Metadata: t.Metadata, Memo: t.Memo, ReferenceNumber: t.ReferenceNumber,

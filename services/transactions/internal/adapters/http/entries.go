@@ -77,7 +77,7 @@ func toEntry(e domain.Entry) entryJSON {
 		out.LineItems[i] = lineJSON{
 			ID: l.ID, EntryID: e.ID, Account: toPlainAccount(l.Account), Amount: int64(l.Amount),
 			Direction: string(l.Direction), EntryAt: l.EntryAt, CreatedAt: l.CreatedAt,
-			EntryReversalOf: e.ReversalOfID, EntryReversedBy: e.ReversalID, Memo: l.Memo, TransactionTags: nonNil(l.Tags),
+			EntryReversalOf: e.ReversalOfID, EntryReversedBy: e.ReversalID, Memo: l.Memo, TransactionTags: nonNil(e.LineTags(i)),
 		}
 	}
 	return out

@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"slices"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -67,22 +66,10 @@ func EntryPayload(e domain.Entry, accounts map[uuid.UUID]domain.Account) events.
 			LineID: l.ID, AccountID: l.Account.ID, AccountName: l.Account.Name, StableName: l.Account.StableName,
 			AccountType: string(l.Account.Type), AccountSubtype: l.Account.Subtype, Normality: string(l.Account.Normality),
 			Ancestors: ancestors, Direction: string(l.Direction), Amount: int64(l.Amount), SignedAmount: int64(l.Signed()),
-			Memo: l.Memo, Tags: mergeTags(events.LedgerTagsOf(l.Tags), entryTags),
+			Memo: l.Memo, Tags: events.LedgerTagsOf(e.LineTags(i)),
 		}
 	}
 	return p
-}
-
-// mergeTags is the line's tags followed by the entry's tags it lacks (by
-// value definition).
-func mergeTags(line, entry []events.LedgerTag) []events.LedgerTag {
-	out := slices.Clone(line)
-	for _, t := range entry {
-		if !slices.ContainsFunc(out, func(x events.LedgerTag) bool { return x.DefinitionID == t.DefinitionID }) {
-			out = append(out, t)
-		}
-	}
-	return out
 }
 
 // BusinessHandler seeds the chart of accounts of every business created

@@ -38,6 +38,7 @@ type bankTxnRow struct {
 	AccountName         *string          `bun:"account_name"`
 	AccountMask         *string          `bun:"account_mask"`
 	InstitutionName     *string          `bun:"institution_name"`
+	TransactionType     *string          `bun:"transaction_type"`
 	Date                time.Time        `bun:"date"`
 	Direction           string           `bun:"direction"`
 	Amount              int64            `bun:"amount"`
@@ -106,7 +107,8 @@ func toBankTxnRow(t app.BankTransaction) bankTxnRow {
 		BusinessID: t.BusinessID, ID: t.ID, Source: string(t.Source), SourceTransactionID: t.SourceTransactionID,
 		SourceAccountID: t.SourceAccountID, ExternalID: t.ExternalID, CustomAccountID: t.CustomAccountID,
 		ExternalAccountID: t.ExternalAccountID, LedgerAccountID: t.LedgerAccountID, AccountName: t.AccountName,
-		AccountMask: t.AccountMask, InstitutionName: t.InstitutionName, Date: t.Date, Direction: string(t.Direction),
+		AccountMask: t.AccountMask, InstitutionName: t.InstitutionName, TransactionType: t.TransactionType,
+		Date: t.Date, Direction: string(t.Direction),
 		Amount: int64(t.Amount), CounterpartyName: t.CounterpartyName, Description: t.Description,
 		ReferenceNumber: t.ReferenceNumber, Memo: t.Memo, Status: string(t.Status), Category: t.Category,
 		TaxCode: t.TaxCode, ImportedAt: t.ImportedAt, UpdatedAt: t.UpdatedAt, Version: t.Version,
@@ -133,7 +135,7 @@ func (r bankTxnRow) transaction() app.BankTransaction {
 		ID: r.ID, BusinessID: r.BusinessID, Source: banking.Source(r.Source), SourceTransactionID: r.SourceTransactionID,
 		SourceAccountID: r.SourceAccountID, ExternalID: r.ExternalID, CustomAccountID: r.CustomAccountID,
 		ExternalAccountID: r.ExternalAccountID, LedgerAccountID: r.LedgerAccountID, AccountName: r.AccountName,
-		AccountMask: r.AccountMask, InstitutionName: r.InstitutionName, Date: r.Date.UTC(),
+		AccountMask: r.AccountMask, InstitutionName: r.InstitutionName, TransactionType: r.TransactionType, Date: r.Date.UTC(),
 		Direction: banking.Direction(r.Direction), Amount: money.Cents(r.Amount), CounterpartyName: r.CounterpartyName,
 		Description: r.Description, ReferenceNumber: r.ReferenceNumber, Memo: r.Memo,
 		Status: banking.CategorizationStatus(r.Status), Category: r.Category, TaxCode: r.TaxCode,

@@ -27,6 +27,9 @@ const (
 	MaxCounterpartyLength    = 255
 	MaxDescriptionLength     = 1000
 	MaxReferenceNumberLength = 255
+	// MaxTransactionTypeLength bounds a transaction's transaction_type (the
+	// bank's or provider's kind of transaction, e.g. "Book").
+	MaxTransactionTypeLength = 64
 	MaxMemoLength            = 2000
 	MaxMerchantNameLength    = 255
 )

@@ -24,6 +24,7 @@ type ImportItem struct {
 	SourceTransactionID string
 	SourceAccountID     string
 	AccountName         *string
+	TransactionType     *string
 	Date                time.Time
 	Direction           Direction
 	Amount              money.Cents
@@ -42,6 +43,7 @@ type CustomTransactionItem struct {
 	// when the caller sent none (the new transaction's id then stands as
 	// its source_transaction_id).
 	ExternalID       *string
+	TransactionType  *string
 	Date             time.Time
 	Direction        Direction
 	Amount           money.Cents
@@ -61,6 +63,7 @@ type wireTransaction struct {
 	SourceAccountID     json.RawMessage `json:"source_account_id"`
 	AccountName         json.RawMessage `json:"account_name"`
 	ExternalID          json.RawMessage `json:"external_id"`
+	TransactionType     json.RawMessage `json:"transaction_type"`
 	Date                json.RawMessage `json:"date"`
 	Direction           json.RawMessage `json:"direction"`
 	Amount              json.RawMessage `json:"amount"`
@@ -114,6 +117,7 @@ type common struct {
 	counterparty, description, referenceNumber, memo *string
 	metadata                                         json.RawMessage
 	tags                                             []tags.KeyValue
+	transactionType                                  *string
 }
 
 func decodeCommon(w wireTransaction, f string, v *apperr.Violations) common {
@@ -127,6 +131,7 @@ func decodeCommon(w wireTransaction, f string, v *apperr.Violations) common {
 		memo:            decodeText(w.Memo, f+".memo", textRule{max: MaxMemoLength, multiline: true}, v),
 		metadata:        decodeMetadata(w.Metadata, f+".metadata", v),
 		tags:            decodeTagList(w.Tags, f+".tags", v),
+		transactionType: decodeText(w.TransactionType, f+".transaction_type", textRule{max: MaxTransactionTypeLength}, v),
 	}
 }
 
@@ -140,7 +145,7 @@ func decodeTagList(raw json.RawMessage, f string, v *apperr.Violations) []tags.K
 // PROVIDER_1..3), `source_transaction_id`, `source_account_id`, `date`
 // (YYYY-MM-DD or RFC 3339), `direction` (CREDIT/DEBIT or a synonym) and a
 // positive `amount` in cents (number or string of digits), and optional
-// `account_name`, `counterparty_name`, `description`, `reference_number`,
+// `account_name`, `transaction_type`, `counterparty_name`, `description`, `reference_number`,
 // `memo`, `metadata` (a JSON object of at most 1 KB) and `tags`. Text is
 // trimmed, blank optional text is absent, and lengths are bounded. The
 // same (source, source_transaction_id) twice in one call is refused
@@ -181,7 +186,7 @@ func ParseImportBatch(body []byte) ([]ImportItem, error) {
 		c := decodeCommon(w, f, v)
 		it.Date, it.Direction, it.Amount = c.date, c.direction, c.amount
 		it.CounterpartyName, it.Description, it.ReferenceNumber, it.Memo = c.counterparty, c.description, c.referenceNumber, c.memo
-		it.Metadata, it.Tags = c.metadata, c.tags
+		it.Metadata, it.Tags, it.TransactionType = c.metadata, c.tags, c.transactionType
 		if it.SourceTransactionID != "" && it.Source.Importable() {
 			k := key{it.Source, it.SourceTransactionID}
 			if first, dup := seen[k]; dup {
@@ -224,7 +229,7 @@ func ParseCustomTransactions(body []byte) ([]CustomTransactionItem, error) {
 		c := decodeCommon(w, f, v)
 		it.Date, it.Direction, it.Amount = c.date, c.direction, c.amount
 		it.CounterpartyName, it.Description, it.ReferenceNumber, it.Memo = c.counterparty, c.description, c.referenceNumber, c.memo
-		it.Metadata, it.Tags = c.metadata, c.tags
+		it.Metadata, it.Tags, it.TransactionType = c.metadata, c.tags, c.transactionType
 		if it.ExternalID != nil {
 			if first, dup := seen[*it.ExternalID]; dup {
 				v.Add(f+".external_id", EnumDuplicateExternalID, fmt.Sprintf("duplicates transactions[%d]", first))

@@ -1,0 +1,208 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/acctsuite/acct/pkg/events"
+)
+
+// pnlByTag sums what the reports service would see: the signed amounts
+// of the REVENUE and EXPENSE lines of every ledger.entry.posted event of
+// the business, by "key=value" of each line's tags ("" for every line).
+func (e *env) pnlByTag(bid uuid.UUID) map[string]int64 {
+	e.t.Helper()
+	var rows [][]byte
+	if err := e.db.NewRaw("SELECT data FROM outbox WHERE topic = ? AND type = ? AND subject = ? ORDER BY seq",
+		events.TopicLedger, events.TypeLedgerEntryPosted, bid.String()).Scan(context.Background(), &rows); err != nil {
+		e.t.Fatalf("outbox rows: %v", err)
+	}
+	out := map[string]int64{}
+	for _, raw := range rows {
+		var p events.LedgerEntryPosted
+		if err := json.Unmarshal(raw, &p); err != nil {
+			e.t.Fatal(err)
+		}
+		for _, l := range p.Lines {
+			if l.AccountType != "REVENUE" && l.AccountType != "EXPENSE" {
+				continue
+			}
+			out[""] += l.SignedAmount
+			for _, tg := range l.Tags {
+				out[tg.Key+"="+tg.Value] += l.SignedAmount
+			}
+		}
+	}
+	for k, v := range out {
+		if v == 0 && k != "" {
+			delete(out, k)
+		}
+	}
+	return out
+}
+
+// liveLineTags is, for the transaction's live entry read through GET
+// /ledger/entries, each line's account stable name (or id) with the sorted
+// "key=value" of its transaction_tags; and the entry's own tags.
+func (e *env) liveLineTags(bid uuid.UUID, tok, txnID string) (lines map[string][]string, entry []string) {
+	e.t.Helper()
+	list := e.do(req("GET", base(bid)+"/ledger/entries?limit=100", tok, nil), 200)["data"].([]any)
+	lines = map[string][]string{}
+	found := 0
+	for _, x := range list {
+		en := x.(map[string]any)
+		if en["source_id"] != txnID || en["reversal_of_id"] != nil || en["reversal_id"] != nil {
+			continue
+		}
+		found++
+		entry = kvList(en["transaction_tags"].([]any))
+		for _, l := range en["line_items"].([]any) {
+			line := l.(map[string]any)
+			acct := line["account"].(map[string]any)
+			name, _ := acct["stable_name"].(string)
+			if name == "" {
+				name = acct["id"].(string)
+			}
+			lines[name] = kvList(line["transaction_tags"].([]any))
+		}
+	}
+	if found != 1 {
+		e.t.Fatalf("%d live entries of %s in GET /ledger/entries", found, txnID)
+	}
+	return lines, entry
+}
+
+func kvList(ts []any) []string {
+	out := []string{}
+	for _, t := range ts {
+		m := t.(map[string]any)
+		out = append(out, m["key"].(string)+"="+m["value"].(string))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestTagsReachTheLedger: every path that gives a bank transaction a tag
+// reaches the lines of its live journal entry, and so the P&L filtered by
+// the tag; a tag change is a reversal and a new entry, never an edit.
+func TestTagsReachTheLedger(t *testing.T) {
+	e := newEnv(t)
+	s := e.bankSetup("client-a", "US")
+	acct := s.account["id"].(string)
+	bank := s.account["ledger_account_id"].(string)
+	north := map[string]any{"key": "location", "value": "north"}
+	south := map[string]any{"key": "location", "value": "south"}
+	proj := map[string]any{"key": "project", "value": "alpha"}
+	tagged := func(amount int64, direction string, ts ...map[string]any) string {
+		e.t.Helper()
+		rows := e.customTxns(s.bid, s.tok, acct, []any{map[string]any{"amount": amount, "direction": direction,
+			"date": "2026-05-10", "counterparty_name": "Supplier", "tags": ts}}, 201)
+		return rows[0].(map[string]any)["id"].(string)
+	}
+	wantPnL := func(t *testing.T, want map[string]int64) {
+		t.Helper()
+		if got := e.pnlByTag(s.bid); !maps.Equal(got, want) {
+			t.Fatalf("P&L by tag = %v, want %v", got, want)
+		}
+	}
+	wantLines := func(t *testing.T, id string, want map[string][]string) {
+		t.Helper()
+		got, _ := e.liveLineTags(s.bid, s.tok, id)
+		for name, tags := range want {
+			if !slices.Equal(got[name], tags) {
+				t.Fatalf("line %s tags = %v, want %v (all lines %v)", name, got[name], tags, got)
+			}
+		}
+	}
+
+	// Money out of 1,000 tagged north: uncategorized, then categorized.
+	a := tagged(1000, "DEBIT", north)
+	wantLines(t, a, map[string][]string{"UNCATEGORIZED_EXPENSES": {"location=north"}, bank: {"location=north"}})
+	wantPnL(t, map[string]int64{"": 1000, "location=north": 1000})
+	s.categorize(e, "PUT", a, single(stable("MEALS")), 200)
+	wantLines(t, a, map[string][]string{"MEALS": {"location=north"}})
+	wantPnL(t, map[string]int64{"": 1000, "location=north": 1000})
+
+	t.Run("bulk import", func(t *testing.T) {
+		e := e.with(t)
+		item := imported("API", "tagged-bulk-1", "bulk-acc", 300, "CREDIT", "2026-05-11")
+		item["tags"] = []any{proj}
+		id := e.importTxns(s.bid, s.tok, []any{item}, 201)[0].(map[string]any)["id"].(string)
+		wantLines(t, id, map[string][]string{"UNCATEGORIZED_REVENUE": {"project=alpha"}})
+		wantPnL(t, map[string]int64{"": 700, "location=north": 1000, "project=alpha": -300})
+		s.categorize(e, "POST", id, single(stable("SALES")), 200)
+		wantLines(t, id, map[string][]string{"SALES": {"project=alpha"}})
+		wantPnL(t, map[string]int64{"": 700, "location=north": 1000, "project=alpha": -300})
+	})
+
+	t.Run("split entries add their own tags", func(t *testing.T) {
+		e := e.with(t)
+		id := tagged(500, "DEBIT", north)
+		s.categorize(e, "PUT", id, map[string]any{"type": "Split", "entries": []any{
+			map[string]any{"category": stable("OFFICE_EXPENSES"), "amount": 200, "tags": []any{proj}},
+			map[string]any{"category": stable("TRAVEL"), "amount": 300},
+		}}, 200)
+		wantLines(t, id, map[string][]string{"OFFICE_EXPENSES": {"location=north", "project=alpha"}, "TRAVEL": {"location=north"}})
+		wantPnL(t, map[string]int64{"": 1200, "location=north": 1500, "project=alpha": -100})
+	})
+
+	t.Run("POST and DELETE /bank-transactions/tags repost the entry", func(t *testing.T) {
+		e := e.with(t)
+		before := e.liveEntries(s.bid, a)
+		added := data(e.do(req("POST", base(s.bid)+"/bank-transactions/tags", s.tok, map[string]any{
+			"transaction_ids": []any{a}, "key_values": []any{south}}), 200))["tags"].([]any)
+		if len(added) != 1 || before != 1 || e.liveEntries(s.bid, a) != 1 {
+			t.Fatalf("added %v; live entries %d → %d", added, before, e.liveEntries(s.bid, a))
+		}
+		wantLines(t, a, map[string][]string{"MEALS": {"location=north", "location=south"}})
+		wantPnL(t, map[string]int64{"": 1200, "location=north": 1500, "location=south": 1000, "project=alpha": -100})
+		// The old entry stands, reversed with the tags it had: nothing was edited.
+		var reversed int
+		if err := e.db.NewRaw(`SELECT count(*) FROM ledger_entries WHERE business_id = ? AND source_id = ? AND reversal_id IS NOT NULL`,
+			s.bid, a).Scan(context.Background(), &reversed); err != nil || reversed != 2 {
+			t.Fatalf("%d reversed entries of the transaction (uncategorized, first categorization), %v", reversed, err)
+		}
+		var northID string
+		for _, tg := range data(e.do(req("GET", base(s.bid)+"/bank-transactions/"+a, s.tok, nil), 200))["transaction_tags"].([]any) {
+			if tg.(map[string]any)["value"] == "north" {
+				northID = tg.(map[string]any)["id"].(string)
+			}
+		}
+		e.do(req("DELETE", base(s.bid)+"/bank-transactions/tags", s.tok, map[string]any{"tag_ids": []any{northID}}), 200)
+		wantLines(t, a, map[string][]string{"MEALS": {"location=south"}})
+		wantPnL(t, map[string]int64{"": 1200, "location=north": 500, "location=south": 1000, "project=alpha": -100})
+	})
+
+	t.Run("record PATCH replaces the tags", func(t *testing.T) {
+		e := e.with(t)
+		data(e.do(multipartReq("PATCH", patchPath(s.bid, acct, a), s.tok, map[string]any{"tags": []any{proj}}), 200))
+		wantLines(t, a, map[string][]string{"MEALS": {"project=alpha"}, bank: {"project=alpha"}})
+		wantPnL(t, map[string]int64{"": 1200, "location=north": 500, "project=alpha": 900})
+		// The same tags again change nothing in the journal.
+		n := e.countRows("ledger_entries")
+		data(e.do(multipartReq("PATCH", patchPath(s.bid, acct, a), s.tok, map[string]any{"tags": []any{proj}}), 200))
+		if e.countRows("ledger_entries") != n {
+			t.Fatal("an unchanged tag set posted entries")
+		}
+	})
+
+	t.Run("categorization rules", func(t *testing.T) {
+		e := e.with(t)
+		data(e.do(req("POST", base(s.bid)+"/categorization-rules", s.tok, map[string]any{
+			"counterparty": map[string]any{"match": "CONTAINS", "pattern": "rule target"}, "category": stable("TRAVEL"),
+		}), 201))
+		rows := e.customTxns(s.bid, s.tok, acct, []any{map[string]any{"amount": 250, "direction": "DEBIT",
+			"date": "2026-05-12", "counterparty_name": "Rule Target Inc", "tags": []any{south}}}, 201)
+		id := rows[0].(map[string]any)["id"].(string)
+		if got := data(e.do(req("GET", base(s.bid)+"/bank-transactions/"+id, s.tok, nil), 200)); got["categorization_method"] != "SERVICE_AUTO" {
+			t.Fatalf("not categorized by the rule: %v", got)
+		}
+		wantLines(t, id, map[string][]string{"TRAVEL": {"location=south"}})
+		wantPnL(t, map[string]int64{"": 1450, "location=north": 500, "location=south": 250, "project=alpha": 900})
+	})
+}
