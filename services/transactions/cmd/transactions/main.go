@@ -3,6 +3,8 @@
 //
 //	transactions [serve]   run the service (default)
 //	transactions migrate   apply database migrations and exit
+//	transactions repair-entry-tags --business ID | --all
+//	                       repost live entries that lack their transaction's tags
 package main
 
 import (

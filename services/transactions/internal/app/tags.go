@@ -29,6 +29,9 @@ type TagStore interface {
 	// DeleteTags removes the business's tags with these ids and returns
 	// them with their transaction ids.
 	DeleteTags(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID][]tags.Tag, error)
+	// TaggedTransactions lists, by business, the ids of the transactions
+	// that have tags (of businessID only unless it is uuid.Nil).
+	TaggedTransactions(ctx context.Context, db bun.IDB, businessID uuid.UUID) (map[uuid.UUID][]uuid.UUID, error)
 }
 
 // TagTransactions is POST /bank-transactions/tags: every tag of kvs on
@@ -198,4 +201,53 @@ func (b *Banking) retagLive(ctx context.Context, tx bun.IDB, t BankTransaction) 
 		return fmt.Errorf("retag entry %s of %s: %w", live.ID, t.ID, err)
 	}
 	return nil
+}
+
+// RepairEntryTags gives every tagged transaction's live journal entry the
+// transaction's tags where it lacks them (books journaled before entries
+// carried their transaction's tags): each such entry is reversed and
+// posted again with them under the transaction's next version, which is
+// published. businessID uuid.Nil repairs every business. It returns the
+// number of entries reposted; a repeated run reposts none.
+func (b *Banking) RepairEntryTags(ctx context.Context, businessID uuid.UUID) (int, error) {
+	byBusiness, err := b.store.TaggedTransactions(ctx, b.db, businessID)
+	if err != nil {
+		return 0, fmt.Errorf("tagged transactions: %w", err)
+	}
+	repaired := 0
+	for bid, ids := range byBusiness {
+		for chunk := range slices.Chunk(uniqueIDs(ids), 200) {
+			err := outbox.RunInTx(ctx, b.db, func(ctx context.Context, tx bun.Tx) error {
+				txns, err := b.store.LockBankTransactions(ctx, tx, bid, chunk)
+				if err != nil {
+					return fmt.Errorf("lock transactions: %w", err)
+				}
+				var changed []BankTransaction
+				for _, t := range txns {
+					live, ok, err := b.ledger.LiveEntryForSource(ctx, tx, bid, SourceBankTransaction, t.ID.String())
+					if err != nil {
+						return fmt.Errorf("live entry of %s: %w", t.ID, err)
+					}
+					if !ok || sameTagSet(live.Tags, t.Tags) {
+						continue
+					}
+					t.Version++
+					t.UpdatedAt = b.clock()
+					if err := b.store.UpdateBankTransaction(ctx, tx, t); err != nil {
+						return fmt.Errorf("update transaction %s: %w", t.ID, err)
+					}
+					if _, err := b.ledger.Retag(ctx, tx, live, strconv.Itoa(t.Version), bankEntryTags(t), domain.AgentServiceAuto); err != nil {
+						return fmt.Errorf("retag entry %s of %s: %w", live.ID, t.ID, err)
+					}
+					changed = append(changed, t)
+				}
+				repaired += len(changed)
+				return b.publishChanged(ctx, tx, changed, func(BankTransaction) bool { return true })
+			})
+			if err != nil {
+				return repaired, fmt.Errorf("business %s: %w", bid, err)
+			}
+		}
+	}
+	return repaired, nil
 }

@@ -1,13 +1,16 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/events"
 )
@@ -205,4 +208,100 @@ func TestTagsReachTheLedger(t *testing.T) {
 		wantLines(t, id, map[string][]string{"TRAVEL": {"location=south"}})
 		wantPnL(t, map[string]int64{"": 1450, "location=north": 500, "location=south": 250, "project=alpha": 900})
 	})
+}
+
+// TestRepairEntryTags: a tagged transaction whose live entry lacks its
+// tags (journaled by an earlier version) is reposted with them by
+// `transactions repair-entry-tags`; a second run reposts nothing.
+func TestRepairEntryTags(t *testing.T) {
+	e := newEnv(t)
+	s := e.bankSetup("client-a", "US")
+	other := e.bankSetup("client-a", "US")
+	acct := s.account["id"].(string)
+	rows := e.customTxns(s.bid, s.tok, acct, []any{
+		map[string]any{"amount": 1200, "direction": "DEBIT", "date": "2026-04-02", "tags": []any{map[string]any{"key": "site", "value": "a"}}},
+		map[string]any{"amount": 800, "direction": "DEBIT", "date": "2026-04-03"},
+	}, 201)
+	tagged, untagged := rows[0].(map[string]any)["id"].(string), rows[1].(map[string]any)["id"].(string)
+	s.categorize(e, "PUT", tagged, single(stable("MEALS")), 200)
+	otherID := e.customTxns(other.bid, other.tok, other.account["id"].(string), []any{
+		map[string]any{"amount": 500, "direction": "DEBIT", "date": "2026-04-04", "tags": []any{map[string]any{"key": "site", "value": "b"}}},
+	}, 201)[0].(map[string]any)["id"].(string)
+	// The books as an earlier version journaled them: no tags on the entries.
+	// (The append-only guard is a trigger: a replica session skips it.)
+	err := e.db.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.ExecContext(ctx, "SET LOCAL session_replication_role = replica"); err != nil {
+			return err
+		}
+		_, err := tx.NewRaw(`UPDATE ledger_entries SET tags = '[]' WHERE source_id IN (?, ?)`, tagged, otherID).Exec(ctx)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines, entry := e.liveLineTags(s.bid, s.tok, tagged); len(entry) != 0 || len(lines["MEALS"]) != 0 {
+		t.Fatalf("setup: entry %v, lines %v", entry, lines)
+	}
+	// The events the repair publishes: the reversal and the entry with tags.
+	mark := e.countRows("outbox")
+	run := func(args ...string) string {
+		t.Helper()
+		var out bytes.Buffer
+		if err := e.s.repairEntryTags(context.Background(), e.svc.Kit, args, &out); err != nil {
+			t.Fatalf("repair-entry-tags %v: %v", args, err)
+		}
+		return out.String()
+	}
+	if out := run("--business", s.bid.String()); !strings.Contains(out, "reposted 1 journal entries") {
+		t.Fatalf("first run: %q", out)
+	}
+	lines, entry := e.liveLineTags(s.bid, s.tok, tagged)
+	if !slices.Equal(entry, []string{"site=a"}) || !slices.Equal(lines["MEALS"], []string{"site=a"}) {
+		t.Fatalf("after the repair: entry %v, lines %v", entry, lines)
+	}
+	var published [][]byte
+	if err := e.db.NewRaw("SELECT data FROM outbox WHERE topic = ? AND type = ? ORDER BY seq",
+		events.TopicLedger, events.TypeLedgerEntryPosted).Scan(context.Background(), &published); err != nil {
+		t.Fatal(err)
+	}
+	var meals int64 // MEALS tagged site=a, over the events of the repair
+	for _, raw := range published[len(published)-2:] {
+		var p events.LedgerEntryPosted
+		if err := json.Unmarshal(raw, &p); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range p.Lines {
+			if l.StableName != nil && *l.StableName == "MEALS" && len(l.Tags) == 1 && l.Tags[0].Key == "site" {
+				meals += l.SignedAmount
+			}
+		}
+	}
+	if meals != 1200 || e.countRows("outbox") <= mark {
+		t.Fatalf("the repair's events move %d of MEALS onto site=a, want 1200", meals)
+	}
+	if e.liveEntries(s.bid, tagged) != 1 || e.liveEntries(s.bid, untagged) != 1 {
+		t.Fatal("the repair left other than one live entry per transaction")
+	}
+	if v := e.txnSnapshots(s.bid)[tagged].Version; v != 3 {
+		t.Fatalf("version %d after the repair, want 3 (import, categorize, repair)", v)
+	}
+	// The other business was not touched by --business; --all repairs it.
+	if _, entry := e.liveLineTags(other.bid, other.tok, otherID); len(entry) != 0 {
+		t.Fatalf("--business repaired another business: %v", entry)
+	}
+	if out := run("--all"); !strings.Contains(out, "reposted 1 journal entries") {
+		t.Fatalf("--all: %q", out)
+	}
+	if lines, entry := e.liveLineTags(other.bid, other.tok, otherID); !slices.Equal(entry, []string{"site=b"}) ||
+		!slices.Equal(lines["UNCATEGORIZED_EXPENSES"], []string{"site=b"}) {
+		t.Fatalf("other business after --all: entry %v, lines %v", entry, lines)
+	}
+	if out := run("--all"); !strings.Contains(out, "reposted 0 journal entries") {
+		t.Fatalf("a second run: %q", out)
+	}
+	for _, args := range [][]string{nil, {"--all", "--business", s.bid.String()}, {"--business", "nope"}} {
+		if err := e.s.repairEntryTags(context.Background(), e.svc.Kit, args, &bytes.Buffer{}); err == nil {
+			t.Fatalf("repair-entry-tags %v succeeded", args)
+		}
+	}
 }

@@ -5,7 +5,12 @@ package service
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
+
+	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/openapi"
@@ -46,6 +51,7 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 		// gateway lets through (BODY_LIMIT_BYTES overrides).
 		DefaultBodyLimit: 32 << 20,
 		OpenAPI:          openAPIDocument(),
+		Commands:         map[string]servicekit.Command{"repair-entry-tags": s.repairEntryTags},
 		Setup:            func(ctx context.Context, k *servicekit.Kit) error { return s.setup(ctx, cfg, k) },
 	}
 }
@@ -90,4 +96,33 @@ func openAPIDocument() []byte {
 		panic(fmt.Sprintf("transactions: openapi documents do not merge: %v", err)) // embedded at build time; tests catch it
 	}
 	return doc
+}
+
+// repairEntryTags is `transactions repair-entry-tags --business ID | --all`:
+// every tagged bank transaction whose live journal entry lacks its tags
+// (journaled by an earlier version) is reposted with them.
+func (s *Service) repairEntryTags(ctx context.Context, _ *servicekit.Kit, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("repair-entry-tags", flag.ContinueOnError)
+	fs.SetOutput(out)
+	business := fs.String("business", "", "the business id to repair")
+	all := fs.Bool("all", false, "repair every business")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if (*business == "") == !*all {
+		return errors.New("repair-entry-tags: give exactly one of --business ID or --all")
+	}
+	id := uuid.Nil
+	if !*all {
+		var err error
+		if id, err = uuid.Parse(*business); err != nil || id == uuid.Nil {
+			return fmt.Errorf("repair-entry-tags: --business: not a business id: %q", *business)
+		}
+	}
+	n, err := s.Banking.RepairEntryTags(ctx, id)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(out, "reposted %d journal entries with their transaction's tags\n", n)
+	return err
 }

@@ -394,3 +394,23 @@ func (s *BankStore) DeleteTags(ctx context.Context, db bun.IDB, businessID uuid.
 	}
 	return out, nil
 }
+
+// TaggedTransactions implements app.TagStore.
+func (s *BankStore) TaggedTransactions(ctx context.Context, db bun.IDB, businessID uuid.UUID) (map[uuid.UUID][]uuid.UUID, error) {
+	var rows []struct {
+		BusinessID    uuid.UUID `bun:"business_id"`
+		TransactionID uuid.UUID `bun:"transaction_id"`
+	}
+	q := db.NewSelect().TableExpr("bank_transaction_tags").ColumnExpr("DISTINCT business_id, transaction_id")
+	if businessID != uuid.Nil {
+		q = q.Where("business_id = ?", businessID)
+	}
+	if err := q.Scan(ctx, &rows); err != nil {
+		return nil, err
+	}
+	out := map[uuid.UUID][]uuid.UUID{}
+	for _, r := range rows {
+		out[r.BusinessID] = append(out[r.BusinessID], r.TransactionID)
+	}
+	return out, nil
+}
