@@ -5,7 +5,6 @@ go 1.26.0
 require (
 	github.com/GoogleContainerTools/skaffold/v2 v2.16.1
 	github.com/acctsuite/acct/pkg v0.0.0-00010101000000-000000000000
-	github.com/acctsuite/acct/services/mileage v0.0.0-00010101000000-000000000000
 	github.com/gofiber/fiber/v2 v2.52.15
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0
@@ -21,6 +20,8 @@ require (
 	sigs.k8s.io/kind v0.30.0
 	sigs.k8s.io/yaml v1.6.0
 )
+
+require github.com/ledongthuc/pdf v0.0.0-20260907135840-6c8c28e0e8a0 // indirect
 
 require (
 	github.com/andybalholm/brotli v1.2.7 // indirect
@@ -83,7 +84,7 @@ require (
 	go.opentelemetry.io/proto/otlp v1.11.0 // indirect
 	go.yaml.in/yaml/v2 v2.4.4 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
-	golang.org/x/mod v0.42.0 // indirect
+	golang.org/x/mod v0.42.0
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
@@ -104,5 +105,3 @@ require (
 )
 
 replace github.com/acctsuite/acct/pkg => ../pkg
-
-replace github.com/acctsuite/acct/services/mileage => ../services/mileage

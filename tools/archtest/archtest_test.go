@@ -14,7 +14,7 @@ const knownFile = "known_violations.txt"
 
 // knownCeiling is the number of lines known_violations.txt had when the
 // ratchet was set. Lower it when you like; never raise it.
-const knownCeiling = 36
+const knownCeiling = 32
 
 // repoRoot is the repository root, two levels above this package's
 // folder, checked by its go.work.

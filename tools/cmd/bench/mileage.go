@@ -12,13 +12,12 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/acctsuite/acct/services/mileage"
 	"github.com/acctsuite/acct/tools/internal/stack"
 )
 
 // The mileage benchmark of issue 11: GET /mileage/summary over a business
 // with many trips, through the gateway, against the raw GROUP BY over the
-// trips (mileage.RawSummarySQL) in the same run.
+// trips (rawSummarySQL, the bench's own text) in the same run.
 const (
 	mileageSamples    = 200 // gateway requests per filter
 	mileageRawSamples = 40  // raw GROUP BY runs per filter, interleaved with them
@@ -66,10 +65,56 @@ func mileageDeduction(day time.Time, hundredths int64) int64 {
 	panic("mileage bench: a trip before 2022")
 }
 
-// mileageFilter is one measured summary request.
+// mileageFilter is one measured summary request: its query, and the same
+// filter for the raw GROUP BY.
 type mileageFilter struct {
-	name  string
-	query url.Values
+	name     string
+	query    url.Values
+	vehicles []uuid.UUID
+	purposes []string
+	from, to string // YYYY-MM-DD, "" for no bound
+}
+
+// rawSummarySQL is the summary of f as one GROUP BY year, month over the
+// trips themselves (search_path mileage): the bench's own SQL, written
+// from the API's definition, not the service's query, so that it checks
+// the service's read model independently (deduction rounded half up once
+// per business trip, at the rate of the trip's day).
+func rawSummarySQL(bid uuid.UUID, f mileageFilter) string {
+	var rate strings.Builder
+	rate.WriteString("CASE")
+	for _, r := range mileageRates {
+		fmt.Fprintf(&rate, " WHEN trip_date >= DATE '%s' THEN %d", r.from.Format(time.DateOnly), r.rate)
+	}
+	rate.WriteString(" END")
+	where := []string{fmt.Sprintf("business_id = '%s'", bid), "deleted_at IS NULL"}
+	if len(f.vehicles) > 0 {
+		ids := make([]string, len(f.vehicles))
+		for i, v := range f.vehicles {
+			ids[i] = "'" + v.String() + "'"
+		}
+		where = append(where, "vehicle_id IN ("+strings.Join(ids, ", ")+")")
+	}
+	if len(f.purposes) > 0 {
+		where = append(where, "purpose IN ('"+strings.Join(f.purposes, "', '")+"')")
+	}
+	if f.from != "" {
+		where = append(where, "trip_date >= DATE '"+f.from+"'")
+	}
+	if f.to != "" {
+		where = append(where, "trip_date <= DATE '"+f.to+"'")
+	}
+	return `SELECT extract(year FROM trip_date)::int AS year, extract(month FROM trip_date)::int AS month,
+	coalesce(sum(distance), 0)::bigint AS miles,
+	coalesce(sum(distance) FILTER (WHERE purpose = 'BUSINESS'), 0)::bigint AS business_miles,
+	coalesce(sum(distance) FILTER (WHERE purpose = 'PERSONAL'), 0)::bigint AS personal_miles,
+	coalesce(sum(distance) FILTER (WHERE purpose = 'UNREVIEWED'), 0)::bigint AS uncategorized_miles,
+	count(*) AS trips,
+	count(*) FILTER (WHERE purpose = 'BUSINESS') AS business_trips,
+	count(*) FILTER (WHERE purpose = 'PERSONAL') AS personal_trips,
+	count(*) FILTER (WHERE purpose = 'UNREVIEWED') AS uncategorized_trips,
+	coalesce(sum((distance * (` + rate.String() + `) + 500) / 1000) FILTER (WHERE purpose = 'BUSINESS'), 0)::bigint AS estimated_deduction
+FROM trips WHERE ` + strings.Join(where, " AND ") + ` GROUP BY 1, 2 ORDER BY 1, 2`
 }
 
 // runMileage loads trips trips into one business (its two vehicles made
@@ -184,10 +229,12 @@ func runMileage(ctx context.Context, st *stack.Stack, token string, trips int) (
 	}
 
 	filters := []mileageFilter{
-		{"one vehicle, BUSINESS, year=2024", url.Values{"vehicle_ids": {vehicles[0].String()}, "purpose": {"BUSINESS"}, "year": {"2024"}}},
-		{"one vehicle, BUSINESS+PERSONAL, 2023-03-15..2025-09-30", url.Values{"vehicle_ids": {vehicles[1].String()},
-			"purpose": {"BUSINESS", "PERSONAL"}, "start_date": {"2023-03-15"}, "end_date": {"2025-09-30"}}},
-		{"no filter (all 5 years)", url.Values{}},
+		{name: "one vehicle, BUSINESS, year=2024", query: url.Values{"vehicle_ids": {vehicles[0].String()}, "purpose": {"BUSINESS"}, "year": {"2024"}},
+			vehicles: vehicles[:1], purposes: []string{"BUSINESS"}, from: "2024-01-01", to: "2024-12-31"},
+		{name: "one vehicle, BUSINESS+PERSONAL, 2023-03-15..2025-09-30", query: url.Values{"vehicle_ids": {vehicles[1].String()},
+			"purpose": {"BUSINESS", "PERSONAL"}, "start_date": {"2023-03-15"}, "end_date": {"2025-09-30"}},
+			vehicles: vehicles[1:2], purposes: []string{"BUSINESS", "PERSONAL"}, from: "2023-03-15", to: "2025-09-30"},
+		{name: "no filter (all 5 years)", query: url.Values{}},
 	}
 	var sum strings.Builder
 	var res []result
@@ -212,11 +259,9 @@ type summaryMonth struct {
 // requests with a raw GROUP BY run after every fifth, and the figures
 // compared.
 func (b *txbench) benchSummary(ctx context.Context, raw *pgx.Conn, bid uuid.UUID, base string, f mileageFilter, trips int) (string, result, error) {
-	sql, err := mileage.RawSummarySQL(bid, f.query)
-	if err != nil {
-		return "", result{}, err
-	}
+	sql := rawSummarySQL(bid, f)
 	path := base + "/summary?" + f.query.Encode()
+	var err error
 	var api, rawTimes []time.Duration
 	var fromAPI, fromSQL map[[2]int]summaryMonth
 	get := func() (time.Duration, error) {

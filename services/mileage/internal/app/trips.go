@@ -7,10 +7,9 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
-	"github.com/acctsuite/acct/pkg/outbox"
+	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/services/mileage/internal/domain"
 )
@@ -25,13 +24,13 @@ type TripView struct {
 // checks the vehicles the trips name: each must be the business's,
 // undeleted and not archived. Violations are named field by field (prefix
 // is "" or "trips[i]." per trip).
-func (a *Mileage) checkVehicles(ctx context.Context, tx bun.Tx, businessID uuid.UUID, ids []uuid.UUID, prefixes []string) (map[uuid.UUID]domain.Vehicle, error) {
+func (a *Mileage) checkVehicles(ctx context.Context, businessID uuid.UUID, ids []uuid.UUID, prefixes []string) (map[uuid.UUID]domain.Vehicle, error) {
 	distinct := slices.Clone(ids)
 	slices.SortFunc(distinct, func(a, b uuid.UUID) int { return strings.Compare(a.String(), b.String()) })
 	distinct = slices.Compact(distinct)
 	found := map[uuid.UUID]domain.Vehicle{}
 	for _, id := range distinct { // in id order: no deadlock between two bulks
-		v, ok, err := a.vehicles.FindVehicle(ctx, tx, businessID, id, true)
+		v, ok, err := a.vehicles.FindVehicle(ctx, businessID, id, true)
 		if err != nil {
 			return nil, err
 		}
@@ -62,13 +61,13 @@ func (a *Mileage) checkVehicles(ctx context.Context, tx bun.Tx, businessID uuid.
 func (a *Mileage) CreateTrips(ctx context.Context, businessID uuid.UUID, ins []domain.TripPatch, bulk bool) ([]TripView, []bool, error) {
 	out := make([]TripView, len(ins))
 	created := make([]bool, len(ins))
-	err := outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
+	err := a.uow.Do(ctx, func(ctx context.Context) error {
 		var ids []uuid.UUID
 		var prefixes []string
 		var fresh []int
 		for i, in := range ins {
 			if x := in.ExternalID; x.Set && !x.Null {
-				existing, ok, err := a.trips.FindTripByExternalID(ctx, tx, businessID, x.Value)
+				existing, ok, err := a.trips.FindTripByExternalID(ctx, businessID, x.Value)
 				if err != nil {
 					return err
 				}
@@ -85,18 +84,18 @@ func (a *Mileage) CreateTrips(ctx context.Context, businessID uuid.UUID, ins []d
 			}
 			prefixes = append(prefixes, prefix)
 		}
-		if _, err := a.checkVehicles(ctx, tx, businessID, ids, prefixes); err != nil {
+		if _, err := a.checkVehicles(ctx, businessID, ids, prefixes); err != nil {
 			return err
 		}
 		now := a.clock()
 		for _, i := range fresh {
 			t := domain.NewTrip(businessID, newID(), ins[i], now)
-			inserted, err := a.trips.InsertTrip(ctx, tx, t)
+			inserted, err := a.trips.InsertTrip(ctx, t)
 			if err != nil {
 				return err
 			}
 			if !inserted { // a concurrent create of the same external id won
-				existing, ok, err := a.trips.FindTripByExternalID(ctx, tx, businessID, *t.ExternalID)
+				existing, ok, err := a.trips.FindTripByExternalID(ctx, businessID, *t.ExternalID)
 				if err != nil || !ok {
 					return fmt.Errorf("trip %q neither inserted nor found: %v", *t.ExternalID, err)
 				}
@@ -104,7 +103,7 @@ func (a *Mileage) CreateTrips(ctx context.Context, businessID uuid.UUID, ins []d
 				continue
 			}
 			out[i], created[i] = TripView{Trip: t}, true
-			if err := a.pub.TripUpserted(ctx, tx, t); err != nil {
+			if err := a.publish(ctx, tripEvent(events.TypeTripUpserted, t)); err != nil {
 				return err
 			}
 		}
@@ -126,7 +125,7 @@ func (a *Mileage) withVehicles(ctx context.Context, businessID uuid.UUID, views 
 		ids = append(ids, v.VehicleID)
 	}
 	slices.SortFunc(ids, func(a, b uuid.UUID) int { return strings.Compare(a.String(), b.String()) })
-	vs, err := a.vehicles.FindVehiclesByIDs(ctx, a.db, businessID, slices.Compact(ids))
+	vs, err := a.vehicles.FindVehiclesByIDs(ctx, businessID, slices.Compact(ids))
 	if err != nil {
 		return err
 	}
@@ -148,7 +147,7 @@ func (a *Mileage) view(ctx context.Context, businessID uuid.UUID, t domain.Trip)
 
 // Trip is GET /mileage/trips/{id} (deleted trips too, with deleted_at).
 func (a *Mileage) Trip(ctx context.Context, businessID, id uuid.UUID) (TripView, error) {
-	t, ok, err := a.trips.FindTrip(ctx, a.db, businessID, id, false)
+	t, ok, err := a.trips.FindTrip(ctx, businessID, id, false)
 	if err != nil {
 		return TripView{}, fmt.Errorf("find trip %s: %w", id, err)
 	}
@@ -160,7 +159,7 @@ func (a *Mileage) Trip(ctx context.Context, businessID, id uuid.UUID) (TripView,
 
 // Trips is GET /mileage/trips: one page.
 func (a *Mileage) Trips(ctx context.Context, businessID uuid.UUID, f domain.TripFilter, p page.Params) ([]TripView, page.Meta, error) {
-	list, meta, err := a.trips.FindTrips(ctx, a.db, businessID, f, p)
+	list, meta, err := a.trips.FindTrips(ctx, businessID, f, p)
 	if err != nil {
 		return nil, page.Meta{}, err
 	}
@@ -178,8 +177,8 @@ func (a *Mileage) Trips(ctx context.Context, businessID uuid.UUID, f domain.Trip
 // vehicle must be the business's, undeleted and active (400).
 func (a *Mileage) UpdateTrip(ctx context.Context, businessID, id uuid.UUID, p domain.TripPatch) (TripView, error) {
 	var out domain.Trip
-	err := outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		t, ok, err := a.trips.FindTrip(ctx, tx, businessID, id, true)
+	err := a.uow.Do(ctx, func(ctx context.Context) error {
+		t, ok, err := a.trips.FindTrip(ctx, businessID, id, true)
 		if err != nil {
 			return err
 		}
@@ -192,12 +191,12 @@ func (a *Mileage) UpdateTrip(ctx context.Context, businessID, id uuid.UUID, p do
 			return nil
 		}
 		if next.VehicleID != t.VehicleID {
-			if _, err := a.checkVehicles(ctx, tx, businessID, []uuid.UUID{next.VehicleID}, []string{""}); err != nil {
+			if _, err := a.checkVehicles(ctx, businessID, []uuid.UUID{next.VehicleID}, []string{""}); err != nil {
 				return err
 			}
 		}
 		if x := next.ExternalID; x != nil && !eq(x, t.ExternalID) {
-			other, taken, err := a.trips.FindTripByExternalID(ctx, tx, businessID, *x)
+			other, taken, err := a.trips.FindTripByExternalID(ctx, businessID, *x)
 			if err != nil {
 				return err
 			}
@@ -205,10 +204,10 @@ func (a *Mileage) UpdateTrip(ctx context.Context, businessID, id uuid.UUID, p do
 				return domain.ErrDuplicateExternalID("trip", *x)
 			}
 		}
-		if err := a.trips.UpdateTrip(ctx, tx, next); err != nil {
+		if err := a.trips.UpdateTrip(ctx, next); err != nil {
 			return err
 		}
-		return a.pub.TripUpserted(ctx, tx, next)
+		return a.publish(ctx, tripEvent(events.TypeTripUpserted, next))
 	})
 	if err != nil {
 		return TripView{}, err
@@ -219,8 +218,8 @@ func (a *Mileage) UpdateTrip(ctx context.Context, businessID, id uuid.UUID, p do
 // DeleteTrip is DELETE /mileage/trips/{id}: soft delete (deleted_at) with
 // its trip.deleted event; a deleted trip is 404.
 func (a *Mileage) DeleteTrip(ctx context.Context, businessID, id uuid.UUID) error {
-	return outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		t, ok, err := a.trips.FindTrip(ctx, tx, businessID, id, true)
+	return a.uow.Do(ctx, func(ctx context.Context) error {
+		t, ok, err := a.trips.FindTrip(ctx, businessID, id, true)
 		if err != nil {
 			return err
 		}
@@ -228,10 +227,10 @@ func (a *Mileage) DeleteTrip(ctx context.Context, businessID, id uuid.UUID) erro
 			return domain.ErrTripNotFound()
 		}
 		next := t.Delete(a.clock())
-		if err := a.trips.UpdateTrip(ctx, tx, next); err != nil {
+		if err := a.trips.UpdateTrip(ctx, next); err != nil {
 			return err
 		}
-		return a.pub.TripDeleted(ctx, tx, next)
+		return a.publish(ctx, tripEvent(events.TypeTripDeleted, next))
 	})
 }
 
@@ -241,7 +240,7 @@ func (a *Mileage) Summary(ctx context.Context, businessID uuid.UUID, f domain.Tr
 	if f.Empty() {
 		return []domain.YearSummary{}, nil
 	}
-	months, err := a.trips.SummarizeTrips(ctx, a.db, businessID, f)
+	months, err := a.trips.SummarizeTrips(ctx, businessID, f)
 	if err != nil {
 		return nil, err
 	}

@@ -5,24 +5,22 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
-	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/services/mileage/internal/domain"
 )
 
 // demotePrimary demotes the business's primary vehicle other than keep
 // (with its event). The caller holds LockVehicles.
-func (a *Mileage) demotePrimary(ctx context.Context, tx bun.Tx, businessID, keep uuid.UUID) error {
-	cur, ok, err := a.vehicles.FindPrimaryVehicle(ctx, tx, businessID)
+func (a *Mileage) demotePrimary(ctx context.Context, businessID, keep uuid.UUID) error {
+	cur, ok, err := a.vehicles.FindPrimaryVehicle(ctx, businessID)
 	if err != nil || !ok || cur.ID == keep {
 		return err
 	}
 	demoted := cur.Demote(a.clock())
-	if err := a.vehicles.UpdateVehicle(ctx, tx, demoted); err != nil {
+	if err := a.vehicles.UpdateVehicle(ctx, demoted); err != nil {
 		return err
 	}
-	return a.pub.VehicleUpserted(ctx, tx, demoted)
+	return a.publish(ctx, vehicleEvent(demoted))
 }
 
 // CreateVehicle is POST /mileage/vehicles: a new vehicle (created true)
@@ -34,9 +32,9 @@ func (a *Mileage) CreateVehicle(ctx context.Context, businessID uuid.UUID, in do
 		out     domain.Vehicle
 		created bool
 	)
-	err := outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
+	err := a.uow.Do(ctx, func(ctx context.Context) error {
 		if in.ExternalID != nil {
-			existing, ok, err := a.vehicles.FindVehicleByExternalID(ctx, tx, businessID, *in.ExternalID)
+			existing, ok, err := a.vehicles.FindVehicleByExternalID(ctx, businessID, *in.ExternalID)
 			if err != nil {
 				return err
 			}
@@ -45,21 +43,21 @@ func (a *Mileage) CreateVehicle(ctx context.Context, businessID uuid.UUID, in do
 				return nil
 			}
 		}
-		if err := a.vehicles.LockVehicles(ctx, tx, businessID); err != nil {
+		if err := a.vehicles.LockVehicles(ctx, businessID); err != nil {
 			return err
 		}
 		v := domain.NewVehicle(businessID, newID(), in, a.clock())
 		if v.IsPrimary {
-			if err := a.demotePrimary(ctx, tx, businessID, v.ID); err != nil {
+			if err := a.demotePrimary(ctx, businessID, v.ID); err != nil {
 				return fmt.Errorf("demote primary vehicle: %w", err)
 			}
 		}
-		inserted, err := a.vehicles.InsertVehicle(ctx, tx, v)
+		inserted, err := a.vehicles.InsertVehicle(ctx, v)
 		if err != nil {
 			return err
 		}
 		if !inserted { // a concurrent create of the same external id won
-			existing, ok, err := a.vehicles.FindVehicleByExternalID(ctx, tx, businessID, *in.ExternalID)
+			existing, ok, err := a.vehicles.FindVehicleByExternalID(ctx, businessID, *in.ExternalID)
 			if err != nil || !ok {
 				return fmt.Errorf("vehicle %q neither inserted nor found: %v", *in.ExternalID, err)
 			}
@@ -67,7 +65,7 @@ func (a *Mileage) CreateVehicle(ctx context.Context, businessID uuid.UUID, in do
 			return nil
 		}
 		out, created = v, true
-		return a.pub.VehicleUpserted(ctx, tx, v)
+		return a.publish(ctx, vehicleEvent(v))
 	})
 	if err != nil {
 		return domain.Vehicle{}, false, err
@@ -78,7 +76,7 @@ func (a *Mileage) CreateVehicle(ctx context.Context, businessID uuid.UUID, in do
 // Vehicle is GET /mileage/vehicles/{id} (archived and deleted vehicles
 // too), or the 404.
 func (a *Mileage) Vehicle(ctx context.Context, businessID, id uuid.UUID) (domain.Vehicle, error) {
-	v, ok, err := a.vehicles.FindVehicle(ctx, a.db, businessID, id, false)
+	v, ok, err := a.vehicles.FindVehicle(ctx, businessID, id, false)
 	if err != nil {
 		return domain.Vehicle{}, fmt.Errorf("find vehicle %s: %w", id, err)
 	}
@@ -90,7 +88,7 @@ func (a *Mileage) Vehicle(ctx context.Context, businessID, id uuid.UUID) (domain
 
 // Vehicles is GET /mileage/vehicles.
 func (a *Mileage) Vehicles(ctx context.Context, businessID uuid.UUID, f domain.VehicleFilter) ([]domain.Vehicle, error) {
-	return a.vehicles.FindVehicles(ctx, a.db, businessID, f)
+	return a.vehicles.FindVehicles(ctx, businessID, f)
 }
 
 // changeVehicle locks the business's vehicles and the (undeleted) vehicle
@@ -99,11 +97,11 @@ func (a *Mileage) Vehicles(ctx context.Context, businessID uuid.UUID, f domain.V
 func (a *Mileage) changeVehicle(ctx context.Context, businessID, id uuid.UUID,
 	change func(domain.Vehicle) (domain.Vehicle, bool, error)) (domain.Vehicle, error) {
 	var out domain.Vehicle
-	err := outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		if err := a.vehicles.LockVehicles(ctx, tx, businessID); err != nil {
+	err := a.uow.Do(ctx, func(ctx context.Context) error {
+		if err := a.vehicles.LockVehicles(ctx, businessID); err != nil {
 			return err
 		}
-		v, ok, err := a.vehicles.FindVehicle(ctx, tx, businessID, id, true)
+		v, ok, err := a.vehicles.FindVehicle(ctx, businessID, id, true)
 		if err != nil {
 			return err
 		}
@@ -119,7 +117,7 @@ func (a *Mileage) changeVehicle(ctx context.Context, businessID, id uuid.UUID,
 			return nil
 		}
 		if x := next.ExternalID; x != nil && !eq(x, v.ExternalID) {
-			other, taken, err := a.vehicles.FindVehicleByExternalID(ctx, tx, businessID, *x)
+			other, taken, err := a.vehicles.FindVehicleByExternalID(ctx, businessID, *x)
 			if err != nil {
 				return err
 			}
@@ -128,14 +126,14 @@ func (a *Mileage) changeVehicle(ctx context.Context, businessID, id uuid.UUID,
 			}
 		}
 		if next.IsPrimary && !v.IsPrimary {
-			if err := a.demotePrimary(ctx, tx, businessID, id); err != nil {
+			if err := a.demotePrimary(ctx, businessID, id); err != nil {
 				return fmt.Errorf("demote primary vehicle: %w", err)
 			}
 		}
-		if err := a.vehicles.UpdateVehicle(ctx, tx, next); err != nil {
+		if err := a.vehicles.UpdateVehicle(ctx, next); err != nil {
 			return err
 		}
-		return a.pub.VehicleUpserted(ctx, tx, next)
+		return a.publish(ctx, vehicleEvent(next))
 	})
 	if err != nil {
 		return domain.Vehicle{}, err

@@ -1,6 +1,6 @@
 // Package service wires the mileage service onto the service kit: the
-// vehicle and trip use cases on the kit's database, their events through
-// the outbox on acct.mileage.v1, the business projection (tenancy) from
+// vehicle and trip use cases in units of work on the kit's database, their
+// events through the outbox on acct.mileage.v1, the business projection (tenancy) from
 // acct.business.v1 and the HTTP routes. The kit does the rest (see
 // pkg/servicekit).
 package service
@@ -9,11 +9,11 @@ import (
 	"context"
 
 	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/services/mileage"
 	httpadapter "github.com/acctsuite/acct/services/mileage/internal/adapters/http"
-	kafkaadapter "github.com/acctsuite/acct/services/mileage/internal/adapters/kafka"
 	"github.com/acctsuite/acct/services/mileage/internal/adapters/postgres"
 	"github.com/acctsuite/acct/services/mileage/internal/app"
 	"github.com/acctsuite/acct/services/mileage/internal/config"
@@ -42,8 +42,8 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 }
 
 func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
-	store := postgres.New()
-	s.Mileage = app.New(k.DB(), store, store, kafkaadapter.Publisher{}, k.Logger())
+	store := postgres.New(k.DB())
+	s.Mileage = app.New(outbox.UnitOfWork{DB: k.DB()}, store, store, outbox.Events{DB: k.DB()}, k.Logger())
 	httpadapter.Register(k.App(), httpadapter.Options{
 		Mileage:     s.Mileage,
 		Auth:        k.Authenticate(),

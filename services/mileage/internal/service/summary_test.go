@@ -193,7 +193,7 @@ func TestSummaryProperty(t *testing.T) {
 			}
 			// The raw GROUP BY over the trips (the benchmark's baseline)
 			// says the same as trip_days.
-			raw, err := postgres.New().SummarizeTripsRaw(context.Background(), e.db, bid, f)
+			raw, err := postgres.New(e.db).SummarizeTripsRaw(context.Background(), bid, f)
 			if err != nil {
 				t.Fatal(err)
 			}

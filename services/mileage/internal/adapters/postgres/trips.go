@@ -88,7 +88,8 @@ func (r tripRow) trip() domain.Trip {
 
 // InsertTrip implements app.TripStore (ON CONFLICT DO NOTHING on the
 // external id).
-func (s *Store) InsertTrip(ctx context.Context, db bun.IDB, t domain.Trip) (bool, error) {
+func (s *Store) InsertTrip(ctx context.Context, t domain.Trip) (bool, error) {
+	db := s.conn(ctx)
 	if err := lockTrips(ctx, db, t.BusinessID); err != nil {
 		return false, err
 	}
@@ -118,7 +119,8 @@ func (s *Store) findTrip(ctx context.Context, q *bun.SelectQuery) (domain.Trip, 
 }
 
 // FindTrip implements app.TripStore.
-func (s *Store) FindTrip(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, forUpdate bool) (domain.Trip, bool, error) {
+func (s *Store) FindTrip(ctx context.Context, businessID, id uuid.UUID, forUpdate bool) (domain.Trip, bool, error) {
+	db := s.conn(ctx)
 	q := db.NewSelect().Where("t.business_id = ? AND t.id = ?", businessID, id)
 	if forUpdate {
 		q = q.For("UPDATE")
@@ -127,12 +129,14 @@ func (s *Store) FindTrip(ctx context.Context, db bun.IDB, businessID, id uuid.UU
 }
 
 // FindTripByExternalID implements app.TripStore.
-func (s *Store) FindTripByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string) (domain.Trip, bool, error) {
+func (s *Store) FindTripByExternalID(ctx context.Context, businessID uuid.UUID, externalID string) (domain.Trip, bool, error) {
+	db := s.conn(ctx)
 	return s.findTrip(ctx, db.NewSelect().Where("t.business_id = ? AND t.external_id = ?", businessID, externalID))
 }
 
 // UpdateTrip implements app.TripStore.
-func (s *Store) UpdateTrip(ctx context.Context, db bun.IDB, t domain.Trip) error {
+func (s *Store) UpdateTrip(ctx context.Context, t domain.Trip) error {
+	db := s.conn(ctx)
 	if err := lockTrips(ctx, db, t.BusinessID); err != nil {
 		return err
 	}
@@ -244,7 +248,8 @@ func filterTrips(q *bun.SelectQuery, businessID uuid.UUID, f domain.TripFilter) 
 }
 
 // FindTrips implements app.TripStore: one keyset page.
-func (s *Store) FindTrips(ctx context.Context, db bun.IDB, businessID uuid.UUID, f domain.TripFilter, p page.Params) ([]domain.Trip, page.Meta, error) {
+func (s *Store) FindTrips(ctx context.Context, businessID uuid.UUID, f domain.TripFilter, p page.Params) ([]domain.Trip, page.Meta, error) {
+	db := s.conn(ctx)
 	q := filterTrips(db.NewSelect().Model((*tripRow)(nil)), businessID, f)
 	rows, meta, err := pagebun.Fetch(ctx, q, p, "t.id", func(r tripRow) (any, uuid.UUID) {
 		switch p.SortBy {
@@ -361,13 +366,15 @@ func DaySummaryQuery(db bun.IDB, businessID uuid.UUID, f domain.TripFilter) *bun
 
 // SummarizeTrips implements app.TripStore: one GROUP BY year, month over
 // trip_days (DaySummaryQuery).
-func (s *Store) SummarizeTrips(ctx context.Context, db bun.IDB, businessID uuid.UUID, f domain.TripFilter) ([]domain.MonthKey, error) {
+func (s *Store) SummarizeTrips(ctx context.Context, businessID uuid.UUID, f domain.TripFilter) ([]domain.MonthKey, error) {
+	db := s.conn(ctx)
 	return scanMonths(ctx, DaySummaryQuery(db, businessID, f))
 }
 
 // SummarizeTripsRaw is SummarizeTrips by SummaryQuery, over the trips
 // themselves (the tests check trip_days against it).
-func (s *Store) SummarizeTripsRaw(ctx context.Context, db bun.IDB, businessID uuid.UUID, f domain.TripFilter) ([]domain.MonthKey, error) {
+func (s *Store) SummarizeTripsRaw(ctx context.Context, businessID uuid.UUID, f domain.TripFilter) ([]domain.MonthKey, error) {
+	db := s.conn(ctx)
 	return scanMonths(ctx, SummaryQuery(db, businessID, f))
 }
 

@@ -68,14 +68,16 @@ func (r vehicleRow) vehicle() domain.Vehicle {
 
 // LockVehicles implements app.VehicleStore: a transaction lock per
 // business that serialises the changes of its primary vehicle.
-func (s *Store) LockVehicles(ctx context.Context, db bun.IDB, businessID uuid.UUID) error {
+func (s *Store) LockVehicles(ctx context.Context, businessID uuid.UUID) error {
+	db := s.conn(ctx)
 	_, err := db.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", "mileage.vehicles/"+businessID.String())
 	return wrap("lock vehicles", err)
 }
 
 // InsertVehicle implements app.VehicleStore (ON CONFLICT DO NOTHING on the
 // external id).
-func (s *Store) InsertVehicle(ctx context.Context, db bun.IDB, v domain.Vehicle) (bool, error) {
+func (s *Store) InsertVehicle(ctx context.Context, v domain.Vehicle) (bool, error) {
+	db := s.conn(ctx)
 	r := toVehicleRow(v)
 	res, err := db.NewInsert().Model(&r).
 		On("CONFLICT (business_id, external_id) WHERE external_id IS NOT NULL DO NOTHING").Exec(ctx)
@@ -99,7 +101,8 @@ func (s *Store) findVehicle(ctx context.Context, q *bun.SelectQuery) (domain.Veh
 }
 
 // FindVehicle implements app.VehicleStore.
-func (s *Store) FindVehicle(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, forUpdate bool) (domain.Vehicle, bool, error) {
+func (s *Store) FindVehicle(ctx context.Context, businessID, id uuid.UUID, forUpdate bool) (domain.Vehicle, bool, error) {
+	db := s.conn(ctx)
 	q := db.NewSelect().Where("v.business_id = ? AND v.id = ?", businessID, id)
 	if forUpdate {
 		q = q.For("UPDATE OF v")
@@ -108,17 +111,20 @@ func (s *Store) FindVehicle(ctx context.Context, db bun.IDB, businessID, id uuid
 }
 
 // FindVehicleByExternalID implements app.VehicleStore.
-func (s *Store) FindVehicleByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string) (domain.Vehicle, bool, error) {
+func (s *Store) FindVehicleByExternalID(ctx context.Context, businessID uuid.UUID, externalID string) (domain.Vehicle, bool, error) {
+	db := s.conn(ctx)
 	return s.findVehicle(ctx, db.NewSelect().Where("v.business_id = ? AND v.external_id = ?", businessID, externalID))
 }
 
 // FindPrimaryVehicle implements app.VehicleStore.
-func (s *Store) FindPrimaryVehicle(ctx context.Context, db bun.IDB, businessID uuid.UUID) (domain.Vehicle, bool, error) {
+func (s *Store) FindPrimaryVehicle(ctx context.Context, businessID uuid.UUID) (domain.Vehicle, bool, error) {
+	db := s.conn(ctx)
 	return s.findVehicle(ctx, db.NewSelect().Where("v.business_id = ? AND v.is_primary", businessID).For("UPDATE OF v"))
 }
 
 // FindVehiclesByIDs implements app.VehicleStore.
-func (s *Store) FindVehiclesByIDs(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]domain.Vehicle, error) {
+func (s *Store) FindVehiclesByIDs(ctx context.Context, businessID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]domain.Vehicle, error) {
+	db := s.conn(ctx)
 	out := map[uuid.UUID]domain.Vehicle{}
 	if len(ids) == 0 {
 		return out, nil
@@ -136,7 +142,8 @@ func (s *Store) FindVehiclesByIDs(ctx context.Context, db bun.IDB, businessID uu
 }
 
 // UpdateVehicle implements app.VehicleStore.
-func (s *Store) UpdateVehicle(ctx context.Context, db bun.IDB, v domain.Vehicle) error {
+func (s *Store) UpdateVehicle(ctx context.Context, v domain.Vehicle) error {
+	db := s.conn(ctx)
 	r := toVehicleRow(v)
 	_, err := db.NewUpdate().Model(&r).
 		Column("external_id", "make_and_model", "year", "license_plate", "vin", "description", "is_primary", "version",
@@ -150,7 +157,8 @@ func (s *Store) UpdateVehicle(ctx context.Context, db bun.IDB, v domain.Vehicle)
 
 // FindVehicles implements app.VehicleStore: every vehicle f selects,
 // primary first, then by creation.
-func (s *Store) FindVehicles(ctx context.Context, db bun.IDB, businessID uuid.UUID, f domain.VehicleFilter) ([]domain.Vehicle, error) {
+func (s *Store) FindVehicles(ctx context.Context, businessID uuid.UUID, f domain.VehicleFilter) ([]domain.Vehicle, error) {
+	db := s.conn(ctx)
 	var rows []vehicleRow
 	q := db.NewSelect().Model(&rows).ColumnExpr("v.*").ColumnExpr(hasTrips).Where("v.business_id = ?", businessID)
 	if !f.IncludeArchived {

@@ -1,0 +1,116 @@
+package outbox_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/outbox"
+	"github.com/acctsuite/acct/pkg/pgdb"
+	"github.com/acctsuite/acct/pkg/testkit"
+)
+
+// TestUnitOfWork: a store statement (pgdb.Conn) and a Publish inside Do
+// commit together or not at all; a nested Do is a savepoint whose events
+// go with it; outside Do, both run on their own.
+func TestUnitOfWork(t *testing.T) {
+	url := testkit.NewDatabase(t)
+	db := testkit.OpenSchema(t, url, "svc", outbox.Migrations)
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, "CREATE TABLE things (id uuid PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	uow, pub := outbox.UnitOfWork{DB: db}, outbox.Events{DB: db}
+	insert := func(ctx context.Context) error {
+		_, err := pgdb.Conn(ctx, db).NewRaw("INSERT INTO things VALUES (?)", uuid.New()).Exec(ctx)
+		return err
+	}
+	event := func() events.Event {
+		e, err := events.New(testTopic, "test.step", "outbox-test", uuid.Must(uuid.NewV7()), step{N: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	counts := func() [2]int {
+		return [2]int{count(t, db, "SELECT count(*) FROM things"), count(t, db, "SELECT count(*) FROM outbox")}
+	}
+	fail := errors.New("rule refused")
+
+	tests := []struct {
+		name string
+		run  func(ctx context.Context) error
+		want [2]int // rows and events added
+		err  error
+	}{
+		{"committed together", func(ctx context.Context) error {
+			return uow.Do(ctx, func(ctx context.Context) error {
+				if !pgdb.HasTx(ctx) {
+					t.Error("no transaction in the context")
+				}
+				if err := insert(ctx); err != nil {
+					return err
+				}
+				return pub.Publish(ctx, event(), event())
+			})
+		}, [2]int{1, 2}, nil},
+		{"rolled back together", func(ctx context.Context) error {
+			return uow.Do(ctx, func(ctx context.Context) error {
+				if err := insert(ctx); err != nil {
+					return err
+				}
+				if err := pub.Publish(ctx, event()); err != nil {
+					return err
+				}
+				return fail
+			})
+		}, [2]int{0, 0}, fail},
+		{"a failed savepoint drops its own work only", func(ctx context.Context) error {
+			return uow.Do(ctx, func(ctx context.Context) error {
+				if err := insert(ctx); err != nil {
+					return err
+				}
+				if err := pub.Publish(ctx, event()); err != nil {
+					return err
+				}
+				err := uow.Do(ctx, func(ctx context.Context) error {
+					if err := insert(ctx); err != nil {
+						return err
+					}
+					if err := pub.Publish(ctx, event()); err != nil {
+						return err
+					}
+					return fail
+				})
+				if !errors.Is(err, fail) {
+					t.Errorf("savepoint: %v", err)
+				}
+				return uow.Do(ctx, func(ctx context.Context) error { return pub.Publish(ctx, event()) })
+			})
+		}, [2]int{1, 2}, nil},
+		{"outside a unit of work", func(ctx context.Context) error {
+			if pgdb.HasTx(ctx) {
+				t.Error("a transaction in a plain context")
+			}
+			if err := insert(ctx); err != nil {
+				return err
+			}
+			return pub.Publish(ctx, event())
+		}, [2]int{1, 1}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := counts()
+			if err := tt.run(ctx); !errors.Is(err, tt.err) {
+				t.Fatalf("err = %v, want %v", err, tt.err)
+			}
+			after := counts()
+			if got := [2]int{after[0] - before[0], after[1] - before[1]}; got != tt.want {
+				t.Fatalf("added %v rows and events, want %v", got, tt.want)
+			}
+		})
+	}
+}
