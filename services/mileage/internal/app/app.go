@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/acctsuite/acct/pkg/clock"
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/services/mileage/internal/domain"
@@ -63,7 +64,7 @@ type Mileage struct {
 	trips    TripStore
 	pub      Publisher
 	log      *slog.Logger
-	now      func() time.Time
+	clk      clock.Clock
 }
 
 // New assembles the use cases.
@@ -71,10 +72,10 @@ func New(uow UnitOfWork, vehicles VehicleStore, trips TripStore, pub Publisher, 
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Mileage{uow: uow, vehicles: vehicles, trips: trips, pub: pub, log: logger, now: time.Now}
+	return &Mileage{uow: uow, vehicles: vehicles, trips: trips, pub: pub, log: logger, clk: clock.System}
 }
 
 // clock is now as PostgreSQL stores it (microseconds, UTC).
-func (a *Mileage) clock() time.Time { return a.now().UTC().Truncate(time.Microsecond) }
+func (a *Mileage) clock() time.Time { return a.clk.Now() }
 
 func newID() uuid.UUID { return uuid.Must(uuid.NewV7()) }
