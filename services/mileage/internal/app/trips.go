@@ -14,6 +14,22 @@ import (
 	"github.com/acctsuite/acct/services/mileage/internal/domain"
 )
 
+// TripPageSpec is the pagination of GET /mileage/trips: sort_by trip_date
+// (default), created_at or updated_at, each backed by a (business_id, key,
+// id) index; limit default 100, at most 500.
+var TripPageSpec = page.Spec{
+	Keys: map[string]page.Key{
+		// The date as YYYY-MM-DD sorts like the date; the cursor's value is
+		// bound as an untyped literal PostgreSQL reads as a date.
+		"trip_date":  {Column: "t.trip_date", Kind: page.KindString},
+		"created_at": {Column: "t.created_at", Kind: page.KindTime},
+		"updated_at": {Column: "t.updated_at", Kind: page.KindTime},
+	},
+	Default:      "trip_date",
+	DefaultLimit: 100,
+	MaxLimit:     500,
+}
+
 // TripView is a trip with its vehicle (nil only if it vanished).
 type TripView struct {
 	domain.Trip

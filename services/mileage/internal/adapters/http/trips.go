@@ -10,7 +10,6 @@ import (
 	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/tags"
-	"github.com/acctsuite/acct/services/mileage/internal/adapters/postgres"
 	"github.com/acctsuite/acct/services/mileage/internal/app"
 	"github.com/acctsuite/acct/services/mileage/internal/domain"
 )
@@ -123,7 +122,7 @@ func (h *handlers) listTrips(c *fiber.Ctx) error {
 		return err
 	}
 	bid := businessID(c)
-	p, err := page.Parse(q, postgres.TripPageSpec, h.codec, bid.String()+"|"+f.Fingerprint())
+	p, err := page.Parse(q, app.TripPageSpec, h.codec, bid.String()+"|"+f.Fingerprint())
 	if err != nil {
 		return err
 	}
