@@ -1,75 +1,16 @@
 package config
 
 import (
-	"strings"
 	"testing"
+
+	"github.com/acctsuite/acct/pkg/servicekit/configtest"
+	"github.com/acctsuite/acct/pkg/storage"
 )
 
 func TestLoad(t *testing.T) {
-	base := map[string]string{"DATABASE_URL": "postgres://u@127.0.0.1:5432/db?sslmode=disable"}
-	with := func(kv ...string) map[string]string {
-		m := map[string]string{}
-		for k, v := range base {
-			m[k] = v
-		}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i]] = kv[i+1]
-		}
-		return m
-	}
-	tests := []struct {
-		name    string
-		env     map[string]string
-		wantErr string
-		check   func(t *testing.T, c Config)
-	}{
-		{"defaults", base, "", func(t *testing.T, c Config) {
-			if c.Data.DB.Schema != "reports" || c.Base.Addr != ":8080" || c.Auth.JWKSURL == "" || c.Data.TopicPartitions != 3 {
-				t.Fatalf("config = %+v", c)
-			}
-		}},
-		{"schema override", with("DB_SCHEMA", "reports_test"), "", func(t *testing.T, c Config) {
-			if c.Data.DB.Schema != "reports_test" {
-				t.Fatalf("schema = %s", c.Data.DB.Schema)
-			}
-		}},
-		{"cursor secret", with("PAGE_CURSOR_SECRET", "s3cret"), "", func(t *testing.T, c Config) {
-			if c.Data.PageCursorSecret != "s3cret" {
-				t.Fatalf("secret = %q", c.Data.PageCursorSecret)
-			}
-		}},
-		// Export storage is optional: no STORAGE_DIR (fs) means exports off.
-		{"storage off", base, "", func(t *testing.T, c Config) {
-			if c.Storage.Enabled() {
-				t.Fatalf("storage = %+v", c.Storage)
-			}
-		}},
-		{"storage on", with("STORAGE_BACKEND", "fs", "STORAGE_DIR", "/tmp/x", "STORAGE_SIGNING_KEY", strings.Repeat("a", 44)), "", func(t *testing.T, c Config) {
-			if !c.Storage.Enabled() || c.Storage.Config().Dir != "/tmp/x" {
-				t.Fatalf("storage = %+v", c.Storage)
-			}
-		}},
-		{"storage without signing key", with("STORAGE_DIR", "/tmp/x"), "STORAGE_SIGNING_KEY", nil},
-		{"s3 without bucket", with("STORAGE_BACKEND", "s3"), "S3_BUCKET", nil},
-		{"no database", map[string]string{}, "DATABASE_URL", nil},
-		{"bad schema", with("DB_SCHEMA", "Bad-Name"), "DB_SCHEMA", nil},
-		{"bad partitions", with("KAFKA_TOPIC_PARTITIONS", "0"), "KAFKA_TOPIC_PARTITIONS", nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c, err := LoadFrom(tt.env)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error = %v, want one naming %s", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("LoadFrom: %v", err)
-			}
-			if tt.check != nil {
-				tt.check(t, c)
-			}
-		})
-	}
+	cases := configtest.Kit("reports", func(c Config) configtest.Blocks {
+		return configtest.Blocks{Base: c.Base, Data: c.Data, Auth: c.Auth}
+	})
+	cases = append(cases, configtest.Storage(func(c Config) storage.Optional { return c.Storage })...)
+	configtest.Run(t, LoadFrom, cases)
 }
