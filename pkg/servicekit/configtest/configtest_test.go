@@ -25,7 +25,9 @@ func (c *kitConfig) Validate() error {
 	return nil
 }
 
-func blocks(c kitConfig) configtest.Blocks { return configtest.Blocks{Base: c.Base, Data: c.Data, Auth: c.Auth} }
+func blocks(c kitConfig) configtest.Blocks {
+	return configtest.Blocks{Base: c.Base, Data: c.Data, Auth: c.Auth}
+}
 
 func TestKitCasesOnAKitConfig(t *testing.T) {
 	configtest.Run(t, config.ReadFrom[kitConfig], configtest.Kit("things", blocks))
