@@ -36,8 +36,8 @@ func (f fig) check(t *testing.T, where string, m map[string]any) {
 // mid-year rate change and 2023, one deleted; figures computed by hand.
 func TestSummaryGolden(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
-	bid := e.business("client-a")
+	tok := e.Token("client-a")
+	bid := e.Business("client-a")
 	a := e.vehicle(bid, tok, map[string]any{"make_and_model": "A"}, 201)["id"].(string)
 	b := e.vehicle(bid, tok, map[string]any{"make_and_model": "B"}, 201)["id"].(string)
 	for _, tr := range []map[string]any{
@@ -52,7 +52,7 @@ func TestSummaryGolden(t *testing.T) {
 		e.trip(bid, tok, tr, 201)
 	}
 	list := e.get(base(bid)+"/mileage/trips?start_date=2023-03-12", tok)["data"].([]any)
-	e.noContent(req("DELETE", base(bid)+"/mileage/trips/"+list[0].(map[string]any)["id"].(string), tok, nil))
+	e.NoContent(req("DELETE", base(bid)+"/mileage/trips/"+list[0].(map[string]any)["id"].(string), tok, nil))
 
 	summary := func(q string) []any {
 		return data(e.get(base(bid)+"/mileage/summary?"+q, tok))["years"].([]any)
@@ -104,10 +104,10 @@ func TestSummaryGolden(t *testing.T) {
 // database computes equals domain.NaiveSummary over the same trips.
 func TestSummaryProperty(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	rng := rand.New(rand.NewPCG(11, uint64(time.Now().UnixNano())))
 	for set := range 4 {
-		bid := e.business("client-a")
+		bid := e.Business("client-a")
 		vehicles := []uuid.UUID{}
 		for i := range 3 {
 			id := e.vehicle(bid, tok, map[string]any{"make_and_model": fmt.Sprint("V", i)}, 201)["id"].(string)
@@ -125,10 +125,10 @@ func TestSummaryProperty(t *testing.T) {
 			bodies = append(bodies, map[string]any{"vehicle_id": tr.VehicleID.String(), "distance": miles.String(),
 				"trip_date": tr.TripDate.String(), "purpose": string(tr.Purpose)})
 		}
-		created := e.do(req("POST", base(bid)+"/mileage/trips/bulk", tok, map[string]any{"trips": bodies}), 201)["data"].([]any)
+		created := e.Do(req("POST", base(bid)+"/mileage/trips/bulk", tok, map[string]any{"trips": bodies}), 201)["data"].([]any)
 		for i, c := range created {
 			if rng.IntN(5) == 0 {
-				e.noContent(req("DELETE", base(bid)+"/mileage/trips/"+c.(map[string]any)["id"].(string), tok, nil))
+				e.NoContent(req("DELETE", base(bid)+"/mileage/trips/"+c.(map[string]any)["id"].(string), tok, nil))
 				now := time.Now()
 				trips[i].DeletedAt = &now
 			}
@@ -156,7 +156,7 @@ func TestSummaryProperty(t *testing.T) {
 				trips[i].VehicleID = vehicles[rng.IntN(3)]
 				patch["vehicle_id"] = trips[i].VehicleID.String()
 			}
-			e.do(req("PATCH", base(bid)+"/mileage/trips/"+c.(map[string]any)["id"].(string), tok, patch), 200)
+			e.Do(req("PATCH", base(bid)+"/mileage/trips/"+c.(map[string]any)["id"].(string), tok, patch), 200)
 		}
 		for range 8 {
 			q := url.Values{}
@@ -193,7 +193,7 @@ func TestSummaryProperty(t *testing.T) {
 			}
 			// The raw GROUP BY over the trips (the benchmark's baseline)
 			// says the same as trip_days.
-			raw, err := postgres.New(e.db).SummarizeTripsRaw(context.Background(), bid, f)
+			raw, err := postgres.New(e.DB).SummarizeTripsRaw(context.Background(), bid, f)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -14,9 +14,9 @@ import (
 // 404 too.
 func TestCrossTenant(t *testing.T) {
 	e := newEnv(t)
-	owner := e.token("client-a")
-	bid := e.business("client-a")
-	mine := e.business("client-a")
+	owner := e.Token("client-a")
+	bid := e.Business("client-a")
+	mine := e.Business("client-a")
 	v := e.vehicle(bid, owner, map[string]any{"make_and_model": "Private", "external_id": "v-1"}, 201)["id"].(string)
 	tr := e.trip(bid, owner, map[string]any{"vehicle_id": v, "distance": "5", "trip_date": "2024-02-02", "purpose": "BUSINESS"}, 201)["id"].(string)
 	b := base(bid) + "/mileage"
@@ -41,16 +41,16 @@ func TestCrossTenant(t *testing.T) {
 		{"GET", b + "/summary", nil},
 	}
 	strangers := map[string]string{
-		"another client's platform token":   e.token("client-b"),
-		"a business token of another one":   e.svc.Tokens.Business(t, "client-a", mine),
-		"the other client's business token": e.svc.Tokens.Business(t, "client-b", e.business("client-b")),
-		"a token of an unknown business":    e.svc.Tokens.Business(t, "client-a", uuid.New()),
+		"another client's platform token":   e.Token("client-b"),
+		"a business token of another one":   e.Svc.Tokens.Business(t, "client-a", mine),
+		"the other client's business token": e.Svc.Tokens.Business(t, "client-b", e.Business("client-b")),
+		"a token of an unknown business":    e.Svc.Tokens.Business(t, "client-a", uuid.New()),
 	}
 	before := e.counts()
 	for who, tok := range strangers {
 		for _, r := range routes {
 			t.Run(who+" "+r.method+" "+r.path[len(b):], func(t *testing.T) {
-				m := e.with(t).doInvalid(req(r.method, r.path, tok, r.body), 404, "BusinessNotFound")
+				m := e.with(t).DoInvalid(req(r.method, r.path, tok, r.body), 404, "BusinessNotFound")
 				if m["type"] != "NotFound" {
 					t.Fatalf("error = %v", m)
 				}
@@ -79,7 +79,7 @@ func TestCrossTenant(t *testing.T) {
 		{"PATCH", o + "/trips/" + tr, domain.EnumTripNotFound, map[string]any{"purpose": "PERSONAL"}},
 		{"DELETE", o + "/trips/" + tr, domain.EnumTripNotFound, nil},
 	} {
-		e.doInvalid(req(r.method, r.path, owner, r.body), 404, r.enum)
+		e.DoInvalid(req(r.method, r.path, owner, r.body), 404, r.enum)
 	}
 	if got := e.get(o+"/trips", owner)["data"].([]any); len(got) != 0 {
 		t.Fatalf("the other business lists %d trips", len(got))

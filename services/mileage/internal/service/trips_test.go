@@ -26,8 +26,8 @@ func checkTripShape(t *testing.T, m map[string]any) {
 
 func TestTrips(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
-	bid := e.business("client-a")
+	tok := e.Token("client-a")
+	bid := e.Business("client-a")
 	b := base(bid) + "/mileage/trips"
 	car := e.vehicle(bid, tok, map[string]any{"make_and_model": "Car"}, 201)["id"].(string)
 	van := e.vehicle(bid, tok, map[string]any{"make_and_model": "Van"}, 201)["id"].(string)
@@ -74,11 +74,11 @@ func TestTrips(t *testing.T) {
 		e := e.with(t)
 		m := e.trip(bid, tok, map[string]any{"vehicle_id": car, "distance": "10", "trip_date": "2024-05-05"}, 201)
 		tid := m["id"].(string)
-		p := data(e.do(req("PATCH", b+"/"+tid, tok, map[string]any{"purpose": "BUSINESS", "vehicle_id": van, "distance": "20.2"}), 200))
+		p := data(e.Do(req("PATCH", b+"/"+tid, tok, map[string]any{"purpose": "BUSINESS", "vehicle_id": van, "distance": "20.2"}), 200))
 		if p["purpose"] != "BUSINESS" || p["vehicle_id"] != van || p["distance"] != "20.2" || p["estimated_deduction"] != float64(1353) { // 20.2 × 67 = 1353.4
 			t.Fatalf("patched = %v", p)
 		}
-		e.noContent(req("DELETE", b+"/"+tid, tok, nil))
+		e.NoContent(req("DELETE", b+"/"+tid, tok, nil))
 		if got := data(e.get(b+"/"+tid, tok)); got["deleted_at"] == nil {
 			t.Fatalf("deleted trip = %v", got)
 		}
@@ -86,8 +86,8 @@ func TestTrips(t *testing.T) {
 		if len(evts) != 3 || evts[2].Type != "trip.deleted" {
 			t.Fatalf("events %v", evts)
 		}
-		e.doInvalid(req("DELETE", b+"/"+tid, tok, nil), 404, domain.EnumTripNotFound)
-		e.doInvalid(req("PATCH", b+"/"+tid, tok, map[string]any{"purpose": "PERSONAL"}), 404, domain.EnumTripNotFound)
+		e.DoInvalid(req("DELETE", b+"/"+tid, tok, nil), 404, domain.EnumTripNotFound)
+		e.DoInvalid(req("PATCH", b+"/"+tid, tok, map[string]any{"purpose": "PERSONAL"}), 404, domain.EnumTripNotFound)
 		for _, x := range e.get(b, tok)["data"].([]any) {
 			if x.(map[string]any)["id"] == tid {
 				t.Fatal("a deleted trip is listed")
@@ -105,14 +105,14 @@ func TestTrips(t *testing.T) {
 	t.Run("bulk is all or nothing", func(t *testing.T) {
 		e := e.with(t)
 		before := e.counts()
-		m := e.doInvalid(req("POST", b+"/bulk", tok, map[string]any{"trips": []any{
+		m := e.DoInvalid(req("POST", b+"/bulk", tok, map[string]any{"trips": []any{
 			map[string]any{"vehicle_id": car, "distance": "1", "trip_date": "2024-01-01"},
 			map[string]any{"vehicle_id": car, "distance": "-1", "trip_date": "2024-01-01"},
 		}}), 400, domain.EnumInvalidTrip)
 		if _, ok := fieldsOf(m)["trips[1].distance"]; !ok {
 			t.Fatalf("error = %v", m)
 		}
-		m = e.doInvalid(req("POST", b+"/bulk", tok, map[string]any{"trips": []any{
+		m = e.DoInvalid(req("POST", b+"/bulk", tok, map[string]any{"trips": []any{
 			map[string]any{"vehicle_id": car, "distance": "1", "trip_date": "2024-01-01"},
 			map[string]any{"vehicle_id": "00000000-0000-7000-8000-000000000000", "distance": "1", "trip_date": "2024-01-01"},
 		}}), 400, domain.EnumInvalidTrip)
@@ -123,11 +123,11 @@ func TestTrips(t *testing.T) {
 		for range 101 {
 			many = append(many, map[string]any{"vehicle_id": car, "distance": "1", "trip_date": "2024-01-01"})
 		}
-		e.doInvalid(req("POST", b+"/bulk", tok, map[string]any{"trips": many}), 400, domain.EnumInvalidTrip)
+		e.DoInvalid(req("POST", b+"/bulk", tok, map[string]any{"trips": many}), 400, domain.EnumInvalidTrip)
 		if e.counts() != before {
 			t.Fatal("a refused bulk wrote")
 		}
-		out := e.do(req("POST", b+"/bulk", tok, map[string]any{"trips": many[:100]}), 201)["data"].([]any)
+		out := e.Do(req("POST", b+"/bulk", tok, map[string]any{"trips": many[:100]}), 201)["data"].([]any)
 		if len(out) != 100 || e.counts()[1] != before[1]+100 {
 			t.Fatalf("bulk wrote %d", len(out))
 		}
@@ -135,7 +135,7 @@ func TestTrips(t *testing.T) {
 
 	t.Run("list filters and pages", func(t *testing.T) {
 		e := e.with(t)
-		bid := e.business("client-a")
+		bid := e.Business("client-a")
 		b := base(bid) + "/mileage/trips"
 		v1 := e.vehicle(bid, tok, map[string]any{"make_and_model": "One"}, 201)["id"].(string)
 		v2 := e.vehicle(bid, tok, map[string]any{"make_and_model": "Two"}, 201)["id"].(string)
@@ -178,13 +178,13 @@ func TestTrips(t *testing.T) {
 
 func TestTripValidation(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
-	bid := e.business("client-a")
+	tok := e.Token("client-a")
+	bid := e.Business("client-a")
 	b := base(bid) + "/mileage/trips"
 	car := e.vehicle(bid, tok, map[string]any{"make_and_model": "Car"}, 201)["id"].(string)
 	old := e.vehicle(bid, tok, map[string]any{"make_and_model": "Old"}, 201)["id"].(string)
-	e.do(req("POST", base(bid)+"/mileage/vehicles/"+old+"/archive", tok, nil), 200)
-	other := e.vehicle(e.business("client-a"), tok, map[string]any{"make_and_model": "Elsewhere"}, 201)["id"].(string)
+	e.Do(req("POST", base(bid)+"/mileage/vehicles/"+old+"/archive", tok, nil), 200)
+	other := e.vehicle(e.Business("client-a"), tok, map[string]any{"make_and_model": "Elsewhere"}, 201)["id"].(string)
 	ok := func(kv ...any) map[string]any {
 		m := map[string]any{"vehicle_id": car, "distance": "10", "trip_date": "2024-01-01"}
 		for i := 0; i < len(kv); i += 2 {
@@ -222,7 +222,7 @@ func TestTripValidation(t *testing.T) {
 		{"bad tags", ok("tags", "x"), "tags"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := e.with(t).doInvalid(req("POST", b, tok, tc.body), 400, "")
+			m := e.with(t).DoInvalid(req("POST", b, tok, tc.body), 400, "")
 			if _, ok := fieldsOf(m)[tc.field]; !ok || m["type"] != "InvalidPayload" {
 				t.Fatalf("error %v does not name %s", m, tc.field)
 			}
@@ -230,13 +230,13 @@ func TestTripValidation(t *testing.T) {
 	}
 	for _, q := range []string{"start_date=2024-02-01&end_date=2024-01-01", "purpose=COMMUTE", "vehicle_ids=x", "year=24", "start_date=2024-13-01", "include_deleted=maybe"} {
 		for _, path := range []string{b, base(bid) + "/mileage/summary"} {
-			e.doInvalid(req("GET", path+"?"+q, tok, nil), 400, domain.EnumInvalidFilter)
+			e.DoInvalid(req("GET", path+"?"+q, tok, nil), 400, domain.EnumInvalidFilter)
 		}
 	}
 	tid := e.trip(bid, tok, ok(), 201)["id"].(string)
-	e.doInvalid(req("PATCH", b+"/"+tid, tok, map[string]any{"vehicle_id": old}), 400, domain.EnumInvalidTrip)
-	e.doInvalid(req("PATCH", b+"/"+tid, tok, map[string]any{"distance": "1.001"}), 400, domain.EnumInvalidTrip)
-	e.doInvalid(req("GET", b+"/00000000-0000-7000-8000-000000000000", tok, nil), 404, domain.EnumTripNotFound)
+	e.DoInvalid(req("PATCH", b+"/"+tid, tok, map[string]any{"vehicle_id": old}), 400, domain.EnumInvalidTrip)
+	e.DoInvalid(req("PATCH", b+"/"+tid, tok, map[string]any{"distance": "1.001"}), 400, domain.EnumInvalidTrip)
+	e.DoInvalid(req("GET", b+"/00000000-0000-7000-8000-000000000000", tok, nil), 404, domain.EnumTripNotFound)
 	if after := e.counts(); after[1] != before[1]+1 {
 		t.Fatalf("a refused request wrote: %v -> %v", before, after)
 	}

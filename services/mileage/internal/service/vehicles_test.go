@@ -30,8 +30,8 @@ func checkVehicleShape(t *testing.T, v map[string]any) {
 
 func TestVehicles(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
-	bid := e.business("client-a")
+	tok := e.Token("client-a")
+	bid := e.Business("client-a")
 	b := base(bid) + "/mileage/vehicles"
 
 	before := e.counts()
@@ -69,12 +69,12 @@ func TestVehicles(t *testing.T) {
 			t.Fatalf("the demotion published %d events", len(evts))
 		}
 		// PATCH back.
-		p := data(e.do(req("PATCH", b+"/"+id, tok, map[string]any{"is_primary": true}), 200))
+		p := data(e.Do(req("PATCH", b+"/"+id, tok, map[string]any{"is_primary": true}), 200))
 		if p["is_primary"] != true || data(e.get(b+"/"+w["id"].(string), tok))["is_primary"] != false {
 			t.Fatalf("patch primary = %v", p)
 		}
 		var n int
-		if err := e.db.NewRaw("SELECT count(*) FROM vehicles WHERE business_id = ? AND is_primary", bid).Scan(t.Context(), &n); err != nil || n != 1 {
+		if err := e.DB.NewRaw("SELECT count(*) FROM vehicles WHERE business_id = ? AND is_primary", bid).Scan(t.Context(), &n); err != nil || n != 1 {
 			t.Fatalf("%d primary vehicles (%v)", n, err)
 		}
 	})
@@ -87,7 +87,7 @@ func TestVehicles(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				rq := req("POST", b, tok, map[string]any{"make_and_model": "Racer", "is_primary": true})
-				resp, err := e.http.Test(rq, -1)
+				resp, err := e.HTTP.Test(rq, -1)
 				if err != nil || resp.StatusCode != 201 {
 					t.Errorf("status %v %v", resp, err)
 				}
@@ -95,14 +95,14 @@ func TestVehicles(t *testing.T) {
 		}
 		wg.Wait()
 		var n int
-		if err := e.db.NewRaw("SELECT count(*) FROM vehicles WHERE business_id = ? AND is_primary", bid).Scan(t.Context(), &n); err != nil || n != 1 {
+		if err := e.DB.NewRaw("SELECT count(*) FROM vehicles WHERE business_id = ? AND is_primary", bid).Scan(t.Context(), &n); err != nil || n != 1 {
 			t.Fatalf("%d primary vehicles (%v)", n, err)
 		}
 	})
 
 	t.Run("patch", func(t *testing.T) {
 		e := e.with(t)
-		p := data(e.do(req("PATCH", b+"/"+id, tok, map[string]any{"license_plate": nil, "description": "Red", "year": 2020}), 200))
+		p := data(e.Do(req("PATCH", b+"/"+id, tok, map[string]any{"license_plate": nil, "description": "Red", "year": 2020}), 200))
 		checkVehicleShape(t, p)
 		if p["license_plate"] != nil || p["description"] != "Red" || p["year"] != float64(2020) {
 			t.Fatalf("patched = %v", p)
@@ -113,7 +113,7 @@ func TestVehicles(t *testing.T) {
 		e := e.with(t)
 		a := e.vehicle(bid, tok, map[string]any{"make_and_model": "Old Van"}, 201)
 		aid := a["id"].(string)
-		ar := data(e.do(req("POST", b+"/"+aid+"/archive", tok, nil), 200))
+		ar := data(e.Do(req("POST", b+"/"+aid+"/archive", tok, nil), 200))
 		if ar["archived_at"] == nil || ar["is_eligible_for_deletion"] != false {
 			t.Fatalf("archived = %v", ar)
 		}
@@ -128,21 +128,21 @@ func TestVehicles(t *testing.T) {
 		if has("", aid) || !has("?allow_archived=true", aid) || !has("?include_archived=1", aid) {
 			t.Fatal("archived vehicle listing")
 		}
-		e.doInvalid(req("PATCH", b+"/"+aid, tok, map[string]any{"is_primary": true}), 409, domain.EnumVehicleArchived)
-		e.doInvalid(req("DELETE", b+"/"+aid, tok, nil), 409, domain.EnumVehicleNotDeletable)
-		re := data(e.do(req("POST", b+"/"+aid+"/reactivate", tok, nil), 200))
+		e.DoInvalid(req("PATCH", b+"/"+aid, tok, map[string]any{"is_primary": true}), 409, domain.EnumVehicleArchived)
+		e.DoInvalid(req("DELETE", b+"/"+aid, tok, nil), 409, domain.EnumVehicleNotDeletable)
+		re := data(e.Do(req("POST", b+"/"+aid+"/reactivate", tok, nil), 200))
 		if re["archived_at"] != nil || re["is_eligible_for_deletion"] != true {
 			t.Fatalf("reactivated = %v", re)
 		}
-		del := data(e.do(req("DELETE", b+"/"+aid, tok, nil), 200))
+		del := data(e.Do(req("DELETE", b+"/"+aid, tok, nil), 200))
 		if del["deleted_at"] == nil || del["is_eligible_for_deletion"] != false {
 			t.Fatalf("deleted = %v", del)
 		}
 		if has("", aid) || !has("?allow_deleted=true", aid) || !has("?include_deleted=true", aid) {
 			t.Fatal("deleted vehicle listing")
 		}
-		e.doInvalid(req("DELETE", b+"/"+aid, tok, nil), 404, domain.EnumVehicleNotFound)
-		e.doInvalid(req("PATCH", b+"/"+aid, tok, map[string]any{"description": "x"}), 404, domain.EnumVehicleNotFound)
+		e.DoInvalid(req("DELETE", b+"/"+aid, tok, nil), 404, domain.EnumVehicleNotFound)
+		e.DoInvalid(req("PATCH", b+"/"+aid, tok, map[string]any{"description": "x"}), 404, domain.EnumVehicleNotFound)
 		if got := data(e.get(b+"/"+aid, tok)); got["deleted_at"] == nil {
 			t.Fatalf("get deleted = %v", got)
 		}
@@ -154,14 +154,14 @@ func TestVehicles(t *testing.T) {
 		if got := data(e.get(b+"/"+id, tok)); got["is_eligible_for_deletion"] != false {
 			t.Fatalf("vehicle = %v", got)
 		}
-		e.doInvalid(req("DELETE", b+"/"+id, tok, nil), 409, domain.EnumVehicleNotDeletable)
+		e.DoInvalid(req("DELETE", b+"/"+id, tok, nil), 409, domain.EnumVehicleNotDeletable)
 	})
 }
 
 func TestVehicleValidation(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
-	bid := e.business("client-a")
+	tok := e.Token("client-a")
+	bid := e.Business("client-a")
 	b := base(bid) + "/mileage/vehicles"
 	v := e.vehicle(bid, tok, map[string]any{"make_and_model": "Car", "external_id": "x-1"}, 201)
 	e.vehicle(bid, tok, map[string]any{"make_and_model": "Car 2", "external_id": "x-2"}, 201)
@@ -183,17 +183,17 @@ func TestVehicleValidation(t *testing.T) {
 		{"not an object", []any{1}, "body"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := e.with(t).doInvalid(req("POST", b, tok, tc.body), 400, "")
+			m := e.with(t).DoInvalid(req("POST", b, tok, tc.body), 400, "")
 			if _, ok := fieldsOf(m)[tc.field]; !ok {
 				t.Fatalf("error %v does not name %s", m, tc.field)
 			}
 		})
 	}
-	e.doInvalid(req("PATCH", b+"/"+v["id"].(string), tok, map[string]any{"external_id": "x-2"}), 409, domain.EnumDuplicateExternalID)
-	e.doInvalid(req("PATCH", b+"/"+v["id"].(string), tok, map[string]any{"make_and_model": nil}), 400, domain.EnumInvalidVehicle)
-	e.doInvalid(req("GET", b+"?allow_archived=maybe", tok, nil), 400, domain.EnumInvalidFilter)
-	e.doInvalid(req("GET", b+"/not-a-uuid", tok, nil), 400, "")
-	e.doInvalid(req("GET", b+"/00000000-0000-7000-8000-000000000000", tok, nil), 404, domain.EnumVehicleNotFound)
+	e.DoInvalid(req("PATCH", b+"/"+v["id"].(string), tok, map[string]any{"external_id": "x-2"}), 409, domain.EnumDuplicateExternalID)
+	e.DoInvalid(req("PATCH", b+"/"+v["id"].(string), tok, map[string]any{"make_and_model": nil}), 400, domain.EnumInvalidVehicle)
+	e.DoInvalid(req("GET", b+"?allow_archived=maybe", tok, nil), 400, domain.EnumInvalidFilter)
+	e.DoInvalid(req("GET", b+"/not-a-uuid", tok, nil), 400, "")
+	e.DoInvalid(req("GET", b+"/00000000-0000-7000-8000-000000000000", tok, nil), 404, domain.EnumVehicleNotFound)
 	if e.counts() != before {
 		t.Fatal("a refused request wrote")
 	}
