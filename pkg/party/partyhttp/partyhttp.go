@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/httpauth"
+	"github.com/acctsuite/acct/pkg/httplist"
 	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/party"
@@ -99,25 +100,9 @@ func (h Handlers[P, J]) Create(c *fiber.Ctx) error {
 // 500, show_total_count) over party.Filter; a cursor is valid only with
 // the filter it was issued for.
 func (h Handlers[P, J]) List(c *fiber.Ctx) error {
-	q := httpx.Query(c)
-	f, err := h.ParseFilter(q)
-	if err != nil {
-		return err
-	}
-	bid := businessID(c)
-	p, err := page.Parse(q, h.PageSpec, h.Codec, bid.String()+"|"+f.Fingerprint())
-	if err != nil {
-		return err
-	}
-	list, meta, err := h.UseCases.List(c.UserContext(), bid, f, p)
-	if err != nil {
-		return err
-	}
-	out := make([]J, len(list))
-	for i, x := range list {
-		out[i] = h.Render(x)
-	}
-	return httpx.List(c, out, meta)
+	return httplist.List[party.Filter, P, J]{
+		Spec: h.PageSpec, Codec: h.Codec, Filter: h.ParseFilter, Find: h.UseCases.List, Render: h.Render,
+	}.Handle(c)
 }
 
 // Get is the GET by id (archived ones too).

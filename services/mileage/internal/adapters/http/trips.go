@@ -2,13 +2,14 @@ package http
 
 import (
 	"encoding/json"
+	"net/url"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
+	"github.com/acctsuite/acct/pkg/httplist"
 	"github.com/acctsuite/acct/pkg/httpx"
-	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/mileage/internal/app"
 	"github.com/acctsuite/acct/services/mileage/internal/domain"
@@ -116,25 +117,10 @@ func (h *handlers) bulkTrips(c *fiber.Ctx) error {
 // listTrips is GET /mileage/trips: paginated (sort_by trip_date default,
 // created_at, updated_at; limit default 100, at most 500).
 func (h *handlers) listTrips(c *fiber.Ctx) error {
-	q := httpx.Query(c)
-	f, err := domain.ParseTripFilter(q, true)
-	if err != nil {
-		return err
-	}
-	bid := businessID(c)
-	p, err := page.Parse(q, app.TripPageSpec, h.codec, bid.String()+"|"+f.Fingerprint())
-	if err != nil {
-		return err
-	}
-	list, meta, err := h.app.Trips(c.UserContext(), bid, f, p)
-	if err != nil {
-		return err
-	}
-	out := make([]tripJSON, len(list))
-	for i, t := range list {
-		out[i] = toTrip(t)
-	}
-	return httpx.List(c, out, meta)
+	return httplist.List[domain.TripFilter, app.TripView, tripJSON]{
+		Spec: app.TripPageSpec, Codec: h.codec, Filter: func(q url.Values) (domain.TripFilter, error) { return domain.ParseTripFilter(q, true) },
+		Find: h.app.Trips, Render: toTrip,
+	}.Handle(c)
 }
 
 func (h *handlers) getTrip(c *fiber.Ctx) error {
