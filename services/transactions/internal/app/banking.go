@@ -62,6 +62,7 @@ type BankStore interface {
 	RuleStore
 	HistoryStore
 	DocumentStore
+	RecordStore
 	MatchStore
 }
 

@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/outbox"
-	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking/salestax"
@@ -29,7 +27,7 @@ type Businesses interface {
 }
 
 // target is what the domain checks a categorization of t against.
-func (b *Banking) target(ctx context.Context, t BankTransaction) (banking.CategorizationTarget, error) {
+func (b *Banking) target(ctx context.Context, t banking.BankTransaction) (banking.CategorizationTarget, error) {
 	out := banking.CategorizationTarget{Amount: t.Amount, Direction: t.Direction, Date: t.Date}
 	if b.businesses == nil {
 		return out, nil
@@ -51,12 +49,12 @@ func (b *Banking) target(ctx context.Context, t BankTransaction) (banking.Catego
 
 // TaxOptionsOf returns, for a listing, what gives each transaction of the
 // business its Canadian tax options (the business is looked up once).
-func (b *Banking) TaxOptionsOf(ctx context.Context, businessID uuid.UUID) (func(BankTransaction) []salestax.Option, error) {
-	base, err := b.target(ctx, BankTransaction{BusinessID: businessID})
+func (b *Banking) TaxOptionsOf(ctx context.Context, businessID uuid.UUID) (func(banking.BankTransaction) []salestax.Option, error) {
+	base, err := b.target(ctx, banking.BankTransaction{BusinessID: businessID})
 	if err != nil {
 		return nil, err
 	}
-	return func(t BankTransaction) []salestax.Option {
+	return func(t banking.BankTransaction) []salestax.Option {
 		tg := base
 		tg.Date = t.Date
 		return tg.TaxOptions()
@@ -65,7 +63,7 @@ func (b *Banking) TaxOptionsOf(ctx context.Context, businessID uuid.UUID) (func(
 
 // TaxOptions are the transaction's Canadian tax options (nil unless the
 // business is Canadian).
-func (b *Banking) TaxOptions(ctx context.Context, t BankTransaction) ([]salestax.Option, error) {
+func (b *Banking) TaxOptions(ctx context.Context, t banking.BankTransaction) ([]salestax.Option, error) {
 	tg, err := b.target(ctx, t)
 	if err != nil {
 		return nil, err
@@ -139,8 +137,8 @@ func ledgerAccount(a domain.Account) banking.LedgerAccount {
 // = the new version), records the category, status and method API, and
 // enqueues the snapshot. The row lock makes concurrent categorizations of
 // one transaction run one after the other, so at most one entry is live.
-func (b *Banking) Categorize(ctx context.Context, businessID, id uuid.UUID, req banking.CategorizationRequest) (BankTransaction, error) {
-	var out BankTransaction
+func (b *Banking) Categorize(ctx context.Context, businessID, id uuid.UUID, req banking.CategorizationRequest) (banking.BankTransaction, error) {
+	var out banking.BankTransaction
 	err := outbox.RunInTx(ctx, b.db, func(ctx context.Context, tx bun.Tx) error {
 		t, ok, err := b.store.FindBankTransaction(ctx, tx, businessID, id, LockUpdate)
 		if err != nil {
@@ -168,26 +166,26 @@ func (b *Banking) Categorize(ctx context.Context, businessID, id uuid.UUID, req 
 // account, the categories, the live entry's) is fetched and share-locked
 // in one query; the live entry's reversal and the new entry go in with one
 // outbox write (Ledger.Repost).
-func (b *Banking) apply(ctx context.Context, tx bun.IDB, t BankTransaction, c banking.Categorization, method banking.CategorizationMethod, agent domain.Agent) (BankTransaction, error) {
+func (b *Banking) apply(ctx context.Context, tx bun.IDB, t banking.BankTransaction, c banking.Categorization, method banking.CategorizationMethod, agent domain.Agent) (banking.BankTransaction, error) {
 	refs := []domain.AccountRef{domain.ByID(t.LedgerAccountID)}
 	for _, r := range banking.Refs(c) {
 		refs = append(refs, domainRef(r))
 	}
 	live, hasLive, known, err := b.ledger.store.LiveEntryAndAccounts(ctx, tx, t.BusinessID, SourceBankTransaction, t.ID.String(), refs, LockShare)
 	if err != nil {
-		return BankTransaction{}, fmt.Errorf("live entry and accounts of %s: %w", t.ID, err)
+		return banking.BankTransaction{}, fmt.Errorf("live entry and accounts of %s: %w", t.ID, err)
 	}
 	rc, err := banking.Resolve(ctx, resolver{b: b, tx: tx, businessID: t.BusinessID, known: known}, c)
 	if err != nil {
-		return BankTransaction{}, err
+		return banking.BankTransaction{}, err
 	}
 	i := slices.IndexFunc(known, func(a domain.Account) bool { return a.ID == t.LedgerAccountID })
 	if i < 0 {
-		return BankTransaction{}, fmt.Errorf("bank ledger account %s of %s: %w", t.LedgerAccountID, t.ID, domain.ErrAccountNotFound())
+		return banking.BankTransaction{}, fmt.Errorf("bank ledger account %s of %s: %w", t.LedgerAccountID, t.ID, domain.ErrAccountNotFound())
 	}
 	posting, err := banking.BuildPosting(ledgerAccount(known[i]), rc)
 	if err != nil {
-		return BankTransaction{}, err
+		return banking.BankTransaction{}, err
 	}
 	t.Version++
 	var in *NewEntry
@@ -199,7 +197,7 @@ func (b *Banking) apply(ctx context.Context, tx bun.IDB, t BankTransaction, c ba
 			}
 		}
 		in = &NewEntry{
-			EntryType: domain.EntryBank, Agent: agent, EntryAt: t.Date, Memo: t.Memo, Tags: bankEntryTags(t),
+			EntryType: domain.EntryBank, Agent: agent, EntryAt: t.Date, Memo: t.Memo, Tags: t.EntryTags(),
 			Source: domain.Source{Type: SourceBankTransaction, ID: t.ID.String(), Version: strconv.Itoa(t.Version)},
 			Lines:  lines,
 		}
@@ -210,12 +208,12 @@ func (b *Banking) apply(ctx context.Context, tx bun.IDB, t BankTransaction, c ba
 	}
 	if reverse != nil || in != nil {
 		if _, _, err := b.ledger.Repost(ctx, tx, t.BusinessID, reverse, ReverseOptions{Agent: agent}, in, known); err != nil {
-			return BankTransaction{}, fmt.Errorf("repost entry of %s: %w", t.ID, err)
+			return banking.BankTransaction{}, fmt.Errorf("repost entry of %s: %w", t.ID, err)
 		}
 	}
 	// A matched deposit recategorized: its payment is open again.
 	if err := b.releaseMatch(ctx, tx, &t); err != nil {
-		return BankTransaction{}, err
+		return banking.BankTransaction{}, err
 	}
 	now := b.clock()
 	t.Status, t.Method, t.UpdatedAt = c.Status(), &method, now
@@ -223,41 +221,12 @@ func (b *Banking) apply(ctx context.Context, tx bun.IDB, t BankTransaction, c ba
 	if code := c.TaxCode(); code != "" {
 		t.TaxCode = &code
 	}
-	t.Category = txnCategory(t, rc, now)
+	t.Category = banking.NewTxnCategory(t, rc, now)
 	if err := b.store.UpdateBankTransaction(ctx, tx, t); err != nil {
-		return BankTransaction{}, fmt.Errorf("update bank transaction %s: %w", t.ID, err)
+		return banking.BankTransaction{}, fmt.Errorf("update bank transaction %s: %w", t.ID, err)
 	}
-	if err := b.pub.TransactionsUpserted(ctx, tx, []BankTransaction{t}); err != nil {
-		return BankTransaction{}, fmt.Errorf("publish transaction %s: %w", t.ID, err)
+	if err := b.pub.TransactionsUpserted(ctx, tx, []banking.BankTransaction{t}); err != nil {
+		return banking.BankTransaction{}, fmt.Errorf("publish transaction %s: %w", t.ID, err)
 	}
 	return t, nil
-}
-
-// txnCategory is the stored form of a resolved categorization.
-func txnCategory(t BankTransaction, rc banking.ResolvedCategorization, now time.Time) *TxnCategory {
-	out := &TxnCategory{Split: rc.IsSplit(), Projected: banking.ProjectIncome(t.Direction, &rc)}
-	for i, e := range rc.Entries() {
-		entry := TxnCategoryEntry{Amount: e.Amount, Tags: []tags.Tag{}}
-		if e.Tax != nil {
-			code := e.Tax.Code
-			entry.TaxCode = &code
-		}
-		if e.Category.IsExclusion() {
-			x := string(e.Category.Exclusion)
-			entry.ExclusionType, entry.DisplayName = &x, e.Category.Exclusion.DisplayName()
-		} else {
-			a := rc.Accounts[i]
-			id := a.ID
-			entry.AccountID, entry.DisplayName = &id, a.Name
-			if a.StableName != "" {
-				s := a.StableName
-				entry.StableName = &s
-			}
-		}
-		for _, kv := range e.Tags {
-			entry.Tags = append(entry.Tags, tags.NewTag(t.BusinessID, t.ID, kv, now))
-		}
-		out.Entries = append(out.Entries, entry)
-	}
-	return out
 }

@@ -40,8 +40,8 @@ type ExternalAccountStore interface {
 // (source, source_account_id) gets its external account and a ledger
 // account under BANK_ACCOUNTS (named after account_name, else the source
 // account id).
-func (b *Banking) ImportTransactions(ctx context.Context, businessID uuid.UUID, items []banking.ImportItem) ([]BankTransaction, error) {
-	var out []BankTransaction
+func (b *Banking) ImportTransactions(ctx context.Context, businessID uuid.UUID, items []banking.ImportItem) ([]banking.BankTransaction, error) {
+	var out []banking.BankTransaction
 	err := outbox.RunInTx(ctx, b.db, func(ctx context.Context, tx bun.Tx) error {
 		now := b.clock()
 		type accountKey struct {
@@ -49,7 +49,7 @@ func (b *Banking) ImportTransactions(ctx context.Context, businessID uuid.UUID, 
 			id     string
 		}
 		accounts := map[accountKey]ExternalAccount{}
-		txns := make([]BankTransaction, len(items))
+		txns := make([]banking.BankTransaction, len(items))
 		for i, it := range items {
 			k := accountKey{it.Source, it.SourceAccountID}
 			acct, ok := accounts[k]
@@ -62,7 +62,7 @@ func (b *Banking) ImportTransactions(ctx context.Context, businessID uuid.UUID, 
 			}
 			id := newID()
 			sourceAccountID, accountID := it.SourceAccountID, acct.ID
-			t := BankTransaction{
+			t := banking.BankTransaction{
 				ID: id, BusinessID: businessID, Source: it.Source, SourceTransactionID: it.SourceTransactionID,
 				SourceAccountID: &sourceAccountID, ExternalAccountID: &accountID, LedgerAccountID: acct.LedgerAccountID,
 				AccountName: it.AccountName, Date: it.Date.UTC(), Direction: it.Direction, Amount: it.Amount,

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -27,12 +26,6 @@ import (
 // into the bank account, so the revenue the invoice already booked is not
 // counted twice.
 const (
-	// MatchWindow is how far a payment's date may be from the deposit's.
-	MatchWindow = 10 * 24 * time.Hour
-	// MaxSuggestedMatches bounds a transaction's suggestions.
-	MaxSuggestedMatches = 5
-	// MatchTypeInvoicePayment is the match type of a customer payment.
-	MatchTypeInvoicePayment = "INVOICE_PAYMENT"
 	// EnumUnknownMatch is the 400 of a match_id that is not one of the
 	// transaction's current suggestions.
 	EnumUnknownMatch = "UnknownMatch"
@@ -40,116 +33,27 @@ const (
 	EnumNotMatchable = "NotMatchable"
 )
 
-// matchNamespace makes suggestion ids: one per (transaction, payment),
-// stable across reads, so a client confirms the id it was shown.
-var matchNamespace = uuid.MustParse("6b0f7a52-3c1e-4d55-9a64-1f0e8f3a2c71")
-
-// SuggestionID is the id of the suggestion of payment for transaction.
-func SuggestionID(transactionID, paymentID uuid.UUID) uuid.UUID {
-	return uuid.NewSHA1(matchNamespace, append(transactionID[:], paymentID[:]...))
-}
-
-// MatchedInvoice is an invoice a payment paid.
-type MatchedInvoice struct {
-	ID              uuid.UUID   `json:"id"`
-	ExternalID      *string     `json:"external_id"`
-	ReferenceNumber *string     `json:"reference_number"`
-	InvoiceNumber   *string     `json:"invoice_number"`
-	Amount          money.Cents `json:"amount"`
-}
-
-// MatchablePayment is a customer payment as this service knows it (from
-// invoice_payment events): what a deposit can be matched to.
-type MatchablePayment struct {
-	BusinessID           uuid.UUID
-	ID                   uuid.UUID
-	MatchType            string
-	ExternalID           *string
-	ReferenceNumber      *string
-	Memo                 *string
-	PaidAt               time.Time
-	Method               string
-	Amount               money.Cents
-	Fee                  money.Cents
-	Deposit              money.Cents // what reaches the bank: Amount − Fee
-	DepositAccount       string      // where the payment's entry put it
-	Invoices             []MatchedInvoice
-	Version              int64
-	DeletedAt            *time.Time
-	MatchedTransactionID *uuid.UUID
-	UpdatedAt            time.Time
-}
-
-// MatchSuggestion is a payment offered for a deposit.
-type MatchSuggestion struct {
-	ID      uuid.UUID
-	Payment MatchablePayment
-}
-
-// TxnMatch is a transaction's confirmed match, as stored with it.
-type TxnMatch struct {
-	ID              uuid.UUID        `json:"id"`
-	MatchType       string           `json:"match_type"`
-	PaymentID       uuid.UUID        `json:"payment_id"`
-	ExternalID      *string          `json:"external_id"`
-	ReferenceNumber *string          `json:"reference_number"`
-	Memo            *string          `json:"memo"`
-	Amount          money.Cents      `json:"amount"`
-	Date            time.Time        `json:"date"`
-	Invoices        []MatchedInvoice `json:"invoices"`
-	MatchedAt       time.Time        `json:"matched_at"`
-}
-
 // MatchStore keeps the payment projection and the payments' matches.
 type MatchStore interface {
 	// UpsertMatchablePayment stores p unless a newer version is stored.
-	UpsertMatchablePayment(ctx context.Context, db bun.IDB, p MatchablePayment) error
+	UpsertMatchablePayment(ctx context.Context, db bun.IDB, p banking.MatchablePayment) error
 	// DeleteMatchablePayment marks the payment deleted (at, version) and
 	// returns the transaction it was matched to, if any.
 	DeleteMatchablePayment(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, version int64, at time.Time) (*uuid.UUID, error)
 	// OpenPayments are the business's payments neither deleted nor
 	// matched whose deposit is one of deposits and date within [from, to].
-	OpenPayments(ctx context.Context, db bun.IDB, businessID uuid.UUID, deposits []money.Cents, from, to time.Time, lock Lock) ([]MatchablePayment, error)
+	OpenPayments(ctx context.Context, db bun.IDB, businessID uuid.UUID, deposits []money.Cents, from, to time.Time, lock Lock) ([]banking.MatchablePayment, error)
 	// SetPaymentMatch records (txnID) or clears (nil) a payment's match.
 	SetPaymentMatch(ctx context.Context, db bun.IDB, businessID, paymentID uuid.UUID, txnID *uuid.UUID) error
 }
 
-// matchable reports whether t may be offered payments: money in, not
-// matched yet.
-func matchable(t BankTransaction) bool {
-	return t.Direction.MoneyIn() && t.Status != banking.StatusMatched && t.Amount > 0
-}
-
-// suggestionsFor ranks the open payments that fit t: the same deposit
-// amount, a date within MatchWindow, nearest date first.
-func suggestionsFor(t BankTransaction, open []MatchablePayment) []MatchSuggestion {
-	var out []MatchSuggestion
-	for _, p := range open {
-		d := p.PaidAt.Sub(t.Date).Abs()
-		if p.Deposit == t.Amount && d <= MatchWindow {
-			out = append(out, MatchSuggestion{ID: SuggestionID(t.ID, p.ID), Payment: p})
-		}
-	}
-	slices.SortStableFunc(out, func(a, b MatchSuggestion) int {
-		da, db := a.Payment.PaidAt.Sub(t.Date).Abs(), b.Payment.PaidAt.Sub(t.Date).Abs()
-		if da != db {
-			return cmp.Compare(da, db)
-		}
-		return a.Payment.PaidAt.Compare(b.Payment.PaidAt)
-	})
-	if len(out) > MaxSuggestedMatches {
-		out = out[:MaxSuggestedMatches]
-	}
-	return out
-}
-
 // openPaymentsFor reads, in one query, the open payments that could fit
 // any of txns (lock as asked).
-func (b *Banking) openPaymentsFor(ctx context.Context, db bun.IDB, businessID uuid.UUID, txns []BankTransaction, lock Lock) ([]MatchablePayment, error) {
+func (b *Banking) openPaymentsFor(ctx context.Context, db bun.IDB, businessID uuid.UUID, txns []banking.BankTransaction, lock Lock) ([]banking.MatchablePayment, error) {
 	var deposits []money.Cents
 	var from, to time.Time
 	for _, t := range txns {
-		if !matchable(t) {
+		if !t.Matchable() {
 			continue
 		}
 		if !slices.Contains(deposits, t.Amount) {
@@ -165,7 +69,7 @@ func (b *Banking) openPaymentsFor(ctx context.Context, db bun.IDB, businessID uu
 	if len(deposits) == 0 {
 		return nil, nil
 	}
-	open, err := b.store.OpenPayments(ctx, db, businessID, deposits, from.Add(-MatchWindow), to.Add(MatchWindow), lock)
+	open, err := b.store.OpenPayments(ctx, db, businessID, deposits, from.Add(-banking.MatchWindow), to.Add(banking.MatchWindow), lock)
 	if err != nil {
 		return nil, fmt.Errorf("open payments of %s: %w", businessID, err)
 	}
@@ -174,14 +78,14 @@ func (b *Banking) openPaymentsFor(ctx context.Context, db bun.IDB, businessID uu
 
 // withMatches fills the SuggestedMatches of the matchable transactions of
 // txns with one query for all of them.
-func (b *Banking) withMatches(ctx context.Context, businessID uuid.UUID, txns []BankTransaction) error {
+func (b *Banking) withMatches(ctx context.Context, businessID uuid.UUID, txns []banking.BankTransaction) error {
 	open, err := b.openPaymentsFor(ctx, b.db, businessID, txns, NoLock)
 	if err != nil || len(open) == 0 {
 		return err
 	}
 	for i, t := range txns {
-		if matchable(t) {
-			txns[i].SuggestedMatches = suggestionsFor(t, open)
+		if t.Matchable() {
+			txns[i].SuggestedMatches = banking.SuggestMatches(t, open)
 		}
 	}
 	return nil
@@ -195,8 +99,8 @@ func (b *Banking) withMatches(ctx context.Context, businessID uuid.UUID, txns []
 // entry put the money in), the transaction becomes MATCHED with its match
 // recorded, the payment is marked matched, and the snapshot is published.
 // Confirming the transaction's current match again changes nothing.
-func (b *Banking) ConfirmMatch(ctx context.Context, businessID, id, matchID uuid.UUID) (BankTransaction, error) {
-	var out BankTransaction
+func (b *Banking) ConfirmMatch(ctx context.Context, businessID, id, matchID uuid.UUID) (banking.BankTransaction, error) {
+	var out banking.BankTransaction
 	err := outbox.RunInTx(ctx, b.db, func(ctx context.Context, tx bun.Tx) error {
 		t, err := b.liveTransaction(ctx, tx, businessID, id, LockUpdate)
 		if err != nil {
@@ -218,16 +122,16 @@ func (b *Banking) ConfirmMatch(ctx context.Context, businessID, id, matchID uuid
 			}
 			t.Status = banking.StatusReadyForInput
 		}
-		open, err := b.openPaymentsFor(ctx, tx, businessID, []BankTransaction{t}, LockUpdate)
+		open, err := b.openPaymentsFor(ctx, tx, businessID, []banking.BankTransaction{t}, LockUpdate)
 		if err != nil {
 			return err
 		}
-		i := slices.IndexFunc(suggestionsFor(t, open), func(s MatchSuggestion) bool { return s.ID == matchID })
+		i := slices.IndexFunc(banking.SuggestMatches(t, open), func(s banking.MatchSuggestion) bool { return s.ID == matchID })
 		if i < 0 {
 			return apperr.PayloadField("match_id", "not one of the transaction's current suggested matches").
 				WithEnum(EnumUnknownMatch)
 		}
-		s := suggestionsFor(t, open)[i]
+		s := banking.SuggestMatches(t, open)[i]
 		out, err = b.match(ctx, tx, t, s)
 		return err
 	})
@@ -235,16 +139,16 @@ func (b *Banking) ConfirmMatch(ctx context.Context, businessID, id, matchID uuid
 }
 
 // match posts the match entry of t (locked) to payment s and records it.
-func (b *Banking) match(ctx context.Context, tx bun.IDB, t BankTransaction, s MatchSuggestion) (BankTransaction, error) {
+func (b *Banking) match(ctx context.Context, tx bun.IDB, t banking.BankTransaction, s banking.MatchSuggestion) (banking.BankTransaction, error) {
 	p := s.Payment
 	refs := []domain.AccountRef{domain.ByID(t.LedgerAccountID), domain.ByStableName(p.DepositAccount)}
 	live, hasLive, known, err := b.ledger.store.LiveEntryAndAccounts(ctx, tx, t.BusinessID, SourceBankTransaction, t.ID.String(), refs, LockShare)
 	if err != nil {
-		return BankTransaction{}, fmt.Errorf("live entry and accounts of %s: %w", t.ID, err)
+		return banking.BankTransaction{}, fmt.Errorf("live entry and accounts of %s: %w", t.ID, err)
 	}
 	t.Version++
 	in := &NewEntry{
-		EntryType: domain.EntryMatch, Agent: domain.AgentAPI, EntryAt: t.Date, Memo: t.Memo, Tags: bankEntryTags(t),
+		EntryType: domain.EntryMatch, Agent: domain.AgentAPI, EntryAt: t.Date, Memo: t.Memo, Tags: t.EntryTags(),
 		Source: domain.Source{Type: SourceBankTransaction, ID: t.ID.String(), Version: strconv.Itoa(t.Version)},
 		Lines: []domain.JournalLine{
 			{Account: domain.ByID(t.LedgerAccountID), Amount: t.Amount, Direction: domain.Debit},
@@ -256,31 +160,24 @@ func (b *Banking) match(ctx context.Context, tx bun.IDB, t BankTransaction, s Ma
 		reverse = &live
 	}
 	if _, _, err := b.ledger.Repost(ctx, tx, t.BusinessID, reverse, ReverseOptions{Agent: domain.AgentAPI}, in, known); err != nil {
-		return BankTransaction{}, fmt.Errorf("post the match of %s: %w", t.ID, err)
+		return banking.BankTransaction{}, fmt.Errorf("post the match of %s: %w", t.ID, err)
 	}
-	now := b.clock()
-	method := banking.MethodAPI
-	t.Status, t.Method, t.Category, t.TaxCode, t.UpdatedAt = banking.StatusMatched, &method, nil, nil, now
-	t.Match = &TxnMatch{
-		ID: s.ID, MatchType: p.MatchType, PaymentID: p.ID, ExternalID: p.ExternalID, ReferenceNumber: p.ReferenceNumber,
-		Memo: p.Memo, Amount: p.Amount, Date: p.PaidAt, Invoices: p.Invoices, MatchedAt: now,
-	}
-	t.SuggestedMatches = nil
+	t.MarkMatched(s, b.clock())
 	if err := b.store.SetPaymentMatch(ctx, tx, t.BusinessID, p.ID, &t.ID); err != nil {
-		return BankTransaction{}, fmt.Errorf("mark payment %s matched: %w", p.ID, err)
+		return banking.BankTransaction{}, fmt.Errorf("mark payment %s matched: %w", p.ID, err)
 	}
 	if err := b.store.UpdateBankTransaction(ctx, tx, t); err != nil {
-		return BankTransaction{}, fmt.Errorf("update bank transaction %s: %w", t.ID, err)
+		return banking.BankTransaction{}, fmt.Errorf("update bank transaction %s: %w", t.ID, err)
 	}
-	if err := b.pub.TransactionsUpserted(ctx, tx, []BankTransaction{t}); err != nil {
-		return BankTransaction{}, fmt.Errorf("publish transaction %s: %w", t.ID, err)
+	if err := b.pub.TransactionsUpserted(ctx, tx, []banking.BankTransaction{t}); err != nil {
+		return banking.BankTransaction{}, fmt.Errorf("publish transaction %s: %w", t.ID, err)
 	}
 	return t, nil
 }
 
 // releaseMatch frees the payment t (locked) is matched to and forgets the
 // match (the caller reposts t's entry).
-func (b *Banking) releaseMatch(ctx context.Context, tx bun.IDB, t *BankTransaction) error {
+func (b *Banking) releaseMatch(ctx context.Context, tx bun.IDB, t *banking.BankTransaction) error {
 	if t.Match == nil {
 		return nil
 	}
@@ -308,14 +205,14 @@ func (b *Banking) ApplyPaymentEvent(ctx context.Context, tx bun.IDB, e events.Ev
 		if p.DepositAccount == "" || p.DepositAccount == "UNEARNED_REVENUE" {
 			return nil // no money moved (a credit balance paid): nothing to match
 		}
-		mp := MatchablePayment{
-			BusinessID: p.BusinessID, ID: p.ID, MatchType: MatchTypeInvoicePayment, ExternalID: p.ExternalID,
+		mp := banking.MatchablePayment{
+			BusinessID: p.BusinessID, ID: p.ID, MatchType: banking.MatchTypeInvoicePayment, ExternalID: p.ExternalID,
 			ReferenceNumber: p.ReferenceNumber, Memo: p.Memo, PaidAt: p.PaidAt.UTC(), Method: p.Method,
 			Amount: money.Cents(p.Amount), Fee: money.Cents(p.Fee), Deposit: money.Cents(p.Deposit),
 			DepositAccount: p.DepositAccount, Version: p.Version, UpdatedAt: b.clock(),
 		}
 		for _, a := range p.Allocations {
-			mp.Invoices = append(mp.Invoices, MatchedInvoice{ID: a.InvoiceID, ExternalID: a.InvoiceExternalID,
+			mp.Invoices = append(mp.Invoices, banking.MatchedInvoice{ID: a.InvoiceID, ExternalID: a.InvoiceExternalID,
 				ReferenceNumber: a.InvoiceReferenceNumber, InvoiceNumber: a.InvoiceNumber, Amount: money.Cents(a.Amount)})
 		}
 		return b.store.UpsertMatchablePayment(ctx, tx, mp)
@@ -346,13 +243,12 @@ func (b *Banking) unmatch(ctx context.Context, tx bun.IDB, businessID, id uuid.U
 	if t.Status != banking.StatusMatched {
 		return nil
 	}
-	t.Match = nil
-	t.Status, t.Method, t.Category, t.TaxCode, t.UpdatedAt = banking.StatusReadyForInput, nil, nil, nil, b.clock()
+	t.Unmatch(b.clock())
 	if err := b.repostUncategorized(ctx, tx, &t); err != nil {
 		return err
 	}
 	if err := b.store.UpdateBankTransaction(ctx, tx, t); err != nil {
 		return fmt.Errorf("update bank transaction %s: %w", t.ID, err)
 	}
-	return b.pub.TransactionsUpserted(ctx, tx, []BankTransaction{t})
+	return b.pub.TransactionsUpserted(ctx, tx, []banking.BankTransaction{t})
 }

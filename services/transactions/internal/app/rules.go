@@ -79,24 +79,12 @@ func (b *Banking) DeleteRule(ctx context.Context, businessID, id uuid.UUID) erro
 	return nil
 }
 
-// bankAccountOf is the bank account id rules match on: the custom or the
-// external account.
-func bankAccountOf(t BankTransaction) uuid.UUID {
-	switch {
-	case t.CustomAccountID != nil:
-		return *t.CustomAccountID
-	case t.ExternalAccountID != nil:
-		return *t.ExternalAccountID
-	}
-	return uuid.Nil
-}
-
 // autoCategorize applies the business's rules to the freshly inserted
 // transactions of txns (method SERVICE_AUTO, posted like a categorize
 // call) and returns txns with them updated. A rule whose categorization
 // no longer fits (its account archived since, say) leaves the
 // transaction uncategorized.
-func (b *Banking) autoCategorize(ctx context.Context, tx bun.Tx, businessID uuid.UUID, txns []BankTransaction, inserted map[uuid.UUID]bool) ([]BankTransaction, error) {
+func (b *Banking) autoCategorize(ctx context.Context, tx bun.Tx, businessID uuid.UUID, txns []banking.BankTransaction, inserted map[uuid.UUID]bool) ([]banking.BankTransaction, error) {
 	if len(inserted) == 0 {
 		return txns, nil
 	}
@@ -108,7 +96,7 @@ func (b *Banking) autoCategorize(ctx context.Context, tx bun.Tx, businessID uuid
 		if !inserted[t.ID] {
 			continue
 		}
-		c := autocat.Candidate{Direction: t.Direction, Amount: t.Amount, BankAccountID: bankAccountOf(t)}
+		c := autocat.Candidate{Direction: t.Direction, Amount: t.Amount, BankAccountID: t.BankAccountID()}
 		if t.CounterpartyName != nil {
 			c.Counterparty = *t.CounterpartyName
 		}
@@ -129,7 +117,7 @@ func (b *Banking) autoCategorize(ctx context.Context, tx bun.Tx, businessID uuid
 			continue
 		}
 		// A savepoint, so that a rule refused halfway leaves nothing behind.
-		var applied BankTransaction
+		var applied banking.BankTransaction
 		err = outbox.RunInTx(ctx, tx, func(ctx context.Context, sp bun.Tx) error {
 			var err error
 			applied, err = b.apply(ctx, sp, t, cat, banking.MethodServiceAuto, domain.AgentServiceAuto)
@@ -153,7 +141,7 @@ func (b *Banking) autoCategorize(ctx context.Context, tx bun.Tx, businessID uuid
 // reverse into UNCATEGORIZED_REVENUE. So the bank account's balance always
 // equals the signed sum of its (non-duplicate) transactions; categorizing
 // reverses this entry like any other.
-func (b *Banking) postUncategorized(ctx context.Context, tx bun.IDB, businessID uuid.UUID, txns []BankTransaction, inserted map[uuid.UUID]bool) error {
+func (b *Banking) postUncategorized(ctx context.Context, tx bun.IDB, businessID uuid.UUID, txns []banking.BankTransaction, inserted map[uuid.UUID]bool) error {
 	var ins []NewEntry
 	for _, t := range txns {
 		if !inserted[t.ID] || t.Amount <= 0 {
@@ -165,7 +153,7 @@ func (b *Banking) postUncategorized(ctx context.Context, tx bun.IDB, businessID 
 			bank, other, category = domain.Debit, domain.Credit, domain.StableUncategorizedRevenue
 		}
 		ins = append(ins, NewEntry{
-			EntryType: domain.EntryBank, Agent: domain.AgentAPI, EntryAt: t.Date, Memo: t.Memo, Tags: bankEntryTags(t),
+			EntryType: domain.EntryBank, Agent: domain.AgentAPI, EntryAt: t.Date, Memo: t.Memo, Tags: t.EntryTags(),
 			Source: domain.Source{Type: SourceBankTransaction, ID: t.ID.String(), Version: strconv.Itoa(t.Version)},
 			Lines: []domain.JournalLine{
 				{Account: domain.ByID(t.LedgerAccountID), Amount: t.Amount, Direction: bank},
@@ -186,7 +174,7 @@ func (b *Banking) postUncategorized(ctx context.Context, tx bun.IDB, businessID 
 // new, read back the stored ones (a repeat answers the first import), post
 // the new ones as uncategorized and apply the business's rules to them, all
 // in the caller's transaction.
-func (b *Banking) storeNew(ctx context.Context, tx bun.Tx, businessID uuid.UUID, txns []BankTransaction) ([]BankTransaction, error) {
+func (b *Banking) storeNew(ctx context.Context, tx bun.Tx, businessID uuid.UUID, txns []banking.BankTransaction) ([]banking.BankTransaction, error) {
 	inserted, err := b.store.InsertBankTransactions(ctx, tx, txns)
 	if err != nil {
 		return nil, fmt.Errorf("insert bank transactions: %w", err)

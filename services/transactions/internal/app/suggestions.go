@@ -15,7 +15,7 @@ import (
 // HistoryEntry is how often the business put transactions of one
 // counterparty into one category, and when last.
 type HistoryEntry struct {
-	Category TxnCategoryEntry
+	Category banking.TxnCategoryEntry
 	Count    int
 	LastUsed time.Time
 }
@@ -27,21 +27,11 @@ type HistoryStore interface {
 	CategoryHistory(ctx context.Context, db bun.IDB, businessID uuid.UUID, keys []string) (map[string][]HistoryEntry, error)
 }
 
-func classificationOf(e TxnCategoryEntry) banking.Classification {
-	if e.ExclusionType != nil {
-		return banking.ExclusionClassification(banking.ExclusionType(*e.ExclusionType))
-	}
-	if e.AccountID != nil {
-		return banking.AccountIDClassification(*e.AccountID)
-	}
-	return banking.Classification{}
-}
-
 // withSuggestions fills the Suggestions of the uncategorized transactions
 // of txns: the categories the business used most (then most recently) for
 // the same counterparty (autocat.NormalizeCounterparty), at most
 // autocat.DefaultSuggestions.
-func (b *Banking) withSuggestions(ctx context.Context, businessID uuid.UUID, txns []BankTransaction) error {
+func (b *Banking) withSuggestions(ctx context.Context, businessID uuid.UUID, txns []banking.BankTransaction) error {
 	keyOf := make([]string, len(txns))
 	var keys []string
 	seen := map[string]bool{}
@@ -63,12 +53,12 @@ func (b *Banking) withSuggestions(ctx context.Context, businessID uuid.UUID, txn
 	if err != nil {
 		return fmt.Errorf("category history: %w", err)
 	}
-	ranked := map[string][]TxnCategoryEntry{}
+	ranked := map[string][]banking.TxnCategoryEntry{}
 	for k, entries := range history {
 		counts := make([]autocat.HistoryCount, len(entries))
-		byKey := map[string]TxnCategoryEntry{}
+		byKey := map[string]banking.TxnCategoryEntry{}
 		for i, h := range entries {
-			c := classificationOf(h.Category)
+			c := h.Category.Classification()
 			counts[i] = autocat.HistoryCount{Category: c, Count: h.Count, LastUsed: h.LastUsed}
 			byKey[c.Key()] = h.Category
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
+	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
 
 // MaxTagTransactions bounds the transactions one tag request changes.
@@ -23,7 +24,7 @@ type TagStore interface {
 	// LockBankTransactions returns the business's transactions among ids,
 	// locked FOR UPDATE, in id order (so concurrent requests lock in the
 	// same order).
-	LockBankTransactions(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) ([]BankTransaction, error)
+	LockBankTransactions(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) ([]banking.BankTransaction, error)
 	// InsertTags adds tags to the transaction (existing tag ids are kept).
 	InsertTags(ctx context.Context, db bun.IDB, businessID, transactionID uuid.UUID, ts []tags.Tag) error
 	// DeleteTags removes the business's tags with these ids and returns
@@ -88,7 +89,7 @@ func (b *Banking) TagTransactions(ctx context.Context, businessID uuid.UUID, ids
 			}
 			txns[i] = t
 		}
-		return b.publishChanged(ctx, tx, txns, func(t BankTransaction) bool { return t.UpdatedAt.Equal(now) })
+		return b.publishChanged(ctx, tx, txns, func(t banking.BankTransaction) bool { return t.UpdatedAt.Equal(now) })
 	})
 	if out == nil {
 		out = []tags.Tag{}
@@ -130,13 +131,13 @@ func (b *Banking) UntagTransactions(ctx context.Context, businessID uuid.UUID, t
 				return err
 			}
 		}
-		return b.publishChanged(ctx, tx, txns, func(BankTransaction) bool { return true })
+		return b.publishChanged(ctx, tx, txns, func(banking.BankTransaction) bool { return true })
 	})
 	return out, err
 }
 
-func (b *Banking) publishChanged(ctx context.Context, tx bun.IDB, txns []BankTransaction, changed func(BankTransaction) bool) error {
-	var pub []BankTransaction
+func (b *Banking) publishChanged(ctx context.Context, tx bun.IDB, txns []banking.BankTransaction, changed func(banking.BankTransaction) bool) error {
+	var pub []banking.BankTransaction
 	for _, t := range txns {
 		if changed(t) {
 			pub = append(pub, t)
@@ -156,17 +157,6 @@ func uniqueIDs(ids []uuid.UUID) []uuid.UUID {
 	out := slices.Clone(ids)
 	slices.SortFunc(out, func(a, b uuid.UUID) int { return slices.Compare(a[:], b[:]) })
 	return slices.Compact(out)
-}
-
-// bankEntryTags are the entry tags of t's journal entry: the
-// transaction's tags, so every line of the entry carries them (a split
-// entry's own tags are its line's).
-func bankEntryTags(t BankTransaction) []tags.KeyValue {
-	out := make([]tags.KeyValue, len(t.Tags))
-	for i, tg := range t.Tags {
-		out[i] = tags.KeyValue{Key: tg.Key, Value: tg.Value, DimensionDisplayName: tg.DimensionDisplayName, ValueDisplayName: tg.ValueDisplayName}
-	}
-	return out
 }
 
 // sameTagSet reports whether a and b hold the same key/value pairs.
@@ -189,7 +179,7 @@ func sameTagSet(a, b []tags.Tag) bool {
 // again with the same lines under t's (new) version, so the books never
 // edit a posted line. A transaction without a live entry (a duplicate)
 // has nothing to retag.
-func (b *Banking) retagLive(ctx context.Context, tx bun.IDB, t BankTransaction) error {
+func (b *Banking) retagLive(ctx context.Context, tx bun.IDB, t banking.BankTransaction) error {
 	live, ok, err := b.ledger.LiveEntryForSource(ctx, tx, t.BusinessID, SourceBankTransaction, t.ID.String())
 	if err != nil {
 		return fmt.Errorf("live entry of %s: %w", t.ID, err)
@@ -197,7 +187,7 @@ func (b *Banking) retagLive(ctx context.Context, tx bun.IDB, t BankTransaction) 
 	if !ok || sameTagSet(live.Tags, t.Tags) {
 		return nil
 	}
-	if _, err := b.ledger.Retag(ctx, tx, live, strconv.Itoa(t.Version), bankEntryTags(t), domain.AgentAPI); err != nil {
+	if _, err := b.ledger.Retag(ctx, tx, live, strconv.Itoa(t.Version), t.EntryTags(), domain.AgentAPI); err != nil {
 		return fmt.Errorf("retag entry %s of %s: %w", live.ID, t.ID, err)
 	}
 	return nil
@@ -222,7 +212,7 @@ func (b *Banking) RepairEntryTags(ctx context.Context, businessID uuid.UUID) (in
 				if err != nil {
 					return fmt.Errorf("lock transactions: %w", err)
 				}
-				var changed []BankTransaction
+				var changed []banking.BankTransaction
 				for _, t := range txns {
 					live, ok, err := b.ledger.LiveEntryForSource(ctx, tx, bid, SourceBankTransaction, t.ID.String())
 					if err != nil {
@@ -236,13 +226,13 @@ func (b *Banking) RepairEntryTags(ctx context.Context, businessID uuid.UUID) (in
 					if err := b.store.UpdateBankTransaction(ctx, tx, t); err != nil {
 						return fmt.Errorf("update transaction %s: %w", t.ID, err)
 					}
-					if _, err := b.ledger.Retag(ctx, tx, live, strconv.Itoa(t.Version), bankEntryTags(t), domain.AgentServiceAuto); err != nil {
+					if _, err := b.ledger.Retag(ctx, tx, live, strconv.Itoa(t.Version), t.EntryTags(), domain.AgentServiceAuto); err != nil {
 						return fmt.Errorf("retag entry %s of %s: %w", live.ID, t.ID, err)
 					}
 					changed = append(changed, t)
 				}
 				repaired += len(changed)
-				return b.publishChanged(ctx, tx, changed, func(BankTransaction) bool { return true })
+				return b.publishChanged(ctx, tx, changed, func(banking.BankTransaction) bool { return true })
 			})
 			if err != nil {
 				return repaired, fmt.Errorf("business %s: %w", bid, err)

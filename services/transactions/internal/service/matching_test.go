@@ -13,6 +13,7 @@ import (
 	"github.com/acctsuite/acct/pkg/outbox"
 	kafkaadapter "github.com/acctsuite/acct/services/transactions/internal/adapters/kafka"
 	"github.com/acctsuite/acct/services/transactions/internal/app"
+	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
 
 // deliver applies an acct.invoicing.v1 event as the consumer does: the
@@ -112,7 +113,7 @@ func TestMatchDepositsToPayments(t *testing.T) {
 	if ids := det["invoice_identifiers"].([]any); len(ids) != 1 || ids[0].(map[string]any)["external_id"] != "inv-ext-1" {
 		t.Fatalf("invoice_identifiers = %v", ids)
 	}
-	if sug["id"] != app.SuggestionID(uuid.MustParse(dep), pay).String() {
+	if sug["id"] != banking.SuggestionID(uuid.MustParse(dep), pay).String() {
 		t.Fatalf("suggestion id %v is not stable", sug["id"])
 	}
 	if got := suggestions(out); len(got) != 0 {
@@ -192,7 +193,7 @@ func TestMatchDepositsToPayments(t *testing.T) {
 	// Matched, then categorized: the payment is free for another deposit.
 	pay2 := uuid.New()
 	e.deliver(bid, events.TypeInvoicePaymentUpserted, payment(bid, pay2, 1, 9700, 0, day(6), "UNDEPOSITED_FUNDS"))
-	id2 := app.SuggestionID(uuid.MustParse(dep), pay2).String()
+	id2 := banking.SuggestionID(uuid.MustParse(dep), pay2).String()
 	e.do(match(dep, map[string]any{"type": "Confirm_Match", "match_id": id2}), 200)
 	if len(suggestions(dep2)) != 0 {
 		t.Fatal("pay2 offered while matched")

@@ -11,7 +11,6 @@ import (
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/transactions/internal/adapters/postgres"
-	"github.com/acctsuite/acct/services/transactions/internal/app"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking/salestax"
 )
@@ -47,7 +46,7 @@ type bankTxnBaseJSON struct {
 	TaxCode              *string         `json:"tax_code"`
 }
 
-func toBankTxnBase(t app.BankTransaction) bankTxnBaseJSON {
+func toBankTxnBase(t banking.BankTransaction) bankTxnBaseJSON {
 	out := bankTxnBaseJSON{
 		ID: t.ID.String(), BusinessID: t.BusinessID.String(), Source: string(t.Source),
 		SourceTransactionID: t.SourceTransactionID, SourceAccountID: t.SourceAccountID, ExternalID: t.ExternalID,
@@ -71,7 +70,7 @@ type bankTxnDataOnlyJSON struct {
 	CounterpartyID *string `json:"counterparty_id"`
 }
 
-func toBankTxnDataOnly(t app.BankTransaction) bankTxnDataOnlyJSON {
+func toBankTxnDataOnly(t banking.BankTransaction) bankTxnDataOnlyJSON {
 	return bankTxnDataOnlyJSON{bankTxnBaseJSON: toBankTxnBase(t)}
 }
 
@@ -210,7 +209,7 @@ type splitEntryJSON struct {
 	Tags     []tags.Tag `json:"tags"`
 }
 
-func categoryOf(e app.TxnCategoryEntry) any {
+func categoryOf(e banking.TxnCategoryEntry) any {
 	if e.ExclusionType != nil {
 		return exclusionCategoryJSON{Type: "Exclusion", ID: *e.ExclusionType, Category: *e.ExclusionType, DisplayName: e.DisplayName, ExclusionType: *e.ExclusionType}
 	}
@@ -226,7 +225,7 @@ func categoryOf(e app.TxnCategoryEntry) any {
 }
 
 // txnCategoryJSON is the transaction's `category`: nil until categorized.
-func txnCategoryJSON(t app.BankTransaction) any {
+func txnCategoryJSON(t banking.BankTransaction) any {
 	c := t.Category
 	if c == nil || len(c.Entries) == 0 {
 		return nil
@@ -258,7 +257,7 @@ func uuidString(id *uuid.UUID) *string {
 
 // toBankTxn renders t; taxOptions are its Canadian options (nil: not a
 // Canadian business).
-func toBankTxn(t app.BankTransaction, taxOptions []salestax.Option) bankTxnJSON {
+func toBankTxn(t banking.BankTransaction, taxOptions []salestax.Option) bankTxnJSON {
 	out := bankTxnJSON{
 		Type: "Bank_Transaction", bankTxnBaseJSON: toBankTxnBase(t), CustomAccountID: uuidString(t.CustomAccountID),
 		AccountMask: t.AccountMask, Category: txnCategoryJSON(t), ProjectedIncomeCategory: string(t.ProjectedIncome()),
@@ -301,7 +300,7 @@ func toBankTxn(t app.BankTransaction, taxOptions []salestax.Option) bankTxnJSON 
 func bankTxnParam(c *fiber.Ctx) (uuid.UUID, error) { return httpx.UUIDParam(c, "bankTransactionId") }
 
 // renderTxn answers t with its tax options.
-func (h *handlers) renderTxn(c *fiber.Ctx, t app.BankTransaction) error {
+func (h *handlers) renderTxn(c *fiber.Ctx, t banking.BankTransaction) error {
 	opts, err := h.banking.TaxOptions(c.UserContext(), t)
 	if err != nil {
 		return err

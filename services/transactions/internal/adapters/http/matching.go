@@ -9,7 +9,7 @@ import (
 
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/httpx"
-	"github.com/acctsuite/acct/services/transactions/internal/app"
+	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
 
 // MaxMatchBody bounds a match request.
@@ -68,7 +68,7 @@ type matchJSON struct {
 }
 
 // paymentDescription names a payment by the invoices it paid.
-func paymentDescription(invoices []app.MatchedInvoice) string {
+func paymentDescription(invoices []banking.MatchedInvoice) string {
 	var names []string
 	for _, inv := range invoices {
 		switch {
@@ -84,7 +84,7 @@ func paymentDescription(invoices []app.MatchedInvoice) string {
 	return "Payment of invoice " + strings.Join(names, ", ")
 }
 
-func details(id uuid.UUID, externalID, reference *string, amount int64, date time.Time, invoices []app.MatchedInvoice) matchDetailsJSON {
+func details(id uuid.UUID, externalID, reference *string, amount int64, date time.Time, invoices []banking.MatchedInvoice) matchDetailsJSON {
 	out := matchDetailsJSON{
 		ID: id.String(), Type: "Invoice_Match", ExternalID: externalID, Amount: amount, Date: date,
 		Description: paymentDescription(invoices), ReferenceNumber: reference, InvoiceIdentifiers: []identifiersJSON{},
@@ -96,7 +96,7 @@ func details(id uuid.UUID, externalID, reference *string, amount int64, date tim
 	return out
 }
 
-func suggestedMatches(t app.BankTransaction) []suggestedMatchJSON {
+func suggestedMatches(t banking.BankTransaction) []suggestedMatchJSON {
 	out := make([]suggestedMatchJSON, 0, len(t.SuggestedMatches))
 	for _, s := range t.SuggestedMatches {
 		p := s.Payment
@@ -109,7 +109,7 @@ func suggestedMatches(t app.BankTransaction) []suggestedMatchJSON {
 }
 
 // matchOf renders t's confirmed match (nil when not matched).
-func matchOf(t app.BankTransaction) *matchJSON {
+func matchOf(t banking.BankTransaction) *matchJSON {
 	m := t.Match
 	if m == nil {
 		return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/services/transactions/internal/app"
+	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
 
 // TxnPublisher enqueues acct.transactions.v1 snapshots in the caller's
@@ -19,7 +20,7 @@ var _ app.TxnPublisher = TxnPublisher{}
 
 // TransactionsUpserted implements app.TxnPublisher: one
 // bank_transaction.upserted event per transaction, enqueued together.
-func (TxnPublisher) TransactionsUpserted(ctx context.Context, db bun.IDB, txns []app.BankTransaction) error {
+func (TxnPublisher) TransactionsUpserted(ctx context.Context, db bun.IDB, txns []banking.BankTransaction) error {
 	evts := make([]events.Event, 0, len(txns))
 	for _, t := range txns {
 		evt, err := events.New(events.TopicTransactions, events.TypeBankTransactionUpserted, Source, t.BusinessID, TransactionPayload(t))
@@ -32,7 +33,7 @@ func (TxnPublisher) TransactionsUpserted(ctx context.Context, db bun.IDB, txns [
 }
 
 // TransactionPayload is the snapshot of t.
-func TransactionPayload(t app.BankTransaction) events.BankTransactionUpserted {
+func TransactionPayload(t banking.BankTransaction) events.BankTransactionUpserted {
 	signed := int64(t.Amount)
 	if !t.Direction.MoneyIn() {
 		signed = -signed
@@ -67,6 +68,6 @@ func TransactionPayload(t app.BankTransaction) events.BankTransactionUpserted {
 	return p
 }
 
-func bankCategory(e app.TxnCategoryEntry) events.BankCategory {
+func bankCategory(e banking.TxnCategoryEntry) events.BankCategory {
 	return events.BankCategory{AccountID: e.AccountID, StableName: e.StableName, ExclusionType: e.ExclusionType, DisplayName: e.DisplayName}
 }

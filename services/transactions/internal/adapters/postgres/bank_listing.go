@@ -10,7 +10,6 @@ import (
 
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/page/pagebun"
-	"github.com/acctsuite/acct/services/transactions/internal/app"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
 
@@ -54,7 +53,7 @@ func categoryContains(c banking.Classification) (string, error) {
 // filtered transactions, then their tags and documents. Every value,
 // cursor included, is bound into the query (no subquery for the cursor),
 // so PostgreSQL seeks the (business_id, key, id) index.
-func (s *BankStore) FindBankTransactions(ctx context.Context, db bun.IDB, businessID uuid.UUID, f banking.Filter, p page.Params) ([]app.BankTransaction, page.Meta, error) {
+func (s *BankStore) FindBankTransactions(ctx context.Context, db bun.IDB, businessID uuid.UUID, f banking.Filter, p page.Params) ([]banking.BankTransaction, page.Meta, error) {
 	q := db.NewSelect().Model((*bankTxnRow)(nil)).Where("bt.business_id = ?", businessID)
 	if f.Start != nil {
 		q = q.Where("bt.date >= ?", *f.Start)

@@ -26,40 +26,40 @@ const insertBatch = 1000
 type bankTxnRow struct {
 	bun.BaseModel `bun:"table:bank_transactions,alias:bt"`
 
-	BusinessID          uuid.UUID        `bun:"business_id,pk,type:uuid"`
-	ID                  uuid.UUID        `bun:"id,pk,type:uuid"`
-	Source              string           `bun:"source"`
-	SourceTransactionID string           `bun:"source_transaction_id"`
-	SourceAccountID     *string          `bun:"source_account_id"`
-	ExternalID          *string          `bun:"external_id"`
-	CustomAccountID     *uuid.UUID       `bun:"custom_account_id,type:uuid"`
-	ExternalAccountID   *uuid.UUID       `bun:"external_account_id,type:uuid"`
-	LedgerAccountID     uuid.UUID        `bun:"ledger_account_id,type:uuid"`
-	AccountName         *string          `bun:"account_name"`
-	AccountMask         *string          `bun:"account_mask"`
-	InstitutionName     *string          `bun:"institution_name"`
-	TransactionType     *string          `bun:"transaction_type"`
-	Date                time.Time        `bun:"date"`
-	Direction           string           `bun:"direction"`
-	Amount              int64            `bun:"amount"`
-	CounterpartyName    *string          `bun:"counterparty_name"`
-	CounterpartyKey     *string          `bun:"counterparty_key"`
-	Description         *string          `bun:"description"`
-	ReferenceNumber     *string          `bun:"reference_number"`
-	Memo                *string          `bun:"memo"`
-	Metadata            json.RawMessage  `bun:"metadata,type:jsonb"`
-	Status              string           `bun:"categorization_status"`
-	Method              *string          `bun:"categorization_method"`
-	Category            *app.TxnCategory `bun:"category,type:jsonb"`
-	TaxCode             *string          `bun:"tax_code"`
-	CustomerID          *uuid.UUID       `bun:"customer_id,type:uuid"`
-	CustomerExternalID  *string          `bun:"customer_external_id"`
-	VendorID            *uuid.UUID       `bun:"vendor_id,type:uuid"`
-	VendorExternalID    *string          `bun:"vendor_external_id"`
-	Match               *app.TxnMatch    `bun:"match,type:jsonb"`
-	ImportedAt          time.Time        `bun:"imported_at"`
-	UpdatedAt           time.Time        `bun:"updated_at"`
-	Version             int              `bun:"version"`
+	BusinessID          uuid.UUID            `bun:"business_id,pk,type:uuid"`
+	ID                  uuid.UUID            `bun:"id,pk,type:uuid"`
+	Source              string               `bun:"source"`
+	SourceTransactionID string               `bun:"source_transaction_id"`
+	SourceAccountID     *string              `bun:"source_account_id"`
+	ExternalID          *string              `bun:"external_id"`
+	CustomAccountID     *uuid.UUID           `bun:"custom_account_id,type:uuid"`
+	ExternalAccountID   *uuid.UUID           `bun:"external_account_id,type:uuid"`
+	LedgerAccountID     uuid.UUID            `bun:"ledger_account_id,type:uuid"`
+	AccountName         *string              `bun:"account_name"`
+	AccountMask         *string              `bun:"account_mask"`
+	InstitutionName     *string              `bun:"institution_name"`
+	TransactionType     *string              `bun:"transaction_type"`
+	Date                time.Time            `bun:"date"`
+	Direction           string               `bun:"direction"`
+	Amount              int64                `bun:"amount"`
+	CounterpartyName    *string              `bun:"counterparty_name"`
+	CounterpartyKey     *string              `bun:"counterparty_key"`
+	Description         *string              `bun:"description"`
+	ReferenceNumber     *string              `bun:"reference_number"`
+	Memo                *string              `bun:"memo"`
+	Metadata            json.RawMessage      `bun:"metadata,type:jsonb"`
+	Status              string               `bun:"categorization_status"`
+	Method              *string              `bun:"categorization_method"`
+	Category            *banking.TxnCategory `bun:"category,type:jsonb"`
+	TaxCode             *string              `bun:"tax_code"`
+	CustomerID          *uuid.UUID           `bun:"customer_id,type:uuid"`
+	CustomerExternalID  *string              `bun:"customer_external_id"`
+	VendorID            *uuid.UUID           `bun:"vendor_id,type:uuid"`
+	VendorExternalID    *string              `bun:"vendor_external_id"`
+	Match               *banking.TxnMatch    `bun:"match,type:jsonb"`
+	ImportedAt          time.Time            `bun:"imported_at"`
+	UpdatedAt           time.Time            `bun:"updated_at"`
+	Version             int                  `bun:"version"`
 
 	// Read with the row by withExtras: the transaction's tags (a JSON
 	// array of tags.Tag) and its live document ids, oldest first.
@@ -102,7 +102,7 @@ type bankTxnTagRow struct {
 	UpdatedAt            time.Time `bun:"updated_at"`
 }
 
-func toBankTxnRow(t app.BankTransaction) bankTxnRow {
+func toBankTxnRow(t banking.BankTransaction) bankTxnRow {
 	r := bankTxnRow{
 		BusinessID: t.BusinessID, ID: t.ID, Source: string(t.Source), SourceTransactionID: t.SourceTransactionID,
 		SourceAccountID: t.SourceAccountID, ExternalID: t.ExternalID, CustomAccountID: t.CustomAccountID,
@@ -130,8 +130,8 @@ func toBankTxnRow(t app.BankTransaction) bankTxnRow {
 	return r
 }
 
-func (r bankTxnRow) transaction() app.BankTransaction {
-	t := app.BankTransaction{
+func (r bankTxnRow) transaction() banking.BankTransaction {
+	t := banking.BankTransaction{
 		ID: r.ID, BusinessID: r.BusinessID, Source: banking.Source(r.Source), SourceTransactionID: r.SourceTransactionID,
 		SourceAccountID: r.SourceAccountID, ExternalID: r.ExternalID, CustomAccountID: r.CustomAccountID,
 		ExternalAccountID: r.ExternalAccountID, LedgerAccountID: r.LedgerAccountID, AccountName: r.AccountName,
@@ -163,7 +163,7 @@ func (r bankTxnTagRow) tag() tags.Tag {
 
 // InsertBankTransactions implements app.BankStore: multi-row INSERT ... ON
 // CONFLICT DO NOTHING per batch, then the tags of the inserted rows.
-func (s *BankStore) InsertBankTransactions(ctx context.Context, db bun.IDB, txns []app.BankTransaction) (map[uuid.UUID]bool, error) {
+func (s *BankStore) InsertBankTransactions(ctx context.Context, db bun.IDB, txns []banking.BankTransaction) (map[uuid.UUID]bool, error) {
 	inserted := make(map[uuid.UUID]bool, len(txns))
 	for start := 0; start < len(txns); start += insertBatch {
 		batch := txns[start:min(start+insertBatch, len(txns))]
@@ -208,8 +208,8 @@ func (s *BankStore) InsertBankTransactions(ctx context.Context, db bun.IDB, txns
 // correlated subqueries per row cost more there than two batched
 // queries), loading the tags and live document ids of all of them in two
 // queries.
-func loadExtras(ctx context.Context, db bun.IDB, businessID uuid.UUID, rows []bankTxnRow) ([]app.BankTransaction, error) {
-	out := make([]app.BankTransaction, len(rows))
+func loadExtras(ctx context.Context, db bun.IDB, businessID uuid.UUID, rows []bankTxnRow) ([]banking.BankTransaction, error) {
+	out := make([]banking.BankTransaction, len(rows))
 	if len(rows) == 0 {
 		return out, nil
 	}
@@ -247,8 +247,8 @@ func loadExtras(ctx context.Context, db bun.IDB, businessID uuid.UUID, rows []ba
 }
 
 // transactions converts rows read through withExtras.
-func transactions(rows []bankTxnRow) ([]app.BankTransaction, error) {
-	out := make([]app.BankTransaction, len(rows))
+func transactions(rows []bankTxnRow) ([]banking.BankTransaction, error) {
+	out := make([]banking.BankTransaction, len(rows))
 	for i, r := range rows {
 		out[i] = r.transaction()
 		if len(r.TagsJSON) > 0 {
@@ -271,7 +271,7 @@ func transactions(rows []bankTxnRow) ([]app.BankTransaction, error) {
 }
 
 // FindBankTransactionsBySource implements app.BankStore.
-func (s *BankStore) FindBankTransactionsBySource(ctx context.Context, db bun.IDB, businessID uuid.UUID, source banking.Source, ids []string) ([]app.BankTransaction, error) {
+func (s *BankStore) FindBankTransactionsBySource(ctx context.Context, db bun.IDB, businessID uuid.UUID, source banking.Source, ids []string) ([]banking.BankTransaction, error) {
 	var rows []bankTxnRow
 	err := db.NewSelect().Model(&rows).
 		Where("bt.business_id = ? AND bt.source = ? AND bt.source_transaction_id IN (?)", businessID, string(source), bun.In(ids)).
@@ -283,18 +283,18 @@ func (s *BankStore) FindBankTransactionsBySource(ctx context.Context, db bun.IDB
 }
 
 // FindBankTransaction implements app.BankStore.
-func (s *BankStore) FindBankTransaction(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, lock app.Lock) (app.BankTransaction, bool, error) {
+func (s *BankStore) FindBankTransaction(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, lock app.Lock) (banking.BankTransaction, bool, error) {
 	var r bankTxnRow
 	err := selectLocked(withExtras(db.NewSelect().Model(&r)).Where("bt.business_id = ? AND bt.id = ?", businessID, id), lock).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
-		return app.BankTransaction{}, false, nil
+		return banking.BankTransaction{}, false, nil
 	}
 	if err != nil {
-		return app.BankTransaction{}, false, wrap("find bank transaction", err)
+		return banking.BankTransaction{}, false, wrap("find bank transaction", err)
 	}
 	out, err := transactions([]bankTxnRow{r})
 	if err != nil {
-		return app.BankTransaction{}, false, err
+		return banking.BankTransaction{}, false, err
 	}
 	return out[0], true, nil
 }
@@ -341,7 +341,7 @@ func (s *BankStore) InsertExternalAccount(ctx context.Context, db bun.IDB, a app
 }
 
 // UpdateBankTransaction implements app.BankStore.
-func (s *BankStore) UpdateBankTransaction(ctx context.Context, db bun.IDB, t app.BankTransaction) error {
+func (s *BankStore) UpdateBankTransaction(ctx context.Context, db bun.IDB, t banking.BankTransaction) error {
 	r := toBankTxnRow(t)
 	_, err := db.NewUpdate().Model(&r).
 		Column("categorization_status", "categorization_method", "category", "tax_code", "memo", "match", "updated_at", "version").
@@ -350,7 +350,7 @@ func (s *BankStore) UpdateBankTransaction(ctx context.Context, db bun.IDB, t app
 }
 
 // LockBankTransactions implements app.BankStore.
-func (s *BankStore) LockBankTransactions(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) ([]app.BankTransaction, error) {
+func (s *BankStore) LockBankTransactions(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) ([]banking.BankTransaction, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/transactions/internal/app"
+	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
 
 // documentRow is a row of bank_transaction_documents.
@@ -80,7 +81,7 @@ func (s *BankStore) ArchiveDocuments(ctx context.Context, db bun.IDB, businessID
 }
 
 // SaveRecordedTransaction implements app.BankStore.
-func (s *BankStore) SaveRecordedTransaction(ctx context.Context, db bun.IDB, t app.BankTransaction) error {
+func (s *BankStore) SaveRecordedTransaction(ctx context.Context, db bun.IDB, t banking.BankTransaction) error {
 	r := toBankTxnRow(t)
 	_, err := db.NewUpdate().Model(&r).
 		Column("amount", "direction", "date", "counterparty_name", "counterparty_key", "description",

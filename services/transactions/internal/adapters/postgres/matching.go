@@ -12,33 +12,34 @@ import (
 
 	"github.com/acctsuite/acct/pkg/money"
 	"github.com/acctsuite/acct/services/transactions/internal/app"
+	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
 
 // matchablePaymentRow is a row of matchable_payments.
 type matchablePaymentRow struct {
 	bun.BaseModel `bun:"table:matchable_payments,alias:mp"`
 
-	BusinessID           uuid.UUID            `bun:"business_id,pk,type:uuid"`
-	ID                   uuid.UUID            `bun:"id,pk,type:uuid"`
-	MatchType            string               `bun:"match_type"`
-	ExternalID           *string              `bun:"external_id"`
-	ReferenceNumber      *string              `bun:"reference_number"`
-	Memo                 *string              `bun:"memo"`
-	PaidAt               time.Time            `bun:"paid_at"`
-	Method               string               `bun:"method"`
-	Amount               int64                `bun:"amount"`
-	Fee                  int64                `bun:"fee"`
-	Deposit              int64                `bun:"deposit"`
-	DepositAccount       string               `bun:"deposit_account"`
-	Invoices             []app.MatchedInvoice `bun:"invoices,type:jsonb"`
-	Version              int64                `bun:"version"`
-	DeletedAt            *time.Time           `bun:"deleted_at"`
-	MatchedTransactionID *uuid.UUID           `bun:"matched_transaction_id,type:uuid"`
-	UpdatedAt            time.Time            `bun:"updated_at"`
+	BusinessID           uuid.UUID                `bun:"business_id,pk,type:uuid"`
+	ID                   uuid.UUID                `bun:"id,pk,type:uuid"`
+	MatchType            string                   `bun:"match_type"`
+	ExternalID           *string                  `bun:"external_id"`
+	ReferenceNumber      *string                  `bun:"reference_number"`
+	Memo                 *string                  `bun:"memo"`
+	PaidAt               time.Time                `bun:"paid_at"`
+	Method               string                   `bun:"method"`
+	Amount               int64                    `bun:"amount"`
+	Fee                  int64                    `bun:"fee"`
+	Deposit              int64                    `bun:"deposit"`
+	DepositAccount       string                   `bun:"deposit_account"`
+	Invoices             []banking.MatchedInvoice `bun:"invoices,type:jsonb"`
+	Version              int64                    `bun:"version"`
+	DeletedAt            *time.Time               `bun:"deleted_at"`
+	MatchedTransactionID *uuid.UUID               `bun:"matched_transaction_id,type:uuid"`
+	UpdatedAt            time.Time                `bun:"updated_at"`
 }
 
-func (r matchablePaymentRow) payment() app.MatchablePayment {
-	return app.MatchablePayment{
+func (r matchablePaymentRow) payment() banking.MatchablePayment {
+	return banking.MatchablePayment{
 		BusinessID: r.BusinessID, ID: r.ID, MatchType: r.MatchType, ExternalID: r.ExternalID,
 		ReferenceNumber: r.ReferenceNumber, Memo: r.Memo, PaidAt: r.PaidAt.UTC(), Method: r.Method,
 		Amount: money.Cents(r.Amount), Fee: money.Cents(r.Fee), Deposit: money.Cents(r.Deposit),
@@ -49,10 +50,10 @@ func (r matchablePaymentRow) payment() app.MatchablePayment {
 
 // UpsertMatchablePayment implements app.MatchStore: insert, or replace an
 // older version (a deleted payment stays deleted, a match stays).
-func (s *BankStore) UpsertMatchablePayment(ctx context.Context, db bun.IDB, p app.MatchablePayment) error {
+func (s *BankStore) UpsertMatchablePayment(ctx context.Context, db bun.IDB, p banking.MatchablePayment) error {
 	invoices := p.Invoices
 	if invoices == nil {
-		invoices = []app.MatchedInvoice{}
+		invoices = []banking.MatchedInvoice{}
 	}
 	r := matchablePaymentRow{
 		BusinessID: p.BusinessID, ID: p.ID, MatchType: p.MatchType, ExternalID: p.ExternalID,
@@ -102,7 +103,7 @@ func (s *BankStore) DeleteMatchablePayment(ctx context.Context, db bun.IDB, busi
 }
 
 // OpenPayments implements app.MatchStore.
-func (s *BankStore) OpenPayments(ctx context.Context, db bun.IDB, businessID uuid.UUID, deposits []money.Cents, from, to time.Time, lock app.Lock) ([]app.MatchablePayment, error) {
+func (s *BankStore) OpenPayments(ctx context.Context, db bun.IDB, businessID uuid.UUID, deposits []money.Cents, from, to time.Time, lock app.Lock) ([]banking.MatchablePayment, error) {
 	amounts := make([]int64, len(deposits))
 	for i, d := range deposits {
 		amounts[i] = int64(d)
@@ -115,7 +116,7 @@ func (s *BankStore) OpenPayments(ctx context.Context, db bun.IDB, businessID uui
 	if err := selectLocked(q, lock).Scan(ctx); err != nil {
 		return nil, wrap("open payments", err)
 	}
-	out := make([]app.MatchablePayment, len(rows))
+	out := make([]banking.MatchablePayment, len(rows))
 	for i, r := range rows {
 		out[i] = r.payment()
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/services/transactions/internal/app"
+	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking/autocat"
 )
 
@@ -88,7 +89,7 @@ func (s *BankStore) CategoryHistory(ctx context.Context, db bun.IDB, businessID 
 	out := map[string][]app.HistoryEntry{}
 	for _, r := range rows {
 		out[r.Key] = append(out[r.Key], app.HistoryEntry{
-			Category: app.TxnCategoryEntry{AccountID: r.AccountID, ExclusionType: r.ExclusionType, StableName: r.StableName, DisplayName: r.DisplayName},
+			Category: banking.TxnCategoryEntry{AccountID: r.AccountID, ExclusionType: r.ExclusionType, StableName: r.StableName, DisplayName: r.DisplayName},
 			Count:    r.Count, LastUsed: r.LastUsed.UTC(),
 		})
 	}

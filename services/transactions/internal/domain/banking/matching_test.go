@@ -1,4 +1,4 @@
-package app
+package banking
 
 import (
 	"testing"
@@ -7,19 +7,18 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/money"
-	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
 
-func TestSuggestionsFor(t *testing.T) {
+func TestSuggestMatches(t *testing.T) {
 	at := time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)
-	dep := BankTransaction{ID: uuid.New(), Direction: banking.Credit, Amount: 5000, Date: at, Status: banking.StatusReadyForInput}
+	dep := BankTransaction{ID: uuid.New(), Direction: Credit, Amount: 5000, Date: at, Status: StatusReadyForInput}
 	pay := func(deposit money.Cents, days float64) MatchablePayment {
 		return MatchablePayment{ID: uuid.New(), MatchType: MatchTypeInvoicePayment, Deposit: deposit,
 			PaidAt: at.Add(time.Duration(days * float64(24*time.Hour)))}
 	}
 	near, before, after, edge := pay(5000, 0.5), pay(5000, -3), pay(5000, 4), pay(5000, -10)
 	open := []MatchablePayment{pay(4999, 0), after, pay(5000, 10.5), before, near, edge, pay(5000, -11)}
-	got := suggestionsFor(dep, open)
+	got := SuggestMatches(dep, open)
 	want := []uuid.UUID{near.ID, before.ID, after.ID, edge.ID}
 	if len(got) != len(want) {
 		t.Fatalf("%d suggestions, want %d: %+v", len(got), len(want), got)
@@ -36,14 +35,14 @@ func TestSuggestionsFor(t *testing.T) {
 	for i := range MaxSuggestedMatches + 3 {
 		many = append(many, pay(5000, float64(i)/10))
 	}
-	if n := len(suggestionsFor(dep, many)); n != MaxSuggestedMatches {
+	if n := len(SuggestMatches(dep, many)); n != MaxSuggestedMatches {
 		t.Errorf("%d suggestions, want at most %d", n, MaxSuggestedMatches)
 	}
 	for name, tx := range map[string]BankTransaction{
-		"money out": {ID: dep.ID, Direction: banking.Debit, Amount: 5000, Date: at},
-		"matched":   {ID: dep.ID, Direction: banking.Credit, Amount: 5000, Date: at, Status: banking.StatusMatched},
+		"money out": {ID: dep.ID, Direction: Debit, Amount: 5000, Date: at},
+		"matched":   {ID: dep.ID, Direction: Credit, Amount: 5000, Date: at, Status: StatusMatched},
 	} {
-		if matchable(tx) {
+		if tx.Matchable() {
 			t.Errorf("%s is matchable", name)
 		}
 	}
