@@ -100,7 +100,7 @@ func (r resolver) ResolveAccount(ctx context.Context, ref banking.AccountRef) (b
 		}
 		return ledgerAccount(r.known[i]), nil
 	}
-	found, err := r.b.ledger.store.FindAccountsByRefs(ctx, r.tx, r.businessID, []domain.AccountRef{dref}, LockShare)
+	found, err := r.b.ledger.LockAccounts(ctx, r.tx, r.businessID, []domain.AccountRef{dref})
 	if err != nil {
 		return banking.LedgerAccount{}, fmt.Errorf("resolve %s: %w", dref, err)
 	}
@@ -171,7 +171,7 @@ func (b *Banking) apply(ctx context.Context, tx bun.IDB, t banking.BankTransacti
 	for _, r := range banking.Refs(c) {
 		refs = append(refs, domainRef(r))
 	}
-	live, hasLive, known, err := b.ledger.store.LiveEntryAndAccounts(ctx, tx, t.BusinessID, SourceBankTransaction, t.ID.String(), refs, LockShare)
+	live, hasLive, known, err := b.ledger.LiveEntryAndAccounts(ctx, tx, t.BusinessID, SourceBankTransaction, t.ID.String(), refs)
 	if err != nil {
 		return banking.BankTransaction{}, fmt.Errorf("live entry and accounts of %s: %w", t.ID, err)
 	}

@@ -534,6 +534,23 @@ func (l *Ledger) ReverseJournalEntry(ctx context.Context, businessID, id uuid.UU
 	return out, err
 }
 
+// LiveEntryAndAccounts is what a repost of the source's entry needs, in
+// one read: the source's live entry (ok false when it has none), the
+// accounts refs name and those of the live entry's lines, share-locked
+// until the caller's transaction ends, and every account above them (not
+// locked). Pass the accounts to Repost as known.
+func (l *Ledger) LiveEntryAndAccounts(ctx context.Context, tx bun.IDB, businessID uuid.UUID, sourceType, sourceID string, refs []domain.AccountRef) (domain.Entry, bool, []domain.Account, error) {
+	return l.store.LiveEntryAndAccounts(ctx, tx, businessID, sourceType, sourceID, refs, LockShare)
+}
+
+// LockAccounts resolves refs (ids or stable names) to the business's
+// accounts, share-locked until the caller's transaction ends (none is
+// archived or re-parented meanwhile); refs that name no account are
+// absent from the result.
+func (l *Ledger) LockAccounts(ctx context.Context, tx bun.IDB, businessID uuid.UUID, refs []domain.AccountRef) ([]domain.Account, error) {
+	return l.store.FindAccountsByRefs(ctx, tx, businessID, refs, LockShare)
+}
+
 // LiveEntryForSource returns the source's entry that is not reversed.
 func (l *Ledger) LiveEntryForSource(ctx context.Context, db bun.IDB, businessID uuid.UUID, sourceType, sourceID string) (domain.Entry, bool, error) {
 	e, ok, err := l.store.FindLiveEntry(ctx, db, businessID, sourceType, sourceID)

@@ -142,7 +142,7 @@ func (b *Banking) ConfirmMatch(ctx context.Context, businessID, id, matchID uuid
 func (b *Banking) match(ctx context.Context, tx bun.IDB, t banking.BankTransaction, s banking.MatchSuggestion) (banking.BankTransaction, error) {
 	p := s.Payment
 	refs := []domain.AccountRef{domain.ByID(t.LedgerAccountID), domain.ByStableName(p.DepositAccount)}
-	live, hasLive, known, err := b.ledger.store.LiveEntryAndAccounts(ctx, tx, t.BusinessID, SourceBankTransaction, t.ID.String(), refs, LockShare)
+	live, hasLive, known, err := b.ledger.LiveEntryAndAccounts(ctx, tx, t.BusinessID, SourceBankTransaction, t.ID.String(), refs)
 	if err != nil {
 		return banking.BankTransaction{}, fmt.Errorf("live entry and accounts of %s: %w", t.ID, err)
 	}
