@@ -19,7 +19,7 @@ import (
 // (services/<name>/go.mod declares ServicesPrefix + name).
 const ServicesPrefix = "github.com/acctsuite/acct/services/"
 
-// Rule is one of the five import rules of the package comment.
+// Rule is one of the import rules of the package comment.
 type Rule int
 
 const (
@@ -28,8 +28,9 @@ const (
 	RuleCrossSvc Rule = 3 // a service imports no other service
 	RulePkgSvc   Rule = 4 // pkg/ imports no service
 	RuleToolsSvc Rule = 5 // tools/ and e2e/ import no service
+	RuleHTTPPg   Rule = 6 // internal/adapters/http imports no postgres adapter
 	firstRule         = RuleDomain
-	lastRule          = RuleToolsSvc
+	lastRule          = RuleHTTPPg
 )
 
 // Rules lists every rule, in order.
@@ -53,6 +54,8 @@ func (r Rule) String() string {
 		return "rule 4: pkg/ must not import a service"
 	case RuleToolsSvc:
 		return "rule 5: tools/ and e2e/ must not import a service's packages"
+	case RuleHTTPPg:
+		return "rule 6: an HTTP adapter (internal/adapters/http) must not import the postgres adapter (what both need lives in app)"
 	}
 	return fmt.Sprintf("rule %d", int(r))
 }
@@ -241,6 +244,10 @@ func broken(rel, imp string, moduleOf func(svc string) (string, error)) ([]Rule,
 			}
 			if !within(imp, own) {
 				rules = append(rules, RuleCrossSvc)
+			}
+			if strings.Contains(dir, "/internal/adapters/http/") && within(imp, own) &&
+				strings.Contains("/"+strings.TrimPrefix(imp, own)+"/", "/internal/adapters/postgres/") {
+				rules = append(rules, RuleHTTPPg)
 			}
 		}
 	case "pkg":

@@ -12,9 +12,10 @@ import (
 
 const knownFile = "known_violations.txt"
 
-// knownCeiling is the number of lines known_violations.txt had when the
-// ratchet was set. Lower it when you like; never raise it.
-const knownCeiling = 32
+// knownCeiling bounds the lines of known_violations.txt: lower it when
+// lines go; it rises only with a new rule, by that rule's violations on the
+// day it is added.
+const knownCeiling = 40
 
 // repoRoot is the repository root, two levels above this package's
 // folder, checked by its go.work.
@@ -67,8 +68,8 @@ func TestArchitecture(t *testing.T) {
 			per[r]++
 		}
 	}
-	t.Logf("%d production Go files; %d violations, %d of them listed in %s (rule 1: %d, rule 2: %d, rule 3: %d, rule 4: %d, rule 5: %d)",
-		res.Files, len(res.All), len(res.All)-len(res.New), knownFile, per[RuleDomain], per[RuleApp], per[RuleCrossSvc], per[RulePkgSvc], per[RuleToolsSvc])
+	t.Logf("%d production Go files; %d violations, %d of them listed in %s (rule 1: %d, rule 2: %d, rule 3: %d, rule 4: %d, rule 5: %d, rule 6: %d)",
+		res.Files, len(res.All), len(res.All)-len(res.New), knownFile, per[RuleDomain], per[RuleApp], per[RuleCrossSvc], per[RulePkgSvc], per[RuleToolsSvc], per[RuleHTTPPg])
 }
 
 // TestKnownViolationsFile keeps the list tidy: a header, sorted lines, and

@@ -30,6 +30,7 @@ const (
 	barApp = "github.com/acctsuite/acct/services/bar/internal/app"
 	barBaz = "github.com/acctsuite/acct/services/bar-baz/internal/domain"
 	barMod = "github.com/acctsuite/acct/services/bar"
+	fooPg  = "github.com/acctsuite/acct/services/foo/internal/adapters/postgres"
 )
 
 // plants has a planted violation of each rule and clean files next to
@@ -63,6 +64,11 @@ var plants = []plant{
 	{"e2e/cmd/e/main.go", []string{fooDom}, map[string]Rule{fooDom: RuleToolsSvc}},
 	{"tools/clean/c.go", []string{pkgX, fiber}, nil},
 	{"e2e/x_test.go", []string{fooApp}, nil},
+	// Rule 6.
+	{"services/foo/internal/adapters/http/h.go", []string{fooApp, fooPg, fiber}, map[string]Rule{fooPg: RuleHTTPPg}},
+	{"services/foo/internal/adapters/http/sub/h.go", []string{fooPg + "/sub"}, map[string]Rule{fooPg + "/sub": RuleHTTPPg}},
+	{"services/foo/internal/adapters/kafka/k.go", []string{fooPg}, nil},
+	{"services/foo/internal/adapters/http/clean.go", []string{fooApp, fooDom, pkgX}, nil},
 }
 
 // writeTree writes the plants (and the go.mod of each service) under a

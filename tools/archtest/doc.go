@@ -24,6 +24,9 @@
 //  5. tools/ and e2e/ (modules of go.work) import no service's packages:
 //     they drive the services from outside, as binaries, over HTTP and the
 //     broker.
+//  6. HTTP adapters (a directory containing internal/adapters/http) import
+//     no postgres adapter of their service (internal/adapters/postgres):
+//     what both need, such as a collection's page spec, lives in app.
 //
 // The rules are not all met yet. tools/archtest/known_violations.txt lists
 // each current violation as "<file> imports <import path>", sorted. The

@@ -13,6 +13,15 @@ import (
 	"github.com/google/uuid"
 )
 
+// BusinessPageSpec lists the sort keys of GET /v1/businesses.
+var BusinessPageSpec = page.Spec{
+	Keys: map[string]page.Key{
+		"created_at": {Column: "created_at", Kind: page.KindTime},
+		"legal_name": {Column: "legal_name", Kind: page.KindString},
+	},
+	Default: "created_at",
+}
+
 // CreateBusinessResult is a created or previously imported business.
 type CreateBusinessResult struct {
 	Business           domain.Business

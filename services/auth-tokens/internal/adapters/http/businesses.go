@@ -6,7 +6,7 @@ import (
 
 	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/pkg/page"
-	"github.com/acctsuite/acct/services/auth-tokens/internal/adapters/postgres"
+	"github.com/acctsuite/acct/services/auth-tokens/internal/app"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/domain"
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
@@ -87,7 +87,7 @@ func (h *Handlers) createBusiness(c *fiber.Ctx) error {
 func (h *Handlers) listBusinesses(c *fiber.Ctx) error {
 	id := identity(c)
 	// Cursors are bound to the caller: one client's cursor is useless to another.
-	p, err := page.Parse(httpx.Query(c), postgres.BusinessPageSpec, h.codec, id.ClientID+"|"+id.BusinessID.String())
+	p, err := page.Parse(httpx.Query(c), app.BusinessPageSpec, h.codec, id.ClientID+"|"+id.BusinessID.String())
 	if err != nil {
 		return err
 	}

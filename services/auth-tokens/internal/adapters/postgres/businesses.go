@@ -118,15 +118,6 @@ func (s *Store) FindBusiness(ctx context.Context, id uuid.UUID) (domain.Business
 	return b, err == nil, err
 }
 
-// BusinessPageSpec lists the sort keys of GET /v1/businesses.
-var BusinessPageSpec = page.Spec{
-	Keys: map[string]page.Key{
-		"created_at": {Column: "created_at", Kind: page.KindTime},
-		"legal_name": {Column: "legal_name", Kind: page.KindString},
-	},
-	Default: "created_at",
-}
-
 // FindBusinesses implements app.BusinessStore.
 func (s *Store) FindBusinesses(ctx context.Context, f app.BusinessFilter, p page.Params) ([]domain.Business, page.Meta, error) {
 	q := s.db.NewSelect().Model((*businessRow)(nil)).Where("client_id = ?", f.ClientID)
