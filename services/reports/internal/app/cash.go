@@ -6,21 +6,21 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/services/reports/internal/domain"
 )
 
-// CashStore is the cash basis's part of the read model (postgres.Store).
+// CashStore is the cash basis's part of the read model (postgres.Store);
+// every method runs in the transaction ctx carries, else on its own.
 type CashStore interface {
-	AddCashDays(ctx context.Context, db bun.IDB, bid uuid.UUID, amounts map[domain.DayKey]int64) error
-	AddDocLines(ctx context.Context, db bun.IDB, bid uuid.UUID, doc domain.DocKey, lines map[domain.LineKey]int64, total int64) error
-	CashDoc(ctx context.Context, db bun.IDB, bid uuid.UUID, doc domain.DocKey) ([]domain.DocLine, int64, []domain.Allocation, error)
-	ReplaceRecognized(ctx context.Context, db bun.IDB, bid uuid.UUID, doc domain.DocKey, rows map[domain.DayKey]int64) (map[domain.DayKey]int64, error)
-	UpsertPayment(ctx context.Context, db bun.IDB, bid uuid.UUID, paymentType string, id uuid.UUID, version int64, deleted bool, allocs []domain.Allocation) (bool, []domain.DocKey, error)
-	CashDocs(ctx context.Context, db bun.IDB, bid uuid.UUID) ([]domain.DocKey, error)
-	TouchFreshness(ctx context.Context, db bun.IDB, bid uuid.UUID, eventTime time.Time) error
+	AddCashDays(ctx context.Context, bid uuid.UUID, amounts map[domain.DayKey]int64) error
+	AddDocLines(ctx context.Context, bid uuid.UUID, doc domain.DocKey, lines map[domain.LineKey]int64, total int64) error
+	CashDoc(ctx context.Context, bid uuid.UUID, doc domain.DocKey) ([]domain.DocLine, int64, []domain.Allocation, error)
+	ReplaceRecognized(ctx context.Context, bid uuid.UUID, doc domain.DocKey, rows map[domain.DayKey]int64) (map[domain.DayKey]int64, error)
+	UpsertPayment(ctx context.Context, bid uuid.UUID, paymentType string, id uuid.UUID, version int64, deleted bool, allocs []domain.Allocation) (bool, []domain.DocKey, error)
+	CashDocs(ctx context.Context, bid uuid.UUID) ([]domain.DocKey, error)
+	TouchFreshness(ctx context.Context, bid uuid.UUID, eventTime time.Time) error
 }
 
 // isControl reports whether line l is on the control account stable (or
@@ -40,7 +40,7 @@ func isControl(l events.LedgerLine, stable string) bool {
 // applyCash is the cash basis's part of applying entry p (once per entry,
 // after ApplyLines): an entry of a deferred source leaves the cash basis
 // on its day, and its document's recognition is recomputed.
-func (r *Reports) applyCash(ctx context.Context, tx bun.IDB, p events.LedgerEntryPosted, day time.Time, recompute bool) (domain.DocKey, bool, error) {
+func (r *Reports) applyCash(ctx context.Context, p events.LedgerEntryPosted, day time.Time, recompute bool) (domain.DocKey, bool, error) {
 	rule, ok := domain.CashRules[p.SourceType]
 	if !ok || !rule.Deferred {
 		return domain.DocKey{}, false, nil
@@ -64,25 +64,25 @@ func (r *Reports) applyCash(ctx context.Context, tx bun.IDB, p events.LedgerEntr
 			total += rule.ControlSign * l.SignedAmount
 		}
 	}
-	if err := r.cash.AddCashDays(ctx, tx, p.BusinessID, out); err != nil {
+	if err := r.cash.AddCashDays(ctx, p.BusinessID, out); err != nil {
 		return doc, false, err
 	}
 	if rule.Control == "" { // never paid: nothing to recognize
 		return doc, false, nil
 	}
-	if err := r.cash.AddDocLines(ctx, tx, p.BusinessID, doc, lines, total); err != nil {
+	if err := r.cash.AddDocLines(ctx, p.BusinessID, doc, lines, total); err != nil {
 		return doc, false, err
 	}
 	if recompute {
-		return doc, true, r.recognize(ctx, tx, p.BusinessID, doc)
+		return doc, true, r.recognize(ctx, p.BusinessID, doc)
 	}
 	return doc, true, nil
 }
 
 // recognize recomputes what document doc's payments recognize on the
 // cash basis and applies the difference to cash_days.
-func (r *Reports) recognize(ctx context.Context, tx bun.IDB, bid uuid.UUID, doc domain.DocKey) error {
-	lines, total, allocs, err := r.cash.CashDoc(ctx, tx, bid, doc)
+func (r *Reports) recognize(ctx context.Context, bid uuid.UUID, doc domain.DocKey) error {
+	lines, total, allocs, err := r.cash.CashDoc(ctx, bid, doc)
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func (r *Reports) recognize(ctx context.Context, tx bun.IDB, bid uuid.UUID, doc 
 	if err != nil {
 		return fmt.Errorf("document %s %s: %w", doc.SourceType, doc.SourceID, err)
 	}
-	old, err := r.cash.ReplaceRecognized(ctx, tx, bid, doc, rows)
+	old, err := r.cash.ReplaceRecognized(ctx, bid, doc, rows)
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func (r *Reports) recognize(ctx context.Context, tx bun.IDB, bid uuid.UUID, doc 
 	for k, v := range old {
 		delta[k] -= v
 	}
-	return r.cash.AddCashDays(ctx, tx, bid, delta)
+	return r.cash.AddCashDays(ctx, bid, delta)
 }
 
 // Payment is a payment snapshot as the cash basis needs it: its kind
@@ -127,13 +127,14 @@ type PaidDoc struct {
 
 // ApplyPayment keeps payment p (the newest version wins, whatever the
 // order and number of deliveries) and recomputes what the documents it
-// pays, or paid before, recognize on the cash basis.
-func (r *Reports) ApplyPayment(ctx context.Context, tx bun.IDB, p Payment, eventTime time.Time) error {
+// pays, or paid before, recognize on the cash basis, in the transaction
+// ctx carries (the consumer's).
+func (r *Reports) ApplyPayment(ctx context.Context, p Payment, eventTime time.Time) error {
 	source, ok := domain.PaymentSource[p.Type]
 	if !ok {
 		return fmt.Errorf("payment %s: unknown payment type %q", p.ID, p.Type)
 	}
-	if err := lockBusiness(ctx, tx, p.BusinessID); err != nil {
+	if err := r.store.LockBusiness(ctx, p.BusinessID); err != nil {
 		return err
 	}
 	var allocs []domain.Allocation
@@ -146,18 +147,18 @@ func (r *Reports) ApplyPayment(ctx context.Context, tx bun.IDB, p Payment, event
 				Payment: p.ID, Day: p.Day, Amount: d.Amount})
 		}
 	}
-	changed, docs, err := r.cash.UpsertPayment(ctx, tx, p.BusinessID, p.Type, p.ID, p.Version, p.Deleted, allocs)
+	changed, docs, err := r.cash.UpsertPayment(ctx, p.BusinessID, p.Type, p.ID, p.Version, p.Deleted, allocs)
 	if err != nil {
 		return err
 	}
 	if changed {
 		for _, d := range docs {
-			if err := r.recognize(ctx, tx, p.BusinessID, d); err != nil {
+			if err := r.recognize(ctx, p.BusinessID, d); err != nil {
 				return err
 			}
 		}
 	}
-	return r.cash.TouchFreshness(ctx, tx, p.BusinessID, eventTime)
+	return r.cash.TouchFreshness(ctx, p.BusinessID, eventTime)
 }
 
 // UTCDay is t's calendar day in UTC.
@@ -168,7 +169,7 @@ func UTCDay(t time.Time) time.Time {
 
 // applyCashEntries is applyCash for a batch of freshly recorded entries:
 // each document the batch touched is recomputed once, at the end.
-func (r *Reports) applyCashEntries(ctx context.Context, tx bun.IDB, es []JournalEntry) error {
+func (r *Reports) applyCashEntries(ctx context.Context, es []JournalEntry) error {
 	type key struct {
 		bid uuid.UUID
 		doc domain.DocKey
@@ -176,7 +177,7 @@ func (r *Reports) applyCashEntries(ctx context.Context, tx bun.IDB, es []Journal
 	var docs []key
 	seen := map[key]bool{}
 	for _, e := range es {
-		doc, recompute, err := r.applyCash(ctx, tx, e.Entry, e.Day, false)
+		doc, recompute, err := r.applyCash(ctx, e.Entry, e.Day, false)
 		if err != nil {
 			return err
 		}
@@ -186,7 +187,7 @@ func (r *Reports) applyCashEntries(ctx context.Context, tx bun.IDB, es []Journal
 		}
 	}
 	for _, k := range docs {
-		if err := r.recognize(ctx, tx, k.bid, k.doc); err != nil {
+		if err := r.recognize(ctx, k.bid, k.doc); err != nil {
 			return err
 		}
 	}

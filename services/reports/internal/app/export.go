@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/clock"
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/storage"
 	"github.com/acctsuite/acct/services/reports/internal/domain"
@@ -26,9 +26,10 @@ const EnumStorageNotConfigured = "StorageNotConfigured"
 // ExportURLExpiry is how long an export's pre-signed URL is valid.
 const ExportURLExpiry = storage.DefaultPresignExpiry
 
-// ExportStore streams the bank transactions of an export (postgres.Store).
+// ExportStore streams the bank transactions of an export (postgres.Store)
+// in the transaction ctx carries.
 type ExportStore interface {
-	StreamBankTransactions(ctx context.Context, db bun.IDB, bid uuid.UUID, q domain.ExportQuery, fn func(domain.ExportRow) error) error
+	StreamBankTransactions(ctx context.Context, bid uuid.UUID, q domain.ExportQuery, fn func(domain.ExportRow) error) error
 }
 
 // BusinessFinder is the kit's business projection.
@@ -44,18 +45,18 @@ type Comparer interface {
 
 // Exports are the export use cases (CSV and XLSX files in storage).
 type Exports struct {
-	db         *bun.DB
+	snapshot   Snapshot
 	store      ExportStore
 	reports    Comparer
 	businesses BusinessFinder
 	files      storage.Store // nil: exports answer 503
-	now        func() time.Time
+	clk        clock.Clock
 }
 
-// NewExports makes the export use cases; files may be nil (storage not
-// configured).
-func NewExports(db *bun.DB, store ExportStore, reports Comparer, businesses BusinessFinder, files storage.Store) *Exports {
-	return &Exports{db: db, store: store, reports: reports, businesses: businesses, files: files, now: time.Now}
+// NewExports makes the export use cases: the rows of an export are read
+// in snapshot; files may be nil (storage not configured).
+func NewExports(snapshot Snapshot, store ExportStore, reports Comparer, businesses BusinessFinder, files storage.Store) *Exports {
+	return &Exports{snapshot: snapshot, store: store, reports: reports, businesses: businesses, files: files, clk: clock.System}
 }
 
 // Download is a stored export and its pre-signed URL.
@@ -95,7 +96,7 @@ func (x *Exports) transactionsQuery(ctx context.Context, bid uuid.UUID, params u
 	if !found {
 		return domain.ExportQuery{}, Download{}, apperr.New(apperr.NotFound, "business not found")
 	}
-	now := x.now().UTC()
+	now := x.clk.Now()
 	q, err := domain.ParseExportQuery(params, b.CreatedAt, now)
 	if err != nil {
 		return domain.ExportQuery{}, Download{}, err
@@ -165,8 +166,8 @@ func (x *Exports) writeTransactions(ctx context.Context, w io.Writer, bid uuid.U
 		return err
 	}
 	rec := make([]string, 0, len(domain.ExportHeader))
-	err := x.db.RunInTx(ctx, &txReadOnly, func(ctx context.Context, tx bun.Tx) error {
-		return x.store.StreamBankTransactions(ctx, tx, bid, q, func(r domain.ExportRow) error {
+	err := x.snapshot.Do(ctx, func(ctx context.Context) error {
+		return x.store.StreamBankTransactions(ctx, bid, q, func(r domain.ExportRow) error {
 			rec = r.Record(rec)
 			return cw.Write(rec) // buffered, then written to the pipe in chunks
 		})

@@ -39,7 +39,7 @@ func (x *Exports) ComparisonCSV(ctx context.Context, bid uuid.UUID, c domain.Com
 	if err := csv.NewWriter(&buf).WriteAll(domain.ComparisonCSV(cols, f)); err != nil {
 		return Download{}, fmt.Errorf("write comparison csv: %w", err)
 	}
-	now := x.now().UTC()
+	now := x.clk.Now()
 	d := Download{ID: uuid.Must(uuid.NewV7()), FileType: "csv", CreatedAt: now,
 		FileName: fmt.Sprintf("profit_and_loss_comparison_%s_%s.csv", first.Format(domain.DateLayout), last.Format(domain.DateLayout))}
 	key := fmt.Sprintf("reports/%s/pnl/%s.csv", bid, d.ID)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 	"github.com/xuri/excelize/v2"
 
 	"github.com/acctsuite/acct/pkg/apperr"
@@ -104,8 +103,8 @@ func (x *Exports) writeTransactionsXLSX(ctx context.Context, w io.Writer, bid uu
 		return err
 	}
 	row := 1
-	err = x.db.RunInTx(ctx, &txReadOnly, func(ctx context.Context, tx bun.Tx) error {
-		return x.store.StreamBankTransactions(ctx, tx, bid, q, func(r domain.ExportRow) error {
+	err = x.snapshot.Do(ctx, func(ctx context.Context) error {
+		return x.store.StreamBankTransactions(ctx, bid, q, func(r domain.ExportRow) error {
 			row++
 			if row > xlsxMaxRows {
 				return apperr.FieldErrors(apperr.InvalidParameters, map[string]string{

@@ -1,12 +1,14 @@
 // Package app holds the reports service's use cases: applying the ledger's
 // posted entries to the read model, the profit-and-loss report and the
-// rebuild from the service's journal copy.
+// rebuild from the service's journal copy. The stores find the database
+// transaction in the context: a consumer's inbox transaction for what
+// applies events, a unit of work (UnitOfWork) for a rebuild, a read-only
+// snapshot (Snapshot) for a report.
 package app
 
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -14,26 +16,42 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/services/reports/internal/domain"
 )
 
-// Store is the read model (postgres.Store).
+// Store is the read model (postgres.Store); every method runs in the
+// transaction ctx carries, else on its own.
 type Store interface {
 	CashStore
-	RecordEntries(ctx context.Context, db bun.IDB, es []JournalEntry) ([]JournalEntry, error)
-	ApplyLines(ctx context.Context, db bun.IDB, es []JournalEntry) error
-	ClearBusiness(ctx context.Context, db bun.IDB, bid uuid.UUID) error
-	JournalBusinesses(ctx context.Context, db bun.IDB) ([]uuid.UUID, error)
-	JournalPage(ctx context.Context, db bun.IDB, bid, after uuid.UUID, limit int) ([]JournalEntry, error)
-	Accounts(ctx context.Context, db bun.IDB, bid uuid.UUID) (map[uuid.UUID]domain.Account, error)
-	Amounts(ctx context.Context, db bun.IDB, bid uuid.UUID, basis string, start, end time.Time, f domain.TagFilter) (map[uuid.UUID]int64, error)
-	PeriodAmounts(ctx context.Context, db bun.IDB, bid uuid.UUID, basis string, starts, ends []time.Time, filters []domain.RequiredTags) ([][]map[uuid.UUID]int64, error)
-	LastEventAt(ctx context.Context, db bun.IDB, bid uuid.UUID) (*time.Time, error)
-	UpsertBankTransaction(ctx context.Context, db bun.IDB, b domain.BankTransaction, day, eventTime time.Time) error
-	Uncategorized(ctx context.Context, db bun.IDB, bid uuid.UUID, starts, ends []time.Time) ([]bool, error)
+	// LockBusiness serialises the writers of business bid's read model
+	// (the consumers and a rebuild) until the transaction ends.
+	LockBusiness(ctx context.Context, bid uuid.UUID) error
+	RecordEntries(ctx context.Context, es []JournalEntry) ([]JournalEntry, error)
+	ApplyLines(ctx context.Context, es []JournalEntry) error
+	ClearBusiness(ctx context.Context, bid uuid.UUID) error
+	JournalBusinesses(ctx context.Context) ([]uuid.UUID, error)
+	JournalPage(ctx context.Context, bid, after uuid.UUID, limit int) ([]JournalEntry, error)
+	Accounts(ctx context.Context, bid uuid.UUID) (map[uuid.UUID]domain.Account, error)
+	Amounts(ctx context.Context, bid uuid.UUID, basis string, start, end time.Time, f domain.TagFilter) (map[uuid.UUID]int64, error)
+	PeriodAmounts(ctx context.Context, bid uuid.UUID, basis string, starts, ends []time.Time, filters []domain.RequiredTags) ([][]map[uuid.UUID]int64, error)
+	LastEventAt(ctx context.Context, bid uuid.UUID) (*time.Time, error)
+	UpsertBankTransaction(ctx context.Context, b domain.BankTransaction, day, eventTime time.Time) error
+	Uncategorized(ctx context.Context, bid uuid.UUID, starts, ends []time.Time) ([]bool, error)
+}
+
+// UnitOfWork runs fn in one database transaction, carried by fn's
+// context to the stores.
+type UnitOfWork interface {
+	Do(ctx context.Context, fn func(ctx context.Context) error) error
+}
+
+// Snapshot runs fn in one read-only transaction, carried by fn's context
+// to the stores, in which every read sees the same snapshot of the
+// database.
+type Snapshot interface {
+	Do(ctx context.Context, fn func(ctx context.Context) error) error
 }
 
 // JournalEntry is one entry of the service's journal copy.
@@ -46,30 +64,20 @@ type JournalEntry struct {
 	Payload json.RawMessage
 }
 
-var txReadOnly = sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}
-
-// lockBusiness serialises the writers of business bid's read model (the
-// consumer and a rebuild) until tx ends.
-func lockBusiness(ctx context.Context, tx bun.IDB, bid uuid.UUID) error {
-	if _, err := tx.NewRaw("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", "reports:"+bid.String()).Exec(ctx); err != nil {
-		return fmt.Errorf("lock business: %w", err)
-	}
-	return nil
-}
-
 // Reports are the use cases.
 type Reports struct {
-	db         *bun.DB
+	uow        UnitOfWork
+	snapshot   Snapshot
 	store      Store
 	cash       CashStore
 	businesses BusinessFinder
 	logger     *slog.Logger
 }
 
-// New makes the use cases; businesses tells each business's default
-// reporting basis.
-func New(db *bun.DB, store Store, businesses BusinessFinder, logger *slog.Logger) *Reports {
-	return &Reports{db: db, store: store, cash: store, businesses: businesses, logger: logger}
+// New makes the use cases: a rebuild runs in uow, a report in snapshot;
+// businesses tells each business's default reporting basis.
+func New(uow UnitOfWork, snapshot Snapshot, store Store, businesses BusinessFinder, logger *slog.Logger) *Reports {
+	return &Reports{uow: uow, snapshot: snapshot, store: store, cash: store, businesses: businesses, logger: logger}
 }
 
 // basis is the reporting basis of a request for business bid: the one
@@ -105,10 +113,10 @@ func EntryDay(p events.LedgerEntryPosted) (time.Time, error) {
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC), nil
 }
 
-// ApplyEntry applies a posted entry in tx: once per entry id, whatever the
-// number of deliveries.
-func (r *Reports) ApplyEntry(ctx context.Context, tx bun.IDB, p events.LedgerEntryPosted, eventTime time.Time) error {
-	return r.ApplyEntries(ctx, tx, []PostedEntry{{Entry: p, EventTime: eventTime}})
+// ApplyEntry applies a posted entry in the transaction ctx carries (the
+// consumer's): once per entry id, whatever the number of deliveries.
+func (r *Reports) ApplyEntry(ctx context.Context, p events.LedgerEntryPosted, eventTime time.Time) error {
+	return r.ApplyEntries(ctx, []PostedEntry{{Entry: p, EventTime: eventTime}})
 }
 
 // PostedEntry is a ledger.entry.posted payload with its event's time and,
@@ -119,10 +127,11 @@ type PostedEntry struct {
 	Payload   json.RawMessage
 }
 
-// ApplyEntries applies posted entries in tx, each once per entry id
-// whatever the number of deliveries (in es or before), with a few
-// statements for all of them: a consumer's batch.
-func (r *Reports) ApplyEntries(ctx context.Context, tx bun.IDB, es []PostedEntry) error {
+// ApplyEntries applies posted entries in the transaction ctx carries (the
+// consumer's), each once per entry id whatever the number of deliveries
+// (in es or before), with a few statements for all of them: a consumer's
+// batch.
+func (r *Reports) ApplyEntries(ctx context.Context, es []PostedEntry) error {
 	journal := make([]JournalEntry, len(es))
 	var businesses []uuid.UUID
 	for i, e := range es {
@@ -138,23 +147,24 @@ func (r *Reports) ApplyEntries(ctx context.Context, tx bun.IDB, es []PostedEntry
 	// In one order, so two writers of the same businesses cannot deadlock.
 	slices.SortFunc(businesses, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
 	for _, bid := range businesses {
-		if err := lockBusiness(ctx, tx, bid); err != nil {
+		if err := r.store.LockBusiness(ctx, bid); err != nil {
 			return err
 		}
 	}
-	fresh, err := r.store.RecordEntries(ctx, tx, journal)
+	fresh, err := r.store.RecordEntries(ctx, journal)
 	if err != nil || len(fresh) == 0 {
 		return err
 	}
-	if err := r.store.ApplyLines(ctx, tx, fresh); err != nil {
+	if err := r.store.ApplyLines(ctx, fresh); err != nil {
 		return err
 	}
-	return r.applyCashEntries(ctx, tx, fresh)
+	return r.applyCashEntries(ctx, fresh)
 }
 
-// ApplyBankTransaction keeps snapshot p of a bank transaction in tx: the
-// newest version wins, whatever the order and number of deliveries.
-func (r *Reports) ApplyBankTransaction(ctx context.Context, tx bun.IDB, p events.BankTransactionUpserted, eventTime time.Time) error {
+// ApplyBankTransaction keeps snapshot p of a bank transaction in the
+// transaction ctx carries (the consumer's): the newest version wins,
+// whatever the order and number of deliveries.
+func (r *Reports) ApplyBankTransaction(ctx context.Context, p events.BankTransactionUpserted, eventTime time.Time) error {
 	day, err := time.Parse(domain.DateLayout, p.Date)
 	if err != nil {
 		if p.DateTime.IsZero() {
@@ -163,10 +173,10 @@ func (r *Reports) ApplyBankTransaction(ctx context.Context, tx bun.IDB, p events
 		y, m, d := p.DateTime.UTC().Date()
 		day = time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 	}
-	if err := r.store.UpsertBankTransaction(ctx, tx, domain.NewBankTransaction(p), day, eventTime); err != nil {
+	if err := r.store.UpsertBankTransaction(ctx, domain.NewBankTransaction(p), day, eventTime); err != nil {
 		return err
 	}
-	return r.cash.TouchFreshness(ctx, tx, p.BusinessID, eventTime)
+	return r.cash.TouchFreshness(ctx, p.BusinessID, eventTime)
 }
 
 // Report is a profit-and-loss report with its basis and freshness.
@@ -186,22 +196,22 @@ func (r *Reports) ProfitAndLoss(ctx context.Context, bid uuid.UUID, q domain.PnL
 	if out.Basis, err = r.basis(ctx, bid, q.Basis); err != nil {
 		return out, err
 	}
-	err = r.db.RunInTx(ctx, &txReadOnly, func(ctx context.Context, tx bun.Tx) error {
-		accounts, err := r.store.Accounts(ctx, tx, bid)
+	err = r.snapshot.Do(ctx, func(ctx context.Context) error {
+		accounts, err := r.store.Accounts(ctx, bid)
 		if err != nil {
 			return err
 		}
-		amounts, err := r.store.Amounts(ctx, tx, bid, out.Basis, q.Start, q.End, q.Filter)
+		amounts, err := r.store.Amounts(ctx, bid, out.Basis, q.Start, q.End, q.Filter)
 		if err != nil {
 			return err
 		}
 		out.PnL = domain.BuildPnL(accounts, amounts, q.Structure)
-		unc, err := r.store.Uncategorized(ctx, tx, bid, []time.Time{q.Start}, []time.Time{q.End})
+		unc, err := r.store.Uncategorized(ctx, bid, []time.Time{q.Start}, []time.Time{q.End})
 		if err != nil {
 			return err
 		}
 		out.PnL.FullyCategorized = !unc[0]
-		out.LastEventAt, err = r.store.LastEventAt(ctx, tx, bid)
+		out.LastEventAt, err = r.store.LastEventAt(ctx, bid)
 		return err
 	})
 	return out, err
@@ -237,16 +247,16 @@ func (r *Reports) Comparison(ctx context.Context, bid uuid.UUID, c domain.Compar
 	for i, p := range c.Periods {
 		starts[i], ends[i] = p.Start, p.End
 	}
-	err = r.db.RunInTx(ctx, &txReadOnly, func(ctx context.Context, tx bun.Tx) error {
-		accounts, err := r.store.Accounts(ctx, tx, bid)
+	err = r.snapshot.Do(ctx, func(ctx context.Context) error {
+		accounts, err := r.store.Accounts(ctx, bid)
 		if err != nil {
 			return err
 		}
-		byFilter, err := r.store.PeriodAmounts(ctx, tx, bid, out.Basis, starts, ends, c.Filters)
+		byFilter, err := r.store.PeriodAmounts(ctx, bid, out.Basis, starts, ends, c.Filters)
 		if err != nil {
 			return err
 		}
-		unc, err := r.store.Uncategorized(ctx, tx, bid, starts, ends)
+		unc, err := r.store.Uncategorized(ctx, bid, starts, ends)
 		if err != nil {
 			return err
 		}
@@ -258,7 +268,7 @@ func (r *Reports) Comparison(ctx context.Context, bid uuid.UUID, c domain.Compar
 				out.Items = append(out.Items, ComparisonItem{Period: p, Filter: f, PnL: pnl})
 			}
 		}
-		out.LastEventAt, err = r.store.LastEventAt(ctx, tx, bid)
+		out.LastEventAt, err = r.store.LastEventAt(ctx, bid)
 		return err
 	})
 	return out, err
@@ -268,29 +278,29 @@ func (r *Reports) Comparison(ctx context.Context, bid uuid.UUID, c domain.Compar
 const rebuildPage = 500
 
 // Rebuild recomputes the read model of business bid from the journal copy
-// and the payments' latest snapshots, in one transaction (readers see the
+// and the payments' latest snapshots, in one unit of work (readers see the
 // old figures until it commits).
 func (r *Reports) Rebuild(ctx context.Context, bid uuid.UUID) (int, error) {
 	n := 0
-	err := r.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if err := lockBusiness(ctx, tx, bid); err != nil {
+	err := r.uow.Do(ctx, func(ctx context.Context) error {
+		if err := r.store.LockBusiness(ctx, bid); err != nil {
 			return err
 		}
-		if err := r.store.ClearBusiness(ctx, tx, bid); err != nil {
+		if err := r.store.ClearBusiness(ctx, bid); err != nil {
 			return err
 		}
 		after := uuid.Nil
 		for {
-			page, err := r.store.JournalPage(ctx, tx, bid, after, rebuildPage)
+			page, err := r.store.JournalPage(ctx, bid, after, rebuildPage)
 			if err != nil {
 				return err
 			}
 			if len(page) > 0 {
-				if err := r.store.ApplyLines(ctx, tx, page); err != nil {
+				if err := r.store.ApplyLines(ctx, page); err != nil {
 					return err
 				}
 				for _, e := range page {
-					if _, _, err := r.applyCash(ctx, tx, e.Entry, e.Day, false); err != nil {
+					if _, _, err := r.applyCash(ctx, e.Entry, e.Day, false); err != nil {
 						return err
 					}
 				}
@@ -301,12 +311,12 @@ func (r *Reports) Rebuild(ctx context.Context, bid uuid.UUID) (int, error) {
 				break
 			}
 		}
-		docs, err := r.cash.CashDocs(ctx, tx, bid)
+		docs, err := r.cash.CashDocs(ctx, bid)
 		if err != nil {
 			return err
 		}
 		for _, d := range docs {
-			if err := r.recognize(ctx, tx, bid, d); err != nil {
+			if err := r.recognize(ctx, bid, d); err != nil {
 				return err
 			}
 		}
@@ -317,5 +327,5 @@ func (r *Reports) Rebuild(ctx context.Context, bid uuid.UUID) (int, error) {
 
 // Businesses is every business of the journal copy.
 func (r *Reports) Businesses(ctx context.Context) ([]uuid.UUID, error) {
-	return r.store.JournalBusinesses(ctx, r.db)
+	return r.store.JournalBusinesses(ctx)
 }

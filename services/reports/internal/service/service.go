@@ -15,11 +15,10 @@ import (
 	"io"
 
 	"github.com/google/uuid"
-	"github.com/segmentio/kafka-go"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/consumer"
 	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/storage"
@@ -63,8 +62,8 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 }
 
 func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Kit) error {
-	store := postgres.New()
-	s.Reports = app.New(k.DB(), store, k.Businesses(), k.Logger())
+	store, snapshot := postgres.New(k.DB()), postgres.Snapshot{DB: k.DB()}
+	s.Reports = app.New(outbox.UnitOfWork{DB: k.DB()}, snapshot, store, k.Businesses(), k.Logger())
 	var files storage.Store
 	if cfg.Storage.Enabled() {
 		var err error
@@ -74,7 +73,7 @@ func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Ki
 	} else {
 		k.Logger().Warn("export storage is not configured (STORAGE_DIR is empty): the export endpoints answer 503")
 	}
-	s.Exports = app.NewExports(k.DB(), store, s.Reports, k.Businesses(), files)
+	s.Exports = app.NewExports(snapshot, store, s.Reports, k.Businesses(), files)
 	k.ConsumeBatch(events.TopicLedger, kafkaadapter.LedgerBatchHandler(s.Reports))
 	k.Consume(events.TopicTransactions, kafkaadapter.TransactionsHandler(s.Reports))
 	k.Consume(events.TopicInvoicing, kafkaadapter.InvoicingHandler(s.Reports))
@@ -149,70 +148,30 @@ const replayBatch = 500
 
 // replay reads the consumed topics again (outside the consumer group) and
 // applies their events (of business only, when given) through the same
-// handlers as the consumer, replayBatch per transaction; a batch that
-// fails is applied event by event, and an event that still fails is
-// logged and counted.
+// handlers as the consumer, replayBatch per transaction
+// (consumer.ReplayTopics: a batch that fails is applied event by event,
+// and an event that still fails is logged and counted). It returns how
+// many events could not be applied.
 func (s *Service) replay(ctx context.Context, k *servicekit.Kit, only *uuid.UUID, out io.Writer) (int, error) {
-	topics := []struct {
-		name string
-		h    consumer.Handler
-	}{
-		{events.TopicLedger, kafkaadapter.LedgerHandler(s.Reports)},
-		{events.TopicTransactions, kafkaadapter.TransactionsHandler(s.Reports)},
-		{events.TopicInvoicing, kafkaadapter.InvoicingHandler(s.Reports)},
-		{events.TopicBills, kafkaadapter.BillsHandler(s.Reports)},
+	sources := []consumer.ReplaySource{
+		{Topic: events.TopicLedger, Handler: kafkaadapter.LedgerHandler(s.Reports)},
+		{Topic: events.TopicTransactions, Handler: kafkaadapter.TransactionsHandler(s.Reports)},
+		{Topic: events.TopicInvoicing, Handler: kafkaadapter.InvoicingHandler(s.Reports)},
+		{Topic: events.TopicBills, Handler: kafkaadapter.BillsHandler(s.Reports)},
 	}
-	db, log := k.DB(), k.Logger()
-	failedTotal := 0
-	for _, t := range topics {
-		var batch []events.Event
-		applied, failed, malformed := 0, 0, 0
-		flush := func() {
-			if len(batch) == 0 {
-				return
-			}
-			err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-				for _, e := range batch {
-					if err := t.h(ctx, tx, e); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-			if err == nil {
-				applied += len(batch)
-				batch = batch[:0]
-				return
-			}
-			for _, e := range batch {
-				if err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error { return t.h(ctx, tx, e) }); err != nil {
-					failed++
-					log.Error("rebuild: a replayed event cannot be applied", "topic", t.name, "event_id", e.ID, "type", e.Type, "error", err)
-					continue
-				}
-				applied++
-			}
-			batch = batch[:0]
-		}
-		n, err := consumer.ReadTopic(ctx, s.brokers, t.name, func(e events.Event) error {
-			if only != nil && e.Key != only.String() {
-				return nil
-			}
-			batch = append(batch, e)
-			if len(batch) >= replayBatch {
-				flush()
-			}
-			return ctx.Err()
-		}, func(m kafka.Message, err error) {
-			malformed++
-			log.Warn("rebuild: a replayed message does not decode", "topic", t.name, "partition", m.Partition, "offset", m.Offset, "error", err)
-		})
-		if err != nil {
-			return failedTotal, fmt.Errorf("rebuild: replay %s: %w", t.name, err)
-		}
-		flush()
-		failedTotal += failed
-		fmt.Fprintf(out, "replayed %s: %d messages read, %d events applied, %d failed, %d malformed\n", t.name, n, applied, failed, malformed)
+	opts := consumer.ReplayOptions{BatchSize: replayBatch, Logger: k.Logger(), Replayed: func(st consumer.ReplayStats) {
+		fmt.Fprintf(out, "replayed %s: %d messages read, %d events applied, %d failed, %d malformed\n", st.Topic, st.Read, st.Applied, st.Failed, st.Malformed)
+	}}
+	if only != nil {
+		opts.Keep = func(e events.Event) bool { return e.Key == only.String() }
 	}
-	return failedTotal, nil
+	stats, err := consumer.ReplayTopics(ctx, k.DB(), s.brokers, sources, opts)
+	failed := 0
+	for _, st := range stats {
+		failed += st.Failed
+	}
+	if err != nil {
+		return failed, fmt.Errorf("rebuild: %w", err)
+	}
+	return failed, nil
 }

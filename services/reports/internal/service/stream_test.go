@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/storage"
 	"github.com/acctsuite/acct/services/reports/internal/adapters/postgres"
@@ -24,8 +23,8 @@ type countingStore struct {
 	rows atomic.Int64
 }
 
-func (s *countingStore) StreamBankTransactions(ctx context.Context, db bun.IDB, bid uuid.UUID, q domain.ExportQuery, fn func(domain.ExportRow) error) error {
-	return s.Store.StreamBankTransactions(ctx, db, bid, q, func(r domain.ExportRow) error {
+func (s *countingStore) StreamBankTransactions(ctx context.Context, bid uuid.UUID, q domain.ExportQuery, fn func(domain.ExportRow) error) error {
+	return s.Store.StreamBankTransactions(ctx, bid, q, func(r domain.ExportRow) error {
 		s.rows.Add(1)
 		return fn(r)
 	})
@@ -83,9 +82,9 @@ func TestTransactionsCSVStreams(t *testing.T) {
 		FROM generate_series(1, ?) AS i`, bid, n).Exec(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	store := &countingStore{Store: postgres.New()}
+	store := &countingStore{Store: postgres.New(e.db)}
 	files := &probeFiles{produced: &store.rows}
-	x := app.NewExports(e.db, store, e.s.Reports, e.svc.Kit.Businesses(), files)
+	x := app.NewExports(postgres.Snapshot{DB: e.db}, store, e.s.Reports, e.svc.Kit.Businesses(), files)
 	if _, err := x.TransactionsCSV(t.Context(), bid, url.Values{"start_date": {"2026-01-01"}, "end_date": {"2026-12-31"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -257,7 +257,7 @@ func TestTransactionsXLSXLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := &memFiles{}
-	x := app.NewExports(e.db, postgres.New(), e.s.Reports, e.svc.Kit.Businesses(), files)
+	x := app.NewExports(postgres.Snapshot{DB: e.db}, postgres.New(e.db), e.s.Reports, e.svc.Kit.Businesses(), files)
 	if _, err := x.TransactionsXLSX(t.Context(), bid, url.Values{"start_date": {"2026-01-01"}, "end_date": {"2026-12-31"}}); err != nil {
 		t.Fatal(err)
 	}

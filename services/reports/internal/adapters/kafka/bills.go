@@ -9,6 +9,7 @@ import (
 
 	"github.com/acctsuite/acct/pkg/consumer"
 	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/services/reports/internal/app"
 	"github.com/acctsuite/acct/services/reports/internal/domain"
 )
@@ -41,7 +42,7 @@ func BillsHandler(r *app.Reports) consumer.Handler {
 				}
 				pay.Paid = append(pay.Paid, app.PaidDoc{DocID: a.BillID.String(), Amount: a.Amount})
 			}
-			return r.ApplyPayment(ctx, tx, pay, e.Time)
+			return r.ApplyPayment(pgdb.WithTx(ctx, tx), pay, e.Time)
 		case events.TypeBillPaymentDeleted:
 			var p events.BillPaymentDeleted
 			if err := e.Decode(&p); err != nil {
@@ -50,7 +51,7 @@ func BillsHandler(r *app.Reports) consumer.Handler {
 			if p.PaymentID == uuid.Nil || p.BusinessID == uuid.Nil || p.Posting == nil || p.Posting.Version <= 0 {
 				return fmt.Errorf("bill_payment.deleted %s: payment id, business id and the posting's version are required", e.ID)
 			}
-			return r.ApplyPayment(ctx, tx, app.Payment{BusinessID: p.BusinessID, Type: PaymentBill, ID: p.PaymentID,
+			return r.ApplyPayment(pgdb.WithTx(ctx, tx), app.Payment{BusinessID: p.BusinessID, Type: PaymentBill, ID: p.PaymentID,
 				Version: p.Posting.Version, Deleted: true}, e.Time)
 		case events.TypeVendorCreditUpserted:
 			var p events.VendorCreditUpserted
@@ -73,12 +74,12 @@ func BillsHandler(r *app.Reports) consumer.Handler {
 				toBills.Paid = append(toBills.Paid, app.PaidDoc{DocID: a.BillID.String(), Amount: a.Amount})
 				applied += a.Amount
 			}
-			if err := r.ApplyPayment(ctx, tx, toBills, e.Time); err != nil {
+			if err := r.ApplyPayment(pgdb.WithTx(ctx, tx), toBills, e.Time); err != nil {
 				return err
 			}
 			used := app.Payment{BusinessID: c.BusinessID, Type: domain.PaymentCreditUsed, ID: c.ID, Version: c.Version, Day: day, Deleted: voided,
 				Paid: []app.PaidDoc{{DocID: c.ID.String(), Amount: applied}}}
-			return r.ApplyPayment(ctx, tx, used, e.Time)
+			return r.ApplyPayment(pgdb.WithTx(ctx, tx), used, e.Time)
 		}
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/acctsuite/acct/pkg/consumer"
 	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/services/reports/internal/app"
 )
 
@@ -38,7 +39,7 @@ func InvoicingHandler(r *app.Reports) consumer.Handler {
 				}
 				pay.Paid = append(pay.Paid, app.PaidDoc{DocID: a.InvoiceID.String(), Amount: a.Amount})
 			}
-			return r.ApplyPayment(ctx, tx, pay, e.Time)
+			return r.ApplyPayment(pgdb.WithTx(ctx, tx), pay, e.Time)
 		case events.TypeInvoicePaymentDeleted:
 			var p events.InvoicePaymentDeleted
 			if err := e.Decode(&p); err != nil {
@@ -47,7 +48,7 @@ func InvoicingHandler(r *app.Reports) consumer.Handler {
 			if p.PaymentID == uuid.Nil || p.BusinessID == uuid.Nil || p.Posting == nil || p.Posting.Version <= 0 {
 				return fmt.Errorf("invoice_payment.deleted %s: payment id, business id and the posting's version are required", e.ID)
 			}
-			return r.ApplyPayment(ctx, tx, app.Payment{BusinessID: p.BusinessID, Type: PaymentInvoice, ID: p.PaymentID,
+			return r.ApplyPayment(pgdb.WithTx(ctx, tx), app.Payment{BusinessID: p.BusinessID, Type: PaymentInvoice, ID: p.PaymentID,
 				Version: p.Posting.Version, Deleted: true}, e.Time)
 		}
 		return nil

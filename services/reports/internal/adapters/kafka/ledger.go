@@ -1,6 +1,8 @@
-// Package kafka is the reports service's event adapter: the acct.ledger.v1
-// consumer that feeds the read model. (The business projection is the
-// kit's: Definition.Businesses.)
+// Package kafka is the reports service's event adapter: the handlers of
+// acct.ledger.v1, acct.transactions.v1, acct.invoicing.v1 and
+// acct.bills.v1 that feed the read model, each calling the use cases with
+// the inbox transaction in their context (pgdb.WithTx). (The business
+// projection is the kit's: Definition.Businesses.)
 package kafka
 
 import (
@@ -12,6 +14,7 @@ import (
 
 	"github.com/acctsuite/acct/pkg/consumer"
 	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/services/reports/internal/app"
 )
 
@@ -46,6 +49,6 @@ func LedgerBatchHandler(r *app.Reports) consumer.BatchHandler {
 		if len(entries) == 0 {
 			return nil
 		}
-		return r.ApplyEntries(ctx, tx, entries)
+		return r.ApplyEntries(pgdb.WithTx(ctx, tx), entries)
 	}
 }

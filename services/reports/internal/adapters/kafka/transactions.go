@@ -9,6 +9,7 @@ import (
 
 	"github.com/acctsuite/acct/pkg/consumer"
 	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/services/reports/internal/app"
 )
 
@@ -27,6 +28,6 @@ func TransactionsHandler(r *app.Reports) consumer.Handler {
 		if p.TransactionID == uuid.Nil || p.BusinessID == uuid.Nil {
 			return fmt.Errorf("bank_transaction.upserted %s: transaction and business ids are required", e.ID)
 		}
-		return r.ApplyBankTransaction(ctx, tx, p, e.Time)
+		return r.ApplyBankTransaction(pgdb.WithTx(ctx, tx), p, e.Time)
 	}
 }

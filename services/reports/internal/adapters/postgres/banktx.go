@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/acctsuite/acct/services/reports/internal/domain"
@@ -17,7 +16,8 @@ import (
 // UpsertBankTransaction keeps snapshot b of a bank transaction dated day
 // unless the row already holds the same or a newer version (a redelivered
 // or late snapshot changes nothing).
-func (s *Store) UpsertBankTransaction(ctx context.Context, db bun.IDB, b domain.BankTransaction, day, eventTime time.Time) error {
+func (s *Store) UpsertBankTransaction(ctx context.Context, b domain.BankTransaction, day, eventTime time.Time) error {
+	db := s.conn(ctx)
 	p := b.BankTransactionUpserted
 	_, err := db.NewRaw(`INSERT INTO bank_transactions AS t (business_id, transaction_id, version, day, date_time, description,
 			counterparty, account_name, ledger_account_id, direction, amount, category_stable_names, category_display_name,
@@ -40,7 +40,8 @@ func (s *Store) UpsertBankTransaction(ctx context.Context, db bun.IDB, b domain.
 // Uncategorized reports, for each period (its days starts[i]..ends[i],
 // inclusive), whether business bid has an uncategorized bank transaction
 // dated in it.
-func (s *Store) Uncategorized(ctx context.Context, db bun.IDB, bid uuid.UUID, starts, ends []time.Time) ([]bool, error) {
+func (s *Store) Uncategorized(ctx context.Context, bid uuid.UUID, starts, ends []time.Time) ([]bool, error) {
+	db := s.conn(ctx)
 	ds := func(ts []time.Time) []string {
 		out := make([]string, len(ts))
 		for i, t := range ts {
@@ -68,7 +69,8 @@ func (s *Store) Uncategorized(ctx context.Context, db bun.IDB, bid uuid.UUID, st
 // StreamBankTransactions calls fn with every bank transaction of business
 // bid that q selects, in date order, row by row from the database cursor:
 // nothing is gathered in memory, whatever the number of rows.
-func (s *Store) StreamBankTransactions(ctx context.Context, db bun.IDB, bid uuid.UUID, q domain.ExportQuery, fn func(domain.ExportRow) error) error {
+func (s *Store) StreamBankTransactions(ctx context.Context, bid uuid.UUID, q domain.ExportQuery, fn func(domain.ExportRow) error) error {
+	db := s.conn(ctx)
 	query := `SELECT to_char(day, 'YYYY-MM-DD'), description, counterparty, account_name, direction, amount, category_display_name,
 			categorization_status, tags, memo, reference_number
 		FROM bank_transactions WHERE business_id = ? AND day BETWEEN ?::date AND ?::date`

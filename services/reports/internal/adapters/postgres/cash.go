@@ -6,14 +6,14 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/services/reports/internal/domain"
 )
 
 // AddCashDays adds amounts to the cash basis's difference from the
 // accrual basis (cash_days).
-func (s *Store) AddCashDays(ctx context.Context, db bun.IDB, bid uuid.UUID, amounts map[domain.DayKey]int64) error {
+func (s *Store) AddCashDays(ctx context.Context, bid uuid.UUID, amounts map[domain.DayKey]int64) error {
+	db := s.conn(ctx)
 	vals := make([]string, 0, len(amounts))
 	args := make([]any, 0, 5*len(amounts))
 	for k, amt := range amounts {
@@ -33,7 +33,8 @@ func (s *Store) AddCashDays(ctx context.Context, db bun.IDB, bid uuid.UUID, amou
 
 // AddDocLines adds an entry's profit-and-loss lines and control amount to
 // deferred document doc.
-func (s *Store) AddDocLines(ctx context.Context, db bun.IDB, bid uuid.UUID, doc domain.DocKey, lines map[domain.LineKey]int64, total int64) error {
+func (s *Store) AddDocLines(ctx context.Context, bid uuid.UUID, doc domain.DocKey, lines map[domain.LineKey]int64, total int64) error {
+	db := s.conn(ctx)
 	if len(lines) > 0 {
 		vals := make([]string, 0, len(lines))
 		args := make([]any, 0, 6*len(lines))
@@ -58,7 +59,8 @@ func (s *Store) AddDocLines(ctx context.Context, db bun.IDB, bid uuid.UUID, doc 
 // (non-zero, in account then tag set order), its total (0 before any of
 // its entries) and the allocations of its live payments (in day, payment
 // and ordinal order).
-func (s *Store) CashDoc(ctx context.Context, db bun.IDB, bid uuid.UUID, doc domain.DocKey) ([]domain.DocLine, int64, []domain.Allocation, error) {
+func (s *Store) CashDoc(ctx context.Context, bid uuid.UUID, doc domain.DocKey) ([]domain.DocLine, int64, []domain.Allocation, error) {
+	db := s.conn(ctx)
 	var lines []struct {
 		AccountID uuid.UUID `bun:"account_id"`
 		TagSetID  uuid.UUID `bun:"tag_set_id"`
@@ -101,7 +103,8 @@ func (s *Store) CashDoc(ctx context.Context, db bun.IDB, bid uuid.UUID, doc doma
 
 // ReplaceRecognized makes rows what document doc's payments recognize and
 // returns what it recognized before.
-func (s *Store) ReplaceRecognized(ctx context.Context, db bun.IDB, bid uuid.UUID, doc domain.DocKey, rows map[domain.DayKey]int64) (map[domain.DayKey]int64, error) {
+func (s *Store) ReplaceRecognized(ctx context.Context, bid uuid.UUID, doc domain.DocKey, rows map[domain.DayKey]int64) (map[domain.DayKey]int64, error) {
+	db := s.conn(ctx)
 	var old []struct {
 		Day       time.Time `bun:"day"`
 		AccountID uuid.UUID `bun:"account_id"`
@@ -134,7 +137,8 @@ func (s *Store) ReplaceRecognized(ctx context.Context, db bun.IDB, bid uuid.UUID
 // deleted) unless the same or a newer version is already there. It
 // returns whether it changed anything and the documents whose allocations
 // changed (before and after).
-func (s *Store) UpsertPayment(ctx context.Context, db bun.IDB, bid uuid.UUID, paymentType string, id uuid.UUID, version int64, deleted bool, allocs []domain.Allocation) (bool, []domain.DocKey, error) {
+func (s *Store) UpsertPayment(ctx context.Context, bid uuid.UUID, paymentType string, id uuid.UUID, version int64, deleted bool, allocs []domain.Allocation) (bool, []domain.DocKey, error) {
+	db := s.conn(ctx)
 	res, err := db.NewRaw(`INSERT INTO cash_payments AS p (business_id, payment_type, payment_id, version, deleted) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (business_id, payment_type, payment_id) DO UPDATE SET version = EXCLUDED.version, deleted = EXCLUDED.deleted
 		WHERE p.version < EXCLUDED.version`, bid, paymentType, id, version, deleted).Exec(ctx)
@@ -181,7 +185,8 @@ func (s *Store) UpsertPayment(ctx context.Context, db bun.IDB, bid uuid.UUID, pa
 
 // CashDocs is every deferred document of business bid with lines or
 // allocations.
-func (s *Store) CashDocs(ctx context.Context, db bun.IDB, bid uuid.UUID) ([]domain.DocKey, error) {
+func (s *Store) CashDocs(ctx context.Context, bid uuid.UUID) ([]domain.DocKey, error) {
+	db := s.conn(ctx)
 	var rows []struct {
 		SourceType string `bun:"source_type"`
 		SourceID   string `bun:"source_id"`
@@ -198,7 +203,8 @@ func (s *Store) CashDocs(ctx context.Context, db bun.IDB, bid uuid.UUID) ([]doma
 
 // TouchFreshness records that an event of eventTime was applied for
 // business bid.
-func (s *Store) TouchFreshness(ctx context.Context, db bun.IDB, bid uuid.UUID, eventTime time.Time) error {
+func (s *Store) TouchFreshness(ctx context.Context, bid uuid.UUID, eventTime time.Time) error {
+	db := s.conn(ctx)
 	_, err := db.NewRaw(`INSERT INTO freshness AS f (business_id, last_event_at) VALUES (?, ?)
 		ON CONFLICT (business_id) DO UPDATE SET last_event_at = GREATEST(f.last_event_at, EXCLUDED.last_event_at)`,
 		bid, eventTime).Exec(ctx)

@@ -20,7 +20,8 @@ import (
 // returns those that were not there yet, in order (a redelivery: nothing
 // else must change for the others). An entry twice in es is recorded and
 // returned once, as its first occurrence.
-func (s *Store) RecordEntries(ctx context.Context, db bun.IDB, es []app.JournalEntry) ([]app.JournalEntry, error) {
+func (s *Store) RecordEntries(ctx context.Context, es []app.JournalEntry) ([]app.JournalEntry, error) {
+	db := s.conn(ctx)
 	type key struct{ business, entry uuid.UUID }
 	first := make(map[key]int, len(es))
 	vals := make([]string, 0, len(es))
@@ -104,7 +105,8 @@ type dayKey struct {
 // ancestors), tag sets, per-day amounts and the businesses' freshness. The
 // rows of all the entries are merged first, so the whole batch is one
 // statement per table (ON CONFLICT may touch a row once per statement).
-func (s *Store) ApplyLines(ctx context.Context, db bun.IDB, es []app.JournalEntry) error {
+func (s *Store) ApplyLines(ctx context.Context, es []app.JournalEntry) error {
+	db := s.conn(ctx)
 	accounts := map[accountKey]accountRow{}
 	var order []accountKey
 	tagSets := map[accountKey]domain.TagSet{}
@@ -258,7 +260,8 @@ func nonEmpty(s string) *string {
 // copy recomputes: not the journal copy, not the latest snapshots (bank
 // transactions, payments and their allocations) and not its freshness
 // (the last event applied stays the last applied).
-func (s *Store) ClearBusiness(ctx context.Context, db bun.IDB, bid uuid.UUID) error {
+func (s *Store) ClearBusiness(ctx context.Context, bid uuid.UUID) error {
+	db := s.conn(ctx)
 	for _, t := range []string{"account_days", "cash_days", "cash_doc_lines", "cash_docs", "cash_recognized", "tag_sets", "accounts"} {
 		if _, err := db.NewRaw("DELETE FROM ? WHERE business_id = ?", bun.Ident(t), bid).Exec(ctx); err != nil {
 			return wrap("clear "+t, err)
@@ -268,7 +271,8 @@ func (s *Store) ClearBusiness(ctx context.Context, db bun.IDB, bid uuid.UUID) er
 }
 
 // JournalBusinesses is every business of the journal copy.
-func (s *Store) JournalBusinesses(ctx context.Context, db bun.IDB) ([]uuid.UUID, error) {
+func (s *Store) JournalBusinesses(ctx context.Context) ([]uuid.UUID, error) {
+	db := s.conn(ctx)
 	var ids []uuid.UUID
 	err := db.NewRaw("SELECT DISTINCT business_id FROM entries ORDER BY business_id").Scan(ctx, &ids)
 	return ids, wrap("list businesses", err)
@@ -276,7 +280,8 @@ func (s *Store) JournalBusinesses(ctx context.Context, db bun.IDB) ([]uuid.UUID,
 
 // JournalPage is up to limit entries of business bid after entry id after
 // (uuid.Nil: from the start), in entry id order.
-func (s *Store) JournalPage(ctx context.Context, db bun.IDB, bid, after uuid.UUID, limit int) ([]app.JournalEntry, error) {
+func (s *Store) JournalPage(ctx context.Context, bid, after uuid.UUID, limit int) ([]app.JournalEntry, error) {
+	db := s.conn(ctx)
 	var rows []struct {
 		Day       time.Time       `bun:"day"`
 		EventTime time.Time       `bun:"event_time"`

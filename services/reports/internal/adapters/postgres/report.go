@@ -5,14 +5,14 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/acctsuite/acct/services/reports/internal/domain"
 )
 
 // Accounts is every account of business bid.
-func (s *Store) Accounts(ctx context.Context, db bun.IDB, bid uuid.UUID) (map[uuid.UUID]domain.Account, error) {
+func (s *Store) Accounts(ctx context.Context, bid uuid.UUID) (map[uuid.UUID]domain.Account, error) {
+	db := s.conn(ctx)
 	var rows []struct {
 		ID          uuid.UUID `bun:"id"`
 		StableName  *string   `bun:"stable_name"`
@@ -56,7 +56,8 @@ func daysOf(basis string) string {
 // Amounts is the signed cents per account of business bid on basis on the
 // days start..end (inclusive) of the lines f selects (accounts netting to
 // zero left out).
-func (s *Store) Amounts(ctx context.Context, db bun.IDB, bid uuid.UUID, basis string, start, end time.Time, f domain.TagFilter) (map[uuid.UUID]int64, error) {
+func (s *Store) Amounts(ctx context.Context, bid uuid.UUID, basis string, start, end time.Time, f domain.TagFilter) (map[uuid.UUID]int64, error) {
+	db := s.conn(ctx)
 	q := `SELECT account_id, sum(amount)::bigint AS amount FROM ` + daysOf(basis) + ` AS d
 		WHERE business_id = ? AND day BETWEEN ? AND ?`
 	args := []any{bid, start, end}
@@ -89,7 +90,8 @@ func (s *Store) Amounts(ctx context.Context, db bun.IDB, bid uuid.UUID, basis st
 
 // LastEventAt is the time of the last event applied for business bid (nil
 // before any).
-func (s *Store) LastEventAt(ctx context.Context, db bun.IDB, bid uuid.UUID) (*time.Time, error) {
+func (s *Store) LastEventAt(ctx context.Context, bid uuid.UUID) (*time.Time, error) {
+	db := s.conn(ctx)
 	var ts []time.Time
 	if err := db.NewRaw("SELECT last_event_at FROM freshness WHERE business_id = ?", bid).Scan(ctx, &ts); err != nil {
 		return nil, wrap("read freshness", err)
@@ -106,7 +108,8 @@ func (s *Store) LastEventAt(ctx context.Context, db bun.IDB, bid uuid.UUID) (*ti
 // bid on basis of the lines carrying every tag of the filter (every line
 // for an empty filter), in one statement grouped by filter and period
 // (accounts netting to zero left out): out[filter][period].
-func (s *Store) PeriodAmounts(ctx context.Context, db bun.IDB, bid uuid.UUID, basis string, starts, ends []time.Time, filters []domain.RequiredTags) ([][]map[uuid.UUID]int64, error) {
+func (s *Store) PeriodAmounts(ctx context.Context, bid uuid.UUID, basis string, starts, ends []time.Time, filters []domain.RequiredTags) ([][]map[uuid.UUID]int64, error) {
+	db := s.conn(ctx)
 	ds := func(ts []time.Time) []string {
 		out := make([]string, len(ts))
 		for i, t := range ts {
