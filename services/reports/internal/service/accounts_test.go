@@ -10,8 +10,8 @@ import (
 // ancestor keeps the normality its own lines gave it.
 func TestAccountNamesNewestWins(t *testing.T) {
 	e := newEnv(t)
-	bid := e.svc.SeedBusiness(t, "client-a")
-	tok := e.svc.Tokens.Platform(t, "client-a")
+	bid := e.Svc.SeedBusiness(t, "client-a")
+	tok := e.Svc.Tokens.Platform(t, "client-a")
 
 	renamed := entry(bid, "2026-03-03", line(bid, "CASH", "DEBIT", 300), line(bid, "SALES", "CREDIT", 300))
 	renamed.Lines[1].AccountName = "Product sales"

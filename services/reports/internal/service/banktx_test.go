@@ -13,8 +13,8 @@ import (
 // in the period (in the GET and in every comparison result).
 func TestBankTransactionsReadModel(t *testing.T) {
 	e := newEnv(t)
-	bid := e.svc.SeedBusiness(t, "client-a")
-	tok := e.svc.Tokens.Platform(t, "client-a")
+	bid := e.Svc.SeedBusiness(t, "client-a")
+	tok := e.Svc.Tokens.Platform(t, "client-a")
 	march, april := period("2026-03-01", "2026-03-31"), period("2026-04-01", "2026-04-30")
 	fully := func(q url.Values) bool { return e.pnl(tok, bid, q).Data.FullyCategorized }
 
@@ -43,7 +43,7 @@ func TestBankTransactionsReadModel(t *testing.T) {
 	read := func() row {
 		t.Helper()
 		got = nil
-		if err := e.db.NewRaw(`SELECT version, categorization_status AS status, memo, category_stable_names FROM bank_transactions
+		if err := e.DB.NewRaw(`SELECT version, categorization_status AS status, memo, category_stable_names FROM bank_transactions
 			WHERE business_id = ?`, bid).Scan(t.Context(), &got); err != nil || len(got) != 1 {
 			t.Fatalf("rows %+v %v", got, err)
 		}
@@ -83,7 +83,7 @@ func TestBankTransactionsReadModel(t *testing.T) {
 	}
 
 	// Another business's transactions do not count.
-	other := e.svc.SeedBusiness(t, "client-b")
+	other := e.Svc.SeedBusiness(t, "client-b")
 	e.deliver(txEvent(t, bankTx(other, "2026-04-10", "PENDING", "", 5)))
 	if !fully(april) {
 		t.Fatal("another business's transaction counted")

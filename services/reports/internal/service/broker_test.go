@@ -22,9 +22,9 @@ import (
 func TestLedgerEventsThroughTheBroker(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	bid := e.svc.SeedBusiness(t, "client-a")
-	tok := e.svc.Tokens.Platform(t, "client-a")
-	w := &kafka.Writer{Addr: kafka.TCP(e.svc.Broker.Addrs()...), Balancer: &kafka.Hash{}, BatchTimeout: 5 * time.Millisecond}
+	bid := e.Svc.SeedBusiness(t, "client-a")
+	tok := e.Svc.Tokens.Platform(t, "client-a")
+	w := &kafka.Writer{Addr: kafka.TCP(e.Svc.Broker.Addrs()...), Balancer: &kafka.Hash{}, BatchTimeout: 5 * time.Millisecond}
 	defer w.Close()
 	var msgs []kafka.Message
 	for _, p := range goldenHistory(bid) {
@@ -53,23 +53,23 @@ func TestLedgerEventsThroughTheBroker(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	var dead int
-	if err := e.db.NewRaw("SELECT count(*) FROM dead_letters").Scan(ctx, &dead); err != nil || dead != 0 {
+	if err := e.DB.NewRaw("SELECT count(*) FROM dead_letters").Scan(ctx, &dead); err != nil || dead != 0 {
 		t.Fatalf("dead letters: %d %v", dead, err)
 	}
 
 	var out bytes.Buffer
-	if err := e.s.rebuild(ctx, e.svc.Kit, []string{"--all"}, &out); err != nil || !strings.Contains(out.String(), "rebuilt "+bid.String()+" from 10 entries") {
+	if err := e.S.rebuild(ctx, e.Svc.Kit, []string{"--all"}, &out); err != nil || !strings.Contains(out.String(), "rebuilt "+bid.String()+" from 10 entries") {
 		t.Fatalf("rebuild --all: %v: %s", err, out.String())
 	}
 	out.Reset()
-	if err := e.s.rebuild(ctx, e.svc.Kit, []string{"--business", bid.String()}, &out); err != nil {
+	if err := e.S.rebuild(ctx, e.Svc.Kit, []string{"--business", bid.String()}, &out); err != nil {
 		t.Fatalf("rebuild --business: %v: %s", err, out.String())
 	}
 	if got := figuresOf(e.pnl(tok, bid, q)); got != want {
 		t.Fatalf("after rebuild: %+v, want %+v", got, want)
 	}
 	for _, args := range [][]string{{}, {"--all", "--business", bid.String()}, {"--business", "nope"}} {
-		if err := e.s.rebuild(ctx, e.svc.Kit, args, &out); err == nil {
+		if err := e.S.rebuild(ctx, e.Svc.Kit, args, &out); err == nil {
 			t.Errorf("rebuild %v: no error", args)
 		}
 	}
@@ -85,9 +85,9 @@ func TestLedgerEventsThroughTheBroker(t *testing.T) {
 func TestRebuildReplaysTheTopics(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	tok := e.svc.Tokens.Platform(t, "client-a")
-	a, b := e.svc.SeedBusiness(t, "client-a"), e.svc.SeedBusiness(t, "client-a")
-	w := &kafka.Writer{Addr: kafka.TCP(e.svc.Broker.Addrs()...), Balancer: &kafka.Hash{}, BatchTimeout: 5 * time.Millisecond}
+	tok := e.Svc.Tokens.Platform(t, "client-a")
+	a, b := e.Svc.SeedBusiness(t, "client-a"), e.Svc.SeedBusiness(t, "client-a")
+	w := &kafka.Writer{Addr: kafka.TCP(e.Svc.Broker.Addrs()...), Balancer: &kafka.Hash{}, BatchTimeout: 5 * time.Millisecond}
 	defer w.Close()
 	var expect []cashExpect
 	for _, bid := range []uuid.UUID{a, b} {
@@ -116,7 +116,7 @@ func TestRebuildReplaysTheTopics(t *testing.T) {
 
 	lose := func(bid uuid.UUID) {
 		for _, table := range []string{"entries", "bank_transactions", "cash_payments", "cash_allocations"} {
-			if _, err := e.db.NewRaw("DELETE FROM ? WHERE business_id = ?", bun.Ident(table), bid).Exec(ctx); err != nil {
+			if _, err := e.DB.NewRaw("DELETE FROM ? WHERE business_id = ?", bun.Ident(table), bid).Exec(ctx); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -124,7 +124,7 @@ func TestRebuildReplaysTheTopics(t *testing.T) {
 	lose(a)
 	lose(b)
 	var out bytes.Buffer
-	if err := e.s.rebuild(ctx, e.svc.Kit, []string{"--business", a.String()}, &out); err != nil {
+	if err := e.S.rebuild(ctx, e.Svc.Kit, []string{"--business", a.String()}, &out); err != nil {
 		t.Fatalf("rebuild: %v: %s", err, out.String())
 	}
 	if got := e.pnl(tok, a, march).Data; got.NetProfit != 0 || !e.pnl(tok, a, april).Data.FullyCategorized {
@@ -132,7 +132,7 @@ func TestRebuildReplaysTheTopics(t *testing.T) {
 	}
 
 	out.Reset()
-	if err := e.s.rebuild(ctx, e.svc.Kit, []string{"--replay", "--business", a.String()}, &out); err != nil {
+	if err := e.S.rebuild(ctx, e.Svc.Kit, []string{"--replay", "--business", a.String()}, &out); err != nil {
 		t.Fatalf("rebuild --replay: %v: %s", err, out.String())
 	}
 	for _, want := range []string{"replayed acct.ledger.v1:", "replayed acct.transactions.v1:", "replayed acct.invoicing.v1:", "replayed acct.bills.v1:", "0 failed", "rebuilt " + a.String() + " from 12 entries"} {
@@ -145,17 +145,17 @@ func TestRebuildReplaysTheTopics(t *testing.T) {
 		t.Fatalf("bank transactions not replayed: %+v", got)
 	}
 	var bEntries int
-	if err := e.db.NewRaw("SELECT count(*) FROM entries WHERE business_id = ?", b).Scan(ctx, &bEntries); err != nil || bEntries != 0 {
+	if err := e.DB.NewRaw("SELECT count(*) FROM entries WHERE business_id = ?", b).Scan(ctx, &bEntries); err != nil || bEntries != 0 {
 		t.Fatalf("--business %s replayed another business: %d entries, %v", a, bEntries, err)
 	}
 	out.Reset()
-	if err := e.s.rebuild(ctx, e.svc.Kit, []string{"--replay", "--all"}, &out); err != nil {
+	if err := e.S.rebuild(ctx, e.Svc.Kit, []string{"--replay", "--all"}, &out); err != nil {
 		t.Fatalf("rebuild --replay --all: %v: %s", err, out.String())
 	}
 	for _, bid := range []uuid.UUID{a, b} {
 		e.checkCash(t, tok, bid, expect, "after --replay --all")
 	}
-	if err := e.s.rebuild(ctx, e.svc.Kit, []string{"--replay", "--all"}, &out); err != nil {
+	if err := e.S.rebuild(ctx, e.Svc.Kit, []string{"--replay", "--all"}, &out); err != nil {
 		t.Fatal(err)
 	}
 	e.checkCash(t, tok, a, expect, "replayed twice")

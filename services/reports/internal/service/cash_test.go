@@ -177,8 +177,8 @@ func (e *env) checkCash(t *testing.T, tok string, bid uuid.UUID, expect []cashEx
 // after a rebuild, and on a business whose default basis is CASH.
 func TestCashBasisGolden(t *testing.T) {
 	e := newEnv(t)
-	bid := e.svc.SeedBusiness(t, "client-a")
-	tok := e.svc.Tokens.Platform(t, "client-a")
+	bid := e.Svc.SeedBusiness(t, "client-a")
+	tok := e.Svc.Tokens.Platform(t, "client-a")
 	ledger, payments, expect := loadCashHistory(t, bid)
 	e.deliver(ledger...)
 	e.deliver(payments...)
@@ -192,14 +192,14 @@ func TestCashBasisGolden(t *testing.T) {
 	e.deliver(all...)
 	e.checkCash(t, tok, bid, expect, "delivered twice")
 
-	if n, err := e.s.Reports.Rebuild(t.Context(), bid); err != nil || n != len(ledger) {
+	if n, err := e.S.Reports.Rebuild(t.Context(), bid); err != nil || n != len(ledger) {
 		t.Fatalf("rebuild: %d, %v", n, err)
 	}
 	e.checkCash(t, tok, bid, expect, "after rebuild")
 
 	// Out of order from the start on another business: the deletion of
 	// P3 and every payment before any entry, the entries newest first.
-	other := e.svc.SeedBusiness(t, "client-a")
+	other := e.Svc.SeedBusiness(t, "client-a")
 	ledger2, payments2, _ := loadCashHistory(t, other)
 	for i, j := 0, len(payments2)-1; i < j; i, j = i+1, j-1 {
 		payments2[i], payments2[j] = payments2[j], payments2[i]
@@ -211,7 +211,7 @@ func TestCashBasisGolden(t *testing.T) {
 	e.checkCash(t, tok, other, expect, "out of order")
 
 	// A business whose default basis is CASH gets it without asking.
-	cash := e.svc.SeedBusiness(t, "client-a", func(b *events.Business) { b.DefaultReportingBasis = "CASH" })
+	cash := e.Svc.SeedBusiness(t, "client-a", func(b *events.Business) { b.DefaultReportingBasis = "CASH" })
 	ledger3, payments3, _ := loadCashHistory(t, cash)
 	e.deliver(ledger3...)
 	e.deliver(payments3...)
@@ -240,13 +240,13 @@ func TestCashBasisGolden(t *testing.T) {
 // rebuild changes nothing.
 func TestCashBasisProperty(t *testing.T) {
 	e := newEnv(t)
-	tok := e.svc.Tokens.Platform(t, "client-a")
+	tok := e.Svc.Tokens.Platform(t, "client-a")
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewPCG(seed, 5))
 	depts := []string{"a", "b", "c"}
 	for round := range 3 {
-		bid := e.svc.SeedBusiness(t, "client-a")
+		bid := e.Svc.SeedBusiness(t, "client-a")
 		var evts []events.Event
 		type inv struct {
 			lines map[string]int64 // dept → revenue (positive)
@@ -380,7 +380,7 @@ func TestCashBasisProperty(t *testing.T) {
 		if sum != want.Int64() {
 			t.Fatalf("round %d: months add up to %d, want %s", round, sum, want)
 		}
-		if n, err := e.s.Reports.Rebuild(t.Context(), bid); err != nil || n == 0 {
+		if n, err := e.S.Reports.Rebuild(t.Context(), bid); err != nil || n == 0 {
 			t.Fatalf("rebuild: %d %v", n, err)
 		}
 		if got := e.pnl(tok, bid, q).Data.Income.Value; got != want.Int64() {
@@ -397,8 +397,8 @@ func TestCashBasisProperty(t *testing.T) {
 // credit on their dates whatever happens to the payment.
 func TestCashBasisBills(t *testing.T) {
 	e := newEnv(t)
-	bid := e.svc.SeedBusiness(t, "client-a")
-	tok := e.svc.Tokens.Platform(t, "client-a")
+	bid := e.Svc.SeedBusiness(t, "client-a")
+	tok := e.Svc.Tokens.Platform(t, "client-a")
 	billID, creditID, payID := uuid.New(), uuid.New(), uuid.New()
 	bill := entry(bid, "2026-04-01", line(bid, "RENT", "DEBIT", 70000, "dept", "a"), line(bid, "UTILITIES", "DEBIT", 30000),
 		line(bid, "ACCOUNTS_PAYABLE", "CREDIT", 100000))
@@ -451,7 +451,7 @@ func TestCashBasisBills(t *testing.T) {
 	if got := april("ACCRUAL"); got.Expenses.Value != 90000 {
 		t.Fatalf("accrual expenses after the deletion %d, want 90000", got.Expenses.Value)
 	}
-	if _, err := e.s.Reports.Rebuild(t.Context(), bid); err != nil {
+	if _, err := e.S.Reports.Rebuild(t.Context(), bid); err != nil {
 		t.Fatal(err)
 	}
 	if got := april("CASH"); got.Expenses.Value != 0 {

@@ -64,17 +64,17 @@ func presignedData(t *testing.T, code int, body []byte) presigned {
 // comparisonCSV posts a comparison CSV export, validates the exchange,
 // downloads the file and parses it.
 func (e *env) comparisonCSV(token string, bid uuid.UUID, moneyFormat string, body any) (presigned, string, [][]string) {
-	e.t.Helper()
-	resp, raw := e.v.Do(e.t, e.http, openapitest.Request(http.MethodPost, comparisonCSVPath(bid, moneyFormat), token, body))
-	d := presignedData(e.t, resp.StatusCode, raw)
+	e.T.Helper()
+	resp, raw := e.V.Do(e.T, e.HTTP, openapitest.Request(http.MethodPost, comparisonCSVPath(bid, moneyFormat), token, body))
+	d := presignedData(e.T, resp.StatusCode, raw)
 	if d.FileType != "csv" || !strings.HasPrefix(d.FileName, "profit_and_loss_comparison_") || !strings.HasSuffix(d.FileName, ".csv") ||
 		d.DocumentType != "PROFIT_AND_LOSS_COMPARISON_CSV" {
-		e.t.Fatalf("answer: %+v", d)
+		e.T.Fatalf("answer: %+v", d)
 	}
-	file := download(e.t, d, "text/csv")
+	file := download(e.T, d, "text/csv")
 	rows, err := csv.NewReader(bytes.NewReader(file)).ReadAll()
 	if err != nil {
-		e.t.Fatalf("csv: %v\n%s", err, file)
+		e.T.Fatalf("csv: %v\n%s", err, file)
 	}
 	return d, string(file), rows
 }
@@ -85,8 +85,8 @@ func (e *env) comparisonCSV(token string, bid uuid.UUID, moneyFormat string, bod
 // cell against hand-computed figures; no filters and years.
 func TestComparisonCSVExport(t *testing.T) {
 	e := newStorageEnv(t)
-	bid := e.svc.SeedBusiness(t, "client-a")
-	tok := e.svc.Tokens.Platform(t, "client-a")
+	bid := e.Svc.SeedBusiness(t, "client-a")
+	tok := e.Svc.Tokens.Platform(t, "client-a")
 	var evts []events.Event
 	for _, p := range comparisonHistory(bid) {
 		evts = append(evts, event(t, p))
@@ -176,15 +176,15 @@ func TestComparisonCSVExport(t *testing.T) {
 // 404; no token 401; without storage 503.
 func TestComparisonCSVExportErrors(t *testing.T) {
 	e := newStorageEnv(t)
-	bid := e.svc.SeedBusiness(t, "client-a")
-	tok := e.svc.Tokens.Platform(t, "client-a")
+	bid := e.Svc.SeedBusiness(t, "client-a")
+	tok := e.Svc.Tokens.Platform(t, "client-a")
 	ok := anyMap{"periods": months(2026, 1)}
 	for _, f := range []string{"dollar_string", "DOLLARS", "CENTS_INTEGER&money_format=CENTS_INTEGER", ""} {
 		path := comparisonCSVPath(bid, f)
 		if f == "" {
 			path += "?money_format="
 		}
-		body := e.v.Expect(t, e.http, openapitest.Request(http.MethodPost, path, tok, ok), http.StatusBadRequest)
+		body := e.V.Expect(t, e.HTTP, openapitest.Request(http.MethodPost, path, tok, ok), http.StatusBadRequest)
 		meta, _ := body["meta"].(map[string]any)
 		fields, _ := meta["fields"].(map[string]any)
 		if body["type"] != "InvalidParameters" || body["error_enum"] != domain.EnumInvalidMoneyFormat || fields["money_format"] == nil {
@@ -238,9 +238,9 @@ func TestComparisonCSVExportErrors(t *testing.T) {
 			req := openapitest.Request(http.MethodPost, comparisonCSVPath(bid, "CENTS_INTEGER"), tok, c.body)
 			var body map[string]any
 			if c.document {
-				body = e.v.Expect(t, e.http, req, http.StatusBadRequest)
+				body = e.V.Expect(t, e.HTTP, req, http.StatusBadRequest)
 			} else {
-				body = e.v.ExpectError(t, e.http, req, http.StatusBadRequest)
+				body = e.V.ExpectError(t, e.HTTP, req, http.StatusBadRequest)
 			}
 			meta, _ := body["meta"].(map[string]any)
 			fields, _ := meta["fields"].(map[string]any)
@@ -251,12 +251,12 @@ func TestComparisonCSVExportErrors(t *testing.T) {
 	}
 	t.Run("not JSON", func(t *testing.T) {
 		req := openapitest.Request(http.MethodPost, comparisonCSVPath(bid, ""), tok, "{")
-		if body := e.v.ExpectError(t, e.http, req, http.StatusBadRequest); body["type"] != "InvalidPayload" {
+		if body := e.V.ExpectError(t, e.HTTP, req, http.StatusBadRequest); body["type"] != "InvalidPayload" {
 			t.Fatalf("%v", body)
 		}
 	})
 
-	other := e.svc.SeedBusiness(t, "client-b")
+	other := e.Svc.SeedBusiness(t, "client-b")
 	for _, c := range []struct {
 		name  string
 		token string
@@ -264,19 +264,19 @@ func TestComparisonCSVExportErrors(t *testing.T) {
 		want  int
 	}{
 		{"other client's business", tok, other, http.StatusNotFound},
-		{"business token of another business", e.svc.Tokens.Business(t, "client-a", other), bid, http.StatusNotFound},
+		{"business token of another business", e.Svc.Tokens.Business(t, "client-a", other), bid, http.StatusNotFound},
 		{"unknown business", tok, uuid.New(), http.StatusNotFound},
 		{"no token", "", bid, http.StatusUnauthorized},
 	} {
-		resp, raw := e.v.Do(t, e.http, openapitest.Request(http.MethodPost, comparisonCSVPath(c.bid, ""), c.token, ok))
+		resp, raw := e.V.Do(t, e.HTTP, openapitest.Request(http.MethodPost, comparisonCSVPath(c.bid, ""), c.token, ok))
 		if resp.StatusCode != c.want {
 			t.Errorf("%s: %d, want %d: %s", c.name, resp.StatusCode, c.want, raw)
 		}
 	}
 
 	off := newEnv(t)
-	obid := off.svc.SeedBusiness(t, "client-a")
-	resp, raw := off.v.Do(t, off.http, openapitest.Request(http.MethodPost, comparisonCSVPath(obid, ""), off.svc.Tokens.Platform(t, "client-a"), ok))
+	obid := off.Svc.SeedBusiness(t, "client-a")
+	resp, raw := off.V.Do(t, off.HTTP, openapitest.Request(http.MethodPost, comparisonCSVPath(obid, ""), off.Svc.Tokens.Platform(t, "client-a"), ok))
 	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(raw), "export storage is not configured") {
 		t.Fatalf("without storage: %d %s", resp.StatusCode, raw)
 	}

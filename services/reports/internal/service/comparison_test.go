@@ -50,17 +50,17 @@ func comparisonPath(bid uuid.UUID) string {
 
 // compare asks for a comparison, validates the exchange and decodes it.
 func (e *env) compare(token string, bid uuid.UUID, body any) comparisonResponse {
-	e.t.Helper()
-	resp, raw := e.v.Do(e.t, e.http, openapitest.Request(http.MethodPost, comparisonPath(bid), token, body))
+	e.T.Helper()
+	resp, raw := e.V.Do(e.T, e.HTTP, openapitest.Request(http.MethodPost, comparisonPath(bid), token, body))
 	if resp.StatusCode != http.StatusOK {
-		e.t.Fatalf("POST comparison: %d %s", resp.StatusCode, raw)
+		e.T.Fatalf("POST comparison: %d %s", resp.StatusCode, raw)
 	}
 	var out comparisonResponse
 	if err := json.Unmarshal(raw, &out); err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	if len(out.Data) != 1 || out.Data[0].Type != "Comparison_Pnl" {
-		e.t.Fatalf("data: %s", raw)
+		e.T.Fatalf("data: %s", raw)
 	}
 	return out
 }
@@ -102,8 +102,8 @@ func comparisonHistory(bid uuid.UUID) []events.LedgerEntryPosted {
 // ranges.
 func TestComparisonGolden(t *testing.T) {
 	e := newEnv(t)
-	bid := e.svc.SeedBusiness(t, "client-a")
-	tok := e.svc.Tokens.Platform(t, "client-a")
+	bid := e.Svc.SeedBusiness(t, "client-a")
+	tok := e.Svc.Tokens.Platform(t, "client-a")
 
 	empty := e.compare(tok, bid, anyMap{"periods": months(2026, 3)})
 	if got := empty.Data[0].Pnls; len(got) != 1 || figuresOfBody(got[0].Pnl) != (figures{fully: true}) || got[0].TagFilter != nil ||
@@ -211,8 +211,8 @@ func TestComparisonGolden(t *testing.T) {
 // TestComparisonTenancy: another client's business is 404, no token 401.
 func TestComparisonTenancy(t *testing.T) {
 	e := newEnv(t)
-	a := e.svc.SeedBusiness(t, "client-a")
-	b := e.svc.SeedBusiness(t, "client-b")
+	a := e.Svc.SeedBusiness(t, "client-a")
+	b := e.Svc.SeedBusiness(t, "client-b")
 	e.deliver(event(t, entry(a, "2026-03-02", line(a, "CASH", "DEBIT", 100), line(a, "SALES", "CREDIT", 100))))
 	body := anyMap{"periods": months(2026, 3)}
 	for _, c := range []struct {
@@ -221,22 +221,22 @@ func TestComparisonTenancy(t *testing.T) {
 		bid   uuid.UUID
 		want  int
 	}{
-		{"other client's business", e.svc.Tokens.Platform(t, "client-b"), a, http.StatusNotFound},
-		{"business token of another business", e.svc.Tokens.Business(t, "client-a", b), a, http.StatusNotFound},
-		{"unknown business", e.svc.Tokens.Platform(t, "client-a"), uuid.New(), http.StatusNotFound},
+		{"other client's business", e.Svc.Tokens.Platform(t, "client-b"), a, http.StatusNotFound},
+		{"business token of another business", e.Svc.Tokens.Business(t, "client-a", b), a, http.StatusNotFound},
+		{"unknown business", e.Svc.Tokens.Platform(t, "client-a"), uuid.New(), http.StatusNotFound},
 		{"no token", "", a, http.StatusUnauthorized},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			resp, raw := e.v.Do(t, e.http, openapitest.Request(http.MethodPost, comparisonPath(c.bid), c.token, body))
+			resp, raw := e.V.Do(t, e.HTTP, openapitest.Request(http.MethodPost, comparisonPath(c.bid), c.token, body))
 			if resp.StatusCode != c.want {
 				t.Fatalf("status %d, want %d: %s", resp.StatusCode, c.want, raw)
 			}
 		})
 	}
-	if got := e.compare(e.svc.Tokens.Business(t, "client-a", a), a, body).Data[0].Pnls; got[0].Pnl.Income.Value != 100 {
+	if got := e.compare(e.Svc.Tokens.Business(t, "client-a", a), a, body).Data[0].Pnls; got[0].Pnl.Income.Value != 100 {
 		t.Fatalf("own business: %+v", got)
 	}
-	if got := e.compare(e.svc.Tokens.Platform(t, "client-b"), b, body); got.Data[0].Pnls[0].Pnl.Income.Value != 0 || got.Meta.LastEventAt != nil {
+	if got := e.compare(e.Svc.Tokens.Platform(t, "client-b"), b, body); got.Data[0].Pnls[0].Pnl.Income.Value != 0 || got.Meta.LastEventAt != nil {
 		t.Fatalf("client-b sees client-a's figures: %+v", got)
 	}
 }
@@ -245,8 +245,8 @@ func TestComparisonTenancy(t *testing.T) {
 // naming the field.
 func TestComparisonBadRequests(t *testing.T) {
 	e := newEnv(t)
-	bid := e.svc.SeedBusiness(t, "client-a")
-	tok := e.svc.Tokens.Platform(t, "client-a")
+	bid := e.Svc.SeedBusiness(t, "client-a")
+	tok := e.Svc.Tokens.Platform(t, "client-a")
 	many := func(n int) anyMap {
 		var ym []int
 		for i := range n {
@@ -306,9 +306,9 @@ func TestComparisonBadRequests(t *testing.T) {
 			req := openapitest.Request(http.MethodPost, comparisonPath(bid), tok, c.body)
 			var body map[string]any
 			if c.document {
-				body = e.v.Expect(t, e.http, req, http.StatusBadRequest)
+				body = e.V.Expect(t, e.HTTP, req, http.StatusBadRequest)
 			} else {
-				body = e.v.ExpectError(t, e.http, req, http.StatusBadRequest)
+				body = e.V.ExpectError(t, e.HTTP, req, http.StatusBadRequest)
 			}
 			meta, _ := body["meta"].(map[string]any)
 			fields, _ := meta["fields"].(map[string]any)
@@ -319,7 +319,7 @@ func TestComparisonBadRequests(t *testing.T) {
 	}
 	t.Run("not JSON", func(t *testing.T) {
 		req := openapitest.Request(http.MethodPost, comparisonPath(bid), tok, "{")
-		if body := e.v.ExpectError(t, e.http, req, http.StatusBadRequest); body["type"] != "InvalidPayload" {
+		if body := e.V.ExpectError(t, e.HTTP, req, http.StatusBadRequest); body["type"] != "InvalidPayload" {
 			t.Fatalf("%v", body)
 		}
 	})
@@ -338,8 +338,8 @@ func TestComparisonProperty(t *testing.T) {
 		{"dept", "retail", "dept", "wholesale"}, {"dept", "online"}}
 	for round := range 3 {
 		client := fmt.Sprintf("client-%d", round)
-		bid := e.svc.SeedBusiness(t, client)
-		tok := e.svc.Tokens.Platform(t, client)
+		bid := e.Svc.SeedBusiness(t, client)
+		tok := e.Svc.Tokens.Platform(t, client)
 		entries := randomHistory(r, bid, 30+r.IntN(30))
 		var evts []events.Event
 		for _, p := range entries {

@@ -11,13 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/openapi/openapitest"
-	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
 	"github.com/acctsuite/acct/pkg/testkit"
 	"github.com/acctsuite/acct/services/reports"
@@ -28,13 +26,10 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
 
+// env is a running reports service (servicetest.Env) with the reports
+// tests' own helpers.
 type env struct {
-	t    *testing.T
-	svc  *servicetest.Service
-	s    *Service
-	http *fiber.App
-	v    *openapitest.Validator
-	db   *bun.DB
+	*servicetest.Env[Service]
 }
 
 func newEnv(t *testing.T) *env {
@@ -44,26 +39,16 @@ func newEnv(t *testing.T) *env {
 
 func newEnvWith(t *testing.T, opts servicetest.ServiceOptions) *env {
 	t.Helper()
-	var s *Service
-	svc := servicetest.StartService(t, func(env map[string]string) (servicekit.Definition, error) {
-		cfg, err := config.LoadFrom(env)
-		if err != nil {
-			return servicekit.Definition{}, err
-		}
-		var def servicekit.Definition
-		s, def = New(cfg)
-		return def, nil
-	}, opts)
-	return &env{t: t, svc: svc, s: s, http: svc.Kit.App(), v: openapitest.New(t, reports.OpenAPI), db: svc.Kit.DB()}
+	return &env{servicetest.Start(t, config.LoadFrom, New, reports.OpenAPI, opts)}
 }
 
 // deliver hands the events to the service's acct.ledger.v1,
 // acct.transactions.v1 or acct.invoicing.v1 handler (by topic), each in its own transaction, as the kit's consumer does (without its inbox, so
 // the handler's own idempotency is what is tested).
 func (e *env) deliver(evts ...events.Event) {
-	e.t.Helper()
-	ledger, txs := kafkaadapter.LedgerHandler(e.s.Reports), kafkaadapter.TransactionsHandler(e.s.Reports)
-	invoicing, bills := kafkaadapter.InvoicingHandler(e.s.Reports), kafkaadapter.BillsHandler(e.s.Reports)
+	e.T.Helper()
+	ledger, txs := kafkaadapter.LedgerHandler(e.S.Reports), kafkaadapter.TransactionsHandler(e.S.Reports)
+	invoicing, bills := kafkaadapter.InvoicingHandler(e.S.Reports), kafkaadapter.BillsHandler(e.S.Reports)
 	for _, evt := range evts {
 		h := ledger
 		switch evt.Topic {
@@ -74,10 +59,10 @@ func (e *env) deliver(evts ...events.Event) {
 		case events.TopicBills:
 			h = bills
 		}
-		if err := e.db.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := e.DB.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
 			return h(ctx, tx, evt)
 		}); err != nil {
-			e.t.Fatalf("deliver %s: %v", evt.ID, err)
+			e.T.Fatalf("deliver %s: %v", evt.ID, err)
 		}
 	}
 }
@@ -87,14 +72,14 @@ func (e *env) deliver(evts ...events.Event) {
 // batch handler in one transaction (a run may hold the same event twice, as
 // an entry published twice would).
 func (e *env) deliverInBatches(r *rand.Rand, maxBatch int, evts ...events.Event) {
-	e.t.Helper()
-	h := kafkaadapter.LedgerBatchHandler(e.s.Reports)
+	e.T.Helper()
+	h := kafkaadapter.LedgerBatchHandler(e.S.Reports)
 	for len(evts) > 0 {
 		n := min(len(evts), 1+r.IntN(maxBatch))
-		if err := e.db.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := e.DB.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
 			return h(ctx, tx, evts[:n])
 		}); err != nil {
-			e.t.Fatalf("deliver a batch of %d: %v", n, err)
+			e.T.Fatalf("deliver a batch of %d: %v", n, err)
 		}
 		evts = evts[n:]
 	}
@@ -132,14 +117,14 @@ func pnlPath(bid uuid.UUID, q url.Values) string {
 
 // pnl asks for the report, validates the exchange and decodes it.
 func (e *env) pnl(token string, bid uuid.UUID, q url.Values) pnlResponse {
-	e.t.Helper()
-	resp, body := e.v.Do(e.t, e.http, openapitest.Request(http.MethodGet, pnlPath(bid, q), token, nil))
+	e.T.Helper()
+	resp, body := e.V.Do(e.T, e.HTTP, openapitest.Request(http.MethodGet, pnlPath(bid, q), token, nil))
 	if resp.StatusCode != http.StatusOK {
-		e.t.Fatalf("GET %s: %d %s", q.Encode(), resp.StatusCode, body)
+		e.T.Fatalf("GET %s: %d %s", q.Encode(), resp.StatusCode, body)
 	}
 	var out pnlResponse
 	if err := json.Unmarshal(body, &out); err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	return out
 }

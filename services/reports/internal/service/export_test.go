@@ -60,37 +60,37 @@ type presigned struct {
 
 // exportStatus asks for an export and validates the exchange.
 func (e *env) exportStatus(token string, bid uuid.UUID, q url.Values) (int, []byte) {
-	e.t.Helper()
-	resp, body := e.v.Do(e.t, e.http, openapitest.Request(http.MethodGet, exportPath(bid, q), token, nil))
+	e.T.Helper()
+	resp, body := e.V.Do(e.T, e.HTTP, openapitest.Request(http.MethodGet, exportPath(bid, q), token, nil))
 	return resp.StatusCode, body
 }
 
 // export asks for an export and downloads the CSV through its URL.
 func (e *env) export(token string, bid uuid.UUID, q url.Values) (presigned, [][]string) {
-	e.t.Helper()
+	e.T.Helper()
 	code, body := e.exportStatus(token, bid, q)
 	if code != http.StatusOK {
-		e.t.Fatalf("export %s: %d %s", q.Encode(), code, body)
+		e.T.Fatalf("export %s: %d %s", q.Encode(), code, body)
 	}
 	var out struct{ Data presigned }
 	if err := json.Unmarshal(body, &out); err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	resp, err := http.Get(out.Data.PresignedURL)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Content-Disposition"), out.Data.FileName) {
-		e.t.Fatalf("download: %d %v %s", resp.StatusCode, resp.Header, raw)
+		e.T.Fatalf("download: %d %v %s", resp.StatusCode, resp.Header, raw)
 	}
 	rows, err := csv.NewReader(bytes.NewReader(raw)).ReadAll()
 	if err != nil {
-		e.t.Fatalf("csv: %v\n%s", err, raw)
+		e.T.Fatalf("csv: %v\n%s", err, raw)
 	}
 	if len(rows) == 0 || !reflect.DeepEqual(rows[0], domain.ExportHeader) {
-		e.t.Fatalf("header: %v", rows)
+		e.T.Fatalf("header: %v", rows)
 	}
 	return out.Data, rows[1:]
 }
@@ -100,8 +100,8 @@ func (e *env) export(token string, bid uuid.UUID, q url.Values) (presigned, [][]
 // defaults (activation date to today); every 400; cross-tenant 404; 401.
 func TestTransactionsCSVExport(t *testing.T) {
 	e := newStorageEnv(t)
-	bid := e.svc.SeedBusiness(t, "client-a")
-	tok := e.svc.Tokens.Platform(t, "client-a")
+	bid := e.Svc.SeedBusiness(t, "client-a")
+	tok := e.Svc.Tokens.Platform(t, "client-a")
 
 	rent := bankTx(bid, "2026-03-10", "CATEGORIZED", "RENT", 200000)
 	rent.Memo, rent.ReferenceNumber = ptr(`March "rent", paid`), ptr("REF-1")
@@ -179,7 +179,7 @@ func TestTransactionsCSVExport(t *testing.T) {
 			t.Errorf("%s: %d %s", c.q.Encode(), code, body)
 		}
 	}
-	other := e.svc.SeedBusiness(t, "client-b")
+	other := e.Svc.SeedBusiness(t, "client-b")
 	if code, body := e.exportStatus(tok, other, march()); code != http.StatusNotFound {
 		t.Errorf("another client's business: %d %s", code, body)
 	}
@@ -191,8 +191,8 @@ func TestTransactionsCSVExport(t *testing.T) {
 // TestTransactionsCSVWithoutStorage: 503 StorageNotConfigured.
 func TestTransactionsCSVWithoutStorage(t *testing.T) {
 	e := newEnv(t)
-	bid := e.svc.SeedBusiness(t, "client-a")
-	tok := e.svc.Tokens.Platform(t, "client-a")
+	bid := e.Svc.SeedBusiness(t, "client-a")
+	tok := e.Svc.Tokens.Platform(t, "client-a")
 	if code, body := e.exportStatus(tok, bid, url.Values{}); code != http.StatusServiceUnavailable || !strings.Contains(string(body), "export storage is not configured") {
 		t.Fatalf("%d %s", code, body)
 	}

@@ -64,8 +64,8 @@ func goldenHistory(bid uuid.UUID) []events.LedgerEntryPosted {
 // then every event again.
 func TestProfitAndLossGolden(t *testing.T) {
 	e := newEnv(t)
-	bid := e.svc.SeedBusiness(t, "client-a")
-	tok := e.svc.Tokens.Platform(t, "client-a")
+	bid := e.Svc.SeedBusiness(t, "client-a")
+	tok := e.Svc.Tokens.Platform(t, "client-a")
 
 	empty := e.pnl(tok, bid, period("2026-03-01", "2026-03-31"))
 	if figuresOf(empty) != (figures{fully: true}) || empty.Meta.LastEventAt != nil {
@@ -166,7 +166,7 @@ func TestProfitAndLossGolden(t *testing.T) {
 	e.deliver(again...)
 	check("republished under new event ids")
 
-	n, err := e.s.Reports.Rebuild(t.Context(), bid)
+	n, err := e.S.Reports.Rebuild(t.Context(), bid)
 	if err != nil || n != len(evts) {
 		t.Fatalf("rebuild: %d, %v", n, err)
 	}
@@ -177,8 +177,8 @@ func TestProfitAndLossGolden(t *testing.T) {
 // 401, and a business token sees only its own business.
 func TestProfitAndLossTenancy(t *testing.T) {
 	e := newEnv(t)
-	a := e.svc.SeedBusiness(t, "client-a")
-	b := e.svc.SeedBusiness(t, "client-b")
+	a := e.Svc.SeedBusiness(t, "client-a")
+	b := e.Svc.SeedBusiness(t, "client-b")
 	e.deliver(event(t, entry(a, "2026-03-02", line(a, "CASH", "DEBIT", 100), line(a, "SALES", "CREDIT", 100))))
 	q := period("2026-03-01", "2026-03-31")
 	for _, c := range []struct {
@@ -187,22 +187,22 @@ func TestProfitAndLossTenancy(t *testing.T) {
 		bid   uuid.UUID
 		want  int
 	}{
-		{"other client's business", e.svc.Tokens.Platform(t, "client-b"), a, http.StatusNotFound},
-		{"business token of another business", e.svc.Tokens.Business(t, "client-a", b), a, http.StatusNotFound},
-		{"unknown business", e.svc.Tokens.Platform(t, "client-a"), uuid.New(), http.StatusNotFound},
+		{"other client's business", e.Svc.Tokens.Platform(t, "client-b"), a, http.StatusNotFound},
+		{"business token of another business", e.Svc.Tokens.Business(t, "client-a", b), a, http.StatusNotFound},
+		{"unknown business", e.Svc.Tokens.Platform(t, "client-a"), uuid.New(), http.StatusNotFound},
 		{"no token", "", a, http.StatusUnauthorized},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			resp, body := e.v.Do(t, e.http, openapitest.Request(http.MethodGet, pnlPath(c.bid, q), c.token, nil))
+			resp, body := e.V.Do(t, e.HTTP, openapitest.Request(http.MethodGet, pnlPath(c.bid, q), c.token, nil))
 			if resp.StatusCode != c.want {
 				t.Fatalf("status %d, want %d: %s", resp.StatusCode, c.want, body)
 			}
 		})
 	}
-	if got := e.pnl(e.svc.Tokens.Business(t, "client-a", a), a, q); got.Data.Income.Value != 100 {
+	if got := e.pnl(e.Svc.Tokens.Business(t, "client-a", a), a, q); got.Data.Income.Value != 100 {
 		t.Fatalf("own business: %+v", got.Data)
 	}
-	if got := e.pnl(e.svc.Tokens.Platform(t, "client-b"), b, q); got.Data.Income.Value != 0 || got.Meta.LastEventAt != nil {
+	if got := e.pnl(e.Svc.Tokens.Platform(t, "client-b"), b, q); got.Data.Income.Value != 0 || got.Meta.LastEventAt != nil {
 		t.Fatalf("client-b sees client-a's figures: %+v", got)
 	}
 }
@@ -211,8 +211,8 @@ func TestProfitAndLossTenancy(t *testing.T) {
 // object with its enum.
 func TestProfitAndLossBadRequests(t *testing.T) {
 	e := newEnv(t)
-	bid := e.svc.SeedBusiness(t, "client-a")
-	tok := e.svc.Tokens.Platform(t, "client-a")
+	bid := e.Svc.SeedBusiness(t, "client-a")
+	tok := e.Svc.Tokens.Platform(t, "client-a")
 	for _, c := range []struct {
 		name  string
 		q     url.Values
@@ -233,9 +233,9 @@ func TestProfitAndLossBadRequests(t *testing.T) {
 			req := openapitest.Request(http.MethodGet, pnlPath(bid, c.q), tok, nil)
 			var body map[string]any
 			if c.q.Has("start_date") && c.q.Has("end_date") && !c.q.Has("structure") {
-				body = e.v.Expect(t, e.http, req, http.StatusBadRequest)
+				body = e.V.Expect(t, e.HTTP, req, http.StatusBadRequest)
 			} else { // the document requires both dates and lists the structures: only the answer can be checked
-				body = e.v.ExpectError(t, e.http, req, http.StatusBadRequest)
+				body = e.V.ExpectError(t, e.HTTP, req, http.StatusBadRequest)
 			}
 			meta, _ := body["meta"].(map[string]any)
 			fields, _ := meta["fields"].(map[string]any)

@@ -123,8 +123,8 @@ func TestProfitAndLossProperty(t *testing.T) {
 	r := rand.New(rand.NewPCG(seed, 9))
 	for round := range 4 {
 		client := fmt.Sprintf("client-%d", round)
-		bid := e.svc.SeedBusiness(t, client)
-		tok := e.svc.Tokens.Platform(t, client)
+		bid := e.Svc.SeedBusiness(t, client)
+		tok := e.Svc.Tokens.Platform(t, client)
 		entries := randomHistory(r, bid, 30+r.IntN(30))
 		var evts []events.Event
 		for _, p := range entries {
@@ -174,7 +174,7 @@ func TestProfitAndLossProperty(t *testing.T) {
 			}
 		}
 		check("incremental")
-		if _, err := e.s.Reports.Rebuild(t.Context(), bid); err != nil {
+		if _, err := e.S.Reports.Rebuild(t.Context(), bid); err != nil {
 			t.Fatal(err)
 		}
 		check("rebuilt")

@@ -73,18 +73,18 @@ func (f *probeFiles) PresignGet(context.Context, string, time.Duration, storage.
 // held in memory; all rows arrive in the end.
 func TestTransactionsCSVStreams(t *testing.T) {
 	e := newEnv(t)
-	bid := e.svc.SeedBusiness(t, "client-a")
+	bid := e.Svc.SeedBusiness(t, "client-a")
 	const n = 50000
-	if _, err := e.db.NewRaw(`INSERT INTO bank_transactions (business_id, transaction_id, version, day, date_time, description,
+	if _, err := e.DB.NewRaw(`INSERT INTO bank_transactions (business_id, transaction_id, version, day, date_time, description,
 			counterparty, account_name, ledger_account_id, direction, amount, categorization_status, categorized, event_time)
 		SELECT ?, gen_random_uuid(), 1, DATE '2026-01-01' + (i % 300), now(), 'Transaction ' || i, 'Acme', 'Checking',
 			gen_random_uuid(), 'DEBIT', i, 'CATEGORIZED', true, now()
 		FROM generate_series(1, ?) AS i`, bid, n).Exec(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	store := &countingStore{Store: postgres.New(e.db)}
+	store := &countingStore{Store: postgres.New(e.DB)}
 	files := &probeFiles{produced: &store.rows}
-	x := app.NewExports(postgres.Snapshot{DB: e.db}, store, e.s.Reports, e.svc.Kit.Businesses(), files)
+	x := app.NewExports(postgres.Snapshot{DB: e.DB}, store, e.S.Reports, e.Svc.Kit.Businesses(), files)
 	if _, err := x.TransactionsCSV(t.Context(), bid, url.Values{"start_date": {"2026-01-01"}, "end_date": {"2026-12-31"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -259,8 +259,8 @@ var (
 // values and the profits are DEFAULT's; March's figures too.
 func TestProfitAndLossStructuresGolden(t *testing.T) {
 	e := newEnv(t)
-	bid := e.svc.SeedBusiness(t, "client-a")
-	tok := e.svc.Tokens.Platform(t, "client-a")
+	bid := e.Svc.SeedBusiness(t, "client-a")
+	tok := e.Svc.Tokens.Platform(t, "client-a")
 	var evts []events.Event
 	for _, p := range structuresHistory(bid) {
 		evts = append(evts, event(t, p))
@@ -321,8 +321,8 @@ func TestProfitAndLossStructuresGolden(t *testing.T) {
 // report.
 func TestComparisonStructuresGolden(t *testing.T) {
 	e := newEnv(t)
-	bid := e.svc.SeedBusiness(t, "client-a")
-	tok := e.svc.Tokens.Platform(t, "client-a")
+	bid := e.Svc.SeedBusiness(t, "client-a")
+	tok := e.Svc.Tokens.Platform(t, "client-a")
 	var evts []events.Event
 	for _, p := range structuresHistory(bid) {
 		evts = append(evts, event(t, p))

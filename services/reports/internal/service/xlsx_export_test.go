@@ -31,8 +31,8 @@ func xlsxPath(bid uuid.UUID, q url.Values) string {
 }
 
 func (e *env) xlsxStatus(token string, bid uuid.UUID, q url.Values) (int, []byte) {
-	e.t.Helper()
-	resp, body := e.v.Do(e.t, e.http, openapitest.Request(http.MethodGet, xlsxPath(bid, q), token, nil))
+	e.T.Helper()
+	resp, body := e.V.Do(e.T, e.HTTP, openapitest.Request(http.MethodGet, xlsxPath(bid, q), token, nil))
 	return resp.StatusCode, body
 }
 
@@ -70,14 +70,14 @@ func openXLSX(t *testing.T, b []byte) xlsxSheet {
 // exportXLSX asks for the XLSX export, downloads the workbook through its
 // URL and opens it.
 func (e *env) exportXLSX(token string, bid uuid.UUID, q url.Values) (presigned, xlsxSheet) {
-	e.t.Helper()
+	e.T.Helper()
 	code, body := e.xlsxStatus(token, bid, q)
-	d := presignedData(e.t, code, body)
+	d := presignedData(e.T, code, body)
 	if d.FileType != "xlsx" || !strings.HasPrefix(d.FileName, "transactions_") || !strings.HasSuffix(d.FileName, ".xlsx") ||
 		d.DocumentType != "TRANSACTIONS_EXCEL" {
-		e.t.Fatalf("answer: %+v", d)
+		e.T.Fatalf("answer: %+v", d)
 	}
-	return d, openXLSX(e.t, download(e.t, d, xlsxType))
+	return d, openXLSX(e.T, download(e.T, d, xlsxType))
 }
 
 // excelDay is the spreadsheet serial number of a YYYY-MM-DD day (days
@@ -94,8 +94,8 @@ func excelDay(s string) string {
 // cross-tenant 404; 401.
 func TestTransactionsXLSXExport(t *testing.T) {
 	e := newStorageEnv(t)
-	bid := e.svc.SeedBusiness(t, "client-a")
-	tok := e.svc.Tokens.Platform(t, "client-a")
+	bid := e.Svc.SeedBusiness(t, "client-a")
+	tok := e.Svc.Tokens.Platform(t, "client-a")
 
 	rent := bankTx(bid, "2026-03-10", "CATEGORIZED", "RENT", 200000)
 	rent.Memo, rent.ReferenceNumber = ptr(`=HYPERLINK("http://x","rent")`), ptr("REF-1")
@@ -205,7 +205,7 @@ func TestTransactionsXLSXExport(t *testing.T) {
 			t.Errorf("%s: %d %s", c.q.Encode(), code, body)
 		}
 	}
-	other := e.svc.SeedBusiness(t, "client-b")
+	other := e.Svc.SeedBusiness(t, "client-b")
 	if code, body := e.xlsxStatus(tok, other, march()); code != http.StatusNotFound {
 		t.Errorf("another client's business: %d %s", code, body)
 	}
@@ -217,8 +217,8 @@ func TestTransactionsXLSXExport(t *testing.T) {
 // TestTransactionsXLSXWithoutStorage: 503 StorageNotConfigured.
 func TestTransactionsXLSXWithoutStorage(t *testing.T) {
 	e := newEnv(t)
-	bid := e.svc.SeedBusiness(t, "client-a")
-	tok := e.svc.Tokens.Platform(t, "client-a")
+	bid := e.Svc.SeedBusiness(t, "client-a")
+	tok := e.Svc.Tokens.Platform(t, "client-a")
 	if code, body := e.xlsxStatus(tok, bid, url.Values{}); code != http.StatusServiceUnavailable || !strings.Contains(string(body), "export storage is not configured") {
 		t.Fatalf("%d %s", code, body)
 	}
@@ -247,9 +247,9 @@ func (f *memFiles) PresignGet(context.Context, string, time.Duration, storage.Pr
 // every row, the first and last as written.
 func TestTransactionsXLSXLarge(t *testing.T) {
 	e := newEnv(t)
-	bid := e.svc.SeedBusiness(t, "client-a")
+	bid := e.Svc.SeedBusiness(t, "client-a")
 	const n = 20000
-	if _, err := e.db.NewRaw(`INSERT INTO bank_transactions (business_id, transaction_id, version, day, date_time, description,
+	if _, err := e.DB.NewRaw(`INSERT INTO bank_transactions (business_id, transaction_id, version, day, date_time, description,
 			counterparty, account_name, ledger_account_id, direction, amount, categorization_status, categorized, memo, event_time)
 		SELECT ?, gen_random_uuid(), 1, DATE '2026-01-01' + (i % 300), now(), 'Transaction ' || i, 'Acme Corporation Limited', 'Operating checking',
 			gen_random_uuid(), 'DEBIT', i, 'CATEGORIZED', true, repeat('memo ', 200), now()
@@ -257,7 +257,7 @@ func TestTransactionsXLSXLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := &memFiles{}
-	x := app.NewExports(postgres.Snapshot{DB: e.db}, postgres.New(e.db), e.s.Reports, e.svc.Kit.Businesses(), files)
+	x := app.NewExports(postgres.Snapshot{DB: e.DB}, postgres.New(e.DB), e.S.Reports, e.Svc.Kit.Businesses(), files)
 	if _, err := x.TransactionsXLSX(t.Context(), bid, url.Values{"start_date": {"2026-01-01"}, "end_date": {"2026-12-31"}}); err != nil {
 		t.Fatal(err)
 	}
