@@ -430,7 +430,7 @@ that run's commit, machine, load and command). The data is ` + "`docs/benchmarks
 
 Each figure is compared with a baseline measured in the same run on the same machine (ratio = figure ÷
 baseline): the machines are shared and noisy, ratios move much less than absolute figures. The targets
-are the issues' (see the README's benchmark sections for how each part measures).
+are the project's (see benchmarking.md beside this file for how each part measures).
 
 `)
 	b.WriteString("| part | figure | measured | baseline in the same run | ratio | target | met | run |\n")
