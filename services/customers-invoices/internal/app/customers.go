@@ -1,67 +1,69 @@
-// Package app holds the customers-invoices use cases and the interfaces
-// they need from persistence and event publishing. Each write runs in one
-// database transaction through outbox.RunInTx: the change and its
-// acct.invoicing.v1 event commit together or not at all.
 package app
 
 import (
 	"context"
-	"log/slog"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/party/partyapp"
 	"github.com/acctsuite/acct/services/customers-invoices/internal/domain"
 )
 
-// CustomerStore is the customers' persistence. Every method runs on the db
-// it is given (the use case's transaction, or the pool for reads) and
-// filters by business.
+// CustomerPageSpec is the pagination of GET /customers: sort_by name (the
+// display name, case-insensitive; the default), created_at or updated_at,
+// each backed by a (business_id, key, id) index; limit default 100, at
+// most 500. It is the counterparty listing's (pkg/party/partybun.PageSpec,
+// whose store reads the page).
+var CustomerPageSpec = page.Spec{
+	Keys: map[string]page.Key{
+		"name":       {Column: "c.sort_name", Kind: page.KindString},
+		"created_at": {Column: "c.created_at", Kind: page.KindTime},
+		"updated_at": {Column: "c.updated_at", Kind: page.KindTime},
+	},
+	Default:      "name",
+	DefaultLimit: 100,
+	MaxLimit:     500,
+}
+
+// CustomerStore is the customers' persistence. Every method runs in the
+// unit of work its context carries (else on its own) and filters by
+// business.
 type CustomerStore interface {
 	// InsertCustomer inserts c unless the business already has a customer
 	// with c's external id; inserted reports which. Concurrent inserts of
 	// one external id insert one customer (the unique index decides).
-	InsertCustomer(ctx context.Context, db bun.IDB, c domain.Customer) (inserted bool, err error)
+	InsertCustomer(ctx context.Context, c domain.Customer) (inserted bool, err error)
 	// FindCustomer reads the business's customer id; forUpdate locks it
 	// until the transaction ends.
-	FindCustomer(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, forUpdate bool) (domain.Customer, bool, error)
-	FindCustomerByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string) (domain.Customer, bool, error)
+	FindCustomer(ctx context.Context, businessID, id uuid.UUID, forUpdate bool) (domain.Customer, bool, error)
+	FindCustomerByExternalID(ctx context.Context, businessID uuid.UUID, externalID string) (domain.Customer, bool, error)
 	// FindCustomersByIDs reads the business's customers among ids (the
 	// unknown ones are left out), by id.
-	FindCustomersByIDs(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]domain.Customer, error)
+	FindCustomersByIDs(ctx context.Context, businessID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]domain.Customer, error)
 	// UpdateCustomer writes every field of c; an external id another
 	// customer of the business has is domain.ErrDuplicateExternalID.
-	UpdateCustomer(ctx context.Context, db bun.IDB, c domain.Customer) error
+	UpdateCustomer(ctx context.Context, c domain.Customer) error
 	// FindCustomers is one keyset page of the business's customers
 	// matching f.
-	FindCustomers(ctx context.Context, db bun.IDB, businessID uuid.UUID, f domain.CustomerFilter, p page.Params) ([]domain.Customer, page.Meta, error)
+	FindCustomers(ctx context.Context, businessID uuid.UUID, f domain.CustomerFilter, p page.Params) ([]domain.Customer, page.Meta, error)
 }
 
-// CustomerPublisher enqueues customer events in the caller's transaction
-// (the outbox).
-type CustomerPublisher interface {
-	CustomerUpserted(ctx context.Context, db bun.IDB, c domain.Customer) error
-}
-
-// Customers holds the customer use cases (pkg/party/partyapp's: Create,
-// Update, Archive).
+// Customers holds the customer use cases: pkg/party/partyapp's Create,
+// Get, List, Update and Archive, on the CustomerStore and with
+// PublishCustomer as their publication (the wiring assembles them).
 type Customers struct {
 	*partyapp.UseCases[domain.Customer]
 }
 
-// NewCustomers assembles the customer use cases on db.
-func NewCustomers(db *bun.DB, store CustomerStore, pub CustomerPublisher, _ *slog.Logger) *Customers {
-	return &Customers{partyapp.New(db, partyapp.Ports[domain.Customer]{
-		Noun: "customer", New: domain.NewCustomer,
-		Insert: store.InsertCustomer, Find: store.FindCustomer, FindByExternalID: store.FindCustomerByExternalID,
-		Update: store.UpdateCustomer, List: store.FindCustomers, Upserted: pub.CustomerUpserted,
-		NotFound: domain.ErrCustomerNotFound, DuplicateExternalID: domain.ErrDuplicateExternalID,
-	})}
-}
+// NewCustomers holds the customer use cases uc.
+func NewCustomers(uc *partyapp.UseCases[domain.Customer]) *Customers { return &Customers{uc} }
 
-func newID() uuid.UUID { return uuid.Must(uuid.NewV7()) }
+// PublishCustomer is the customer use cases' publication: c's
+// customer.upserted, published with pub in the unit of work of ctx.
+func PublishCustomer(pub Publisher) func(ctx context.Context, c domain.Customer) error {
+	return func(ctx context.Context, c domain.Customer) error { return publish(ctx, pub, customerEvent(c)) }
+}
 
 // Customer is GET /customers/{id} (archived customers included), or the
 // 404 domain.ErrCustomerNotFound.

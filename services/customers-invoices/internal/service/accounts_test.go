@@ -8,8 +8,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/segmentio/kafka-go"
 
+	"github.com/acctsuite/acct/pkg/chart"
 	"github.com/acctsuite/acct/pkg/events"
-	"github.com/acctsuite/acct/services/customers-invoices/internal/app"
 )
 
 // TestInvoiceAccountsAreChecked: an account an invoice, a patch or a
@@ -74,7 +74,7 @@ func TestInvoiceAccountsAreChecked(t *testing.T) {
 		"unknown stable name": {"type": "StableName", "stable_name": "NO_SUCH_ACCOUNT"},
 	} {
 		before := iv.rowCounts()
-		m := iv.doInvalid(req("POST", iv.path("/invoices"), iv.tok, line(ref)), 400, app.EnumUnknownAccount)
+		m := iv.doInvalid(req("POST", iv.path("/invoices"), iv.tok, line(ref)), 400, chart.EnumUnknownAccount)
 		if f, _ := m["meta"].(map[string]any)["fields"].(map[string]any); f["line_items[0].account_identifier"] == nil {
 			t.Errorf("%s: error = %v", name, m)
 		}
@@ -83,13 +83,13 @@ func TestInvoiceAccountsAreChecked(t *testing.T) {
 	// A tax account and a patch are checked too.
 	tax := with(simple("crm-a", 1000), "additional_sales_taxes", []any{map[string]any{
 		"tax_account": byID(uuid.New()), "amount": 10}})
-	iv.doInvalid(req("POST", iv.path("/invoices"), iv.tok, tax), 400, app.EnumUnknownAccount)
+	iv.doInvalid(req("POST", iv.path("/invoices"), iv.tok, tax), 400, chart.EnumUnknownAccount)
 	inv := iv.create(simple("crm-a", 1000), 201)
 	iv.doInvalid(req("PATCH", iv.path("/invoices/%s", inv["id"]), iv.tok, map[string]any{
-		"line_items": []any{map[string]any{"product": "P", "unit_price": 5, "account_identifier": byID(uuid.New())}}}), 400, app.EnumUnknownAccount)
+		"line_items": []any{map[string]any{"product": "P", "unit_price": 5, "account_identifier": byID(uuid.New())}}}), 400, chart.EnumUnknownAccount)
 	// A write-off's destination.
 	iv.doInvalid(req("POST", iv.path("/invoices/%s/write-off", inv["id"]), iv.tok, map[string]any{
-		"amount": 100, "destination_ledger_account": byID(archived)}), 400, app.EnumUnknownAccount)
+		"amount": 100, "destination_ledger_account": byID(archived)}), 400, chart.EnumUnknownAccount)
 	if got := iv.get(inv["id"].(string)); num(t, got["outstanding_balance"]) != 1000 {
 		t.Fatalf("a refused write-off changed the invoice: %v", got)
 	}

@@ -277,7 +277,7 @@ func (iv *invoicing) ledgerAccounts(archived bool, ids ...uuid.UUID) []uuid.UUID
 	if err != nil {
 		iv.t.Fatal(err)
 	}
-	if err := chart.Apply(context.Background(), iv.db, postgres.New(), evt); err != nil {
+	if err := chart.Apply(context.Background(), iv.db, postgres.New(iv.db), evt); err != nil {
 		iv.t.Fatal(err)
 	}
 	return ids

@@ -152,7 +152,7 @@ func TestPayments(t *testing.T) {
 		iv.sameCounts(before)
 		// The same external_id for another invoice is not a retry: 400.
 		other := iv.create(simple("crm-1", 700), 201)
-		iv.doInvalid(req("POST", iv.path("/invoices/%s/payment", other["id"]), iv.tok, body), 400, app.EnumDuplicateInvoice)
+		iv.doInvalid(req("POST", iv.path("/invoices/%s/payment", other["id"]), iv.tok, body), 400, invoice.EnumDuplicateExternalID)
 		before = iv.rowCounts()
 		// An unknown invoice in the path is 404.
 		iv.doInvalid(req("POST", iv.path("/invoices/%s/payment", uuid.NewString()), iv.tok, with(body, "external_id", nil)), 404, app.EnumInvoiceNotFound)
@@ -220,10 +220,10 @@ func TestPaymentsInvalid(t *testing.T) {
 		{"fee over the amount", with(payment(100, alloc(aid, 100)), "fee", 101), true, invoice.EnumInvalidAmount, "fee"},
 		{"zero amount", payment(0, alloc(aid, 0)), true, invoice.EnumInvalidAmount, "amount"},
 		{"no allocations", payment(100), false, invoice.EnumInvalidAmount, "invoice_payments"},
-		{"bad method", with(payment(100, alloc(aid, 100)), "method", "BITCOIN"), false, app.EnumInvalidInvoice, "method"},
-		{"no method", with(payment(100, alloc(aid, 100)), "method", nil), false, app.EnumInvalidInvoice, "method"},
-		{"no paid_at", with(payment(100, alloc(aid, 100)), "paid_at", nil), false, app.EnumInvalidInvoice, "paid_at"},
-		{"fractional amount", with(payment(100, alloc(aid, 100)), "amount", 1.5), false, app.EnumInvalidInvoice, "amount"},
+		{"bad method", with(payment(100, alloc(aid, 100)), "method", "BITCOIN"), false, invoice.EnumInvalidInvoice, "method"},
+		{"no method", with(payment(100, alloc(aid, 100)), "method", nil), false, invoice.EnumInvalidInvoice, "method"},
+		{"no paid_at", with(payment(100, alloc(aid, 100)), "paid_at", nil), false, invoice.EnumInvalidInvoice, "paid_at"},
+		{"fractional amount", with(payment(100, alloc(aid, 100)), "amount", 1.5), false, invoice.EnumInvalidInvoice, "amount"},
 		{"unknown property", with(payment(100, alloc(aid, 100)), "currency", "USD"), false, "", "currency"},
 	}
 	for _, tt := range tests {
@@ -249,7 +249,7 @@ func TestPaymentsInvalid(t *testing.T) {
 	t.Run("the shortcut takes no invoice_payments", func(t *testing.T) {
 		iv := iv.with(t)
 		before := iv.rowCounts()
-		m := iv.doInvalid(req("POST", iv.path("/invoices/%s/payment", aid), iv.tok, payment(100, alloc(aid, 100))), 400, app.EnumInvalidInvoice)
+		m := iv.doInvalid(req("POST", iv.path("/invoices/%s/payment", aid), iv.tok, payment(100, alloc(aid, 100))), 400, invoice.EnumInvalidInvoice)
 		if fieldsOf(m)["invoice_payments"] == nil {
 			t.Fatalf("error = %v", m)
 		}
@@ -312,7 +312,7 @@ func TestBulkDeletePayments(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				iv := iv.with(t)
 				before := iv.rowCounts()
-				m := iv.doInvalid(req("POST", path, iv.tok, body), 400, app.EnumInvalidBulkDelete)
+				m := iv.doInvalid(req("POST", path, iv.tok, body), 400, invoice.EnumInvalidBulkDelete)
 				if m["description"] == "" || fieldsOf(m)["ids"] == nil {
 					t.Fatalf("error = %v", m)
 				}

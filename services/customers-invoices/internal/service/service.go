@@ -1,8 +1,9 @@
 // Package service wires the customers-invoices service onto the service
-// kit: the customer use cases on the kit's database, their events through
-// the outbox on acct.invoicing.v1, the business projection (tenancy) from
-// acct.business.v1 and the HTTP routes. The kit does the rest (see
-// pkg/servicekit).
+// kit: the customer and invoicing use cases in units of work on the kit's
+// database, their events through the outbox on acct.invoicing.v1, the
+// charts of accounts from acct.accounts.v1, the business projection
+// (tenancy) from acct.business.v1 and the HTTP routes. The kit does the
+// rest (see pkg/servicekit).
 package service
 
 import (
@@ -10,11 +11,11 @@ import (
 
 	"github.com/acctsuite/acct/pkg/chart"
 	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/servicekit"
 	customersinvoices "github.com/acctsuite/acct/services/customers-invoices"
 	httpadapter "github.com/acctsuite/acct/services/customers-invoices/internal/adapters/http"
-	kafkaadapter "github.com/acctsuite/acct/services/customers-invoices/internal/adapters/kafka"
 	"github.com/acctsuite/acct/services/customers-invoices/internal/adapters/postgres"
 	"github.com/acctsuite/acct/services/customers-invoices/internal/app"
 	"github.com/acctsuite/acct/services/customers-invoices/internal/config"
@@ -44,9 +45,10 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 }
 
 func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
-	store := postgres.New()
-	s.Customers = app.NewCustomers(k.DB(), store, kafkaadapter.Publisher{}, k.Logger())
-	s.Invoicing = app.NewInvoicing(k.DB(), store, store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
+	store := postgres.New(k.DB())
+	pub := outbox.Events{DB: k.DB()}
+	s.Customers = app.NewCustomers(store.CustomerUseCases(app.PublishCustomer(pub)))
+	s.Invoicing = app.NewInvoicing(outbox.UnitOfWork{DB: k.DB()}, store, store, store, pub, k.Logger())
 	// The ledger's charts, to check the accounts invoices name.
 	k.Consume(events.TopicAccounts, chart.Handler(store))
 	httpadapter.Register(k.App(), httpadapter.Options{

@@ -12,6 +12,7 @@ import (
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/customers-invoices/internal/app"
+	"github.com/acctsuite/acct/services/customers-invoices/internal/domain/invoice"
 )
 
 // kv is a key_values item.
@@ -259,7 +260,7 @@ func TestTagsInvalid(t *testing.T) {
 	iv := newInvoicing(t)
 	a := iv.create(simple("ti-cust", 1000), 201)
 	aid := a["id"].(string)
-	many := make([]any, app.MaxTagEntities+1)
+	many := make([]any, invoice.MaxTagEntities+1)
 	for i := range many {
 		many[i] = uuid.NewString()
 	}

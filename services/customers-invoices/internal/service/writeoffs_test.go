@@ -66,7 +66,7 @@ func TestWriteOffs(t *testing.T) {
 			t.Fatalf("again = %v", again)
 		}
 		m := iv.do(req("POST", iv.path("/invoices/%s/write-off", other["id"]), iv.tok, map[string]any{"amount": 1, "external_id": "wo-1"}), 400)
-		if m["error_enum"] != app.EnumDuplicateInvoice {
+		if m["error_enum"] != invoice.EnumDuplicateExternalID {
 			t.Fatalf("error = %v", m)
 		}
 		iv.sameCounts(before)
@@ -154,9 +154,9 @@ func TestWriteOffs(t *testing.T) {
 			{"destination with REVENUE_REVERSAL", id, map[string]any{"amount": 100, "write_off_mode": "REVENUE_REVERSAL",
 				"destination_ledger_account": map[string]any{"type": "StableName", "stable_name": "BAD_DEBT"}}, true, 400, invoice.EnumInvalidAmount},
 			{"no revenue to reverse", tipsOnly["id"].(string), map[string]any{"amount": 100, "write_off_mode": "REVENUE_REVERSAL"}, true, 400, invoice.EnumInvalidAmount},
-			{"unknown mode", id, map[string]any{"amount": 100, "write_off_mode": "GIFT"}, false, 400, app.EnumInvalidInvoice},
-			{"no amount", id, map[string]any{"memo": "x"}, false, 400, app.EnumInvalidInvoice},
-			{"bad destination", id, map[string]any{"amount": 100, "destination_ledger_account": map[string]any{"type": "AccountId"}}, true, 400, app.EnumInvalidInvoice},
+			{"unknown mode", id, map[string]any{"amount": 100, "write_off_mode": "GIFT"}, false, 400, invoice.EnumInvalidInvoice},
+			{"no amount", id, map[string]any{"memo": "x"}, false, 400, invoice.EnumInvalidInvoice},
+			{"bad destination", id, map[string]any{"amount": 100, "destination_ledger_account": map[string]any{"type": "AccountId"}}, true, 400, invoice.EnumInvalidInvoice},
 			{"unknown property", id, map[string]any{"amount": 100, "reason": "x"}, false, 400, ""},
 			{"unknown invoice", uuid.NewString(), map[string]any{"amount": 100}, true, 404, app.EnumInvoiceNotFound},
 		} {

@@ -4,7 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/acctsuite/acct/pkg/party/partyhttp"
-	"github.com/acctsuite/acct/services/customers-invoices/internal/adapters/postgres"
+	"github.com/acctsuite/acct/services/customers-invoices/internal/app"
 	"github.com/acctsuite/acct/services/customers-invoices/internal/domain"
 )
 
@@ -26,7 +26,7 @@ func (h *handlers) customerRoutes() partyhttp.Handlers[domain.Customer, customer
 	return partyhttp.Handlers[domain.Customer, customerJSON]{
 		UseCases: h.customers.UseCases, Param: "customerId", MaxBody: MaxCustomerBody,
 		ParseInput: domain.ParseCustomerInput, ParsePatch: domain.ParseCustomerPatch, ParseFilter: domain.ParseCustomerFilter,
-		PageSpec: postgres.CustomerPageSpec, Codec: h.codec, Render: toCustomer,
+		PageSpec: app.CustomerPageSpec, Codec: h.codec, Render: toCustomer,
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/acctsuite/acct/pkg/httpauth"
 	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/pkg/page"
+	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/customers-invoices/internal/app"
 )
 
@@ -73,3 +74,10 @@ func businessID(c *fiber.Ctx) uuid.UUID {
 
 // jsonBody is httpx.JSONBody (415 unless JSON, 413 beyond limit).
 func jsonBody(c *fiber.Ctx, limit int) ([]byte, error) { return httpx.JSONBody(c, limit) }
+
+func nonNilTags(ts []tags.Tag) []tags.Tag {
+	if ts == nil {
+		return []tags.Tag{}
+	}
+	return ts
+}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -22,22 +21,6 @@ import (
 )
 
 var _ app.InvoiceStore = (*Store)(nil)
-
-// InvoicePageSpec is the pagination of GET /invoices: sort_by sent_at (the
-// default), due_at (invoices without a due date last), total_amount or
-// updated_at, each backed by a (business_id, key, id) index; limit
-// default 100, at most 500.
-var InvoicePageSpec = page.Spec{
-	Keys: map[string]page.Key{
-		"sent_at":      {Column: "i.sent_at", Kind: page.KindTime},
-		"due_at":       {Column: "i.due_sort", Kind: page.KindTime},
-		"total_amount": {Column: "i.total_amount", Kind: page.KindInt},
-		"updated_at":   {Column: "i.updated_at", Kind: page.KindTime},
-	},
-	Default:      "sent_at",
-	DefaultLimit: 100,
-	MaxLimit:     500,
-}
 
 // noDueDate is due_sort of an invoice without a due date.
 var noDueDate = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
@@ -101,7 +84,7 @@ func withParts(q *bun.SelectQuery) *bun.SelectQuery {
 }
 
 // parts decodes what withParts read into inv.
-func (r invoiceRow) parts(inv *app.Invoice) error {
+func (r invoiceRow) parts(inv *invoice.Invoice) error {
 	var lines []invoiceLineRow
 	if err := json.Unmarshal(r.LinesJSON, &lines); err != nil {
 		return fmt.Errorf("lines of invoice %s: %w", r.ID, err)
@@ -120,7 +103,7 @@ func (r invoiceRow) parts(inv *app.Invoice) error {
 		return fmt.Errorf("allocations of invoice %s: %w", r.ID, err)
 	}
 	for _, a := range allocs {
-		inv.Allocations = append(inv.Allocations, app.Allocation{PaymentID: a.PaymentID, InvoiceID: a.InvoiceID,
+		inv.Allocations = append(inv.Allocations, invoice.InvoiceAllocation{PaymentID: a.PaymentID, InvoiceID: a.InvoiceID,
 			Amount: money.Cents(a.Amount), PaidAt: a.PaidAt.UTC(), Method: invoice.Method(a.Method)})
 	}
 	var wos []writeOffRow
@@ -133,7 +116,7 @@ func (r invoiceRow) parts(inv *app.Invoice) error {
 	return nil
 }
 
-func toInvoiceRow(inv app.Invoice) invoiceRow {
+func toInvoiceRow(inv invoice.Invoice) invoiceRow {
 	r := invoiceRow{
 		BusinessID: inv.BusinessID, ID: inv.ID, ExternalID: inv.ExternalID, InvoiceNumber: inv.InvoiceNumber,
 		CustomerID: inv.CustomerID, SentAt: inv.SentAt, DueAt: inv.DueAt, DueSort: noDueDate, PaidAt: inv.PaidAt,
@@ -169,8 +152,8 @@ func utcPtr(t *time.Time) *time.Time {
 	return &u
 }
 
-func (r invoiceRow) invoice() app.Invoice {
-	inv := app.Invoice{
+func (r invoiceRow) invoice() invoice.Invoice {
+	inv := invoice.Invoice{
 		ID: r.ID, BusinessID: r.BusinessID, ExternalID: r.ExternalID, InvoiceNumber: r.InvoiceNumber, CustomerID: r.CustomerID,
 		SentAt: r.SentAt.UTC(), DueAt: utcPtr(r.DueAt), PaidAt: utcPtr(r.PaidAt), VoidedAt: utcPtr(r.VoidedAt), Memo: r.Memo,
 		CustomPaymentInstructions: r.CustomPaymentInstructions, ReferenceNumber: r.ReferenceNumber, Tags: nonNil(r.Tags),
@@ -215,7 +198,7 @@ type invoiceLineRow struct {
 	Tags              []tags.KeyValue    `bun:"tags,type:jsonb" json:"tags"`
 }
 
-func toLineRows(inv app.Invoice) []invoiceLineRow {
+func toLineRows(inv invoice.Invoice) []invoiceLineRow {
 	out := make([]invoiceLineRow, len(inv.Lines))
 	for i, l := range inv.Lines {
 		r := invoiceLineRow{
@@ -234,8 +217,8 @@ func toLineRows(inv app.Invoice) []invoiceLineRow {
 	return out
 }
 
-func (r invoiceLineRow) line() app.InvoiceLine {
-	l := app.InvoiceLine{ID: r.ID, Number: r.LineNumber, Line: invoice.Line{
+func (r invoiceLineRow) line() invoice.LineItem {
+	l := invoice.LineItem{ID: r.ID, Number: r.LineNumber, Line: invoice.Line{
 		LineInput: invoice.LineInput{
 			ExternalID: r.ExternalID, Product: r.Product, Description: r.Description, UnitPrice: money.Cents(r.UnitPrice),
 			Quantity: money.QuantityFromScaled(r.Quantity), Account: invoice.AccountRef{ID: r.AccountID},
@@ -251,7 +234,8 @@ func (r invoiceLineRow) line() app.InvoiceLine {
 }
 
 // InsertInvoice implements app.InvoiceStore.
-func (s *Store) InsertInvoice(ctx context.Context, db bun.IDB, inv app.Invoice) (bool, error) {
+func (s *Store) InsertInvoice(ctx context.Context, inv invoice.Invoice) (bool, error) {
+	db := s.conn(ctx)
 	r := toInvoiceRow(inv)
 	res, err := db.NewInsert().Model(&r).
 		On("CONFLICT (business_id, external_id) WHERE external_id IS NOT NULL DO NOTHING").Exec(ctx)
@@ -269,37 +253,39 @@ func (s *Store) InsertInvoice(ctx context.Context, db bun.IDB, inv app.Invoice) 
 }
 
 // FindInvoice implements app.InvoiceStore.
-func (s *Store) FindInvoice(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, forUpdate bool) (app.Invoice, bool, error) {
+func (s *Store) FindInvoice(ctx context.Context, businessID, id uuid.UUID, forUpdate bool) (invoice.Invoice, bool, error) {
+	db := s.conn(ctx)
 	return s.findInvoice(ctx, db, db.NewSelect().Where("i.business_id = ? AND i.id = ?", businessID, id), forUpdate)
 }
 
 // FindInvoiceByExternalID implements app.InvoiceStore.
-func (s *Store) FindInvoiceByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string, forUpdate bool) (app.Invoice, bool, error) {
+func (s *Store) FindInvoiceByExternalID(ctx context.Context, businessID uuid.UUID, externalID string, forUpdate bool) (invoice.Invoice, bool, error) {
+	db := s.conn(ctx)
 	return s.findInvoice(ctx, db, db.NewSelect().Where("i.business_id = ? AND i.external_id = ?", businessID, externalID), forUpdate)
 }
 
-func (s *Store) findInvoice(ctx context.Context, db bun.IDB, q *bun.SelectQuery, forUpdate bool) (app.Invoice, bool, error) {
+func (s *Store) findInvoice(ctx context.Context, db bun.IDB, q *bun.SelectQuery, forUpdate bool) (invoice.Invoice, bool, error) {
 	var r invoiceRow
 	if forUpdate {
 		q = q.For("UPDATE OF i")
 	}
 	err := q.Model(&r).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
-		return app.Invoice{}, false, nil
+		return invoice.Invoice{}, false, nil
 	}
 	if err != nil {
-		return app.Invoice{}, false, wrap("find invoice", err)
+		return invoice.Invoice{}, false, wrap("find invoice", err)
 	}
-	invs := []app.Invoice{r.invoice()}
+	invs := []invoice.Invoice{r.invoice()}
 	if err := s.loadInvoiceParts(ctx, db, r.BusinessID, invs, true); err != nil {
-		return app.Invoice{}, false, err
+		return invoice.Invoice{}, false, err
 	}
 	return invs[0], true, nil
 }
 
 // loadInvoiceParts fills the lines and allocations of invs (and, with
 // writeOffs, their write-offs): one query each for all of them.
-func (s *Store) loadInvoiceParts(ctx context.Context, db bun.IDB, businessID uuid.UUID, invs []app.Invoice, writeOffs bool) error {
+func (s *Store) loadInvoiceParts(ctx context.Context, db bun.IDB, businessID uuid.UUID, invs []invoice.Invoice, writeOffs bool) error {
 	if len(invs) == 0 {
 		return nil
 	}
@@ -331,7 +317,7 @@ func (s *Store) loadInvoiceParts(ctx context.Context, db bun.IDB, businessID uui
 	}
 	for _, a := range allocs {
 		k := at[a.InvoiceID]
-		invs[k].Allocations = append(invs[k].Allocations, app.Allocation{PaymentID: a.PaymentID, InvoiceID: a.InvoiceID,
+		invs[k].Allocations = append(invs[k].Allocations, invoice.InvoiceAllocation{PaymentID: a.PaymentID, InvoiceID: a.InvoiceID,
 			Amount: money.Cents(a.Amount), PaidAt: a.PaidAt.UTC(), Method: invoice.Method(a.Method)})
 	}
 	if !writeOffs {
@@ -350,7 +336,8 @@ func (s *Store) loadInvoiceParts(ctx context.Context, db bun.IDB, businessID uui
 }
 
 // UpdateInvoice implements app.InvoiceStore.
-func (s *Store) UpdateInvoice(ctx context.Context, db bun.IDB, inv app.Invoice, lines bool) error {
+func (s *Store) UpdateInvoice(ctx context.Context, inv invoice.Invoice, lines bool) error {
+	db := s.conn(ctx)
 	r := toInvoiceRow(inv)
 	if _, err := db.NewUpdate().Model(&r).ExcludeColumn("business_id", "id", "external_id", "imported_at").
 		WherePK().Exec(ctx); err != nil {
@@ -372,14 +359,16 @@ func (s *Store) UpdateInvoice(ctx context.Context, db bun.IDB, inv app.Invoice, 
 
 // DeleteInvoice implements app.InvoiceStore (lines and write-offs go with
 // it: ON DELETE CASCADE).
-func (s *Store) DeleteInvoice(ctx context.Context, db bun.IDB, businessID, id uuid.UUID) error {
+func (s *Store) DeleteInvoice(ctx context.Context, businessID, id uuid.UUID) error {
+	db := s.conn(ctx)
 	_, err := db.NewDelete().Model((*invoiceRow)(nil)).Where("business_id = ? AND id = ?", businessID, id).Exec(ctx)
 	return wrap("delete invoice", err)
 }
 
 // FindInvoices implements app.InvoiceStore: one keyset page, every value
 // (the cursor's included) bound into the query.
-func (s *Store) FindInvoices(ctx context.Context, db bun.IDB, businessID uuid.UUID, f app.InvoiceFilter, p page.Params) ([]app.Invoice, page.Meta, error) {
+func (s *Store) FindInvoices(ctx context.Context, businessID uuid.UUID, f invoice.Filter, p page.Params) ([]invoice.Invoice, page.Meta, error) {
+	db := s.conn(ctx)
 	q := withParts(db.NewSelect().Model((*invoiceRow)(nil))).Where("i.business_id = ?", businessID)
 	if len(f.Statuses) > 0 {
 		ss := make([]string, len(f.Statuses))
@@ -441,7 +430,7 @@ func (s *Store) FindInvoices(ctx context.Context, db bun.IDB, businessID uuid.UU
 	}
 	// With their lines, allocations and write-offs (read by withParts): a
 	// listed invoice is the invoice GET answers.
-	out := make([]app.Invoice, len(rows))
+	out := make([]invoice.Invoice, len(rows))
 	for i, r := range rows {
 		out[i] = r.invoice()
 		if err := r.parts(&out[i]); err != nil {
@@ -449,250 +438,4 @@ func (s *Store) FindInvoices(ctx context.Context, db bun.IDB, businessID uuid.UU
 		}
 	}
 	return out, meta, nil
-}
-
-// writeOffRow is a row of invoice_write_offs.
-type writeOffRow struct {
-	bun.BaseModel `bun:"table:invoice_write_offs,alias:w"`
-
-	BusinessID                   uuid.UUID  `bun:"business_id,pk,type:uuid" json:"business_id"`
-	ID                           uuid.UUID  `bun:"id,pk,type:uuid" json:"id"`
-	InvoiceID                    uuid.UUID  `bun:"invoice_id,type:uuid" json:"invoice_id"`
-	ExternalID                   *string    `bun:"external_id" json:"external_id"`
-	Amount                       int64      `bun:"amount" json:"amount"`
-	Mode                         string     `bun:"write_off_mode" json:"write_off_mode"`
-	DestinationAccountID         *uuid.UUID `bun:"destination_account_id,type:uuid" json:"destination_account_id"`
-	DestinationAccountStableName *string    `bun:"destination_account_stable_name" json:"destination_account_stable_name"`
-	WriteOffAt                   time.Time  `bun:"write_off_at" json:"write_off_at"`
-	Memo                         *string    `bun:"memo" json:"memo"`
-	ReferenceNumber              *string    `bun:"reference_number" json:"reference_number"`
-	Tags                         []tags.Tag `bun:"tags,type:jsonb" json:"tags"`
-	VoidedAt                     *time.Time `bun:"voided_at" json:"voided_at"`
-	Version                      int        `bun:"version" json:"version"`
-	CreatedAt                    time.Time  `bun:"created_at" json:"created_at"`
-}
-
-func (r writeOffRow) writeOff() app.WriteOff {
-	w := app.WriteOff{
-		ID: r.ID, BusinessID: r.BusinessID, InvoiceID: r.InvoiceID, ExternalID: r.ExternalID, Amount: money.Cents(r.Amount),
-		Mode: invoice.WriteOffMode(r.Mode), Destination: invoice.AccountRef{ID: r.DestinationAccountID},
-		WriteOffAt: r.WriteOffAt.UTC(), Memo: r.Memo, ReferenceNumber: r.ReferenceNumber, Tags: nonNil(r.Tags),
-		VoidedAt: utcPtr(r.VoidedAt), Version: r.Version, CreatedAt: r.CreatedAt.UTC(),
-	}
-	if r.DestinationAccountStableName != nil {
-		w.Destination.StableName = *r.DestinationAccountStableName
-	}
-	return w
-}
-
-// InsertWriteOff implements app.WriteOffStore.
-func (s *Store) InsertWriteOff(ctx context.Context, db bun.IDB, w app.WriteOff) (bool, error) {
-	r := writeOffRow{
-		BusinessID: w.BusinessID, ID: w.ID, InvoiceID: w.InvoiceID, ExternalID: w.ExternalID, Amount: int64(w.Amount),
-		Mode: string(w.Mode), DestinationAccountID: w.Destination.ID, WriteOffAt: w.WriteOffAt, Memo: w.Memo,
-		ReferenceNumber: w.ReferenceNumber, Tags: nonNil(w.Tags), Version: w.Version, CreatedAt: w.CreatedAt,
-	}
-	if w.Destination.StableName != "" {
-		n := w.Destination.StableName
-		r.DestinationAccountStableName = &n
-	}
-	res, err := db.NewInsert().Model(&r).
-		On("CONFLICT (business_id, external_id) WHERE external_id IS NOT NULL DO NOTHING").Exec(ctx)
-	if err != nil {
-		return false, wrap("insert write-off", err)
-	}
-	n, err := res.RowsAffected()
-	return n == 1, wrap("insert write-off", err)
-}
-
-func (s *Store) findWriteOff(ctx context.Context, q *bun.SelectQuery) (app.WriteOff, bool, error) {
-	var r writeOffRow
-	err := q.Model(&r).Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return app.WriteOff{}, false, nil
-	}
-	if err != nil {
-		return app.WriteOff{}, false, wrap("find write-off", err)
-	}
-	return r.writeOff(), true, nil
-}
-
-// FindWriteOff implements app.WriteOffStore.
-func (s *Store) FindWriteOff(ctx context.Context, db bun.IDB, businessID, invoiceID, id uuid.UUID) (app.WriteOff, bool, error) {
-	return s.findWriteOff(ctx, db.NewSelect().Where("w.business_id = ? AND w.invoice_id = ? AND w.id = ?", businessID, invoiceID, id))
-}
-
-// FindWriteOffByExternalID implements app.WriteOffStore.
-func (s *Store) FindWriteOffByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string) (app.WriteOff, bool, error) {
-	return s.findWriteOff(ctx, db.NewSelect().Where("w.business_id = ? AND w.external_id = ?", businessID, externalID))
-}
-
-// UpdateWriteOff implements app.WriteOffStore.
-func (s *Store) UpdateWriteOff(ctx context.Context, db bun.IDB, w app.WriteOff) error {
-	_, err := db.NewUpdate().Model((*writeOffRow)(nil)).Set("voided_at = ?, version = ?", w.VoidedAt, w.Version).
-		Where("business_id = ? AND id = ?", w.BusinessID, w.ID).Exec(ctx)
-	return wrap("update write-off", err)
-}
-
-// paymentRow is a row of invoice_payments.
-type paymentRow struct {
-	bun.BaseModel `bun:"table:invoice_payments,alias:p"`
-
-	BusinessID      uuid.UUID  `bun:"business_id,pk,type:uuid"`
-	ID              uuid.UUID  `bun:"id,pk,type:uuid"`
-	ExternalID      *string    `bun:"external_id"`
-	PaidAt          time.Time  `bun:"paid_at"`
-	Method          string     `bun:"method"`
-	Amount          int64      `bun:"amount"`
-	Fee             int64      `bun:"fee"`
-	Processor       *string    `bun:"processor"`
-	Memo            *string    `bun:"memo"`
-	ReferenceNumber *string    `bun:"reference_number"`
-	Tags            []tags.Tag `bun:"tags,type:jsonb"`
-	Version         int        `bun:"version"`
-	CreatedAt       time.Time  `bun:"created_at"`
-	UpdatedAt       time.Time  `bun:"updated_at"`
-}
-
-// allocationRow is a row of payment_allocations.
-type allocationRow struct {
-	bun.BaseModel `bun:"table:payment_allocations,alias:a"`
-
-	BusinessID uuid.UUID `bun:"business_id,pk,type:uuid"`
-	PaymentID  uuid.UUID `bun:"payment_id,pk,type:uuid"`
-	InvoiceID  uuid.UUID `bun:"invoice_id,pk,type:uuid"`
-	Amount     int64     `bun:"amount"`
-}
-
-// InsertPayment implements app.PaymentStore.
-func (s *Store) InsertPayment(ctx context.Context, db bun.IDB, p app.Payment) (bool, error) {
-	r := paymentRow{
-		BusinessID: p.BusinessID, ID: p.ID, ExternalID: p.ExternalID, PaidAt: p.PaidAt, Method: string(p.Method),
-		Amount: int64(p.Amount), Fee: int64(p.Fee), Processor: p.Processor, Memo: p.Memo, ReferenceNumber: p.ReferenceNumber,
-		Tags: nonNil(p.Tags), Version: p.Version, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
-	}
-	res, err := db.NewInsert().Model(&r).
-		On("CONFLICT (business_id, external_id) WHERE external_id IS NOT NULL DO NOTHING").Exec(ctx)
-	if err != nil {
-		return false, wrap("insert payment", err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return false, wrap("insert payment", err)
-	}
-	rows := make([]allocationRow, len(p.Allocations))
-	for i, a := range p.Allocations {
-		rows[i] = allocationRow{BusinessID: p.BusinessID, PaymentID: p.ID, InvoiceID: a.InvoiceID, Amount: int64(a.Amount)}
-	}
-	if _, err := db.NewInsert().Model(&rows).Exec(ctx); err != nil {
-		return false, wrap("insert payment allocations", err)
-	}
-	return true, nil
-}
-
-// FindPayments implements app.PaymentStore, in the order of ids.
-func (s *Store) FindPayments(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID, forUpdate bool) ([]app.Payment, error) {
-	var rows []paymentRow
-	q := db.NewSelect().Model(&rows).Where("p.business_id = ? AND p.id IN (?)", businessID, bun.In(ids)).OrderExpr("p.id")
-	if forUpdate {
-		q = q.For("UPDATE")
-	}
-	if err := q.Scan(ctx); err != nil {
-		return nil, wrap("find payments", err)
-	}
-	out, err := s.withAllocations(ctx, db, businessID, rows)
-	if err != nil {
-		return nil, err
-	}
-	pos := make(map[uuid.UUID]int, len(ids))
-	for i, id := range ids {
-		pos[id] = i
-	}
-	slices.SortFunc(out, func(a, b app.Payment) int { return pos[a.ID] - pos[b.ID] })
-	return out, nil
-}
-
-// FindPaymentByExternalID implements app.PaymentStore.
-func (s *Store) FindPaymentByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string) (app.Payment, bool, error) {
-	var rows []paymentRow
-	if err := db.NewSelect().Model(&rows).Where("p.business_id = ? AND p.external_id = ?", businessID, externalID).Scan(ctx); err != nil {
-		return app.Payment{}, false, wrap("find payment", err)
-	}
-	out, err := s.withAllocations(ctx, db, businessID, rows)
-	if err != nil || len(out) == 0 {
-		return app.Payment{}, false, err
-	}
-	return out[0], true, nil
-}
-
-// UpdatePayment implements app.PaymentStore.
-func (s *Store) UpdatePayment(ctx context.Context, db bun.IDB, p app.Payment) error {
-	ts, err := json.Marshal(nonNil(p.Tags))
-	if err != nil {
-		return wrap("encode payment tags", err)
-	}
-	_, err = db.NewUpdate().Model((*paymentRow)(nil)).Set("tags = ?::jsonb, version = ?, updated_at = ?", string(ts), p.Version, p.UpdatedAt).
-		Where("business_id = ? AND id = ?", p.BusinessID, p.ID).Exec(ctx)
-	return wrap("update payment", err)
-}
-
-// withAllocations converts rows, loading their allocations (with each
-// invoice's identifiers) in one query.
-func (s *Store) withAllocations(ctx context.Context, db bun.IDB, businessID uuid.UUID, rows []paymentRow) ([]app.Payment, error) {
-	out := make([]app.Payment, len(rows))
-	if len(rows) == 0 {
-		return out, nil
-	}
-	ids := make([]uuid.UUID, len(rows))
-	at := map[uuid.UUID]int{}
-	for i, r := range rows {
-		ids[i], at[r.ID] = r.ID, i
-		out[i] = app.Payment{
-			ID: r.ID, BusinessID: r.BusinessID, ExternalID: r.ExternalID, PaidAt: r.PaidAt.UTC(), Method: invoice.Method(r.Method),
-			Amount: money.Cents(r.Amount), Fee: money.Cents(r.Fee), Processor: r.Processor, Memo: r.Memo,
-			ReferenceNumber: r.ReferenceNumber, Tags: nonNil(r.Tags), Version: r.Version, CreatedAt: r.CreatedAt.UTC(),
-			UpdatedAt: r.UpdatedAt.UTC(),
-		}
-	}
-	var allocs []struct {
-		PaymentID       uuid.UUID `bun:"payment_id,type:uuid"`
-		InvoiceID       uuid.UUID `bun:"invoice_id,type:uuid"`
-		Amount          int64     `bun:"amount"`
-		ExternalID      *string   `bun:"external_id"`
-		InvoiceNumber   *string   `bun:"invoice_number"`
-		ReferenceNumber *string   `bun:"reference_number"`
-	}
-	if err := db.NewRaw(`SELECT a.payment_id, a.invoice_id, a.amount, i.external_id, i.invoice_number, i.reference_number
-		FROM payment_allocations a JOIN invoices i ON i.business_id = a.business_id AND i.id = a.invoice_id
-		WHERE a.business_id = ? AND a.payment_id IN (?) ORDER BY a.payment_id, a.invoice_id`, businessID, bun.In(ids)).Scan(ctx, &allocs); err != nil {
-		return nil, wrap("find payment allocations", err)
-	}
-	for _, a := range allocs {
-		k := at[a.PaymentID]
-		out[k].Allocations = append(out[k].Allocations, app.PaymentAllocation{InvoiceID: a.InvoiceID, Amount: money.Cents(a.Amount),
-			InvoiceExternalID: a.ExternalID, InvoiceNumber: a.InvoiceNumber, InvoiceReferenceNumber: a.ReferenceNumber})
-	}
-	return out, nil
-}
-
-// DeletePayments implements app.PaymentStore (allocations cascade).
-func (s *Store) DeletePayments(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) error {
-	_, err := db.NewDelete().Model((*paymentRow)(nil)).Where("business_id = ? AND id IN (?)", businessID, bun.In(ids)).Exec(ctx)
-	return wrap("delete payments", err)
-}
-
-// InvoiceIDsByExternalID implements app.PaymentStore.
-func (s *Store) InvoiceIDsByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalIDs []string) (map[string]uuid.UUID, error) {
-	var rows []struct {
-		ID         uuid.UUID `bun:"id,type:uuid"`
-		ExternalID string    `bun:"external_id"`
-	}
-	if err := db.NewRaw(`SELECT id, external_id FROM invoices WHERE business_id = ? AND external_id = ANY(?::text[])`,
-		businessID, pgdialect.Array(externalIDs)).Scan(ctx, &rows); err != nil {
-		return nil, wrap("find invoices by external id", err)
-	}
-	out := make(map[string]uuid.UUID, len(rows))
-	for _, r := range rows {
-		out[r.ExternalID] = r.ID
-	}
-	return out, nil
 }

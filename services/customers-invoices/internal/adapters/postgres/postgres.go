@@ -4,9 +4,12 @@
 package postgres
 
 import (
+	"context"
 	"embed"
 	"fmt"
 	"strings"
+
+	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/chart"
 	"github.com/acctsuite/acct/pkg/pgdb"
@@ -18,16 +21,21 @@ var migrationFiles embed.FS
 // Migrations are the service's own tables (schema invoicing).
 var Migrations = pgdb.Embedded("invoicing", migrationFiles, "migrations")
 
-// Store implements the app's stores. It holds no connection: every method
-// runs on the bun.IDB it is given.
+// Store implements the app's stores on db: every method runs in the unit
+// of work's transaction when its context carries one (pgdb.Conn).
 type Store struct {
+	db *bun.DB
 	// Table is the local copy of the businesses' charts of accounts
-	// (ledger_accounts, acct.accounts.v1): it implements app.AccountStore.
+	// (ledger_accounts, acct.accounts.v1): chart.Handler keeps it, and
+	// CheckAccounts reads it.
 	chart.Table
 }
 
-// New makes the store.
-func New() *Store { return &Store{} }
+// New makes the store on db.
+func New(db *bun.DB) *Store { return &Store{db: db} }
+
+// conn is the unit of work's transaction, or the pool.
+func (s *Store) conn(ctx context.Context) bun.IDB { return pgdb.Conn(ctx, s.db) }
 
 func wrap(what string, err error) error {
 	if err == nil {

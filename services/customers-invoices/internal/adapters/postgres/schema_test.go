@@ -10,9 +10,11 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/page"
+	"github.com/acctsuite/acct/pkg/party/partybun"
 	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/pkg/testkit"
+	"github.com/acctsuite/acct/services/customers-invoices/internal/app"
 	"github.com/acctsuite/acct/services/customers-invoices/internal/domain"
 )
 
@@ -62,20 +64,20 @@ func TestSchemaGuardsCustomers(t *testing.T) {
 func TestStoreRoundTrip(t *testing.T) {
 	db := testkit.DB(t, "invoicing", Migrations)
 	ctx := context.Background()
-	s := New()
+	s := New(db)
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	bid := uuid.New()
 	in := domain.CustomerInput{ExternalID: ptr("e-1"), IndividualName: ptr("Ann"), CompanyName: ptr("Édith Co"),
 		Email: ptr("a@b.example"), Memo: ptr("two\nlines"), Tags: []tags.KeyValue{{Key: "k", Value: "v", ValueDisplayName: ptr("V")}}}
 	c := domain.NewCustomer(bid, uuid.Must(uuid.NewV7()), in, now)
-	if ok, err := s.InsertCustomer(ctx, db, c); err != nil || !ok {
+	if ok, err := s.InsertCustomer(ctx, c); err != nil || !ok {
 		t.Fatalf("insert: %v %v", ok, err)
 	}
 	twin := domain.NewCustomer(bid, uuid.Must(uuid.NewV7()), in, now)
-	if ok, err := s.InsertCustomer(ctx, db, twin); err != nil || ok {
+	if ok, err := s.InsertCustomer(ctx, twin); err != nil || ok {
 		t.Fatalf("insert of the same external id: inserted %v, %v", ok, err)
 	}
-	got, ok, err := s.FindCustomer(ctx, db, bid, c.ID, false)
+	got, ok, err := s.FindCustomer(ctx, bid, c.ID, false)
 	if err != nil || !ok {
 		t.Fatalf("find: %v %v", ok, err)
 	}
@@ -83,15 +85,23 @@ func TestStoreRoundTrip(t *testing.T) {
 		!reflect.DeepEqual(got.Tags, c.Tags) || got.Status != domain.StatusActive || got.Email == nil || got.MobilePhone != nil {
 		t.Fatalf("read back %+v, want %+v", got, c)
 	}
-	if _, ok, _ := s.FindCustomer(ctx, db, uuid.New(), c.ID, false); ok {
+	if _, ok, _ := s.FindCustomer(ctx, uuid.New(), c.ID, false); ok {
 		t.Fatal("found under another business")
 	}
-	p, err := page.Parse(nil, CustomerPageSpec, page.NewCodec([]byte("k")), "")
+	p, err := page.Parse(nil, app.CustomerPageSpec, page.NewCodec([]byte("k")), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, _, err := s.FindCustomers(ctx, db, bid, domain.CustomerFilter{}, p)
+	list, _, err := s.FindCustomers(ctx, bid, domain.CustomerFilter{}, p)
 	if err != nil || len(list) != 1 || list[0].ID != c.ID {
 		t.Fatalf("list = %v, %v", list, err)
+	}
+}
+
+// TestCustomerPageSpec: GET /customers's pagination (app.CustomerPageSpec)
+// is the one partybun's listing reads its pages with.
+func TestCustomerPageSpec(t *testing.T) {
+	if !reflect.DeepEqual(app.CustomerPageSpec, partybun.PageSpec) {
+		t.Fatalf("app.CustomerPageSpec = %+v, partybun.PageSpec = %+v", app.CustomerPageSpec, partybun.PageSpec)
 	}
 }

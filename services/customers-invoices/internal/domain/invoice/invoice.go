@@ -1,8 +1,10 @@
-// Package invoice holds the invoice rules of the customers & invoices
-// service: line and invoice totals in integer cents, the statuses that
-// payments, write-offs and voids cause, the checks on payments and
-// write-offs, and the journal lines each of them posts into the ledger.
-// It imports no transport or storage package.
+// Package invoice holds the invoicing entities and rules of the customers
+// & invoices service: invoices, payments and write-offs as stored, how a
+// request creating or changing one is read and checked, line and invoice
+// totals in integer cents, the statuses that payments, write-offs and
+// voids cause, the checks on payments and write-offs, and the journal
+// lines each of them posts into the ledger. It imports no transport or
+// storage package.
 package invoice
 
 import (
@@ -41,6 +43,15 @@ const (
 	EnumHasPayments        = "InvoiceHasPayments"
 	EnumNotEditable        = "InvoiceNotEditable"
 	EnumMetadataTooLarge   = "MetadataTooLarge"
+	// EnumInvalidInvoice: a request body breaks a rule (meta.fields names
+	// every offending field).
+	EnumInvalidInvoice = "InvalidInvoice"
+	// EnumDuplicateExternalID: a retried create's external_id is another
+	// document's.
+	EnumDuplicateExternalID = "DuplicateExternalId"
+	// EnumInvalidBulkDelete: a bulk delete's ids are not 1 to
+	// MaxBulkDelete distinct ids.
+	EnumInvalidBulkDelete = "InvalidBulkDelete"
 )
 
 // DefaultRevenueAccount is the account of a line sent without
@@ -123,6 +134,35 @@ type Draft struct {
 	AdditionalDiscount   money.Cents
 	AdditionalSalesTaxes []SalesTax
 	Tips                 money.Cents
+}
+
+// AccountField is an account reference a request names, with its field.
+type AccountField struct {
+	Field string
+	Ref   AccountRef
+}
+
+// Accounts are the accounts d names explicitly (line accounts, tax
+// accounts), which must be live accounts of the business's chart; the
+// defaults (SALES, tax names) are the default chart's and need no check.
+func (d Draft) Accounts() []AccountField {
+	var out []AccountField
+	for i, l := range d.Lines {
+		if !l.Account.IsZero() {
+			out = append(out, AccountField{fmt.Sprintf("line_items[%d].account_identifier", i), l.Account})
+		}
+		for k, t := range l.SalesTaxes {
+			if t.Account != nil {
+				out = append(out, AccountField{fmt.Sprintf("line_items[%d].sales_taxes[%d].tax_account", i, k), *t.Account})
+			}
+		}
+	}
+	for k, t := range d.AdditionalSalesTaxes {
+		if t.Account != nil {
+			out = append(out, AccountField{fmt.Sprintf("additional_sales_taxes[%d].tax_account", k), *t.Account})
+		}
+	}
+	return out
 }
 
 // Totals are an invoice's amounts, all in cents:

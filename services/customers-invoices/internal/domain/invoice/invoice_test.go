@@ -258,20 +258,20 @@ func TestCheckPayment(t *testing.T) {
 	bal := map[uuid.UUID]Balance{a: {Total: 1000}, b: {Total: 500, Paid: 200}, v: {Total: 100, Voided: true}}
 	tests := []struct {
 		name  string
-		p     PaymentInput
+		p     PaymentAmounts
 		field string // "" = accepted
 		enum  string
 	}{
-		{"one invoice in full", PaymentInput{Amount: 1000, Allocations: []Allocation{{a, 1000}}}, "", ""},
-		{"two invoices, with a fee", PaymentInput{Amount: 1300, Fee: 30, Allocations: []Allocation{{a, 1000}, {b, 300}}}, "", ""},
-		{"zero amount", PaymentInput{Amount: 0, Allocations: []Allocation{{a, 0}}}, "amount", EnumInvalidAmount},
-		{"fee above amount", PaymentInput{Amount: 10, Fee: 11, Allocations: []Allocation{{a, 10}}}, "fee", EnumInvalidAmount},
-		{"no allocations", PaymentInput{Amount: 10}, "invoice_payments", EnumInvalidAmount},
-		{"allocation of zero", PaymentInput{Amount: 10, Allocations: []Allocation{{a, 10}, {b, 0}}}, "invoice_payments[1].amount", EnumInvalidAmount},
-		{"same invoice twice", PaymentInput{Amount: 10, Allocations: []Allocation{{a, 5}, {a, 5}}}, "invoice_payments[1].invoice_id", EnumInvalidAmount},
-		{"allocations do not sum", PaymentInput{Amount: 10, Allocations: []Allocation{{a, 9}}}, "invoice_payments", EnumAllocationMismatch},
-		{"overpays", PaymentInput{Amount: 301, Allocations: []Allocation{{b, 301}}}, "invoice_payments[0].amount", EnumOverpaid},
-		{"voided invoice", PaymentInput{Amount: 50, Allocations: []Allocation{{v, 50}}}, "invoice_payments[0].invoice_id", EnumInvoiceVoided},
+		{"one invoice in full", PaymentAmounts{Amount: 1000, Allocations: []Allocation{{a, 1000}}}, "", ""},
+		{"two invoices, with a fee", PaymentAmounts{Amount: 1300, Fee: 30, Allocations: []Allocation{{a, 1000}, {b, 300}}}, "", ""},
+		{"zero amount", PaymentAmounts{Amount: 0, Allocations: []Allocation{{a, 0}}}, "amount", EnumInvalidAmount},
+		{"fee above amount", PaymentAmounts{Amount: 10, Fee: 11, Allocations: []Allocation{{a, 10}}}, "fee", EnumInvalidAmount},
+		{"no allocations", PaymentAmounts{Amount: 10}, "invoice_payments", EnumInvalidAmount},
+		{"allocation of zero", PaymentAmounts{Amount: 10, Allocations: []Allocation{{a, 10}, {b, 0}}}, "invoice_payments[1].amount", EnumInvalidAmount},
+		{"same invoice twice", PaymentAmounts{Amount: 10, Allocations: []Allocation{{a, 5}, {a, 5}}}, "invoice_payments[1].invoice_id", EnumInvalidAmount},
+		{"allocations do not sum", PaymentAmounts{Amount: 10, Allocations: []Allocation{{a, 9}}}, "invoice_payments", EnumAllocationMismatch},
+		{"overpays", PaymentAmounts{Amount: 301, Allocations: []Allocation{{b, 301}}}, "invoice_payments[0].amount", EnumOverpaid},
+		{"voided invoice", PaymentAmounts{Amount: 50, Allocations: []Allocation{{v, 50}}}, "invoice_payments[0].invoice_id", EnumInvoiceVoided},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,12 +2,16 @@ package invoice
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/clock"
 	"github.com/acctsuite/acct/pkg/money"
+	"github.com/acctsuite/acct/pkg/tags"
 )
 
 // Method is how a customer paid.
@@ -48,8 +52,8 @@ type Allocation struct {
 	Amount    money.Cents
 }
 
-// PaymentInput is a payment's amounts as checked here.
-type PaymentInput struct {
+// PaymentAmounts are a payment's amounts as checked here.
+type PaymentAmounts struct {
 	Amount      money.Cents
 	Fee         money.Cents
 	Allocations []Allocation
@@ -61,7 +65,7 @@ type PaymentInput struct {
 // amounts to distinct invoices summing exactly to the amount, no voided
 // invoice, none paid beyond its outstanding balance. Field names are
 // those of the request body (invoice_payments[i]...).
-func CheckPayment(p PaymentInput, balances map[uuid.UUID]Balance) error {
+func CheckPayment(p PaymentAmounts, balances map[uuid.UUID]Balance) error {
 	bad := map[string]string{}
 	if p.Amount <= 0 {
 		bad["amount"] = "must be greater than 0"
@@ -119,49 +123,121 @@ func CheckPayment(p PaymentInput, balances map[uuid.UUID]Balance) error {
 	return nil
 }
 
-// WriteOffMode is how a write-off is journaled.
-type WriteOffMode string
-
-// The write-off modes.
-const (
-	// ModeExpense debits an expense account (BAD_DEBT unless another is
-	// named).
-	ModeExpense WriteOffMode = "EXPENSE"
-	// ModeRevenueReversal debits the invoice's revenue accounts, in
-	// proportion to the revenue each line credited.
-	ModeRevenueReversal WriteOffMode = "REVENUE_REVERSAL"
-)
-
-// ParseWriteOffMode reads a mode.
-func ParseWriteOffMode(s string) (WriteOffMode, bool) {
-	switch WriteOffMode(s) {
-	case ModeExpense, ModeRevenueReversal:
-		return WriteOffMode(s), true
-	}
-	return "", false
+// PaymentAllocation is the part of a payment on one invoice, with the
+// invoice's identifiers (events and answers show them).
+type PaymentAllocation struct {
+	InvoiceID              uuid.UUID
+	InvoiceExternalID      *string
+	InvoiceNumber          *string
+	InvoiceReferenceNumber *string
+	Amount                 money.Cents
 }
 
-// DefaultWriteOffAccount is the account an EXPENSE write-off debits when
-// the request names none.
-const DefaultWriteOffAccount = "BAD_DEBT"
+// Payment is a customer payment as stored.
+type Payment struct {
+	ID              uuid.UUID
+	BusinessID      uuid.UUID
+	ExternalID      *string
+	PaidAt          time.Time
+	Method          Method
+	Amount          money.Cents
+	Fee             money.Cents
+	Processor       *string
+	Memo            *string
+	ReferenceNumber *string
+	Tags            []tags.Tag
+	Allocations     []PaymentAllocation
+	Version         int
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}
 
-// CheckWriteOff applies the write-off rules: 0 < amount ≤ the invoice's
-// outstanding balance, not on a voided invoice, and a destination
-// account only in EXPENSE mode (a revenue reversal debits the invoice's
-// own revenue accounts).
-func CheckWriteOff(amount money.Cents, mode WriteOffMode, destination AccountRef, b Balance) error {
-	switch {
-	case b.Voided:
-		return apperr.New(apperr.Conflict, "the invoice is voided").WithEnum(EnumInvoiceVoided)
-	case amount <= 0:
-		return apperr.PayloadField("amount", "must be greater than 0").WithEnum(EnumInvalidAmount)
-	case amount > b.Outstanding():
-		return apperr.PayloadField("amount",
-			fmt.Sprintf("exceeds the invoice's outstanding balance of %d cents", b.Outstanding())).WithEnum(EnumWriteOffTooLarge)
-	case mode == ModeRevenueReversal && !destination.IsZero():
-		return apperr.PayloadField("destination_ledger_account",
-			"only an EXPENSE write-off takes a destination account; a REVENUE_REVERSAL debits the invoice's revenue accounts").
-			WithEnum(EnumInvalidAmount)
+// Amounts are the payment's amounts for CheckPayment and PaymentPosting.
+func (p Payment) Amounts() PaymentAmounts {
+	in := PaymentAmounts{Amount: p.Amount, Fee: p.Fee}
+	for _, a := range p.Allocations {
+		in.Allocations = append(in.Allocations, Allocation{InvoiceID: a.InvoiceID, Amount: a.Amount})
+	}
+	return in
+}
+
+// NewPayment is the payment id of businessID that in creates at now
+// (version 1), on the invoices it pays: invoices[i] is the invoice of
+// in.Allocations[i], as it is before the payment. CheckPayment's rules
+// apply against their balances. The allocations are in invoice id order,
+// the order the store reads them back in.
+func NewPayment(businessID, id uuid.UUID, in PaymentInput, invoices []*Invoice, now time.Time) (Payment, error) {
+	if err := in.Check(); err != nil {
+		return Payment{}, err
+	}
+	p := Payment{
+		ID: id, BusinessID: businessID, ExternalID: in.ExternalID, PaidAt: clock.DB(*in.PaidAt), Method: in.Method,
+		Amount: in.Amount, Fee: in.Fee, Processor: in.Processor, Memo: in.Memo, ReferenceNumber: in.ReferenceNumber,
+		Version: 1, CreatedAt: now, UpdatedAt: now,
+	}
+	p.Tags = entityTags(businessID, p.ID, in.Tags, now)
+	balances := map[uuid.UUID]Balance{}
+	for i, al := range in.Allocations {
+		inv := invoices[i]
+		p.Allocations = append(p.Allocations, PaymentAllocation{InvoiceID: inv.ID, InvoiceExternalID: inv.ExternalID,
+			InvoiceNumber: inv.InvoiceNumber, InvoiceReferenceNumber: inv.ReferenceNumber, Amount: al.Amount})
+		balances[inv.ID] = inv.Balance()
+	}
+	if err := CheckPayment(p.Amounts(), balances); err != nil {
+		return Payment{}, err
+	}
+	slices.SortFunc(p.Allocations, func(x, y PaymentAllocation) int { return slices.Compare(x.InvoiceID[:], y.InvoiceID[:]) })
+	return p, nil
+}
+
+// CheckRetry refuses a retried payment (a known external_id) that names
+// an invoice the stored payment p does not pay: that external_id belongs
+// to another payment (400 DuplicateExternalId), not to this request.
+func (p Payment) CheckRetry(als []AllocationInput) error {
+	for i, al := range als {
+		if !slices.ContainsFunc(p.Allocations, func(a PaymentAllocation) bool {
+			return al.InvoiceID != nil && a.InvoiceID == *al.InvoiceID ||
+				al.InvoiceExternalID != nil && a.InvoiceExternalID != nil && *a.InvoiceExternalID == *al.InvoiceExternalID
+		}) {
+			return apperr.PayloadField(fmt.Sprintf("invoice_payments[%d]", i),
+				"a payment with this external_id exists and does not pay this invoice").WithEnum(EnumDuplicateExternalID)
+		}
+	}
+	return nil
+}
+
+// Tag is the payment with every tag of kvs it lacks added at now, as its
+// next version, and the tags added. When it has them all, it is returned
+// unchanged with none.
+func (p Payment) Tag(kvs []tags.KeyValue, now time.Time) (Payment, []tags.Tag) {
+	added := newTags(p.BusinessID, p.ID, p.Tags, kvs, now)
+	if len(added) == 0 {
+		return p, nil
+	}
+	next := p
+	next.Tags = append(slices.Clone(p.Tags), added...)
+	next.Version, next.UpdatedAt = p.Version+1, now
+	return next, added
+}
+
+// MaxBulkDelete bounds POST /invoices/payments/bulk-delete (the spec's 1
+// to 100 ids).
+const MaxBulkDelete = 100
+
+// CheckBulkDelete is the rule of a bulk delete's ids: 1 to MaxBulkDelete,
+// each once (400 InvalidBulkDelete otherwise).
+func CheckBulkDelete(ids []uuid.UUID) error {
+	if len(ids) == 0 || len(ids) > MaxBulkDelete {
+		return apperr.Newf(apperr.InvalidPayload, "ids must hold 1 to %d payment ids, got %d", MaxBulkDelete, len(ids)).
+			WithEnum(EnumInvalidBulkDelete).WithMeta("fields", map[string]string{"ids": fmt.Sprintf("1 to %d items", MaxBulkDelete)})
+	}
+	seen := map[uuid.UUID]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			return apperr.Newf(apperr.InvalidPayload, "payment %s is listed twice", id).
+				WithEnum(EnumInvalidBulkDelete).WithMeta("fields", map[string]string{"ids": "duplicate id " + id.String()})
+		}
+		seen[id] = true
 	}
 	return nil
 }

@@ -80,7 +80,7 @@ func InvoicePosting(lines []Line, additionalTaxes []SalesTax, t Totals, invoiceT
 // it; UNEARNED_REVENUE when the customer's credit balance paid) with the
 // amount net of the fee, the fee to OTHER_FEES, and credit
 // ACCOUNTS_RECEIVABLE with each allocation.
-func PaymentPosting(method Method, processor string, p PaymentInput, paymentTags []tags.KeyValue) []PostingLine {
+func PaymentPosting(method Method, processor string, p PaymentAmounts, paymentTags []tags.KeyValue) []PostingLine {
 	cash := DepositAccount(method, processor)
 	var out []PostingLine
 	if net := p.Amount - p.Fee; net > 0 {

@@ -106,7 +106,7 @@ func TestInvoicePostingExample(t *testing.T) {
 
 func TestPaymentAndWriteOffPostings(t *testing.T) {
 	a, b := uuid.New(), uuid.New()
-	p := PaymentInput{Amount: 1300, Fee: 30, Allocations: []Allocation{{a, 1000}, {b, 300}}}
+	p := PaymentAmounts{Amount: 1300, Fee: 30, Allocations: []Allocation{{a, 1000}, {b, 300}}}
 	for _, c := range []struct {
 		method    Method
 		processor string
@@ -228,7 +228,7 @@ func TestPostingsKeepTheBooks(t *testing.T) {
 				ar += receivable(posted)
 				docs = append(docs, &doc{lines: lines, bal: Balance{Total: tot.Total}})
 			case k == 1: // a payment over up to three open invoices
-				var p PaymentInput
+				var p PaymentAmounts
 				bal := map[uuid.UUID]Balance{}
 				ids := map[uuid.UUID]*doc{}
 				for _, d := range docs {
