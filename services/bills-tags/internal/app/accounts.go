@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/chart"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
@@ -16,10 +15,13 @@ import (
 // not have (or has archived) — customers-invoices' enum for its lines.
 const EnumUnknownAccount = chart.EnumUnknownAccount
 
-// AccountStore is the projection of the businesses' charts of accounts
-// (acct.accounts.v1), as customers-invoices keeps it for its invoices:
-// chart.Table in the service's schema.
-type AccountStore = chart.Store
+// AccountStore checks account references against the projection of the
+// businesses' charts of accounts (acct.accounts.v1), as customers-invoices
+// keeps it for its invoices: chart.Table in the service's schema, read in
+// the unit of work ctx carries. CheckAccounts answers as chart.Check.
+type AccountStore interface {
+	CheckAccounts(ctx context.Context, businessID uuid.UUID, fields []chart.Field, existsBeforeChart func(chart.Ref) bool) error
+}
 
 // accountField is an account reference a document names, with the
 // request field it came from.
@@ -43,7 +45,7 @@ var defaultAccounts = map[string]bool{bill.AccountsPayable: true, bill.DefaultEx
 // looked up. See chart.Check.
 type accountChecker struct{ store AccountStore }
 
-func (c accountChecker) check(ctx context.Context, db bun.IDB, businessID uuid.UUID, fields []accountField) error {
+func (c accountChecker) check(ctx context.Context, businessID uuid.UUID, fields []accountField) error {
 	var named []chart.Field
 	for _, f := range fields {
 		if !f.ref.IsZero() && (f.ref.ID != nil || !defaultAccounts[f.ref.StableName]) {
@@ -56,7 +58,13 @@ func (c accountChecker) check(ctx context.Context, db bun.IDB, businessID uuid.U
 		_, known := receipt.ChartAccountOf(businessID, bill.AccountRef(r))
 		return known && r.ID == nil
 	}
-	return chart.Check(ctx, db, c.store, businessID, named, existsBeforeChart)
+	if len(named) == 0 {
+		return nil
+	}
+	if c.store == nil {
+		return fmt.Errorf("no chart of accounts projection to check %d accounts", len(named))
+	}
+	return c.store.CheckAccounts(ctx, businessID, named, existsBeforeChart)
 }
 
 // billAccounts are the accounts a bill names (line, prepayment and tax

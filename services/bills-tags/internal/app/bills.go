@@ -2,35 +2,40 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
-	"github.com/acctsuite/acct/pkg/events"
-	"github.com/acctsuite/acct/pkg/outbox"
+	"github.com/acctsuite/acct/pkg/clock"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
 )
 
-// BillStore is the bills' persistence (scoped by business, on the db it
-// is given).
-type BillStore interface {
-	InsertBill(ctx context.Context, db bun.IDB, b bill.Bill) (bool, error)
-	FindBill(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, forUpdate bool) (bill.Bill, bool, error)
-	FindBillByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string, forUpdate bool) (bill.Bill, bool, error)
-	UpdateBill(ctx context.Context, db bun.IDB, b bill.Bill) error
-	LockVendorBills(ctx context.Context, db bun.IDB, businessID, vendorID uuid.UUID) ([]bill.Bill, error)
-	FindBills(ctx context.Context, db bun.IDB, businessID uuid.UUID, f bill.Filter, p page.Params) ([]bill.Bill, page.Meta, error)
+// BillPageSpec is the pagination of GET /bills: sort_by received_at (the
+// default), due_at (bills without a due date last) or total_amount, each
+// backed by a (business_id, key, id) index; limit default 100, at most 500.
+var BillPageSpec = page.Spec{
+	Keys: map[string]page.Key{
+		"received_at":  {Column: "b.received_at", Kind: page.KindTime},
+		"due_at":       {Column: "b.due_sort", Kind: page.KindTime},
+		"total_amount": {Column: "b.total_amount", Kind: page.KindInt},
+	},
+	Default:      "received_at",
+	DefaultLimit: 100,
+	MaxLimit:     500,
 }
 
-// BillPublisher enqueues bill events in the caller's transaction.
-type BillPublisher interface {
-	BillUpserted(ctx context.Context, db bun.IDB, b bill.Bill, posting *events.LedgerPosting) error
+// BillStore is the bills' persistence (scoped by business, in the unit of
+// work ctx carries, else on the pool).
+type BillStore interface {
+	InsertBill(ctx context.Context, b bill.Bill) (bool, error)
+	FindBill(ctx context.Context, businessID, id uuid.UUID, forUpdate bool) (bill.Bill, bool, error)
+	FindBillByExternalID(ctx context.Context, businessID uuid.UUID, externalID string, forUpdate bool) (bill.Bill, bool, error)
+	UpdateBill(ctx context.Context, b bill.Bill) error
+	LockVendorBills(ctx context.Context, businessID, vendorID uuid.UUID) ([]bill.Bill, error)
+	FindBills(ctx context.Context, businessID uuid.UUID, f bill.Filter, p page.Params) ([]bill.Bill, page.Meta, error)
 }
 
 // BillView is a bill with what its answer shows: its vendor.
@@ -41,13 +46,12 @@ type BillView struct {
 
 // Bills holds the bill use cases.
 type Bills struct {
-	db      *bun.DB
+	uow     UnitOfWork
 	store   BillStore
-	vendors VendorStore
-	pub     BillPublisher
-	vpub    VendorPublisher
+	vendors vendorResolver
+	pub     Publisher
 	log     *slog.Logger
-	now     func() time.Time
+	clk     clock.Clock
 	chart   accountChecker
 }
 
@@ -55,60 +59,31 @@ type Bills struct {
 // bill names are checked against (see accountChecker).
 func (a *Bills) UseAccounts(store AccountStore) { a.chart = accountChecker{store} }
 
-// NewBills assembles the bill use cases on db.
-func NewBills(db *bun.DB, store BillStore, vendors VendorStore, pub BillPublisher, vpub VendorPublisher, logger *slog.Logger) *Bills {
+// NewBills assembles the bill use cases.
+func NewBills(uow UnitOfWork, store BillStore, vendors VendorStore, pub Publisher, logger *slog.Logger) *Bills {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Bills{db: db, store: store, vendors: vendors, pub: pub, vpub: vpub, log: logger, now: time.Now}
+	return &Bills{uow: uow, store: store, vendors: vendorResolver{store: vendors, pub: pub, clk: clock.System}, pub: pub,
+		log: logger, clk: clock.System}
 }
-
-func (a *Bills) clock() time.Time { return a.now().UTC().Truncate(time.Microsecond) }
 
 // ErrBillNotFound is the 404 of a bill the business does not have.
 func ErrBillNotFound() *apperr.Error {
 	return apperr.New(apperr.NotFound, "bill not found").WithEnum(bill.EnumBillNotFound)
 }
 
-// resolveVendor is the vendor a bill names: vendor_id must be the
-// business's (400 otherwise); an unknown vendor_external_id creates a
-// vendor with that external id and no name (and its vendor.upserted).
-func (a *Bills) resolveVendor(ctx context.Context, tx bun.Tx, businessID uuid.UUID, id *uuid.UUID, externalID *string) (domain.Vendor, error) {
-	if id != nil {
-		v, ok, err := a.vendors.FindVendor(ctx, tx, businessID, *id, false)
-		if err != nil {
-			return domain.Vendor{}, fmt.Errorf("find vendor: %w", err)
-		}
-		if !ok {
-			return domain.Vendor{}, apperr.PayloadField("vendor_id", "no such vendor in the business").WithEnum(bill.EnumInvalidBill)
-		}
-		return v, nil
-	}
-	v, ok, err := a.vendors.FindVendorByExternalID(ctx, tx, businessID, *externalID)
-	if err != nil || ok {
-		return v, err
-	}
-	v = domain.NewVendor(businessID, newID(), domain.VendorInput{ExternalID: externalID}, a.clock())
-	inserted, err := a.vendors.InsertVendor(ctx, tx, v)
-	if err != nil {
-		return domain.Vendor{}, fmt.Errorf("insert vendor: %w", err)
-	}
-	if !inserted { // created concurrently
-		v, _, err = a.vendors.FindVendorByExternalID(ctx, tx, businessID, *externalID)
-		return v, err
-	}
-	return v, a.vpub.VendorUpserted(ctx, tx, v)
-}
-
-// create writes one new bill (or finds the one with its external id).
-func (a *Bills) create(ctx context.Context, tx bun.Tx, businessID uuid.UUID, in bill.Input) (BillView, bool, error) {
+// create writes one new bill (or finds the one with its external id), in
+// the unit of work of ctx. Its vendor is resolved as a vendor credit's
+// (vendorResolver.resolve).
+func (a *Bills) create(ctx context.Context, businessID uuid.UUID, in bill.Input) (BillView, bool, error) {
 	if in.ExternalID != nil {
-		existing, ok, err := a.store.FindBillByExternalID(ctx, tx, businessID, *in.ExternalID, false)
+		existing, ok, err := a.store.FindBillByExternalID(ctx, businessID, *in.ExternalID, false)
 		if err != nil {
 			return BillView{}, false, err
 		}
 		if ok {
-			v, err := a.vendorOf(ctx, tx, existing)
+			v, err := a.vendorOf(ctx, existing)
 			return BillView{Bill: existing, Vendor: v}, false, err
 		}
 	}
@@ -116,11 +91,11 @@ func (a *Bills) create(ctx context.Context, tx bun.Tx, businessID uuid.UUID, in 
 	if err != nil {
 		return BillView{}, false, err
 	}
-	v, err := a.resolveVendor(ctx, tx, businessID, in.VendorID, in.VendorExternalID)
+	v, err := a.vendors.resolve(ctx, businessID, in.VendorID, in.VendorExternalID, bill.EnumInvalidBill)
 	if err != nil {
 		return BillView{}, false, err
 	}
-	now := a.clock()
+	now := a.clk.Now()
 	id := newID()
 	b := bill.Bill{
 		ID: id, BusinessID: businessID, ExternalID: in.ExternalID, BillNumber: in.BillNumber, VendorID: &v.ID,
@@ -129,33 +104,26 @@ func (a *Bills) create(ctx context.Context, tx bun.Tx, businessID uuid.UUID, in 
 		Totals: c.Totals, Version: 1, ImportedAt: now, UpdatedAt: now,
 	}
 	b = b.Settle(0, now)
-	if err := a.chart.check(ctx, tx, businessID, billAccounts(b)); err != nil {
+	if err := a.chart.check(ctx, businessID, billAccounts(b)); err != nil {
 		return BillView{}, false, err
 	}
-	inserted, err := a.store.InsertBill(ctx, tx, b)
+	inserted, err := a.store.InsertBill(ctx, b)
 	if err != nil {
 		return BillView{}, false, err
 	}
 	if !inserted { // the same external id, concurrently: answer that bill
-		existing, _, err := a.store.FindBillByExternalID(ctx, tx, businessID, *in.ExternalID, false)
+		existing, _, err := a.store.FindBillByExternalID(ctx, businessID, *in.ExternalID, false)
 		if err != nil {
 			return BillView{}, false, err
 		}
-		v, err := a.vendorOf(ctx, tx, existing)
+		v, err := a.vendorOf(ctx, existing)
 		return BillView{Bill: existing, Vendor: v}, false, err
 	}
-	return BillView{Bill: b, Vendor: v}, true, a.pub.BillUpserted(ctx, tx, b, b.Posting())
+	return BillView{Bill: b, Vendor: v}, true, publish(ctx, a.pub, billEvent(b, b.Posting()))
 }
 
-func (a *Bills) vendorOf(ctx context.Context, db bun.IDB, b bill.Bill) (domain.Vendor, error) {
-	v, ok, err := a.vendors.FindVendor(ctx, db, b.BusinessID, *b.VendorID, false)
-	if err != nil {
-		return domain.Vendor{}, fmt.Errorf("find vendor of bill %s: %w", b.ID, err)
-	}
-	if !ok {
-		return domain.Vendor{}, fmt.Errorf("bill %s: vendor %s missing", b.ID, *b.VendorID)
-	}
-	return v, nil
+func (a *Bills) vendorOf(ctx context.Context, b bill.Bill) (domain.Vendor, error) {
+	return a.vendors.of(ctx, b.BusinessID, *b.VendorID, "bill "+b.ID.String())
 }
 
 // Create is POST /bills: a new RECEIVED bill and its bill.upserted with
@@ -166,8 +134,8 @@ func (a *Bills) Create(ctx context.Context, businessID uuid.UUID, in bill.Input)
 		out     BillView
 		created bool
 	)
-	err := outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) (err error) {
-		out, created, err = a.create(ctx, tx, businessID, in)
+	err := a.uow.Do(ctx, func(ctx context.Context) (err error) {
+		out, created, err = a.create(ctx, businessID, in)
 		return err
 	})
 	return out, created, err
@@ -177,9 +145,9 @@ func (a *Bills) Create(ctx context.Context, businessID uuid.UUID, in bill.Input)
 // each idempotent on its external_id as Create is.
 func (a *Bills) CreateBulk(ctx context.Context, businessID uuid.UUID, ins []bill.Input) ([]BillView, error) {
 	out := make([]BillView, len(ins))
-	err := outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
+	err := a.uow.Do(ctx, func(ctx context.Context) error {
 		for i, in := range ins {
-			v, _, err := a.create(ctx, tx, businessID, in)
+			v, _, err := a.create(ctx, businessID, in)
 			if err != nil {
 				if e, ok := err.(*apperr.Error); ok {
 					return e.WithMeta("bill_index", i)
@@ -195,20 +163,20 @@ func (a *Bills) CreateBulk(ctx context.Context, businessID uuid.UUID, ins []bill
 
 // Bill is GET /bills/{id}.
 func (a *Bills) Bill(ctx context.Context, businessID, id uuid.UUID) (BillView, error) {
-	b, ok, err := a.store.FindBill(ctx, a.db, businessID, id, false)
+	b, ok, err := a.store.FindBill(ctx, businessID, id, false)
 	if err != nil {
 		return BillView{}, err
 	}
 	if !ok {
 		return BillView{}, ErrBillNotFound()
 	}
-	v, err := a.vendorOf(ctx, a.db, b)
+	v, err := a.vendorOf(ctx, b)
 	return BillView{Bill: b, Vendor: v}, err
 }
 
 // Bills is GET /bills: one page, with the vendors.
 func (a *Bills) Bills(ctx context.Context, businessID uuid.UUID, f bill.Filter, p page.Params) ([]BillView, page.Meta, error) {
-	list, meta, err := a.store.FindBills(ctx, a.db, businessID, f, p)
+	list, meta, err := a.store.FindBills(ctx, businessID, f, p)
 	if err != nil {
 		return nil, page.Meta{}, err
 	}
@@ -216,7 +184,7 @@ func (a *Bills) Bills(ctx context.Context, businessID uuid.UUID, f bill.Filter, 
 	for _, b := range list {
 		ids = append(ids, *b.VendorID)
 	}
-	vs, err := a.vendors.FindVendorsByIDs(ctx, a.db, businessID, ids)
+	vs, err := a.vendors.store.FindVendorsByIDs(ctx, businessID, ids)
 	if err != nil {
 		return nil, page.Meta{}, err
 	}
@@ -245,8 +213,8 @@ func ErrVoided() *apperr.Error {
 // new posting version replaces the entry.
 func (a *Bills) Update(ctx context.Context, businessID, id uuid.UUID, p bill.Patch) (BillView, error) {
 	var out BillView
-	err := outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		b, ok, err := a.store.FindBill(ctx, tx, businessID, id, true)
+	err := a.uow.Do(ctx, func(ctx context.Context) error {
+		b, ok, err := a.store.FindBill(ctx, businessID, id, true)
 		if err != nil {
 			return err
 		}
@@ -259,7 +227,7 @@ func (a *Bills) Update(ctx context.Context, businessID, id uuid.UUID, p bill.Pat
 		if !b.Editable() {
 			return ErrNotEditable()
 		}
-		now := a.clock()
+		now := a.clk.Now()
 		next := b
 		if p.BillNumber.Set {
 			next.BillNumber = p.BillNumber.Value
@@ -307,26 +275,26 @@ func (a *Bills) Update(ctx context.Context, businessID, id uuid.UUID, p bill.Pat
 			}
 			next.Lines, next.AdditionalSalesTaxes, next.Totals = c.Lines, c.AdditionalSalesTaxes, c.Totals
 		}
-		vendor, err := a.vendorOf(ctx, tx, b)
+		vendor, err := a.vendorOf(ctx, b)
 		if err != nil {
 			return err
 		}
 		if p.VendorID.Set || p.VendorExternalID.Set {
-			if vendor, err = a.resolveVendor(ctx, tx, businessID, p.VendorID.Value, p.VendorExternalID.Value); err != nil {
+			if vendor, err = a.vendors.resolve(ctx, businessID, p.VendorID.Value, p.VendorExternalID.Value, bill.EnumInvalidBill); err != nil {
 				return err
 			}
 			next.VendorID = &vendor.ID
 		}
 		next = next.Settle(0, now)
 		next.Version, next.UpdatedAt = b.Version+1, now
-		if err := a.chart.check(ctx, tx, businessID, billAccounts(next)); err != nil {
+		if err := a.chart.check(ctx, businessID, billAccounts(next)); err != nil {
 			return err
 		}
-		if err := a.store.UpdateBill(ctx, tx, next); err != nil {
+		if err := a.store.UpdateBill(ctx, next); err != nil {
 			return err
 		}
 		out = BillView{Bill: next, Vendor: vendor}
-		return a.pub.BillUpserted(ctx, tx, next, next.Posting())
+		return publish(ctx, a.pub, billEvent(next, next.Posting()))
 	})
 	return out, err
 }
@@ -336,15 +304,15 @@ func (a *Bills) Update(ctx context.Context, businessID, id uuid.UUID, p bill.Pat
 // 409 BillHasPayments; voiding a voided bill changes nothing.
 func (a *Bills) Void(ctx context.Context, businessID, id uuid.UUID) (BillView, error) {
 	var out BillView
-	err := outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		b, ok, err := a.store.FindBill(ctx, tx, businessID, id, true)
+	err := a.uow.Do(ctx, func(ctx context.Context) error {
+		b, ok, err := a.store.FindBill(ctx, businessID, id, true)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return ErrBillNotFound()
 		}
-		vendor, err := a.vendorOf(ctx, tx, b)
+		vendor, err := a.vendorOf(ctx, b)
 		if err != nil {
 			return err
 		}
@@ -356,17 +324,17 @@ func (a *Bills) Void(ctx context.Context, businessID, id uuid.UUID) (BillView, e
 			return apperr.New(apperr.Conflict, "the bill has payments or credits applied: delete them before voiding it").
 				WithEnum(bill.EnumHasPayments)
 		}
-		now := a.clock()
+		now := a.clk.Now()
 		next := b
 		next.VoidedAt = &now
 		next = next.Settle(0, now)
 		next.Outstanding = 0
 		next.Version, next.UpdatedAt = b.Version+1, now
-		if err := a.store.UpdateBill(ctx, tx, next); err != nil {
+		if err := a.store.UpdateBill(ctx, next); err != nil {
 			return err
 		}
 		out.Bill = next
-		return a.pub.BillUpserted(ctx, tx, next, next.Posting())
+		return publish(ctx, a.pub, billEvent(next, next.Posting()))
 	})
 	return out, err
 }
@@ -374,19 +342,19 @@ func (a *Bills) Void(ctx context.Context, businessID, id uuid.UUID) (BillView, e
 // MoveVendorDocuments implements VendorMover: the bills of vendor from
 // move to vendor to (their snapshots republished without a posting: the
 // entry does not change).
-func (a *Bills) MoveVendorDocuments(ctx context.Context, tx bun.Tx, businessID, from, to uuid.UUID) error {
-	list, err := a.store.LockVendorBills(ctx, tx, businessID, from)
+func (a *Bills) MoveVendorDocuments(ctx context.Context, businessID, from, to uuid.UUID) error {
+	list, err := a.store.LockVendorBills(ctx, businessID, from)
 	if err != nil {
 		return err
 	}
-	now := a.clock()
+	now := a.clk.Now()
 	for _, b := range list {
 		b.VendorID = &to
 		b.Version, b.UpdatedAt = b.Version+1, now
-		if err := a.store.UpdateBill(ctx, tx, b); err != nil {
+		if err := a.store.UpdateBill(ctx, b); err != nil {
 			return err
 		}
-		if err := a.pub.BillUpserted(ctx, tx, b, nil); err != nil {
+		if err := publish(ctx, a.pub, billEvent(b, nil)); err != nil {
 			return err
 		}
 	}

@@ -5,36 +5,41 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/clock"
 	"github.com/acctsuite/acct/pkg/money"
-	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
 )
 
-// CreditStore is the vendor credits' persistence (scoped by business, on
-// the db it is given).
+// CreditPageSpec is the pagination of GET /bills/vendor-credits: sort_by
+// received_at (the default) or total_amount; limit default 100, at most
+// 500.
+var CreditPageSpec = page.Spec{
+	Keys: map[string]page.Key{
+		"received_at":  {Column: "c.received_at", Kind: page.KindTime},
+		"total_amount": {Column: "c.total_amount", Kind: page.KindInt},
+	},
+	Default:      "received_at",
+	DefaultLimit: 100,
+	MaxLimit:     500,
+}
+
+// CreditStore is the vendor credits' persistence (scoped by business, in
+// the unit of work ctx carries, else on the pool).
 type CreditStore interface {
 	// InsertCredit inserts c and its allocations unless the business has
 	// a credit with its external id (inserted false).
-	InsertCredit(ctx context.Context, db bun.IDB, c bill.Credit) (inserted bool, err error)
-	UpdateCredit(ctx context.Context, db bun.IDB, c bill.Credit) error
-	FindCredit(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, forUpdate bool) (bill.Credit, bool, error)
-	FindCreditByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string) (bill.Credit, bool, error)
-	FindCredits(ctx context.Context, db bun.IDB, businessID uuid.UUID, f bill.CreditFilter, p page.Params) ([]bill.Credit, page.Meta, error)
-	LockVendorCredits(ctx context.Context, db bun.IDB, businessID, vendorID uuid.UUID) ([]bill.Credit, error)
-}
-
-// CreditPublisher enqueues vendor credit events in the caller's
-// transaction.
-type CreditPublisher interface {
-	VendorCreditUpserted(ctx context.Context, db bun.IDB, c bill.Credit) error
+	InsertCredit(ctx context.Context, c bill.Credit) (inserted bool, err error)
+	UpdateCredit(ctx context.Context, c bill.Credit) error
+	FindCredit(ctx context.Context, businessID, id uuid.UUID, forUpdate bool) (bill.Credit, bool, error)
+	FindCreditByExternalID(ctx context.Context, businessID uuid.UUID, externalID string) (bill.Credit, bool, error)
+	FindCredits(ctx context.Context, businessID uuid.UUID, f bill.CreditFilter, p page.Params) ([]bill.Credit, page.Meta, error)
+	LockVendorCredits(ctx context.Context, businessID, vendorID uuid.UUID) ([]bill.Credit, error)
 }
 
 // CreditView is a credit with what its answer shows: its vendor.
@@ -45,27 +50,24 @@ type CreditView struct {
 
 // Credits holds the vendor credit use cases.
 type Credits struct {
-	db      *bun.DB
+	uow     UnitOfWork
 	bills   BillStore
-	vendors VendorStore
+	vendors vendorResolver
 	store   CreditStore
-	pub     CreditPublisher
-	bpub    BillPublisher
-	vpub    VendorPublisher
+	pub     Publisher
 	log     *slog.Logger
-	now     func() time.Time
+	clk     clock.Clock
 	chart   accountChecker
 }
 
-// NewCredits assembles the vendor credit use cases on db.
-func NewCredits(db *bun.DB, bills BillStore, vendors VendorStore, store CreditStore, pub CreditPublisher, bpub BillPublisher, vpub VendorPublisher, logger *slog.Logger) *Credits {
+// NewCredits assembles the vendor credit use cases.
+func NewCredits(uow UnitOfWork, bills BillStore, vendors VendorStore, store CreditStore, pub Publisher, logger *slog.Logger) *Credits {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Credits{db: db, bills: bills, vendors: vendors, store: store, pub: pub, bpub: bpub, vpub: vpub, log: logger, now: time.Now}
+	return &Credits{uow: uow, bills: bills, vendors: vendorResolver{store: vendors, pub: pub, clk: clock.System}, store: store,
+		pub: pub, log: logger, clk: clock.System}
 }
-
-func (a *Credits) clock() time.Time { return a.now().UTC().Truncate(time.Microsecond) }
 
 // ErrCreditNotFound is the 404 of a vendor credit the business does not
 // have.
@@ -73,45 +75,8 @@ func ErrCreditNotFound() *apperr.Error {
 	return apperr.New(apperr.NotFound, "vendor credit not found").WithEnum(bill.EnumCreditNotFound)
 }
 
-// resolveVendor is the vendor a credit names: vendor_id must be the
-// business's (400 otherwise); an unknown vendor_external_id creates a
-// vendor with that external id and no name (as a bill's does).
-func (a *Credits) resolveVendor(ctx context.Context, tx bun.Tx, businessID uuid.UUID, id *uuid.UUID, externalID *string) (domain.Vendor, error) {
-	if id != nil {
-		v, ok, err := a.vendors.FindVendor(ctx, tx, businessID, *id, false)
-		if err != nil {
-			return domain.Vendor{}, fmt.Errorf("find vendor: %w", err)
-		}
-		if !ok {
-			return domain.Vendor{}, apperr.PayloadField("vendor_id", "no such vendor in the business").WithEnum(bill.EnumInvalidCredit)
-		}
-		return v, nil
-	}
-	v, ok, err := a.vendors.FindVendorByExternalID(ctx, tx, businessID, *externalID)
-	if err != nil || ok {
-		return v, err
-	}
-	v = domain.NewVendor(businessID, newID(), domain.VendorInput{ExternalID: externalID}, a.clock())
-	inserted, err := a.vendors.InsertVendor(ctx, tx, v)
-	if err != nil {
-		return domain.Vendor{}, fmt.Errorf("insert vendor: %w", err)
-	}
-	if !inserted { // created concurrently
-		v, _, err = a.vendors.FindVendorByExternalID(ctx, tx, businessID, *externalID)
-		return v, err
-	}
-	return v, a.vpub.VendorUpserted(ctx, tx, v)
-}
-
-func (a *Credits) vendorOf(ctx context.Context, db bun.IDB, c bill.Credit) (domain.Vendor, error) {
-	v, ok, err := a.vendors.FindVendor(ctx, db, c.BusinessID, c.VendorID, false)
-	if err != nil {
-		return domain.Vendor{}, fmt.Errorf("find vendor of credit %s: %w", c.ID, err)
-	}
-	if !ok {
-		return domain.Vendor{}, fmt.Errorf("vendor credit %s: vendor %s missing", c.ID, c.VendorID)
-	}
-	return v, nil
+func (a *Credits) vendorOf(ctx context.Context, c bill.Credit) (domain.Vendor, error) {
+	return a.vendors.of(ctx, c.BusinessID, c.VendorID, "vendor credit "+c.ID.String())
 }
 
 // allocate sets c's allocations from the request, keeping the id of an
@@ -121,7 +86,7 @@ func (a *Credits) vendorOf(ctx context.Context, db bun.IDB, c bill.Credit) (doma
 // what it owes, Σ at most the credit's total. It locks every bill of prev
 // and of the request (in id order) and returns them with each one's
 // change of settled amount.
-func (a *Credits) allocate(ctx context.Context, tx bun.IDB, c *bill.Credit, prev []bill.CreditAllocation, als []bill.CreditAllocationInput) (map[uuid.UUID]*bill.Bill, map[uuid.UUID]money.Cents, error) {
+func (a *Credits) allocate(ctx context.Context, c *bill.Credit, prev []bill.CreditAllocation, als []bill.CreditAllocationInput) (map[uuid.UUID]*bill.Bill, map[uuid.UUID]money.Cents, error) {
 	field := map[uuid.UUID]string{}
 	all := make([]uuid.UUID, 0, len(als)+len(prev))
 	for i, al := range als {
@@ -135,7 +100,7 @@ func (a *Credits) allocate(ctx context.Context, tx bun.IDB, c *bill.Credit, prev
 		all = append(all, al.BillID)
 		delta[al.BillID] -= al.Amount
 	}
-	bills, err := lockBills(ctx, tx, a.bills, c.BusinessID, all, func(id uuid.UUID) string { return field[id] }, bill.EnumInvalidCredit)
+	bills, err := lockBills(ctx, a.bills, c.BusinessID, all, func(id uuid.UUID) string { return field[id] }, bill.EnumInvalidCredit)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -181,13 +146,13 @@ func (a *Credits) Create(ctx context.Context, businessID uuid.UUID, in bill.Cred
 		out     CreditView
 		created bool
 	)
-	err := outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
+	err := a.uow.Do(ctx, func(ctx context.Context) error {
 		existing := func() error {
-			c, ok, err := a.store.FindCreditByExternalID(ctx, tx, businessID, *in.ExternalID)
+			c, ok, err := a.store.FindCreditByExternalID(ctx, businessID, *in.ExternalID)
 			if err != nil || !ok {
 				return err
 			}
-			v, err := a.vendorOf(ctx, tx, c)
+			v, err := a.vendorOf(ctx, c)
 			out = CreditView{Credit: c, Vendor: v}
 			return err
 		}
@@ -196,54 +161,54 @@ func (a *Credits) Create(ctx context.Context, businessID uuid.UUID, in bill.Cred
 				return err
 			}
 		}
-		vendor, err := a.resolveVendor(ctx, tx, businessID, in.VendorID, in.VendorExternalID)
+		vendor, err := a.vendors.resolve(ctx, businessID, in.VendorID, in.VendorExternalID, bill.EnumInvalidCredit)
 		if err != nil {
 			return err
 		}
-		now := a.clock()
+		now := a.clk.Now()
 		c := bill.Credit{ID: newID(), BusinessID: businessID, ExternalID: in.ExternalID, VendorID: vendor.ID, ReceivedAt: in.ReceivedAt,
 			Memo: in.Memo, ReferenceNumber: in.ReferenceNumber, Metadata: in.Metadata, Version: 1, CreatedAt: now, UpdatedAt: now}
 		c.Lines = bill.NewCreditLines(businessID, in.Lines, newID, now)
 		c.Tags = bill.TagSet(businessID, c.ID, nil, in.Tags, now)
-		bills, delta, err := a.allocate(ctx, tx, &c, nil, in.Allocations)
+		bills, delta, err := a.allocate(ctx, &c, nil, in.Allocations)
 		if err != nil {
 			return err
 		}
-		if err := a.chart.check(ctx, tx, businessID, creditAccounts(c)); err != nil {
+		if err := a.chart.check(ctx, businessID, creditAccounts(c)); err != nil {
 			return err
 		}
-		inserted, err := a.store.InsertCredit(ctx, tx, c)
+		inserted, err := a.store.InsertCredit(ctx, c)
 		if err != nil {
 			return err
 		}
 		if !inserted { // the same external id, concurrently: answer that credit
 			return existing()
 		}
-		if err := settleBills(ctx, tx, a.bills, a.bpub, bills, delta, c.ReceivedAt, now); err != nil {
+		if err := settleBills(ctx, a.bills, a.pub, bills, delta, c.ReceivedAt, now); err != nil {
 			return err
 		}
 		out, created = CreditView{Credit: c, Vendor: vendor}, true
-		return a.pub.VendorCreditUpserted(ctx, tx, c)
+		return publish(ctx, a.pub, creditEvent(c))
 	})
 	return out, created, err
 }
 
 // Credit is GET /bills/vendor-credits/{id}.
 func (a *Credits) Credit(ctx context.Context, businessID, id uuid.UUID) (CreditView, error) {
-	c, ok, err := a.store.FindCredit(ctx, a.db, businessID, id, false)
+	c, ok, err := a.store.FindCredit(ctx, businessID, id, false)
 	if err != nil {
 		return CreditView{}, err
 	}
 	if !ok {
 		return CreditView{}, ErrCreditNotFound()
 	}
-	v, err := a.vendorOf(ctx, a.db, c)
+	v, err := a.vendorOf(ctx, c)
 	return CreditView{Credit: c, Vendor: v}, err
 }
 
 // Credits is GET /bills/vendor-credits: one page, with the vendors.
 func (a *Credits) Credits(ctx context.Context, businessID uuid.UUID, f bill.CreditFilter, p page.Params) ([]CreditView, page.Meta, error) {
-	list, meta, err := a.store.FindCredits(ctx, a.db, businessID, f, p)
+	list, meta, err := a.store.FindCredits(ctx, businessID, f, p)
 	if err != nil {
 		return nil, page.Meta{}, err
 	}
@@ -251,7 +216,7 @@ func (a *Credits) Credits(ctx context.Context, businessID uuid.UUID, f bill.Cred
 	for _, c := range list {
 		ids = append(ids, c.VendorID)
 	}
-	vs, err := a.vendors.FindVendorsByIDs(ctx, a.db, businessID, ids)
+	vs, err := a.vendors.store.FindVendorsByIDs(ctx, businessID, ids)
 	if err != nil {
 		return nil, page.Meta{}, err
 	}
@@ -269,15 +234,15 @@ func (a *Credits) Credits(ctx context.Context, businessID uuid.UUID, f bill.Cred
 // and republished, the version grows and the entry is replaced.
 func (a *Credits) Update(ctx context.Context, businessID, id uuid.UUID, patch bill.CreditPatch) (CreditView, error) {
 	var out CreditView
-	err := outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		c, ok, err := a.store.FindCredit(ctx, tx, businessID, id, true)
+	err := a.uow.Do(ctx, func(ctx context.Context) error {
+		c, ok, err := a.store.FindCredit(ctx, businessID, id, true)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return ErrCreditNotFound()
 		}
-		now := a.clock()
+		now := a.clk.Now()
 		next := c
 		if patch.ReceivedAt.Set {
 			next.ReceivedAt = patch.ReceivedAt.Value
@@ -304,26 +269,26 @@ func (a *Credits) Update(ctx context.Context, businessID, id uuid.UUID, patch bi
 		if patch.Allocations.Set {
 			als = patch.Allocations.Value
 		}
-		bills, delta, err := a.allocate(ctx, tx, &next, c.Allocations, als)
+		bills, delta, err := a.allocate(ctx, &next, c.Allocations, als)
 		if err != nil {
 			return err
 		}
-		if err := a.chart.check(ctx, tx, businessID, creditAccounts(next)); err != nil {
+		if err := a.chart.check(ctx, businessID, creditAccounts(next)); err != nil {
 			return err
 		}
 		next.Version, next.UpdatedAt = c.Version+1, now
-		if err := a.store.UpdateCredit(ctx, tx, next); err != nil {
+		if err := a.store.UpdateCredit(ctx, next); err != nil {
 			return err
 		}
-		if err := settleBills(ctx, tx, a.bills, a.bpub, bills, delta, next.ReceivedAt, now); err != nil {
+		if err := settleBills(ctx, a.bills, a.pub, bills, delta, next.ReceivedAt, now); err != nil {
 			return err
 		}
-		v, err := a.vendorOf(ctx, tx, next)
+		v, err := a.vendorOf(ctx, next)
 		if err != nil {
 			return err
 		}
 		out = CreditView{Credit: next, Vendor: v}
-		return a.pub.VendorCreditUpserted(ctx, tx, next)
+		return publish(ctx, a.pub, creditEvent(next))
 	})
 	return out, err
 }
@@ -331,19 +296,19 @@ func (a *Credits) Update(ctx context.Context, businessID, id uuid.UUID, patch bi
 // MoveVendorDocuments implements VendorMover: the credits of vendor from
 // move to vendor to (each republished with its entry at the next
 // version).
-func (a *Credits) MoveVendorDocuments(ctx context.Context, tx bun.Tx, businessID, from, to uuid.UUID) error {
-	list, err := a.store.LockVendorCredits(ctx, tx, businessID, from)
+func (a *Credits) MoveVendorDocuments(ctx context.Context, businessID, from, to uuid.UUID) error {
+	list, err := a.store.LockVendorCredits(ctx, businessID, from)
 	if err != nil {
 		return err
 	}
-	now := a.clock()
+	now := a.clk.Now()
 	for _, c := range list {
 		c.VendorID = to
 		c.Version, c.UpdatedAt = c.Version+1, now
-		if err := a.store.UpdateCredit(ctx, tx, c); err != nil {
+		if err := a.store.UpdateCredit(ctx, c); err != nil {
 			return err
 		}
-		if err := a.pub.VendorCreditUpserted(ctx, tx, c); err != nil {
+		if err := publish(ctx, a.pub, creditEvent(c)); err != nil {
 			return err
 		}
 	}
@@ -355,9 +320,9 @@ func (a *Credits) MoveVendorDocuments(ctx context.Context, tx bun.Tx, businessID
 type Movers []VendorMover
 
 // MoveVendorDocuments implements VendorMover.
-func (ms Movers) MoveVendorDocuments(ctx context.Context, tx bun.Tx, businessID, from, to uuid.UUID) error {
+func (ms Movers) MoveVendorDocuments(ctx context.Context, businessID, from, to uuid.UUID) error {
 	for _, m := range ms {
-		if err := m.MoveVendorDocuments(ctx, tx, businessID, from, to); err != nil {
+		if err := m.MoveVendorDocuments(ctx, businessID, from, to); err != nil {
 			return err
 		}
 	}

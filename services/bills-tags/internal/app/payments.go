@@ -8,60 +8,49 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/clock"
 	"github.com/acctsuite/acct/pkg/money"
-	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
 )
 
-// PaymentStore is the bill payments' persistence (scoped by business, on
-// the db it is given).
+// PaymentStore is the bill payments' persistence (scoped by business, in
+// the unit of work ctx carries, else on the pool).
 type PaymentStore interface {
 	// InsertPayment inserts p and its allocations unless the business has
 	// a payment with its external id (inserted false).
-	InsertPayment(ctx context.Context, db bun.IDB, p bill.Payment) (inserted bool, err error)
-	UpdatePayment(ctx context.Context, db bun.IDB, p bill.Payment) error
-	FindPayment(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, forUpdate bool) (bill.Payment, bool, error)
-	FindPaymentByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string) (bill.Payment, bool, error)
+	InsertPayment(ctx context.Context, p bill.Payment) (inserted bool, err error)
+	UpdatePayment(ctx context.Context, p bill.Payment) error
+	FindPayment(ctx context.Context, businessID, id uuid.UUID, forUpdate bool) (bill.Payment, bool, error)
+	FindPaymentByExternalID(ctx context.Context, businessID uuid.UUID, externalID string) (bill.Payment, bool, error)
 	// LockPayments reads the business's payments among ids, locked, in id
 	// order.
-	LockPayments(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) ([]bill.Payment, error)
-	DeletePayment(ctx context.Context, db bun.IDB, businessID, id uuid.UUID) error
-	BillIDsByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalIDs []string) (map[string]uuid.UUID, error)
-	PaymentIDsWithTags(ctx context.Context, db bun.IDB, businessID uuid.UUID, tagIDs []uuid.UUID) ([]uuid.UUID, error)
-}
-
-// PaymentPublisher enqueues bill payment events in the caller's
-// transaction.
-type PaymentPublisher interface {
-	BillPaymentUpserted(ctx context.Context, db bun.IDB, p bill.Payment) error
-	BillPaymentDeleted(ctx context.Context, db bun.IDB, p bill.Payment) error
+	LockPayments(ctx context.Context, businessID uuid.UUID, ids []uuid.UUID) ([]bill.Payment, error)
+	DeletePayment(ctx context.Context, businessID, id uuid.UUID) error
+	BillIDsByExternalID(ctx context.Context, businessID uuid.UUID, externalIDs []string) (map[string]uuid.UUID, error)
+	PaymentIDsWithTags(ctx context.Context, businessID uuid.UUID, tagIDs []uuid.UUID) ([]uuid.UUID, error)
 }
 
 // Payments holds the bill payment use cases.
 type Payments struct {
-	db    *bun.DB
+	uow   UnitOfWork
 	bills BillStore
 	store PaymentStore
-	pub   PaymentPublisher
-	bpub  BillPublisher
+	pub   Publisher
 	log   *slog.Logger
-	now   func() time.Time
+	clk   clock.Clock
 	chart accountChecker
 }
 
-// NewPayments assembles the bill payment use cases on db.
-func NewPayments(db *bun.DB, bills BillStore, store PaymentStore, pub PaymentPublisher, bpub BillPublisher, logger *slog.Logger) *Payments {
+// NewPayments assembles the bill payment use cases.
+func NewPayments(uow UnitOfWork, bills BillStore, store PaymentStore, pub Publisher, logger *slog.Logger) *Payments {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Payments{db: db, bills: bills, store: store, pub: pub, bpub: bpub, log: logger, now: time.Now}
+	return &Payments{uow: uow, bills: bills, store: store, pub: pub, log: logger, clk: clock.System}
 }
-
-func (a *Payments) clock() time.Time { return a.now().UTC().Truncate(time.Microsecond) }
 
 // ErrPaymentNotFound is the 404 of a bill payment the business does not
 // have.
@@ -82,10 +71,10 @@ func sortedIDs(ids []uuid.UUID) []uuid.UUID {
 // lockBills locks the business's bills ids in id order (concurrent
 // payments of the same bills never deadlock) and returns them by id; an
 // unknown id is a 400 naming field(id).
-func lockBills(ctx context.Context, tx bun.IDB, store BillStore, businessID uuid.UUID, ids []uuid.UUID, field func(uuid.UUID) string, enum string) (map[uuid.UUID]*bill.Bill, error) {
+func lockBills(ctx context.Context, store BillStore, businessID uuid.UUID, ids []uuid.UUID, field func(uuid.UUID) string, enum string) (map[uuid.UUID]*bill.Bill, error) {
 	out := map[uuid.UUID]*bill.Bill{}
 	for _, id := range sortedIDs(ids) {
-		b, ok, err := store.FindBill(ctx, tx, businessID, id, true)
+		b, ok, err := store.FindBill(ctx, businessID, id, true)
 		if err != nil {
 			return nil, fmt.Errorf("lock bill %s: %w", id, err)
 		}
@@ -100,7 +89,7 @@ func lockBills(ctx context.Context, tx bun.IDB, store BillStore, businessID uuid
 // settleBills applies delta[id] to each bill (in id order) at at: balance,
 // status and paid_at follow, the version grows, and bill.upserted goes out
 // without a posting (the bill's entry does not change).
-func settleBills(ctx context.Context, tx bun.IDB, store BillStore, pub BillPublisher, bills map[uuid.UUID]*bill.Bill, delta map[uuid.UUID]money.Cents, at, now time.Time) error {
+func settleBills(ctx context.Context, store BillStore, pub Publisher, bills map[uuid.UUID]*bill.Bill, delta map[uuid.UUID]money.Cents, at, now time.Time) error {
 	ids := make([]uuid.UUID, 0, len(delta))
 	for id, d := range delta {
 		if d != 0 {
@@ -113,10 +102,10 @@ func settleBills(ctx context.Context, tx bun.IDB, store BillStore, pub BillPubli
 			return fmt.Errorf("bill %s: settled %d out of 0..%d", id, b.Settled, b.Totals.Total)
 		}
 		b.Version, b.UpdatedAt = b.Version+1, now
-		if err := store.UpdateBill(ctx, tx, b); err != nil {
+		if err := store.UpdateBill(ctx, b); err != nil {
 			return err
 		}
-		if err := pub.BillUpserted(ctx, tx, b, nil); err != nil {
+		if err := publish(ctx, pub, billEvent(b, nil)); err != nil {
 			return err
 		}
 		*bills[id] = b
@@ -127,7 +116,7 @@ func settleBills(ctx context.Context, tx bun.IDB, store BillStore, pub BillPubli
 // resolveAllocations names each allocation's bill by id (by id, or by
 // external id: a 400 naming the item when unknown or when both are given
 // and disagree).
-func (a *Payments) resolveAllocations(ctx context.Context, tx bun.IDB, businessID uuid.UUID, als []bill.AllocationInput) ([]uuid.UUID, error) {
+func (a *Payments) resolveAllocations(ctx context.Context, businessID uuid.UUID, als []bill.AllocationInput) ([]uuid.UUID, error) {
 	var exts []string
 	for _, al := range als {
 		if al.BillExternalID != nil {
@@ -137,7 +126,7 @@ func (a *Payments) resolveAllocations(ctx context.Context, tx bun.IDB, businessI
 	byExt := map[string]uuid.UUID{}
 	if len(exts) > 0 {
 		var err error
-		if byExt, err = a.store.BillIDsByExternalID(ctx, tx, businessID, exts); err != nil {
+		if byExt, err = a.store.BillIDsByExternalID(ctx, businessID, exts); err != nil {
 			return nil, err
 		}
 	}
@@ -173,7 +162,7 @@ func (a *Payments) resolveAllocations(ctx context.Context, tx bun.IDB, businessI
 // keeping the id and tags of an allocation to the same bill in prev, and
 // checks them against the bills' balances (with prev's amounts taken
 // back), locking every bill of prev and of the request.
-func (a *Payments) allocate(ctx context.Context, tx bun.IDB, p *bill.Payment, prev []bill.PaymentAllocation, als []bill.AllocationInput, ids []uuid.UUID, now time.Time) (map[uuid.UUID]*bill.Bill, map[uuid.UUID]money.Cents, error) {
+func (a *Payments) allocate(ctx context.Context, p *bill.Payment, prev []bill.PaymentAllocation, als []bill.AllocationInput, ids []uuid.UUID, now time.Time) (map[uuid.UUID]*bill.Bill, map[uuid.UUID]money.Cents, error) {
 	field := map[uuid.UUID]string{}
 	for i, id := range ids {
 		if _, dup := field[id]; !dup {
@@ -186,7 +175,7 @@ func (a *Payments) allocate(ctx context.Context, tx bun.IDB, p *bill.Payment, pr
 		all = append(all, al.BillID)
 		delta[al.BillID] -= al.Amount
 	}
-	bills, err := lockBills(ctx, tx, a.bills, p.BusinessID, all, func(id uuid.UUID) string { return field[id] }, bill.EnumInvalidPayment)
+	bills, err := lockBills(ctx, a.bills, p.BusinessID, all, func(id uuid.UUID) string { return field[id] }, bill.EnumInvalidPayment)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -224,19 +213,19 @@ func (a *Payments) CreatePayment(ctx context.Context, businessID uuid.UUID, in b
 		out     bill.Payment
 		created bool
 	)
-	err := outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
+	err := a.uow.Do(ctx, func(ctx context.Context) error {
 		if in.ExternalID != nil {
-			existing, ok, err := a.store.FindPaymentByExternalID(ctx, tx, businessID, *in.ExternalID)
+			existing, ok, err := a.store.FindPaymentByExternalID(ctx, businessID, *in.ExternalID)
 			if err != nil || ok {
 				out = existing
 				return err
 			}
 		}
-		ids, err := a.resolveAllocations(ctx, tx, businessID, in.Allocations)
+		ids, err := a.resolveAllocations(ctx, businessID, in.Allocations)
 		if err != nil {
 			return err
 		}
-		now := a.clock()
+		now := a.clk.Now()
 		p := bill.Payment{
 			ID: newID(), BusinessID: businessID, ExternalID: in.ExternalID, PaidAt: in.PaidAt, Method: in.Method, Amount: in.Amount,
 			Processor: in.Processor, ClearingAccount: in.Clearing, Memo: in.Memo, ReferenceNumber: in.ReferenceNumber,
@@ -244,34 +233,34 @@ func (a *Payments) CreatePayment(ctx context.Context, businessID uuid.UUID, in b
 		}
 		p.ClearingAccount = p.Clearing()
 		p.Tags = bill.TagSet(businessID, p.ID, nil, in.Tags, now)
-		bills, delta, err := a.allocate(ctx, tx, &p, nil, in.Allocations, ids, now)
+		bills, delta, err := a.allocate(ctx, &p, nil, in.Allocations, ids, now)
 		if err != nil {
 			return err
 		}
-		if err := a.chart.check(ctx, tx, businessID, paymentAccounts(p)); err != nil {
+		if err := a.chart.check(ctx, businessID, paymentAccounts(p)); err != nil {
 			return err
 		}
-		inserted, err := a.store.InsertPayment(ctx, tx, p)
+		inserted, err := a.store.InsertPayment(ctx, p)
 		if err != nil {
 			return err
 		}
 		if !inserted { // the same external id, concurrently: answer that payment
-			existing, _, err := a.store.FindPaymentByExternalID(ctx, tx, businessID, *in.ExternalID)
+			existing, _, err := a.store.FindPaymentByExternalID(ctx, businessID, *in.ExternalID)
 			out = existing
 			return err
 		}
-		if err := settleBills(ctx, tx, a.bills, a.bpub, bills, delta, p.PaidAt, now); err != nil {
+		if err := settleBills(ctx, a.bills, a.pub, bills, delta, p.PaidAt, now); err != nil {
 			return err
 		}
 		out, created = p, true
-		return a.pub.BillPaymentUpserted(ctx, tx, p)
+		return publish(ctx, a.pub, paymentEvent(p))
 	})
 	return out, created, err
 }
 
 // Payment is GET /bills/bill-payments/{id}.
 func (a *Payments) Payment(ctx context.Context, businessID, id uuid.UUID) (bill.Payment, error) {
-	p, ok, err := a.store.FindPayment(ctx, a.db, businessID, id, false)
+	p, ok, err := a.store.FindPayment(ctx, businessID, id, false)
 	if err != nil {
 		return bill.Payment{}, err
 	}
@@ -289,15 +278,15 @@ func (a *Payments) Payment(ctx context.Context, businessID, id uuid.UUID) (bill.
 // entry is replaced.
 func (a *Payments) UpdatePayment(ctx context.Context, businessID, id uuid.UUID, patch bill.PaymentPatch) (bill.Payment, error) {
 	var out bill.Payment
-	err := outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		p, ok, err := a.store.FindPayment(ctx, tx, businessID, id, true)
+	err := a.uow.Do(ctx, func(ctx context.Context) error {
+		p, ok, err := a.store.FindPayment(ctx, businessID, id, true)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return ErrPaymentNotFound()
 		}
-		now := a.clock()
+		now := a.clk.Now()
 		next := p
 		if patch.PaidAt.Set {
 			next.PaidAt = patch.PaidAt.Value
@@ -336,26 +325,26 @@ func (a *Payments) UpdatePayment(ctx context.Context, businessID, id uuid.UUID, 
 		if patch.Allocations.Set {
 			als = patch.Allocations.Value
 		}
-		ids, err := a.resolveAllocations(ctx, tx, businessID, als)
+		ids, err := a.resolveAllocations(ctx, businessID, als)
 		if err != nil {
 			return err
 		}
-		bills, delta, err := a.allocate(ctx, tx, &next, p.Allocations, als, ids, now)
+		bills, delta, err := a.allocate(ctx, &next, p.Allocations, als, ids, now)
 		if err != nil {
 			return err
 		}
-		if err := a.chart.check(ctx, tx, businessID, paymentAccounts(next)); err != nil {
+		if err := a.chart.check(ctx, businessID, paymentAccounts(next)); err != nil {
 			return err
 		}
 		next.Version, next.UpdatedAt = p.Version+1, now
-		if err := a.store.UpdatePayment(ctx, tx, next); err != nil {
+		if err := a.store.UpdatePayment(ctx, next); err != nil {
 			return err
 		}
-		if err := settleBills(ctx, tx, a.bills, a.bpub, bills, delta, next.PaidAt, now); err != nil {
+		if err := settleBills(ctx, a.bills, a.pub, bills, delta, next.PaidAt, now); err != nil {
 			return err
 		}
 		out = next
-		return a.pub.BillPaymentUpserted(ctx, tx, next)
+		return publish(ctx, a.pub, paymentEvent(next))
 	})
 	return out, err
 }
@@ -365,8 +354,8 @@ func (a *Payments) UpdatePayment(ctx context.Context, businessID, id uuid.UUID, 
 // bill_payment.deleted carries the deletion's posting (no lines, the
 // next version) so the ledger reverses the entry.
 func (a *Payments) DeletePayment(ctx context.Context, businessID, id uuid.UUID) error {
-	return outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		p, ok, err := a.store.FindPayment(ctx, tx, businessID, id, true)
+	return a.uow.Do(ctx, func(ctx context.Context) error {
+		p, ok, err := a.store.FindPayment(ctx, businessID, id, true)
 		if err != nil {
 			return err
 		}
@@ -379,18 +368,18 @@ func (a *Payments) DeletePayment(ctx context.Context, businessID, id uuid.UUID) 
 			ids[i] = al.BillID
 			delta[al.BillID] -= al.Amount
 		}
-		bills, err := lockBills(ctx, tx, a.bills, businessID, ids, func(uuid.UUID) string { return "id" }, bill.EnumInvalidPayment)
+		bills, err := lockBills(ctx, a.bills, businessID, ids, func(uuid.UUID) string { return "id" }, bill.EnumInvalidPayment)
 		if err != nil {
 			return err
 		}
-		if err := a.store.DeletePayment(ctx, tx, businessID, id); err != nil {
+		if err := a.store.DeletePayment(ctx, businessID, id); err != nil {
 			return err
 		}
-		now := a.clock()
-		if err := settleBills(ctx, tx, a.bills, a.bpub, bills, delta, p.PaidAt, now); err != nil {
+		now := a.clk.Now()
+		if err := settleBills(ctx, a.bills, a.pub, bills, delta, p.PaidAt, now); err != nil {
 			return err
 		}
-		return a.pub.BillPaymentDeleted(ctx, tx, p)
+		return publish(ctx, a.pub, paymentDeletedEvent(p))
 	})
 }
 
@@ -411,15 +400,15 @@ func (a *Payments) TagPayments(ctx context.Context, businessID uuid.UUID, ids []
 	}
 	ids = sortedIDs(ids)
 	out := []tags.Tag{}
-	err = outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		ps, err := a.store.LockPayments(ctx, tx, businessID, ids)
+	err = a.uow.Do(ctx, func(ctx context.Context) error {
+		ps, err := a.store.LockPayments(ctx, businessID, ids)
 		if err != nil {
 			return err
 		}
 		if len(ps) != len(ids) {
 			return ErrPaymentNotFound().WithMeta("field", "transaction_ids")
 		}
-		now := a.clock()
+		now := a.clk.Now()
 		for _, p := range ps {
 			var added []tags.Tag
 			for _, kv := range kvs {
@@ -434,10 +423,10 @@ func (a *Payments) TagPayments(ctx context.Context, businessID uuid.UUID, ids []
 			out = append(out, added...)
 			p.Tags = bill.TagSet(businessID, p.ID, p.Tags, append(bill.KeyValues(p.Tags), bill.KeyValues(added)...), now)
 			p.Version, p.UpdatedAt = p.Version+1, now
-			if err := a.store.UpdatePayment(ctx, tx, p); err != nil {
+			if err := a.store.UpdatePayment(ctx, p); err != nil {
 				return err
 			}
-			if err := a.pub.BillPaymentUpserted(ctx, tx, p); err != nil {
+			if err := publish(ctx, a.pub, paymentEvent(p)); err != nil {
 				return err
 			}
 		}
@@ -458,16 +447,16 @@ func (a *Payments) UntagPayments(ctx context.Context, businessID uuid.UUID, tagI
 		return nil, apperr.PayloadField("tag_ids", fmt.Sprintf("must hold 1 to %d ids", MaxTagPayments)).WithEnum(bill.EnumInvalidPayment)
 	}
 	out := []tags.Tag{}
-	err := outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		ids, err := a.store.PaymentIDsWithTags(ctx, tx, businessID, tagIDs)
+	err := a.uow.Do(ctx, func(ctx context.Context) error {
+		ids, err := a.store.PaymentIDsWithTags(ctx, businessID, tagIDs)
 		if err != nil || len(ids) == 0 {
 			return err
 		}
-		ps, err := a.store.LockPayments(ctx, tx, businessID, ids)
+		ps, err := a.store.LockPayments(ctx, businessID, ids)
 		if err != nil {
 			return err
 		}
-		now := a.clock()
+		now := a.clk.Now()
 		for _, p := range ps {
 			kept := p.Tags[:0:0]
 			for _, t := range p.Tags {
@@ -479,10 +468,10 @@ func (a *Payments) UntagPayments(ctx context.Context, businessID uuid.UUID, tagI
 			}
 			p.Tags = kept
 			p.Version, p.UpdatedAt = p.Version+1, now
-			if err := a.store.UpdatePayment(ctx, tx, p); err != nil {
+			if err := a.store.UpdatePayment(ctx, p); err != nil {
 				return err
 			}
-			if err := a.pub.BillPaymentUpserted(ctx, tx, p); err != nil {
+			if err := publish(ctx, a.pub, paymentEvent(p)); err != nil {
 				return err
 			}
 		}

@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
-	"github.com/acctsuite/acct/pkg/outbox"
+	"github.com/acctsuite/acct/pkg/clock"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/receipts"
 	"github.com/acctsuite/acct/pkg/storage"
@@ -25,18 +24,30 @@ import (
 // spec's limit is not shown; pkg/receipts' default, 10 MiB).
 const MaxReceiptBytes = 10 << 20
 
-// ReceiptStore is the receipts' persistence (scoped by business, on the
-// db it is given), with the reads a proposal needs.
+// ReceiptPageSpec is the pagination of GET /receipts: sort_by created_at
+// (the import time, the only key), backed by (business_id, created_at,
+// id) and (business_id, status, created_at, id); limit default 100, at
+// most 500.
+var ReceiptPageSpec = page.Spec{
+	Keys:         map[string]page.Key{"created_at": {Column: "r.created_at", Kind: page.KindTime}},
+	Default:      "created_at",
+	DefaultLimit: 100,
+	MaxLimit:     500,
+}
+
+// ReceiptStore is the receipts' persistence (scoped by business, in the
+// unit of work ctx carries, else on the pool), with the reads a proposal
+// needs.
 type ReceiptStore interface {
-	InsertReceipt(ctx context.Context, db bun.IDB, r receipt.Receipt) error
-	FindReceipt(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, forUpdate bool) (receipt.Receipt, bool, error)
-	UpdateReceipt(ctx context.Context, db bun.IDB, r receipt.Receipt) error
-	FindReceipts(ctx context.Context, db bun.IDB, businessID uuid.UUID, f receipt.Filter, p page.Params) ([]receipt.Receipt, page.Meta, error)
+	InsertReceipt(ctx context.Context, r receipt.Receipt) error
+	FindReceipt(ctx context.Context, businessID, id uuid.UUID, forUpdate bool) (receipt.Receipt, bool, error)
+	UpdateReceipt(ctx context.Context, r receipt.Receipt) error
+	FindReceipts(ctx context.Context, businessID uuid.UUID, f receipt.Filter, p page.Params) ([]receipt.Receipt, page.Meta, error)
 	// ActiveVendorNames are the names the business's active vendors go by.
-	ActiveVendorNames(ctx context.Context, db bun.IDB, businessID uuid.UUID) ([]receipt.VendorName, error)
+	ActiveVendorNames(ctx context.Context, businessID uuid.UUID) ([]receipt.VendorName, error)
 	// VendorTopAccount is the account most used on the vendor's bills'
 	// lines (nil: no history).
-	VendorTopAccount(ctx context.Context, db bun.IDB, businessID, vendorID uuid.UUID) (*bill.AccountRef, error)
+	VendorTopAccount(ctx context.Context, businessID, vendorID uuid.UUID) (*bill.AccountRef, error)
 }
 
 // TextExtractor reads a receipt file's text (*receipts.Extractor: one per
@@ -61,29 +72,27 @@ type Upload struct {
 
 // Receipts holds the receipt use cases.
 type Receipts struct {
-	db    *bun.DB
+	uow   UnitOfWork
 	store ReceiptStore
 	bills *Bills
 	files storage.Store
 	x     TextExtractor
 	log   *slog.Logger
-	now   func() time.Time
+	clk   clock.Clock
 }
 
-// NewReceipts assembles the receipt use cases on db; bills makes their
-// bills (in the receipt's transaction). Without UseFileStore every one
-// answers 503.
-func NewReceipts(db *bun.DB, store ReceiptStore, bills *Bills, x TextExtractor, logger *slog.Logger) *Receipts {
+// NewReceipts assembles the receipt use cases; bills makes their bills
+// (in the receipt's unit of work). Without UseFileStore every one answers
+// 503.
+func NewReceipts(uow UnitOfWork, store ReceiptStore, bills *Bills, x TextExtractor, logger *slog.Logger) *Receipts {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Receipts{db: db, store: store, bills: bills, x: x, log: logger, now: time.Now}
+	return &Receipts{uow: uow, store: store, bills: bills, x: x, log: logger, clk: clock.System}
 }
 
 // UseFileStore turns receipts on: files go to s.
 func (a *Receipts) UseFileStore(s storage.Store) { a.files = s }
-
-func (a *Receipts) clock() time.Time { return a.now().UTC().Truncate(time.Microsecond) }
 
 // ErrStorageNotConfigured is the 503 of every receipt request while the
 // service runs without storage.
@@ -136,7 +145,7 @@ func (a *Receipts) Import(ctx context.Context, businessID uuid.UUID, up Upload) 
 	if err != nil {
 		return ReceiptView{}, extractError(err)
 	}
-	now := a.clock()
+	now := a.clk.Now()
 	r := receipt.Receipt{
 		ID: newID(), BusinessID: businessID, StorageDocumentID: newID(), FileName: up.FileName, FileType: string(kind),
 		SizeBytes: int64(len(up.Data)), Context: up.Context, Source: receipt.SourceBookkeeperUpload, Status: receipt.ReadyForBill,
@@ -177,7 +186,7 @@ func (a *Receipts) read(ctx context.Context, r receipt.Receipt, data []byte) (Re
 			return ReceiptView{}, err
 		}
 	}
-	if err := a.store.InsertReceipt(ctx, a.db, r); err != nil {
+	if err := a.store.InsertReceipt(ctx, r); err != nil {
 		return ReceiptView{}, err
 	}
 	return ReceiptView{Receipt: r, MatchedVendor: matched}, nil
@@ -213,19 +222,19 @@ func (a *Receipts) complete(ctx context.Context, r *receipt.Receipt) (*domain.Ve
 	)
 	if r.VendorDisplay != nil {
 		name = *r.VendorDisplay
-		names, err := a.store.ActiveVendorNames(ctx, a.db, r.BusinessID)
+		names, err := a.store.ActiveVendorNames(ctx, r.BusinessID)
 		if err != nil {
 			return nil, err
 		}
 		if m, ok := receipt.MatchVendor(name, names); ok {
-			v, found, err := a.bills.vendors.FindVendor(ctx, a.db, r.BusinessID, m.ID, false)
+			v, found, err := a.bills.vendors.store.FindVendor(ctx, r.BusinessID, m.ID, false)
 			if err != nil {
 				return nil, fmt.Errorf("find vendor: %w", err)
 			}
 			if found {
 				matched = &v
 				r.MatchedVendorID, r.VendorExternalID = &v.ID, v.ExternalID
-				if history, err = a.store.VendorTopAccount(ctx, a.db, r.BusinessID, v.ID); err != nil {
+				if history, err = a.store.VendorTopAccount(ctx, r.BusinessID, v.ID); err != nil {
 					return nil, err
 				}
 			}
@@ -247,12 +256,12 @@ func (a *Receipts) discard(ctx context.Context, key string) {
 	}
 }
 
-func (a *Receipts) view(ctx context.Context, db bun.IDB, r receipt.Receipt) (ReceiptView, error) {
+func (a *Receipts) view(ctx context.Context, r receipt.Receipt) (ReceiptView, error) {
 	out := ReceiptView{Receipt: r}
 	if r.MatchedVendorID == nil {
 		return out, nil
 	}
-	v, ok, err := a.bills.vendors.FindVendor(ctx, db, r.BusinessID, *r.MatchedVendorID, false)
+	v, ok, err := a.bills.vendors.store.FindVendor(ctx, r.BusinessID, *r.MatchedVendorID, false)
 	if err != nil {
 		return ReceiptView{}, fmt.Errorf("find vendor: %w", err)
 	}
@@ -267,14 +276,14 @@ func (a *Receipts) Receipt(ctx context.Context, businessID, id uuid.UUID) (Recei
 	if err := a.ready(); err != nil {
 		return ReceiptView{}, err
 	}
-	r, ok, err := a.store.FindReceipt(ctx, a.db, businessID, id, false)
+	r, ok, err := a.store.FindReceipt(ctx, businessID, id, false)
 	if err != nil {
 		return ReceiptView{}, err
 	}
 	if !ok {
 		return ReceiptView{}, receipt.ErrNotFound()
 	}
-	return a.view(ctx, a.db, r)
+	return a.view(ctx, r)
 }
 
 // Receipts is GET /receipts: one page, newest last by default.
@@ -282,7 +291,7 @@ func (a *Receipts) Receipts(ctx context.Context, businessID uuid.UUID, f receipt
 	if err := a.ready(); err != nil {
 		return nil, page.Meta{}, err
 	}
-	list, meta, err := a.store.FindReceipts(ctx, a.db, businessID, f, p)
+	list, meta, err := a.store.FindReceipts(ctx, businessID, f, p)
 	if err != nil {
 		return nil, page.Meta{}, err
 	}
@@ -292,7 +301,7 @@ func (a *Receipts) Receipts(ctx context.Context, businessID uuid.UUID, f receipt
 			ids = append(ids, *r.MatchedVendorID)
 		}
 	}
-	vs, err := a.bills.vendors.FindVendorsByIDs(ctx, a.db, businessID, ids)
+	vs, err := a.bills.vendors.store.FindVendorsByIDs(ctx, businessID, ids)
 	if err != nil {
 		return nil, page.Meta{}, err
 	}
@@ -321,8 +330,8 @@ func (a *Receipts) CreateBill(ctx context.Context, businessID, id uuid.UUID, o r
 		out ReceiptView
 		bv  BillView
 	)
-	err := outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		r, ok, err := a.store.FindReceipt(ctx, tx, businessID, id, true)
+	err := a.uow.Do(ctx, func(ctx context.Context) error {
+		r, ok, err := a.store.FindReceipt(ctx, businessID, id, true)
 		if err != nil {
 			return err
 		}
@@ -334,7 +343,7 @@ func (a *Receipts) CreateBill(ctx context.Context, businessID, id uuid.UUID, o r
 		}
 		var vendorID *uuid.UUID
 		if !o.VendorSet {
-			if vendorID, err = a.receiptVendor(ctx, tx, r); err != nil {
+			if vendorID, err = a.receiptVendor(ctx, r); err != nil {
 				return err
 			}
 		}
@@ -346,14 +355,14 @@ func (a *Receipts) CreateBill(ctx context.Context, businessID, id uuid.UUID, o r
 		if err != nil {
 			return err
 		}
-		if bv, _, err = a.bills.create(ctx, tx, businessID, in); err != nil {
+		if bv, _, err = a.bills.create(ctx, businessID, in); err != nil {
 			return err
 		}
-		r = r.WithBill(bv.Bill.ID, a.clock())
-		if err := a.store.UpdateReceipt(ctx, tx, r); err != nil {
+		r = r.WithBill(bv.Bill.ID, a.clk.Now())
+		if err := a.store.UpdateReceipt(ctx, r); err != nil {
 			return err
 		}
-		out, err = a.view(ctx, tx, r)
+		out, err = a.view(ctx, r)
 		return err
 	})
 	return out, bv, err
@@ -362,7 +371,7 @@ func (a *Receipts) CreateBill(ctx context.Context, businessID, id uuid.UUID, o r
 // receiptVendor is the vendor a bill from r goes to without an override:
 // the matched vendor, else a new one with the receipt's vendor name (and
 // its vendor.upserted); 400 when the receipt names none.
-func (a *Receipts) receiptVendor(ctx context.Context, tx bun.Tx, r receipt.Receipt) (*uuid.UUID, error) {
+func (a *Receipts) receiptVendor(ctx context.Context, r receipt.Receipt) (*uuid.UUID, error) {
 	if r.MatchedVendorID != nil {
 		return r.MatchedVendorID, nil
 	}
@@ -374,11 +383,8 @@ func (a *Receipts) receiptVendor(ctx context.Context, tx bun.Tx, r receipt.Recei
 	if n := []rune(name); len(n) > 255 {
 		name = string(n[:255])
 	}
-	v := domain.NewVendor(r.BusinessID, newID(), domain.VendorInput{CompanyName: &name}, a.clock())
-	if _, err := a.bills.vendors.InsertVendor(ctx, tx, v); err != nil {
-		return nil, fmt.Errorf("insert vendor: %w", err)
-	}
-	if err := a.bills.vpub.VendorUpserted(ctx, tx, v); err != nil {
+	v, _, err := a.bills.vendors.create(ctx, r.BusinessID, domain.VendorInput{CompanyName: &name})
+	if err != nil {
 		return nil, err
 	}
 	return &v.ID, nil
@@ -391,24 +397,24 @@ func (a *Receipts) Reject(ctx context.Context, businessID, id uuid.UUID) (Receip
 		return ReceiptView{}, err
 	}
 	var out ReceiptView
-	err := outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		r, ok, err := a.store.FindReceipt(ctx, tx, businessID, id, true)
+	err := a.uow.Do(ctx, func(ctx context.Context) error {
+		r, ok, err := a.store.FindReceipt(ctx, businessID, id, true)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return receipt.ErrNotFound()
 		}
-		next, changed, err := r.Reject(a.clock())
+		next, changed, err := r.Reject(a.clk.Now())
 		if err != nil {
 			return err
 		}
 		if changed {
-			if err := a.store.UpdateReceipt(ctx, tx, next); err != nil {
+			if err := a.store.UpdateReceipt(ctx, next); err != nil {
 				return err
 			}
 		}
-		out, err = a.view(ctx, tx, next)
+		out, err = a.view(ctx, next)
 		return err
 	})
 	return out, err

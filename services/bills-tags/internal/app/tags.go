@@ -8,28 +8,26 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
-	"github.com/acctsuite/acct/pkg/outbox"
+	"github.com/acctsuite/acct/pkg/clock"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/tagreg"
 )
 
-// TagRegistryStore is the registry's persistence (scoped by business, on
-// the db it is given).
+// TagRegistryStore is the registry's persistence (scoped by business, in
+// the unit of work ctx carries, else on the pool).
 type TagRegistryStore interface {
-	FindDimensions(ctx context.Context, db bun.IDB, businessID uuid.UUID, includeDeleted bool) ([]tagreg.Dimension, error)
-	FindDimension(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, forUpdate bool) (tagreg.Dimension, bool, error)
-	InsertDimension(ctx context.Context, db bun.IDB, d tagreg.Dimension) (bool, error)
-	UpdateDimension(ctx context.Context, db bun.IDB, d tagreg.Dimension) error
-	InsertValues(ctx context.Context, db bun.IDB, businessID uuid.UUID, vs []tagreg.Value) error
-	UpdateValue(ctx context.Context, db bun.IDB, businessID uuid.UUID, v tagreg.Value) error
-	LearnTags(ctx context.Context, db bun.IDB, entries []tagreg.Dimension) error
+	FindDimensions(ctx context.Context, businessID uuid.UUID, includeDeleted bool) ([]tagreg.Dimension, error)
+	FindDimension(ctx context.Context, businessID, id uuid.UUID, forUpdate bool) (tagreg.Dimension, bool, error)
+	InsertDimension(ctx context.Context, d tagreg.Dimension) (bool, error)
+	UpdateDimension(ctx context.Context, d tagreg.Dimension) error
+	InsertValues(ctx context.Context, businessID uuid.UUID, vs []tagreg.Value) error
+	UpdateValue(ctx context.Context, businessID uuid.UUID, v tagreg.Value) error
+	LearnTags(ctx context.Context, entries []tagreg.Dimension) error
 }
 
 // Caller is who asked, as verified at the edge: its bearer credentials
@@ -55,21 +53,22 @@ type InvoiceTagger interface {
 	TagInvoicePayments(ctx context.Context, caller Caller, businessID uuid.UUID, ids []uuid.UUID, kvs []tags.KeyValue) ([]tags.Tag, error)
 }
 
-// BillTagger puts tags on the business's bills inside tx.
+// BillTagger puts tags on the business's bills in the unit of work ctx
+// carries.
 type BillTagger interface {
-	TagBills(ctx context.Context, tx bun.Tx, businessID uuid.UUID, ids []uuid.UUID, kvs []tags.KeyValue) ([]tags.Tag, error)
+	TagBills(ctx context.Context, businessID uuid.UUID, ids []uuid.UUID, kvs []tags.KeyValue) ([]tags.Tag, error)
 }
 
 // Tags holds the tag registry and generic tagging use cases.
 type Tags struct {
-	db       *bun.DB
+	uow      UnitOfWork
 	store    TagRegistryStore
 	bills    BillTagger
 	payments PaymentTagger // nil: BILL_PAYMENT is unsupported
 	bank     BankTransactionTagger
 	invoices InvoiceTagger
 	log      *slog.Logger
-	now      func() time.Time
+	clk      clock.Clock
 }
 
 // PaymentTagger tags bill payments (Payments.TagPayments, its own
@@ -81,21 +80,19 @@ type PaymentTagger interface {
 // UsePayments lets POST /tags tag bill payments through p.
 func (a *Tags) UsePayments(p PaymentTagger) { a.payments = p }
 
-// NewTags assembles the registry use cases on db; bills tags bills in
-// process, bank reaches the transactions service, invoices the
-// customers-invoices service.
-func NewTags(db *bun.DB, store TagRegistryStore, bills BillTagger, bank BankTransactionTagger, invoices InvoiceTagger, logger *slog.Logger) *Tags {
+// NewTags assembles the registry use cases; bills tags bills in process,
+// bank reaches the transactions service, invoices the customers-invoices
+// service.
+func NewTags(uow UnitOfWork, store TagRegistryStore, bills BillTagger, bank BankTransactionTagger, invoices InvoiceTagger, logger *slog.Logger) *Tags {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Tags{db: db, store: store, bills: bills, bank: bank, invoices: invoices, log: logger, now: time.Now}
+	return &Tags{uow: uow, store: store, bills: bills, bank: bank, invoices: invoices, log: logger, clk: clock.System}
 }
-
-func (a *Tags) clock() time.Time { return a.now().UTC().Truncate(time.Microsecond) }
 
 // Dimensions is GET /tags/dimensions.
 func (a *Tags) Dimensions(ctx context.Context, businessID uuid.UUID, includeDeleted bool) ([]tagreg.Dimension, error) {
-	return a.store.FindDimensions(ctx, a.db, businessID, includeDeleted)
+	return a.store.FindDimensions(ctx, businessID, includeDeleted)
 }
 
 // DimensionByKey is GET /tags/dimensions/key/{key}: the id is derived
@@ -105,11 +102,11 @@ func (a *Tags) DimensionByKey(ctx context.Context, businessID uuid.UUID, key str
 	if err != nil {
 		return tagreg.Dimension{}, apperr.Field("dimensionKey", err.Error()).WithEnum(tagreg.EnumInvalidDimension)
 	}
-	return a.dimension(ctx, a.db, businessID, tags.DimensionID(businessID, k), false)
+	return a.dimension(ctx, businessID, tags.DimensionID(businessID, k), false)
 }
 
-func (a *Tags) dimension(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, forUpdate bool) (tagreg.Dimension, error) {
-	d, ok, err := a.store.FindDimension(ctx, db, businessID, id, forUpdate)
+func (a *Tags) dimension(ctx context.Context, businessID, id uuid.UUID, forUpdate bool) (tagreg.Dimension, error) {
+	d, ok, err := a.store.FindDimension(ctx, businessID, id, forUpdate)
 	if err != nil {
 		return tagreg.Dimension{}, err
 	}
@@ -137,11 +134,11 @@ func (a *Tags) CreateDimension(ctx context.Context, businessID uuid.UUID, in tag
 		out     tagreg.Dimension
 		created bool
 	)
-	err := outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		now := a.clock()
+	err := a.uow.Do(ctx, func(ctx context.Context) error {
+		now := a.clk.Now()
 		d := tagreg.NewDimension(businessID, in.Key, in.DisplayName, in.Strictness, now)
 		d, _ = d.AddValues(in.Values, now)
-		inserted, err := a.store.InsertDimension(ctx, tx, d)
+		inserted, err := a.store.InsertDimension(ctx, d)
 		if err != nil {
 			return err
 		}
@@ -149,7 +146,7 @@ func (a *Tags) CreateDimension(ctx context.Context, businessID uuid.UUID, in tag
 			out, created = d, true
 			return nil
 		}
-		existing, err := a.dimension(ctx, tx, businessID, d.ID, true)
+		existing, err := a.dimension(ctx, businessID, d.ID, true)
 		if err != nil {
 			return err
 		}
@@ -159,10 +156,10 @@ func (a *Tags) CreateDimension(ctx context.Context, businessID uuid.UUID, in tag
 		next, added := existing.AddValues(in.Values, now)
 		if len(added) > 0 || next.DeletedAt != nil {
 			next.DeletedAt, next.UpdatedAt = nil, now
-			if err := a.store.InsertValues(ctx, tx, businessID, added); err != nil {
+			if err := a.store.InsertValues(ctx, businessID, added); err != nil {
 				return err
 			}
-			if err := a.store.UpdateDimension(ctx, tx, next); err != nil {
+			if err := a.store.UpdateDimension(ctx, next); err != nil {
 				return err
 			}
 		}
@@ -176,8 +173,8 @@ func (a *Tags) CreateDimension(ctx context.Context, businessID uuid.UUID, in tag
 // key again), strictness, user_visible.
 func (a *Tags) PatchDimension(ctx context.Context, businessID, id uuid.UUID, p tagreg.Patch) (tagreg.Dimension, error) {
 	var out tagreg.Dimension
-	err := outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		d, err := a.dimension(ctx, tx, businessID, id, true)
+	err := a.uow.Do(ctx, func(ctx context.Context) error {
+		d, err := a.dimension(ctx, businessID, id, true)
 		if err != nil {
 			return err
 		}
@@ -195,8 +192,8 @@ func (a *Tags) PatchDimension(ctx context.Context, businessID, id uuid.UUID, p t
 			next.UserVisible = *p.UserVisible
 		}
 		if next.DisplayName != d.DisplayName || next.Strictness != d.Strictness || next.UserVisible != d.UserVisible {
-			next.UpdatedAt = a.clock()
-			if err := a.store.UpdateDimension(ctx, tx, next); err != nil {
+			next.UpdatedAt = a.clk.Now()
+			if err := a.store.UpdateDimension(ctx, next); err != nil {
 				return err
 			}
 		}
@@ -215,12 +212,12 @@ func (a *Tags) AddValue(ctx context.Context, businessID, dimensionID uuid.UUID, 
 		out     tagreg.Value
 		created bool
 	)
-	err := outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		d, err := a.dimension(ctx, tx, businessID, dimensionID, true)
+	err := a.uow.Do(ctx, func(ctx context.Context) error {
+		d, err := a.dimension(ctx, businessID, dimensionID, true)
 		if err != nil {
 			return err
 		}
-		now := a.clock()
+		now := a.clk.Now()
 		v := d.NewValue(in, now)
 		if existing, ok := d.Value(v.ID); ok {
 			next := existing
@@ -230,18 +227,18 @@ func (a *Tags) AddValue(ctx context.Context, businessID, dimensionID uuid.UUID, 
 			}
 			if next.ArchivedAt != existing.ArchivedAt || next.DisplayName != existing.DisplayName {
 				next.UpdatedAt = now
-				if err := a.store.UpdateValue(ctx, tx, businessID, next); err != nil {
+				if err := a.store.UpdateValue(ctx, businessID, next); err != nil {
 					return err
 				}
 			}
 			dim, out = d, next
 			return nil
 		}
-		if err := a.store.InsertValues(ctx, tx, businessID, []tagreg.Value{v}); err != nil {
+		if err := a.store.InsertValues(ctx, businessID, []tagreg.Value{v}); err != nil {
 			return err
 		}
 		d.UpdatedAt = now
-		if err := a.store.UpdateDimension(ctx, tx, d); err != nil {
+		if err := a.store.UpdateDimension(ctx, d); err != nil {
 			return err
 		}
 		dim, out, created = d, v, true
@@ -258,8 +255,8 @@ func (a *Tags) ArchiveValue(ctx context.Context, businessID, dimensionID, valueI
 		dim tagreg.Dimension
 		out tagreg.Value
 	)
-	err := outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		d, err := a.dimension(ctx, tx, businessID, dimensionID, true)
+	err := a.uow.Do(ctx, func(ctx context.Context) error {
+		d, err := a.dimension(ctx, businessID, dimensionID, true)
 		if err != nil {
 			return err
 		}
@@ -268,9 +265,9 @@ func (a *Tags) ArchiveValue(ctx context.Context, businessID, dimensionID, valueI
 			return tagreg.ErrValueNotFound()
 		}
 		if v.ArchivedAt == nil {
-			now := a.clock()
+			now := a.clk.Now()
 			v.ArchivedAt, v.UpdatedAt = &now, now
-			if err := a.store.UpdateValue(ctx, tx, businessID, v); err != nil {
+			if err := a.store.UpdateValue(ctx, businessID, v); err != nil {
 				return err
 			}
 		}
@@ -281,12 +278,13 @@ func (a *Tags) ArchiveValue(ctx context.Context, businessID, dimensionID, valueI
 }
 
 // Learn records the tags seen (in events or tagging requests) that the
-// registry lacks, inside the caller's transaction.
-func (a *Tags) Learn(ctx context.Context, db bun.IDB, ls []tagreg.Learned) error {
+// registry lacks, in the unit of work ctx carries (a consumer's inbox
+// transaction, a tagging request's), else on its own.
+func (a *Tags) Learn(ctx context.Context, ls []tagreg.Learned) error {
 	if len(ls) == 0 {
 		return nil
 	}
-	return a.store.LearnTags(ctx, db, tagreg.Entries(ls, a.clock()))
+	return a.store.LearnTags(ctx, tagreg.Entries(ls, a.clk.Now()))
 }
 
 // ErrUnsupportedEntityType is the 400 of an entity type this service has
@@ -315,11 +313,11 @@ func (a *Tags) Apply(ctx context.Context, caller Caller, businessID uuid.UUID, r
 	var out []tags.Tag
 	switch r.EntityType {
 	case tagreg.Bill:
-		err := outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) (err error) {
-			if out, err = a.bills.TagBills(ctx, tx, businessID, ids, r.KeyValues); err != nil {
+		err := a.uow.Do(ctx, func(ctx context.Context) (err error) {
+			if out, err = a.bills.TagBills(ctx, businessID, ids, r.KeyValues); err != nil {
 				return err
 			}
-			return a.Learn(ctx, tx, learned)
+			return a.Learn(ctx, learned)
 		})
 		if err != nil {
 			return nil, err
@@ -332,7 +330,7 @@ func (a *Tags) Apply(ctx context.Context, caller Caller, businessID uuid.UUID, r
 		if out, err = a.payments.TagPayments(ctx, businessID, ids, r.KeyValues); err != nil {
 			return nil, renameField(err, "transaction_ids", "entity_ids")
 		}
-		if err := a.Learn(ctx, a.db, learned); err != nil {
+		if err := a.Learn(ctx, learned); err != nil {
 			a.log.WarnContext(ctx, "learn tags after tagging bill payments", slog.Any("error", err))
 		}
 	case tagreg.BankTransaction, tagreg.Invoice, tagreg.InvoicePayment:
@@ -347,7 +345,7 @@ func (a *Tags) Apply(ctx context.Context, caller Caller, businessID uuid.UUID, r
 		}
 		// Applied: the registry's copy is best effort now (the owner's
 		// events bring the same tags again).
-		if err := a.Learn(ctx, a.db, learned); err != nil {
+		if err := a.Learn(ctx, learned); err != nil {
 			a.log.WarnContext(ctx, "learn tags after tagging through their owner", slog.Any("entity_type", string(r.EntityType)), slog.Any("error", err))
 		}
 	default:
@@ -365,11 +363,11 @@ func (a *Tags) Apply(ctx context.Context, caller Caller, businessID uuid.UUID, r
 // its bill.upserted with a posting carrying the new tags (amounts are
 // unchanged, so paid and voided bills may be tagged too). It returns the
 // tags added.
-func (a *Bills) TagBills(ctx context.Context, tx bun.Tx, businessID uuid.UUID, ids []uuid.UUID, kvs []tags.KeyValue) ([]tags.Tag, error) {
-	now := a.clock()
+func (a *Bills) TagBills(ctx context.Context, businessID uuid.UUID, ids []uuid.UUID, kvs []tags.KeyValue) ([]tags.Tag, error) {
+	now := a.clk.Now()
 	var out []tags.Tag
 	for _, id := range ids {
-		b, ok, err := a.store.FindBill(ctx, tx, businessID, id, true)
+		b, ok, err := a.store.FindBill(ctx, businessID, id, true)
 		if err != nil {
 			return nil, err
 		}
@@ -390,10 +388,10 @@ func (a *Bills) TagBills(ctx context.Context, tx bun.Tx, businessID uuid.UUID, i
 		merged := append(slices.Clone(b.Tags), added...)
 		next.Tags = bill.TagSet(businessID, b.ID, merged, keyValuesOf(merged), now) // sorted, every tag kept as is
 		next.Version, next.UpdatedAt = b.Version+1, now
-		if err := a.store.UpdateBill(ctx, tx, next); err != nil {
+		if err := a.store.UpdateBill(ctx, next); err != nil {
 			return nil, fmt.Errorf("tag bill %s: %w", b.ID, err)
 		}
-		if err := a.pub.BillUpserted(ctx, tx, next, next.Posting()); err != nil {
+		if err := publish(ctx, a.pub, billEvent(next, next.Posting())); err != nil {
 			return nil, err
 		}
 		out = append(out, added...)

@@ -93,7 +93,7 @@ func (e *env) ledgerAccounts(bid uuid.UUID, archived bool, ids []uuid.UUID, stab
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if err := chart.Apply(context.Background(), e.db, postgres.New(), evt); err != nil {
+	if err := chart.Apply(context.Background(), e.db, postgres.New(e.db), evt); err != nil {
 		e.t.Fatal(err)
 	}
 }

@@ -1,9 +1,10 @@
 // Package service wires the bills-tags service onto the service kit: the
-// vendor, bill, bill-payment and vendor-credit use cases on the kit's
-// database, their events through the outbox on acct.bills.v1, the business
-// projection (tenancy) from acct.business.v1, the tag registry (learning
-// from the events of kafkaadapter.RegistryTopics) and the HTTP routes. The kit
-// does the rest (see pkg/servicekit).
+// vendor, bill, bill-payment and vendor-credit use cases in units of work
+// on the kit's database, their events through the outbox on
+// acct.bills.v1, the business projection (tenancy) from acct.business.v1,
+// the tag registry (learning from the events of
+// kafkaadapter.RegistryTopics) and the HTTP routes. The kit does the rest
+// (see pkg/servicekit).
 package service
 
 import (
@@ -12,16 +13,16 @@ import (
 
 	"github.com/acctsuite/acct/pkg/chart"
 	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/receipts"
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/storage"
 	billstags "github.com/acctsuite/acct/services/bills-tags"
 	httpadapter "github.com/acctsuite/acct/services/bills-tags/internal/adapters/http"
-	"github.com/acctsuite/acct/services/bills-tags/internal/adapters/invoicing"
 	kafkaadapter "github.com/acctsuite/acct/services/bills-tags/internal/adapters/kafka"
 	"github.com/acctsuite/acct/services/bills-tags/internal/adapters/postgres"
-	"github.com/acctsuite/acct/services/bills-tags/internal/adapters/transactions"
+	"github.com/acctsuite/acct/services/bills-tags/internal/adapters/tagging"
 	"github.com/acctsuite/acct/services/bills-tags/internal/app"
 	"github.com/acctsuite/acct/services/bills-tags/internal/config"
 )
@@ -60,11 +61,12 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 }
 
 func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Kit) error {
-	store := postgres.New()
-	s.Vendors = app.NewVendors(k.DB(), store, kafkaadapter.Publisher{}, k.Logger())
-	s.Bills = app.NewBills(k.DB(), store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
-	s.Payments = app.NewPayments(k.DB(), store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
-	s.Credits = app.NewCredits(k.DB(), store, store, store, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, kafkaadapter.Publisher{}, k.Logger())
+	store := postgres.New(k.DB())
+	uow, pub := outbox.UnitOfWork{DB: k.DB()}, outbox.Events{DB: k.DB()}
+	s.Vendors = app.NewVendors(uow, store, pub, postgres.VendorParty(k.DB(), store), k.Logger())
+	s.Bills = app.NewBills(uow, store, store, pub, k.Logger())
+	s.Payments = app.NewPayments(uow, store, store, pub, k.Logger())
+	s.Credits = app.NewCredits(uow, store, store, store, pub, k.Logger())
 	s.Vendors.SetMover(app.Movers{s.Bills, s.Credits})
 	// The ledger's charts, to check the accounts bills, bill payments and
 	// vendor credits name before their postings are published.
@@ -72,13 +74,13 @@ func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Ki
 	s.Bills.UseAccounts(store)
 	s.Payments.UseAccounts(store)
 	s.Credits.UseAccounts(store)
-	s.Tags = app.NewTags(k.DB(), store, s.Bills, transactions.New(s.cfg.TransactionsURL, s.cfg.TransactionsTimeout),
-		invoicing.New(s.cfg.CustomersInvoicesURL, s.cfg.CustomersInvoicesTimeout), k.Logger())
+	s.Tags = app.NewTags(uow, store, s.Bills, tagging.NewTransactions(s.cfg.TransactionsURL, s.cfg.TransactionsTimeout),
+		tagging.NewInvoicing(s.cfg.CustomersInvoicesURL, s.cfg.CustomersInvoicesTimeout), k.Logger())
 	s.Tags.UsePayments(s.Payments)
 	for _, topic := range kafkaadapter.RegistryTopics {
 		k.ConsumeBatch(topic, kafkaadapter.RegistryHandler(s.Tags, k.Logger()))
 	}
-	s.Receipts = app.NewReceipts(k.DB(), store, s.Bills, receipts.NewExtractor(receipts.Config{}), k.Logger())
+	s.Receipts = app.NewReceipts(uow, store, s.Bills, receipts.NewExtractor(receipts.Config{}), k.Logger())
 	if cfg.Storage.Enabled() {
 		files, err := storage.Open(ctx, cfg.Storage.Config())
 		if err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/tags"
-	"github.com/acctsuite/acct/services/bills-tags/internal/adapters/postgres"
 	"github.com/acctsuite/acct/services/bills-tags/internal/app"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
 )
@@ -226,7 +225,7 @@ func (h *handlers) listBills(c *fiber.Ctx) error {
 		return err
 	}
 	bid := businessID(c)
-	p, err := page.Parse(q, postgres.BillPageSpec, h.codec, bid.String()+"|"+f.Fingerprint())
+	p, err := page.Parse(q, app.BillPageSpec, h.codec, bid.String()+"|"+f.Fingerprint())
 	if err != nil {
 		return err
 	}

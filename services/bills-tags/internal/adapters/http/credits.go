@@ -11,7 +11,6 @@ import (
 	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/tags"
-	"github.com/acctsuite/acct/services/bills-tags/internal/adapters/postgres"
 	"github.com/acctsuite/acct/services/bills-tags/internal/app"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
 )
@@ -148,7 +147,7 @@ func (h *handlers) listCredits(c *fiber.Ctx) error {
 		return err
 	}
 	bid := businessID(c)
-	p, err := page.Parse(q, postgres.CreditPageSpec, h.codec, bid.String()+"|"+f.Fingerprint())
+	p, err := page.Parse(q, app.CreditPageSpec, h.codec, bid.String()+"|"+f.Fingerprint())
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/pkg/page"
-	"github.com/acctsuite/acct/services/bills-tags/internal/adapters/postgres"
 	"github.com/acctsuite/acct/services/bills-tags/internal/app"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/receipt"
@@ -237,7 +236,7 @@ func (h *receiptHandlers) listReceipts(c *fiber.Ctx) error {
 		return err
 	}
 	bid := businessID(c)
-	p, err := page.Parse(q, postgres.ReceiptPageSpec, h.codec, bid.String()+"|"+f.Fingerprint())
+	p, err := page.Parse(q, app.ReceiptPageSpec, h.codec, bid.String()+"|"+f.Fingerprint())
 	if err != nil {
 		return err
 	}

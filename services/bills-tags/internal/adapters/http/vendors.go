@@ -6,7 +6,7 @@ import (
 
 	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/pkg/party/partyhttp"
-	"github.com/acctsuite/acct/services/bills-tags/internal/adapters/postgres"
+	"github.com/acctsuite/acct/services/bills-tags/internal/app"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain"
 )
 
@@ -41,7 +41,7 @@ func (h *handlers) vendorRoutes() partyhttp.Handlers[domain.Vendor, vendorJSON] 
 	return partyhttp.Handlers[domain.Vendor, vendorJSON]{
 		UseCases: h.vendors.UseCases, Param: "vendorId", MaxBody: MaxVendorBody,
 		ParseInput: domain.ParseVendorInput, ParsePatch: domain.ParseVendorPatch, ParseFilter: domain.ParseVendorFilter,
-		PageSpec: postgres.VendorPageSpec, Codec: h.codec, Render: toVendor,
+		PageSpec: app.VendorPageSpec, Codec: h.codec, Render: toVendor,
 	}
 }
 

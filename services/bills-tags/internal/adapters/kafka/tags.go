@@ -1,3 +1,9 @@
+// Package kafka is the bills-tags service's event consumers: the tag
+// registry learning the tags the suite's events carry. Each handler runs
+// in the consumer's inbox transaction and calls the app with it in the
+// context (pgdb.WithTx), so the app's stores write in it. (The events the
+// service publishes are built in app and enqueued through the outbox; the
+// business projection it consumes is the kit's: Definition.Businesses.)
 package kafka
 
 import (
@@ -10,6 +16,7 @@ import (
 
 	"github.com/acctsuite/acct/pkg/consumer"
 	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/services/bills-tags/internal/app"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/tagreg"
 )
@@ -41,7 +48,7 @@ func RegistryHandler(t *app.Tags, logger *slog.Logger) consumer.BatchHandler {
 		if c.Skipped > 0 {
 			logger.WarnContext(ctx, "tags breaking the tag rules skipped", slog.Int("count", c.Skipped))
 		}
-		return t.Learn(ctx, tx, c.Learned())
+		return t.Learn(pgdb.WithTx(ctx, tx), c.Learned())
 	}
 }
 

@@ -18,20 +18,6 @@ import (
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
 )
 
-// BillPageSpec is the pagination of GET /bills: sort_by received_at (the
-// default), due_at (bills without a due date last) or total_amount, each
-// backed by a (business_id, key, id) index; limit default 100, at most 500.
-var BillPageSpec = page.Spec{
-	Keys: map[string]page.Key{
-		"received_at":  {Column: "b.received_at", Kind: page.KindTime},
-		"due_at":       {Column: "b.due_sort", Kind: page.KindTime},
-		"total_amount": {Column: "b.total_amount", Kind: page.KindInt},
-	},
-	Default:      "received_at",
-	DefaultLimit: 100,
-	MaxLimit:     500,
-}
-
 var noDueDate = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
 
 type billRow struct {
@@ -149,7 +135,8 @@ func (r billRow) bill() (bill.Bill, error) {
 
 // InsertBill inserts b unless the business has a bill with its external
 // id (inserted false).
-func (s *Store) InsertBill(ctx context.Context, db bun.IDB, b bill.Bill) (bool, error) {
+func (s *Store) InsertBill(ctx context.Context, b bill.Bill) (bool, error) {
+	db := s.conn(ctx)
 	r := toBillRow(b)
 	res, err := db.NewInsert().Model(&r).
 		On("CONFLICT (business_id, external_id) WHERE external_id IS NOT NULL DO NOTHING").Exec(ctx)
@@ -174,7 +161,8 @@ func (s *Store) findBill(ctx context.Context, q *bun.SelectQuery) (bill.Bill, bo
 }
 
 // FindBill reads the business's bill id; forUpdate locks it.
-func (s *Store) FindBill(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, forUpdate bool) (bill.Bill, bool, error) {
+func (s *Store) FindBill(ctx context.Context, businessID, id uuid.UUID, forUpdate bool) (bill.Bill, bool, error) {
+	db := s.conn(ctx)
 	q := db.NewSelect().Where("b.business_id = ? AND b.id = ?", businessID, id)
 	if forUpdate {
 		q = q.For("UPDATE")
@@ -184,7 +172,8 @@ func (s *Store) FindBill(ctx context.Context, db bun.IDB, businessID, id uuid.UU
 
 // FindBillByExternalID reads the business's bill with that external id;
 // forUpdate locks it.
-func (s *Store) FindBillByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string, forUpdate bool) (bill.Bill, bool, error) {
+func (s *Store) FindBillByExternalID(ctx context.Context, businessID uuid.UUID, externalID string, forUpdate bool) (bill.Bill, bool, error) {
+	db := s.conn(ctx)
 	q := db.NewSelect().Where("b.business_id = ? AND b.external_id = ?", businessID, externalID)
 	if forUpdate {
 		q = q.For("UPDATE")
@@ -193,14 +182,16 @@ func (s *Store) FindBillByExternalID(ctx context.Context, db bun.IDB, businessID
 }
 
 // UpdateBill writes every mutable column of b.
-func (s *Store) UpdateBill(ctx context.Context, db bun.IDB, b bill.Bill) error {
+func (s *Store) UpdateBill(ctx context.Context, b bill.Bill) error {
+	db := s.conn(ctx)
 	r := toBillRow(b)
 	_, err := db.NewUpdate().Model(&r).ExcludeColumn("business_id", "id", "external_id", "imported_at").WherePK().Exec(ctx)
 	return wrap("update bill", err)
 }
 
 // LockVendorBills locks and reads the business's bills of vendor id.
-func (s *Store) LockVendorBills(ctx context.Context, db bun.IDB, businessID, vendorID uuid.UUID) ([]bill.Bill, error) {
+func (s *Store) LockVendorBills(ctx context.Context, businessID, vendorID uuid.UUID) ([]bill.Bill, error) {
+	db := s.conn(ctx)
 	var rows []billRow
 	if err := withPayments(db.NewSelect().Model(&rows)).Where("b.business_id = ? AND b.vendor_id = ?", businessID, vendorID).
 		OrderExpr("b.id").For("UPDATE").Scan(ctx); err != nil {
@@ -218,7 +209,8 @@ func (s *Store) LockVendorBills(ctx context.Context, db bun.IDB, businessID, ven
 }
 
 // FindBills is one keyset page of the business's bills matching f.
-func (s *Store) FindBills(ctx context.Context, db bun.IDB, businessID uuid.UUID, f bill.Filter, p page.Params) ([]bill.Bill, page.Meta, error) {
+func (s *Store) FindBills(ctx context.Context, businessID uuid.UUID, f bill.Filter, p page.Params) ([]bill.Bill, page.Meta, error) {
+	db := s.conn(ctx)
 	q := withPayments(db.NewSelect().Model((*billRow)(nil))).Where("b.business_id = ?", businessID)
 	if len(f.Statuses) > 0 {
 		st := make([]string, len(f.Statuses))

@@ -16,19 +16,6 @@ import (
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
 )
 
-// CreditPageSpec is the pagination of GET /bills/vendor-credits: sort_by
-// received_at (the default) or total_amount; limit default 100, at most
-// 500.
-var CreditPageSpec = page.Spec{
-	Keys: map[string]page.Key{
-		"received_at":  {Column: "c.received_at", Kind: page.KindTime},
-		"total_amount": {Column: "c.total_amount", Kind: page.KindInt},
-	},
-	Default:      "received_at",
-	DefaultLimit: 100,
-	MaxLimit:     500,
-}
-
 // creditRow is a row of vendor_credits.
 type creditRow struct {
 	bun.BaseModel `bun:"table:vendor_credits,alias:c"`
@@ -81,7 +68,8 @@ func toCreditRow(c bill.Credit) creditRow {
 
 // InsertCredit inserts c and its allocations unless the business has a
 // credit with its external id (inserted false).
-func (s *Store) InsertCredit(ctx context.Context, db bun.IDB, c bill.Credit) (bool, error) {
+func (s *Store) InsertCredit(ctx context.Context, c bill.Credit) (bool, error) {
+	db := s.conn(ctx)
 	r := toCreditRow(c)
 	res, err := db.NewInsert().Model(&r).
 		On("CONFLICT (business_id, external_id) WHERE external_id IS NOT NULL DO NOTHING").Exec(ctx)
@@ -108,7 +96,8 @@ func (s *Store) insertCreditAllocations(ctx context.Context, db bun.IDB, c bill.
 
 // UpdateCredit writes every mutable column of c and replaces its
 // allocations.
-func (s *Store) UpdateCredit(ctx context.Context, db bun.IDB, c bill.Credit) error {
+func (s *Store) UpdateCredit(ctx context.Context, c bill.Credit) error {
+	db := s.conn(ctx)
 	r := toCreditRow(c)
 	if _, err := db.NewUpdate().Model(&r).ExcludeColumn("business_id", "id", "external_id", "created_at", "deleted_at").
 		WherePK().Exec(ctx); err != nil {
@@ -123,7 +112,8 @@ func (s *Store) UpdateCredit(ctx context.Context, db bun.IDB, c bill.Credit) err
 
 // FindCredit reads the business's credit id with its allocations;
 // forUpdate locks it.
-func (s *Store) FindCredit(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, forUpdate bool) (bill.Credit, bool, error) {
+func (s *Store) FindCredit(ctx context.Context, businessID, id uuid.UUID, forUpdate bool) (bill.Credit, bool, error) {
+	db := s.conn(ctx)
 	q := db.NewSelect().Where("c.business_id = ? AND c.id = ?", businessID, id)
 	if forUpdate {
 		q = q.For("UPDATE")
@@ -133,7 +123,8 @@ func (s *Store) FindCredit(ctx context.Context, db bun.IDB, businessID, id uuid.
 
 // FindCreditByExternalID reads the business's credit with that external
 // id.
-func (s *Store) FindCreditByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string) (bill.Credit, bool, error) {
+func (s *Store) FindCreditByExternalID(ctx context.Context, businessID uuid.UUID, externalID string) (bill.Credit, bool, error) {
+	db := s.conn(ctx)
 	return s.findCredit(ctx, db, businessID, db.NewSelect().Where("c.business_id = ? AND c.external_id = ?", businessID, externalID))
 }
 
@@ -153,7 +144,8 @@ func (s *Store) findCredit(ctx context.Context, db bun.IDB, businessID uuid.UUID
 }
 
 // LockVendorCredits locks and reads the business's credits of vendor id.
-func (s *Store) LockVendorCredits(ctx context.Context, db bun.IDB, businessID, vendorID uuid.UUID) ([]bill.Credit, error) {
+func (s *Store) LockVendorCredits(ctx context.Context, businessID, vendorID uuid.UUID) ([]bill.Credit, error) {
+	db := s.conn(ctx)
 	var rows []creditRow
 	if err := db.NewSelect().Model(&rows).Where("c.business_id = ? AND c.vendor_id = ?", businessID, vendorID).
 		OrderExpr("c.id").For("UPDATE").Scan(ctx); err != nil {
@@ -163,7 +155,8 @@ func (s *Store) LockVendorCredits(ctx context.Context, db bun.IDB, businessID, v
 }
 
 // FindCredits is one keyset page of the business's credits matching f.
-func (s *Store) FindCredits(ctx context.Context, db bun.IDB, businessID uuid.UUID, f bill.CreditFilter, p page.Params) ([]bill.Credit, page.Meta, error) {
+func (s *Store) FindCredits(ctx context.Context, businessID uuid.UUID, f bill.CreditFilter, p page.Params) ([]bill.Credit, page.Meta, error) {
+	db := s.conn(ctx)
 	q := db.NewSelect().Model((*creditRow)(nil)).Where("c.business_id = ?", businessID)
 	if f.VendorID != nil {
 		q = q.Where("c.vendor_id = ?", *f.VendorID)

@@ -73,7 +73,8 @@ func utcTags(ts []tags.Tag) []tags.Tag {
 
 // InsertPayment inserts p and its allocations unless the business has a
 // payment with its external id (inserted false).
-func (s *Store) InsertPayment(ctx context.Context, db bun.IDB, p bill.Payment) (bool, error) {
+func (s *Store) InsertPayment(ctx context.Context, p bill.Payment) (bool, error) {
+	db := s.conn(ctx)
 	r := toPaymentRow(p)
 	res, err := db.NewInsert().Model(&r).
 		On("CONFLICT (business_id, external_id) WHERE external_id IS NOT NULL DO NOTHING").Exec(ctx)
@@ -98,7 +99,8 @@ func (s *Store) insertPaymentAllocations(ctx context.Context, db bun.IDB, p bill
 
 // UpdatePayment writes every mutable column of p and replaces its
 // allocations.
-func (s *Store) UpdatePayment(ctx context.Context, db bun.IDB, p bill.Payment) error {
+func (s *Store) UpdatePayment(ctx context.Context, p bill.Payment) error {
+	db := s.conn(ctx)
 	r := toPaymentRow(p)
 	if _, err := db.NewUpdate().Model(&r).ExcludeColumn("business_id", "id", "external_id", "imported_at").WherePK().Exec(ctx); err != nil {
 		return wrap("update bill payment", err)
@@ -112,7 +114,8 @@ func (s *Store) UpdatePayment(ctx context.Context, db bun.IDB, p bill.Payment) e
 
 // FindPayment reads the business's payment id with its allocations;
 // forUpdate locks it.
-func (s *Store) FindPayment(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, forUpdate bool) (bill.Payment, bool, error) {
+func (s *Store) FindPayment(ctx context.Context, businessID, id uuid.UUID, forUpdate bool) (bill.Payment, bool, error) {
+	db := s.conn(ctx)
 	q := db.NewSelect().Where("p.business_id = ? AND p.id = ?", businessID, id)
 	if forUpdate {
 		q = q.For("UPDATE")
@@ -122,13 +125,15 @@ func (s *Store) FindPayment(ctx context.Context, db bun.IDB, businessID, id uuid
 
 // FindPaymentByExternalID reads the business's payment with that
 // external id.
-func (s *Store) FindPaymentByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string) (bill.Payment, bool, error) {
+func (s *Store) FindPaymentByExternalID(ctx context.Context, businessID uuid.UUID, externalID string) (bill.Payment, bool, error) {
+	db := s.conn(ctx)
 	return s.findPayment(ctx, db, db.NewSelect().Where("p.business_id = ? AND p.external_id = ?", businessID, externalID))
 }
 
 // LockPayments reads the business's payments among ids with their
 // allocations, locked, in id order.
-func (s *Store) LockPayments(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) ([]bill.Payment, error) {
+func (s *Store) LockPayments(ctx context.Context, businessID uuid.UUID, ids []uuid.UUID) ([]bill.Payment, error) {
+	db := s.conn(ctx)
 	var rows []paymentRow
 	if err := db.NewSelect().Model(&rows).Where("p.business_id = ? AND p.id IN (?)", businessID, bun.In(ids)).
 		OrderExpr("p.id").For("UPDATE").Scan(ctx); err != nil {
@@ -187,14 +192,16 @@ func (s *Store) withPaymentAllocations(ctx context.Context, db bun.IDB, business
 }
 
 // DeletePayment deletes the payment (its allocations cascade).
-func (s *Store) DeletePayment(ctx context.Context, db bun.IDB, businessID, id uuid.UUID) error {
+func (s *Store) DeletePayment(ctx context.Context, businessID, id uuid.UUID) error {
+	db := s.conn(ctx)
 	_, err := db.NewDelete().Model((*paymentRow)(nil)).Where("business_id = ? AND id = ?", businessID, id).Exec(ctx)
 	return wrap("delete bill payment", err)
 }
 
 // BillIDsByExternalID maps the business's bills' external ids among
 // externalIDs to their ids.
-func (s *Store) BillIDsByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalIDs []string) (map[string]uuid.UUID, error) {
+func (s *Store) BillIDsByExternalID(ctx context.Context, businessID uuid.UUID, externalIDs []string) (map[string]uuid.UUID, error) {
+	db := s.conn(ctx)
 	var rows []struct {
 		ID         uuid.UUID `bun:"id,type:uuid"`
 		ExternalID string    `bun:"external_id"`
@@ -212,7 +219,8 @@ func (s *Store) BillIDsByExternalID(ctx context.Context, db bun.IDB, businessID 
 
 // PaymentIDsWithTags are the ids of the business's payments carrying a
 // tag among tagIDs, sorted.
-func (s *Store) PaymentIDsWithTags(ctx context.Context, db bun.IDB, businessID uuid.UUID, tagIDs []uuid.UUID) ([]uuid.UUID, error) {
+func (s *Store) PaymentIDsWithTags(ctx context.Context, businessID uuid.UUID, tagIDs []uuid.UUID) ([]uuid.UUID, error) {
+	db := s.conn(ctx)
 	strs := make([]string, len(tagIDs))
 	for i, id := range tagIDs {
 		strs[i] = id.String()

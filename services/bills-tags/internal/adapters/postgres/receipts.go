@@ -16,17 +16,6 @@ import (
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/receipt"
 )
 
-// ReceiptPageSpec is the pagination of GET /receipts: sort_by created_at
-// (the import time, the only key), backed by (business_id, created_at,
-// id) and (business_id, status, created_at, id); limit default 100, at
-// most 500.
-var ReceiptPageSpec = page.Spec{
-	Keys:         map[string]page.Key{"created_at": {Column: "r.created_at", Kind: page.KindTime}},
-	Default:      "created_at",
-	DefaultLimit: 100,
-	MaxLimit:     500,
-}
-
 type receiptRow struct {
 	bun.BaseModel `bun:"table:receipts,alias:r"`
 
@@ -86,14 +75,16 @@ func (row receiptRow) receipt() receipt.Receipt {
 }
 
 // InsertReceipt inserts r.
-func (s *Store) InsertReceipt(ctx context.Context, db bun.IDB, r receipt.Receipt) error {
+func (s *Store) InsertReceipt(ctx context.Context, r receipt.Receipt) error {
+	db := s.conn(ctx)
 	row := toReceiptRow(r)
 	_, err := db.NewInsert().Model(&row).Exec(ctx)
 	return wrap("insert receipt", err)
 }
 
 // FindReceipt reads the business's receipt id; forUpdate locks it.
-func (s *Store) FindReceipt(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, forUpdate bool) (receipt.Receipt, bool, error) {
+func (s *Store) FindReceipt(ctx context.Context, businessID, id uuid.UUID, forUpdate bool) (receipt.Receipt, bool, error) {
+	db := s.conn(ctx)
 	var row receiptRow
 	q := db.NewSelect().Model(&row).Where("r.business_id = ? AND r.id = ?", businessID, id)
 	if forUpdate {
@@ -111,14 +102,16 @@ func (s *Store) FindReceipt(ctx context.Context, db bun.IDB, businessID, id uuid
 
 // UpdateReceipt writes the columns a receipt's moves change: status,
 // bill_id, rejected_at, updated_at.
-func (s *Store) UpdateReceipt(ctx context.Context, db bun.IDB, r receipt.Receipt) error {
+func (s *Store) UpdateReceipt(ctx context.Context, r receipt.Receipt) error {
+	db := s.conn(ctx)
 	row := toReceiptRow(r)
 	_, err := db.NewUpdate().Model(&row).Column("status", "bill_id", "rejected_at", "updated_at").WherePK().Exec(ctx)
 	return wrap("update receipt", err)
 }
 
 // FindReceipts is one keyset page of the business's receipts matching f.
-func (s *Store) FindReceipts(ctx context.Context, db bun.IDB, businessID uuid.UUID, f receipt.Filter, p page.Params) ([]receipt.Receipt, page.Meta, error) {
+func (s *Store) FindReceipts(ctx context.Context, businessID uuid.UUID, f receipt.Filter, p page.Params) ([]receipt.Receipt, page.Meta, error) {
+	db := s.conn(ctx)
 	q := db.NewSelect().Model((*receiptRow)(nil)).ColumnExpr("r.*").Where("r.business_id = ?", businessID)
 	if len(f.Statuses) > 0 {
 		st := make([]string, len(f.Statuses))
@@ -144,7 +137,8 @@ const maxMatchVendors = 20000
 
 // ActiveVendorNames are the names of the business's active vendors, for
 // matching: the company name and the individual's name each count.
-func (s *Store) ActiveVendorNames(ctx context.Context, db bun.IDB, businessID uuid.UUID) ([]receipt.VendorName, error) {
+func (s *Store) ActiveVendorNames(ctx context.Context, businessID uuid.UUID) ([]receipt.VendorName, error) {
+	db := s.conn(ctx)
 	var rows []struct {
 		ID             uuid.UUID `bun:"id"`
 		CompanyName    *string   `bun:"company_name"`
@@ -175,7 +169,8 @@ const historyBills = 200
 // VendorTopAccount is the account most used on the lines of the vendor's
 // latest bills (voided ones and UNCATEGORIZED_EXPENSES left out; a tie goes
 // to the account used last), if any.
-func (s *Store) VendorTopAccount(ctx context.Context, db bun.IDB, businessID, vendorID uuid.UUID) (*bill.AccountRef, error) {
+func (s *Store) VendorTopAccount(ctx context.Context, businessID, vendorID uuid.UUID) (*bill.AccountRef, error) {
+	db := s.conn(ctx)
 	var raw []json.RawMessage
 	err := db.NewRaw(`SELECT l.value->'account' FROM (
 			SELECT lines, received_at FROM bills WHERE business_id = ? AND vendor_id = ? AND status <> 'VOIDED'

@@ -13,6 +13,7 @@ import (
 	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/pkg/testkit"
+	"github.com/acctsuite/acct/services/bills-tags/internal/app"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain"
 )
 
@@ -62,20 +63,20 @@ func TestSchemaGuardsVendors(t *testing.T) {
 func TestStoreRoundTrip(t *testing.T) {
 	db := testkit.DB(t, "bills", Migrations)
 	ctx := context.Background()
-	s := New()
+	s := New(db)
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	bid := uuid.New()
 	in := domain.VendorInput{ExternalID: ptr("e-1"), IndividualName: ptr("Ann"), CompanyName: ptr("Édith Co"),
 		Email: ptr("a@b.example"), Memo: ptr("two\nlines"), Tags: []tags.KeyValue{{Key: "k", Value: "v", ValueDisplayName: ptr("V")}}}
 	c := domain.NewVendor(bid, uuid.Must(uuid.NewV7()), in, now)
-	if ok, err := s.InsertVendor(ctx, db, c); err != nil || !ok {
+	if ok, err := s.InsertVendor(ctx, c); err != nil || !ok {
 		t.Fatalf("insert: %v %v", ok, err)
 	}
 	twin := domain.NewVendor(bid, uuid.Must(uuid.NewV7()), in, now)
-	if ok, err := s.InsertVendor(ctx, db, twin); err != nil || ok {
+	if ok, err := s.InsertVendor(ctx, twin); err != nil || ok {
 		t.Fatalf("insert of the same external id: inserted %v, %v", ok, err)
 	}
-	got, ok, err := s.FindVendor(ctx, db, bid, c.ID, false)
+	got, ok, err := s.FindVendor(ctx, bid, c.ID, false)
 	if err != nil || !ok {
 		t.Fatalf("find: %v %v", ok, err)
 	}
@@ -83,14 +84,14 @@ func TestStoreRoundTrip(t *testing.T) {
 		!reflect.DeepEqual(got.Tags, c.Tags) || got.Status != domain.StatusActive || got.Email == nil || got.MobilePhone != nil {
 		t.Fatalf("read back %+v, want %+v", got, c)
 	}
-	if _, ok, _ := s.FindVendor(ctx, db, uuid.New(), c.ID, false); ok {
+	if _, ok, _ := s.FindVendor(ctx, uuid.New(), c.ID, false); ok {
 		t.Fatal("found under another business")
 	}
-	p, err := page.Parse(nil, VendorPageSpec, page.NewCodec([]byte("k")), "")
+	p, err := page.Parse(nil, app.VendorPageSpec, page.NewCodec([]byte("k")), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, _, err := s.FindVendors(ctx, db, bid, domain.VendorFilter{}, p)
+	list, _, err := s.FindVendors(ctx, bid, domain.VendorFilter{}, p)
 	if err != nil || len(list) != 1 || list[0].ID != c.ID {
 		t.Fatalf("list = %v, %v", list, err)
 	}

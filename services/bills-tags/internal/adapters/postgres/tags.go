@@ -100,7 +100,8 @@ func withValues(ctx context.Context, db bun.IDB, businessID uuid.UUID, rows []ta
 
 // FindDimensions is the business's dimensions by key, with their values
 // by value; deleted ones only with includeDeleted.
-func (s *Store) FindDimensions(ctx context.Context, db bun.IDB, businessID uuid.UUID, includeDeleted bool) ([]tagreg.Dimension, error) {
+func (s *Store) FindDimensions(ctx context.Context, businessID uuid.UUID, includeDeleted bool) ([]tagreg.Dimension, error) {
+	db := s.conn(ctx)
 	var rows []tagDimensionRow
 	q := db.NewSelect().Model(&rows).Where("td.business_id = ?", businessID).OrderExpr("td.key, td.id")
 	if !includeDeleted {
@@ -114,7 +115,8 @@ func (s *Store) FindDimensions(ctx context.Context, db bun.IDB, businessID uuid.
 
 // FindDimension is the business's dimension id with its values (locked
 // FOR UPDATE with forUpdate, the values' rows included).
-func (s *Store) FindDimension(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, forUpdate bool) (tagreg.Dimension, bool, error) {
+func (s *Store) FindDimension(ctx context.Context, businessID, id uuid.UUID, forUpdate bool) (tagreg.Dimension, bool, error) {
+	db := s.conn(ctx)
 	var r tagDimensionRow
 	q := db.NewSelect().Model(&r).Where("td.business_id = ? AND td.id = ?", businessID, id)
 	if forUpdate {
@@ -135,7 +137,8 @@ func (s *Store) FindDimension(ctx context.Context, db bun.IDB, businessID, id uu
 
 // InsertDimension writes a new dimension with its values; false when the
 // business has the dimension already (nothing written).
-func (s *Store) InsertDimension(ctx context.Context, db bun.IDB, d tagreg.Dimension) (bool, error) {
+func (s *Store) InsertDimension(ctx context.Context, d tagreg.Dimension) (bool, error) {
+	db := s.conn(ctx)
 	r := toDimensionRow(d)
 	res, err := db.NewInsert().Model(&r).On("CONFLICT DO NOTHING").Exec(ctx)
 	if err != nil {
@@ -144,11 +147,12 @@ func (s *Store) InsertDimension(ctx context.Context, db bun.IDB, d tagreg.Dimens
 	if n, _ := res.RowsAffected(); n == 0 {
 		return false, nil
 	}
-	return true, s.InsertValues(ctx, db, d.BusinessID, d.Values)
+	return true, s.InsertValues(ctx, d.BusinessID, d.Values)
 }
 
 // UpdateDimension writes the dimension's own fields (not its values).
-func (s *Store) UpdateDimension(ctx context.Context, db bun.IDB, d tagreg.Dimension) error {
+func (s *Store) UpdateDimension(ctx context.Context, d tagreg.Dimension) error {
+	db := s.conn(ctx)
 	r := toDimensionRow(d)
 	_, err := db.NewUpdate().Model(&r).Column("display_name", "strictness", "user_visible", "updated_at", "deleted_at").
 		WherePK().Exec(ctx)
@@ -157,7 +161,8 @@ func (s *Store) UpdateDimension(ctx context.Context, db bun.IDB, d tagreg.Dimens
 
 // InsertValues writes value definitions the business does not have yet
 // (existing ones are left as they are).
-func (s *Store) InsertValues(ctx context.Context, db bun.IDB, businessID uuid.UUID, vs []tagreg.Value) error {
+func (s *Store) InsertValues(ctx context.Context, businessID uuid.UUID, vs []tagreg.Value) error {
+	db := s.conn(ctx)
 	if len(vs) == 0 {
 		return nil
 	}
@@ -167,7 +172,8 @@ func (s *Store) InsertValues(ctx context.Context, db bun.IDB, businessID uuid.UU
 }
 
 // UpdateValue writes a value definition's display name and archive state.
-func (s *Store) UpdateValue(ctx context.Context, db bun.IDB, businessID uuid.UUID, v tagreg.Value) error {
+func (s *Store) UpdateValue(ctx context.Context, businessID uuid.UUID, v tagreg.Value) error {
+	db := s.conn(ctx)
 	r := toValueRows(businessID, []tagreg.Value{v})[0]
 	_, err := db.NewUpdate().Model(&r).Column("display_name", "archived_at", "updated_at").WherePK().Exec(ctx)
 	return wrap("update tag value", err)
@@ -177,7 +183,8 @@ func (s *Store) UpdateValue(ctx context.Context, db bun.IDB, businessID uuid.UUI
 // lacks, in two multi-row statements (existing rows, and so their display
 // names, are kept). entries come sorted by id, so concurrent consumers lock
 // rows in one order.
-func (s *Store) LearnTags(ctx context.Context, db bun.IDB, entries []tagreg.Dimension) error {
+func (s *Store) LearnTags(ctx context.Context, entries []tagreg.Dimension) error {
+	db := s.conn(ctx)
 	if len(entries) == 0 {
 		return nil
 	}
