@@ -5,24 +5,22 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/events"
-	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
 )
 
 // SeedChart gives the business the default chart of accounts (plus the
 // Canadian input-tax-credit account for a CA business). It runs in the
-// transaction that records the business event, for business.created and
-// business.updated alike: the seeded accounts have deterministic ids and
-// existing ones are skipped, so a replay changes nothing and an update
-// only adds what the business lacks (a business that moved to Canada gets
-// SALES_TAXES_RECEIVABLE).
-func (l *Ledger) SeedChart(ctx context.Context, tx bun.IDB, b events.Business) error {
+// unit of work ctx carries, the transaction that records the business
+// event, for business.created and business.updated alike: the seeded
+// accounts have deterministic ids and existing ones are skipped, so a
+// replay changes nothing and an update only adds what the business lacks
+// (a business that moved to Canada gets SALES_TAXES_RECEIVABLE).
+func (l *Ledger) SeedChart(ctx context.Context, b events.Business) error {
 	chart := domain.SeedChart(b.ID, b.Country, l.clock())
-	n, err := l.store.SeedAccounts(ctx, tx, chart)
+	n, err := l.store.SeedAccounts(ctx, chart)
 	if err != nil {
 		return fmt.Errorf("seed chart of %s: %w", b.ID, err)
 	}
@@ -32,13 +30,13 @@ func (l *Ledger) SeedChart(ctx context.Context, tx bun.IDB, b events.Business) e
 	l.log.InfoContext(ctx, "chart of accounts seeded", "business_id", b.ID, "accounts", n)
 	// The whole default chart (the accounts seeded before are unchanged:
 	// republishing them is harmless).
-	return l.pub.AccountsUpserted(ctx, tx, b.ID, chart)
+	return l.publishAccounts(ctx, b.ID, chart)
 }
 
 // AccountByID returns the business's account id (archived or not), or the
 // 404 domain.ErrAccountNotFound.
-func (l *Ledger) AccountByID(ctx context.Context, db bun.IDB, businessID, id uuid.UUID) (domain.Account, error) {
-	a, ok, err := l.store.FindAccount(ctx, db, businessID, id, NoLock)
+func (l *Ledger) AccountByID(ctx context.Context, businessID, id uuid.UUID) (domain.Account, error) {
+	a, ok, err := l.store.FindAccount(ctx, businessID, id, NoLock)
 	if err != nil {
 		return domain.Account{}, fmt.Errorf("find account %s: %w", id, err)
 	}
@@ -50,8 +48,8 @@ func (l *Ledger) AccountByID(ctx context.Context, db bun.IDB, businessID, id uui
 
 // AccountByStableName returns the business's account with that stable
 // name, or the 404 domain.ErrAccountNotFound.
-func (l *Ledger) AccountByStableName(ctx context.Context, db bun.IDB, businessID uuid.UUID, name string) (domain.Account, error) {
-	a, ok, err := l.store.FindAccountByStableName(ctx, db, businessID, name, NoLock)
+func (l *Ledger) AccountByStableName(ctx context.Context, businessID uuid.UUID, name string) (domain.Account, error) {
+	a, ok, err := l.store.FindAccountByStableName(ctx, businessID, name, NoLock)
 	if err != nil {
 		return domain.Account{}, fmt.Errorf("find account %q: %w", name, err)
 	}
@@ -63,7 +61,7 @@ func (l *Ledger) AccountByStableName(ctx context.Context, db bun.IDB, businessID
 
 // GetAccount is GET /ledger/accounts/{id}.
 func (l *Ledger) GetAccount(ctx context.Context, businessID, id uuid.UUID) (domain.Account, error) {
-	return l.AccountByID(ctx, l.db, businessID, id)
+	return l.AccountByID(ctx, businessID, id)
 }
 
 // NewAccountInput is POST /ledger/accounts: the account and where it goes.
@@ -78,15 +76,15 @@ type NewAccountInput struct {
 // (400), and a stable name must be new to the business (409).
 func (l *Ledger) CreateAccount(ctx context.Context, businessID uuid.UUID, in NewAccountInput) (domain.Account, error) {
 	var out domain.Account
-	err := outbox.RunInTx(ctx, l.db, func(ctx context.Context, tx bun.Tx) error {
+	err := l.uow.Do(ctx, func(ctx context.Context) error {
 		var err error
-		out, err = l.createAccount(ctx, tx, businessID, in)
+		out, err = l.createAccount(ctx, businessID, in)
 		return err
 	})
 	return out, err
 }
 
-func (l *Ledger) createAccount(ctx context.Context, tx bun.IDB, businessID uuid.UUID, in NewAccountInput) (domain.Account, error) {
+func (l *Ledger) createAccount(ctx context.Context, businessID uuid.UUID, in NewAccountInput) (domain.Account, error) {
 	ref := in.Parent
 	if ref == nil {
 		if !in.Draft.Type.Valid() {
@@ -95,7 +93,7 @@ func (l *Ledger) createAccount(ctx context.Context, tx bun.IDB, businessID uuid.
 		root := domain.ByStableName(rootOf(in.Draft.Type))
 		ref = &root
 	}
-	parents, err := l.store.FindAccountsByRefs(ctx, tx, businessID, []domain.AccountRef{*ref}, LockShare)
+	parents, err := l.store.FindAccountsByRefs(ctx, businessID, []domain.AccountRef{*ref}, LockShare)
 	if err != nil {
 		return domain.Account{}, fmt.Errorf("find parent: %w", err)
 	}
@@ -108,10 +106,10 @@ func (l *Ledger) createAccount(ctx context.Context, tx bun.IDB, businessID uuid.
 	}
 	now := l.clock()
 	a.ID, a.CreatedAt, a.UpdatedAt = newID(), now, now
-	if err := l.store.InsertAccount(ctx, tx, a); err != nil {
+	if err := l.store.InsertAccount(ctx, a); err != nil {
 		return domain.Account{}, err
 	}
-	if err := l.pub.AccountsUpserted(ctx, tx, businessID, []domain.Account{a}); err != nil {
+	if err := l.publishAccounts(ctx, businessID, []domain.Account{a}); err != nil {
 		return domain.Account{}, err
 	}
 	return a, nil
@@ -135,8 +133,8 @@ func rootOf(t domain.AccountType) string {
 // (see domain.Account.Apply for what else may change).
 func (l *Ledger) UpdateAccount(ctx context.Context, businessID, id uuid.UUID, u domain.AccountUpdate) (domain.Account, error) {
 	var out domain.Account
-	err := outbox.RunInTx(ctx, l.db, func(ctx context.Context, tx bun.Tx) error {
-		a, ok, err := l.store.FindAccount(ctx, tx, businessID, id, LockUpdate)
+	err := l.uow.Do(ctx, func(ctx context.Context) error {
+		a, ok, err := l.store.FindAccount(ctx, businessID, id, LockUpdate)
 		if err != nil {
 			return fmt.Errorf("find account %s: %w", id, err)
 		}
@@ -147,10 +145,10 @@ func (l *Ledger) UpdateAccount(ctx context.Context, businessID, id uuid.UUID, u 
 			return err
 		}
 		out.UpdatedAt = l.clock()
-		if err := l.store.UpdateAccount(ctx, tx, out); err != nil {
+		if err := l.store.UpdateAccount(ctx, out); err != nil {
 			return err
 		}
-		return l.pub.AccountsUpserted(ctx, tx, businessID, []domain.Account{out})
+		return l.publishAccounts(ctx, businessID, []domain.Account{out})
 	})
 	return out, err
 }
@@ -162,8 +160,8 @@ func (l *Ledger) UpdateAccount(ctx context.Context, businessID, id uuid.UUID, u 
 // the balance is read or finds it archived.
 func (l *Ledger) ArchiveAccount(ctx context.Context, businessID, id uuid.UUID) (domain.Account, error) {
 	var out domain.Account
-	err := outbox.RunInTx(ctx, l.db, func(ctx context.Context, tx bun.Tx) error {
-		a, ok, err := l.store.FindAccount(ctx, tx, businessID, id, LockUpdate)
+	err := l.uow.Do(ctx, func(ctx context.Context) error {
+		a, ok, err := l.store.FindAccount(ctx, businessID, id, LockUpdate)
 		if err != nil {
 			return fmt.Errorf("find account %s: %w", id, err)
 		}
@@ -174,7 +172,7 @@ func (l *Ledger) ArchiveAccount(ctx context.Context, businessID, id uuid.UUID) (
 			out = a
 			return nil
 		}
-		totals, children, err := l.store.AccountUsage(ctx, tx, businessID, id)
+		totals, children, err := l.store.AccountUsage(ctx, businessID, id)
 		if err != nil {
 			return fmt.Errorf("usage of account %s: %w", id, err)
 		}
@@ -184,10 +182,10 @@ func (l *Ledger) ArchiveAccount(ctx context.Context, businessID, id uuid.UUID) (
 		now := l.clock()
 		a.ArchivedAt, a.UpdatedAt = &now, now
 		out = a
-		if err := l.store.UpdateAccount(ctx, tx, a); err != nil {
+		if err := l.store.UpdateAccount(ctx, a); err != nil {
 			return err
 		}
-		return l.pub.AccountsUpserted(ctx, tx, businessID, []domain.Account{a})
+		return l.publishAccounts(ctx, businessID, []domain.Account{a})
 	})
 	return out, err
 }
@@ -211,11 +209,11 @@ type BankLedgerAccount struct {
 	StableName *string
 }
 
-// CreateBankLedgerAccount creates, in the caller's transaction, the ledger
+// CreateBankLedgerAccount creates, in the caller's unit of work, the ledger
 // account of a bank account: under BANK_ACCOUNTS (asset, DEBIT) for a
 // depository account, under CREDIT_CARDS (liability, CREDIT) for a credit
 // account.
-func (l *Ledger) CreateBankLedgerAccount(ctx context.Context, tx bun.IDB, businessID uuid.UUID, in BankLedgerAccount) (domain.Account, error) {
+func (l *Ledger) CreateBankLedgerAccount(ctx context.Context, businessID uuid.UUID, in BankLedgerAccount) (domain.Account, error) {
 	parent, typ := domain.StableBankAccounts, domain.Asset
 	switch in.Kind {
 	case Depository:
@@ -225,12 +223,12 @@ func (l *Ledger) CreateBankLedgerAccount(ctx context.Context, tx bun.IDB, busine
 		return domain.Account{}, fmt.Errorf("create bank ledger account: unknown kind %q", in.Kind)
 	}
 	if in.StableName != nil {
-		existing, ok, err := l.store.FindAccountByStableName(ctx, tx, businessID, *in.StableName, LockShare)
+		existing, ok, err := l.store.FindAccountByStableName(ctx, businessID, *in.StableName, LockShare)
 		if err != nil {
 			return domain.Account{}, fmt.Errorf("find account %q: %w", *in.StableName, err)
 		}
 		if ok {
-			p, pok, err := l.store.FindAccountByStableName(ctx, tx, businessID, parent, NoLock)
+			p, pok, err := l.store.FindAccountByStableName(ctx, businessID, parent, NoLock)
 			if err != nil {
 				return domain.Account{}, fmt.Errorf("find account %q: %w", parent, err)
 			}
@@ -241,7 +239,7 @@ func (l *Ledger) CreateBankLedgerAccount(ctx context.Context, tx bun.IDB, busine
 		}
 	}
 	ref := domain.ByStableName(parent)
-	return l.createAccount(ctx, tx, businessID, NewAccountInput{
+	return l.createAccount(ctx, businessID, NewAccountInput{
 		Draft:  domain.AccountDraft{Name: in.Name, AccountNumber: in.AccountNumber, StableName: in.StableName, Type: typ},
 		Parent: &ref,
 	})
@@ -249,7 +247,7 @@ func (l *Ledger) CreateBankLedgerAccount(ctx context.Context, tx bun.IDB, busine
 
 // Chart is the business's tree of live accounts.
 func (l *Ledger) Chart(ctx context.Context, businessID uuid.UUID) ([]*domain.Node, error) {
-	accounts, err := l.store.ListAccounts(ctx, l.db, businessID, false)
+	accounts, err := l.store.ListAccounts(ctx, businessID, false)
 	if err != nil {
 		return nil, fmt.Errorf("list accounts of %s: %w", businessID, err)
 	}

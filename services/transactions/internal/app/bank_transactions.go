@@ -5,10 +5,8 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
-	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
@@ -24,6 +22,20 @@ func ErrBankTransactionNotFound() *apperr.Error {
 	return apperr.New(apperr.NotFound, "bank transaction not found").WithEnum(EnumBankTransactionNotFound)
 }
 
+// BankTxnPageSpec is the pagination of GET /bank-transactions: the spec's
+// sort keys, each backed by a (business_id, key, id) index; limit default
+// 100, at most 500.
+var BankTxnPageSpec = page.Spec{
+	Keys: map[string]page.Key{
+		"date":        {Column: "bt.date", Kind: page.KindTime},
+		"amount":      {Column: "bt.amount", Kind: page.KindInt},
+		"imported_at": {Column: "bt.imported_at", Kind: page.KindTime},
+	},
+	Default:      "date",
+	DefaultLimit: 100,
+	MaxLimit:     500,
+}
+
 // BankTxnStore is the persistence of bank transactions (part of
 // BankStore).
 type BankTxnStore interface {
@@ -31,29 +43,23 @@ type BankTxnStore interface {
 	// source_transaction_id) the business does not have yet, with their
 	// tags, in batched multi-row statements, and returns the ids of those
 	// it inserted.
-	InsertBankTransactions(ctx context.Context, db bun.IDB, txns []banking.BankTransaction) (map[uuid.UUID]bool, error)
+	InsertBankTransactions(ctx context.Context, txns []banking.BankTransaction) (map[uuid.UUID]bool, error)
 	// FindBankTransactionsBySource returns the business's transactions of
 	// source with these source transaction ids.
-	FindBankTransactionsBySource(ctx context.Context, db bun.IDB, businessID uuid.UUID, source banking.Source, ids []string) ([]banking.BankTransaction, error)
-	FindBankTransaction(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, lock Lock) (banking.BankTransaction, bool, error)
+	FindBankTransactionsBySource(ctx context.Context, businessID uuid.UUID, source banking.Source, ids []string) ([]banking.BankTransaction, error)
+	FindBankTransaction(ctx context.Context, businessID, id uuid.UUID, lock Lock) (banking.BankTransaction, bool, error)
 	// FindBankTransactions is one page of the business's transactions
 	// that pass f.
-	FindBankTransactions(ctx context.Context, db bun.IDB, businessID uuid.UUID, f banking.Filter, p page.Params) ([]banking.BankTransaction, page.Meta, error)
+	FindBankTransactions(ctx context.Context, businessID uuid.UUID, f banking.Filter, p page.Params) ([]banking.BankTransaction, page.Meta, error)
 	// UpdateBankTransaction saves t's categorization (status, method,
 	// category, tax code), memo, update time and version.
-	UpdateBankTransaction(ctx context.Context, db bun.IDB, t banking.BankTransaction) error
-}
-
-// TxnPublisher enqueues the acct.transactions.v1 snapshots in the
-// transaction that made the change.
-type TxnPublisher interface {
-	TransactionsUpserted(ctx context.Context, db bun.IDB, txns []banking.BankTransaction) error
+	UpdateBankTransaction(ctx context.Context, t banking.BankTransaction) error
 }
 
 // BankTransaction returns the business's transaction id, or the 404
 // ErrBankTransactionNotFound.
 func (b *Banking) BankTransaction(ctx context.Context, businessID, id uuid.UUID) (banking.BankTransaction, error) {
-	t, ok, err := b.store.FindBankTransaction(ctx, b.db, businessID, id, NoLock)
+	t, ok, err := b.store.FindBankTransaction(ctx, businessID, id, NoLock)
 	if err != nil {
 		return banking.BankTransaction{}, fmt.Errorf("find bank transaction %s: %w", id, err)
 	}
@@ -73,7 +79,7 @@ func (b *Banking) BankTransaction(ctx context.Context, businessID, id uuid.UUID)
 // BankTransactions is GET /bank-transactions: one page of the filtered
 // transactions.
 func (b *Banking) BankTransactions(ctx context.Context, businessID uuid.UUID, f banking.Filter, p page.Params) ([]banking.BankTransaction, page.Meta, error) {
-	out, meta, err := b.store.FindBankTransactions(ctx, b.db, businessID, f, p)
+	out, meta, err := b.store.FindBankTransactions(ctx, businessID, f, p)
 	if err != nil {
 		return nil, page.Meta{}, fmt.Errorf("list bank transactions of %s: %w", businessID, err)
 	}
@@ -87,8 +93,8 @@ func (b *Banking) BankTransactions(ctx context.Context, businessID uuid.UUID, f 
 }
 
 // liveTransaction is the business's transaction id, or its 404.
-func (b *Banking) liveTransaction(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, lock Lock) (banking.BankTransaction, error) {
-	t, ok, err := b.store.FindBankTransaction(ctx, db, businessID, id, lock)
+func (b *Banking) liveTransaction(ctx context.Context, businessID, id uuid.UUID, lock Lock) (banking.BankTransaction, error) {
+	t, ok, err := b.store.FindBankTransaction(ctx, businessID, id, lock)
 	if err != nil {
 		return banking.BankTransaction{}, fmt.Errorf("find bank transaction %s: %w", id, err)
 	}
@@ -111,8 +117,8 @@ const MaxCustomTransactions = 1000
 // get their own id as source_transaction_id.
 func (b *Banking) CreateCustomTransactions(ctx context.Context, businessID, accountID uuid.UUID, items []banking.CustomTransactionItem) ([]banking.BankTransaction, error) {
 	var out []banking.BankTransaction
-	err := outbox.RunInTx(ctx, b.db, func(ctx context.Context, tx bun.Tx) error {
-		acct, ok, err := b.store.FindCustomAccount(ctx, tx, businessID, accountID)
+	err := b.uow.Do(ctx, func(ctx context.Context) error {
+		acct, ok, err := b.store.FindCustomAccount(ctx, businessID, accountID)
 		if err != nil {
 			return fmt.Errorf("find custom account %s: %w", accountID, err)
 		}
@@ -143,7 +149,7 @@ func (b *Banking) CreateCustomTransactions(ctx context.Context, businessID, acco
 		// A concurrent call inserting the same source ids makes ON CONFLICT
 		// wait for it to commit; the read that follows (a new statement
 		// under READ COMMITTED) then sees its rows.
-		out, err = b.storeNew(ctx, tx, businessID, txns)
+		out, err = b.storeNew(ctx, businessID, txns)
 		return err
 	})
 	return out, err
@@ -152,7 +158,7 @@ func (b *Banking) CreateCustomTransactions(ctx context.Context, businessID, acco
 // settle replaces, in txns, each one not inserted by the stored
 // transaction of the same (source, source transaction id), and publishes
 // the inserted ones.
-func (b *Banking) settle(ctx context.Context, tx bun.IDB, businessID uuid.UUID, txns []banking.BankTransaction, inserted map[uuid.UUID]bool) ([]banking.BankTransaction, error) {
+func (b *Banking) settle(ctx context.Context, businessID uuid.UUID, txns []banking.BankTransaction, inserted map[uuid.UUID]bool) ([]banking.BankTransaction, error) {
 	var fresh []banking.BankTransaction
 	missing := map[banking.Source][]string{}
 	for _, t := range txns {
@@ -168,7 +174,7 @@ func (b *Banking) settle(ctx context.Context, tx bun.IDB, businessID uuid.UUID, 
 	}
 	existing := map[key]banking.BankTransaction{}
 	for source, ids := range missing {
-		found, err := b.store.FindBankTransactionsBySource(ctx, tx, businessID, source, ids)
+		found, err := b.store.FindBankTransactionsBySource(ctx, businessID, source, ids)
 		if err != nil {
 			return nil, fmt.Errorf("find existing transactions: %w", err)
 		}
@@ -187,7 +193,7 @@ func (b *Banking) settle(ctx context.Context, tx bun.IDB, businessID uuid.UUID, 
 		txns[i] = e
 	}
 	if len(fresh) > 0 {
-		if err := b.pub.TransactionsUpserted(ctx, tx, fresh); err != nil {
+		if err := b.publishTransactions(ctx, fresh...); err != nil {
 			return nil, fmt.Errorf("publish transactions: %w", err)
 		}
 	}

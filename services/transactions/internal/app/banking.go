@@ -7,10 +7,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
-	"github.com/acctsuite/acct/pkg/outbox"
+	"github.com/acctsuite/acct/pkg/clock"
 	"github.com/acctsuite/acct/pkg/storage"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
@@ -46,16 +45,16 @@ type CustomAccount struct {
 }
 
 // BankStore is the bank-transaction side's persistence. Like Store, every
-// method runs on the db it is given.
+// method runs in the unit of work its context carries, if any.
 type BankStore interface {
-	InsertCustomAccount(ctx context.Context, db bun.IDB, a CustomAccount) error
-	FindCustomAccount(ctx context.Context, db bun.IDB, businessID, id uuid.UUID) (CustomAccount, bool, error)
-	FindCustomAccountByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string) (CustomAccount, bool, error)
+	InsertCustomAccount(ctx context.Context, a CustomAccount) error
+	FindCustomAccount(ctx context.Context, businessID, id uuid.UUID) (CustomAccount, bool, error)
+	FindCustomAccountByExternalID(ctx context.Context, businessID uuid.UUID, externalID string) (CustomAccount, bool, error)
 	// ListCustomAccounts lists the business's accounts, oldest first.
-	ListCustomAccounts(ctx context.Context, db bun.IDB, businessID uuid.UUID) ([]CustomAccount, error)
+	ListCustomAccounts(ctx context.Context, businessID uuid.UUID) ([]CustomAccount, error)
 	// LockKey serialises the requests that share key until the
 	// transaction ends (an external id being created, say).
-	LockKey(ctx context.Context, db bun.IDB, key string) error
+	LockKey(ctx context.Context, key string) error
 	BankTxnStore
 	ExternalAccountStore
 	TagStore
@@ -66,31 +65,32 @@ type BankStore interface {
 	MatchStore
 }
 
-// Banking holds the bank-account and bank-transaction use cases. They post
-// into the Ledger in their own database transaction.
+// Banking holds the bank-account and bank-transaction use cases. Each
+// write posts into the Ledger in its own unit of work.
 type Banking struct {
-	db     *bun.DB
+	uow    UnitOfWork
 	ledger *Ledger
 	store  BankStore
-	pub    TxnPublisher
+	pub    Publisher
 	// businesses gives the business's country for the Canadian tax rules.
 	businesses Businesses
 	// files holds receipts; nil while storage is not configured.
 	files storage.Store
 	log   *slog.Logger
-	now   func() time.Time
+	clk   clock.Clock
 }
 
-// NewBanking assembles the bank-transaction use cases on db, posting into
+// NewBanking assembles the bank-transaction use cases, posting into
 // ledger.
-func NewBanking(db *bun.DB, ledger *Ledger, store BankStore, pub TxnPublisher, businesses Businesses, logger *slog.Logger) *Banking {
+func NewBanking(uow UnitOfWork, ledger *Ledger, store BankStore, pub Publisher, businesses Businesses, logger *slog.Logger) *Banking {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Banking{db: db, ledger: ledger, store: store, pub: pub, businesses: businesses, log: logger, now: time.Now}
+	return &Banking{uow: uow, ledger: ledger, store: store, pub: pub, businesses: businesses, log: logger, clk: clock.System}
 }
 
-func (b *Banking) clock() time.Time { return b.now().UTC().Truncate(time.Microsecond) }
+// clock is now as PostgreSQL stores it (UTC, microseconds).
+func (b *Banking) clock() time.Time { return b.clk.Now() }
 
 // CreateCustomAccount is POST /custom-accounts. It creates the account and
 // its ledger account (under BANK_ACCOUNTS for DEPOSITORY, CREDIT_CARDS for
@@ -101,12 +101,12 @@ func (b *Banking) CreateCustomAccount(ctx context.Context, businessID uuid.UUID,
 		out     CustomAccount
 		created bool
 	)
-	err := outbox.RunInTx(ctx, b.db, func(ctx context.Context, tx bun.Tx) error {
+	err := b.uow.Do(ctx, func(ctx context.Context) error {
 		if in.ExternalID != nil {
-			if err := b.store.LockKey(ctx, tx, "custom_accounts:"+businessID.String()+":"+*in.ExternalID); err != nil {
+			if err := b.store.LockKey(ctx, "custom_accounts:"+businessID.String()+":"+*in.ExternalID); err != nil {
 				return err
 			}
-			existing, ok, err := b.store.FindCustomAccountByExternalID(ctx, tx, businessID, *in.ExternalID)
+			existing, ok, err := b.store.FindCustomAccountByExternalID(ctx, businessID, *in.ExternalID)
 			if err != nil {
 				return fmt.Errorf("find custom account by external id: %w", err)
 			}
@@ -119,7 +119,7 @@ func (b *Banking) CreateCustomAccount(ctx context.Context, businessID uuid.UUID,
 		if in.Type == banking.AccountCredit {
 			kind = Credit
 		}
-		ledgerAccount, err := b.ledger.CreateBankLedgerAccount(ctx, tx, businessID, BankLedgerAccount{
+		ledgerAccount, err := b.ledger.CreateBankLedgerAccount(ctx, businessID, BankLedgerAccount{
 			Kind: kind, Name: in.AccountName, AccountNumber: in.Mask,
 		})
 		if err != nil {
@@ -132,7 +132,7 @@ func (b *Banking) CreateCustomAccount(ctx context.Context, businessID uuid.UUID,
 			LedgerAccountID: ledgerAccount.ID, UserCreated: true, CreatedAt: now, UpdatedAt: now,
 		}
 		created = true
-		return b.store.InsertCustomAccount(ctx, tx, out)
+		return b.store.InsertCustomAccount(ctx, out)
 	})
 	if err != nil {
 		return CustomAccount{}, false, err
@@ -142,7 +142,7 @@ func (b *Banking) CreateCustomAccount(ctx context.Context, businessID uuid.UUID,
 
 // CustomAccounts is GET /custom-accounts.
 func (b *Banking) CustomAccounts(ctx context.Context, businessID uuid.UUID) ([]CustomAccount, error) {
-	out, err := b.store.ListCustomAccounts(ctx, b.db, businessID)
+	out, err := b.store.ListCustomAccounts(ctx, businessID)
 	if err != nil {
 		return nil, fmt.Errorf("list custom accounts of %s: %w", businessID, err)
 	}
@@ -151,8 +151,8 @@ func (b *Banking) CustomAccounts(ctx context.Context, businessID uuid.UUID) ([]C
 
 // CustomAccount returns the business's custom account id, or the 404
 // ErrCustomAccountNotFound.
-func (b *Banking) CustomAccount(ctx context.Context, db bun.IDB, businessID, id uuid.UUID) (CustomAccount, error) {
-	a, ok, err := b.store.FindCustomAccount(ctx, db, businessID, id)
+func (b *Banking) CustomAccount(ctx context.Context, businessID, id uuid.UUID) (CustomAccount, error) {
+	a, ok, err := b.store.FindCustomAccount(ctx, businessID, id)
 	if err != nil {
 		return CustomAccount{}, fmt.Errorf("find custom account %s: %w", id, err)
 	}

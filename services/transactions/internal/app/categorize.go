@@ -7,10 +7,8 @@ import (
 	"strconv"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/events"
-	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking/salestax"
@@ -76,11 +74,10 @@ func (b *Banking) TaxOptions(ctx context.Context, t banking.BankTransaction) ([]
 // not in the default chart: it is created (under ASSETS) the first time a
 // transfer is categorized.
 //
-// known holds accounts the caller has already share-locked in tx
-// (prefetched): a reference among them costs no query.
+// known holds accounts the caller has already share-locked in its unit of
+// work (prefetched): a reference among them costs no query.
 type resolver struct {
 	b          *Banking
-	tx         bun.IDB
 	businessID uuid.UUID
 	known      []domain.Account
 }
@@ -100,14 +97,14 @@ func (r resolver) ResolveAccount(ctx context.Context, ref banking.AccountRef) (b
 		}
 		return ledgerAccount(r.known[i]), nil
 	}
-	found, err := r.b.ledger.LockAccounts(ctx, r.tx, r.businessID, []domain.AccountRef{dref})
+	found, err := r.b.ledger.LockAccounts(ctx, r.businessID, []domain.AccountRef{dref})
 	if err != nil {
 		return banking.LedgerAccount{}, fmt.Errorf("resolve %s: %w", dref, err)
 	}
 	if len(found) == 0 && ref.StableName == banking.StableTransfersInTransit {
 		name := ref.StableName
 		parent := domain.ByStableName(domain.StableAssets)
-		a, err := r.b.ledger.createAccount(ctx, r.tx, r.businessID, NewAccountInput{
+		a, err := r.b.ledger.createAccount(ctx, r.businessID, NewAccountInput{
 			Draft:  domain.AccountDraft{Name: "Transfers in transit", StableName: &name, Type: domain.Asset},
 			Parent: &parent,
 		})
@@ -139,8 +136,8 @@ func ledgerAccount(a domain.Account) banking.LedgerAccount {
 // one transaction run one after the other, so at most one entry is live.
 func (b *Banking) Categorize(ctx context.Context, businessID, id uuid.UUID, req banking.CategorizationRequest) (banking.BankTransaction, error) {
 	var out banking.BankTransaction
-	err := outbox.RunInTx(ctx, b.db, func(ctx context.Context, tx bun.Tx) error {
-		t, ok, err := b.store.FindBankTransaction(ctx, tx, businessID, id, LockUpdate)
+	err := b.uow.Do(ctx, func(ctx context.Context) error {
+		t, ok, err := b.store.FindBankTransaction(ctx, businessID, id, LockUpdate)
 		if err != nil {
 			return fmt.Errorf("find bank transaction %s: %w", id, err)
 		}
@@ -155,7 +152,7 @@ func (b *Banking) Categorize(ctx context.Context, businessID, id uuid.UUID, req 
 		if err != nil {
 			return err
 		}
-		out, err = b.apply(ctx, tx, t, c, banking.MethodAPI, domain.AgentAPI)
+		out, err = b.apply(ctx, t, c, banking.MethodAPI, domain.AgentAPI)
 		return err
 	})
 	return out, err
@@ -165,17 +162,17 @@ func (b *Banking) Categorize(ctx context.Context, businessID, id uuid.UUID, req 
 // and saves and publishes the result. Every account it needs (the bank
 // account, the categories, the live entry's) is fetched and share-locked
 // in one query; the live entry's reversal and the new entry go in with one
-// outbox write (Ledger.Repost).
-func (b *Banking) apply(ctx context.Context, tx bun.IDB, t banking.BankTransaction, c banking.Categorization, method banking.CategorizationMethod, agent domain.Agent) (banking.BankTransaction, error) {
+// Publish (Ledger.Repost).
+func (b *Banking) apply(ctx context.Context, t banking.BankTransaction, c banking.Categorization, method banking.CategorizationMethod, agent domain.Agent) (banking.BankTransaction, error) {
 	refs := []domain.AccountRef{domain.ByID(t.LedgerAccountID)}
 	for _, r := range banking.Refs(c) {
 		refs = append(refs, domainRef(r))
 	}
-	live, hasLive, known, err := b.ledger.LiveEntryAndAccounts(ctx, tx, t.BusinessID, SourceBankTransaction, t.ID.String(), refs)
+	live, hasLive, known, err := b.ledger.LiveEntryAndAccounts(ctx, t.BusinessID, SourceBankTransaction, t.ID.String(), refs)
 	if err != nil {
 		return banking.BankTransaction{}, fmt.Errorf("live entry and accounts of %s: %w", t.ID, err)
 	}
-	rc, err := banking.Resolve(ctx, resolver{b: b, tx: tx, businessID: t.BusinessID, known: known}, c)
+	rc, err := banking.Resolve(ctx, resolver{b: b, businessID: t.BusinessID, known: known}, c)
 	if err != nil {
 		return banking.BankTransaction{}, err
 	}
@@ -207,12 +204,12 @@ func (b *Banking) apply(ctx context.Context, tx bun.IDB, t banking.BankTransacti
 		reverse = &live
 	}
 	if reverse != nil || in != nil {
-		if _, _, err := b.ledger.Repost(ctx, tx, t.BusinessID, reverse, ReverseOptions{Agent: agent}, in, known); err != nil {
+		if _, _, err := b.ledger.Repost(ctx, t.BusinessID, reverse, ReverseOptions{Agent: agent}, in, known); err != nil {
 			return banking.BankTransaction{}, fmt.Errorf("repost entry of %s: %w", t.ID, err)
 		}
 	}
 	// A matched deposit recategorized: its payment is open again.
-	if err := b.releaseMatch(ctx, tx, &t); err != nil {
+	if err := b.releaseMatch(ctx, &t); err != nil {
 		return banking.BankTransaction{}, err
 	}
 	now := b.clock()
@@ -222,10 +219,10 @@ func (b *Banking) apply(ctx context.Context, tx bun.IDB, t banking.BankTransacti
 		t.TaxCode = &code
 	}
 	t.Category = banking.NewTxnCategory(t, rc, now)
-	if err := b.store.UpdateBankTransaction(ctx, tx, t); err != nil {
+	if err := b.store.UpdateBankTransaction(ctx, t); err != nil {
 		return banking.BankTransaction{}, fmt.Errorf("update bank transaction %s: %w", t.ID, err)
 	}
-	if err := b.pub.TransactionsUpserted(ctx, tx, []banking.BankTransaction{t}); err != nil {
+	if err := b.publishTransactions(ctx, t); err != nil {
 		return banking.BankTransaction{}, fmt.Errorf("publish transaction %s: %w", t.ID, err)
 	}
 	return t, nil

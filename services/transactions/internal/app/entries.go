@@ -8,14 +8,27 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
-	"github.com/acctsuite/acct/pkg/outbox"
+	"github.com/acctsuite/acct/pkg/clock"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
 )
+
+// EntryPageSpec is the pagination of GET /ledger/entries. Cursor positions
+// are bound as literal values of the (sort column, id) comparison, so the
+// listing seeks its index at any depth.
+var EntryPageSpec = page.Spec{
+	Keys: map[string]page.Key{
+		"entry_at":     {Column: "e.entry_at", Kind: page.KindTime},
+		"entry_number": {Column: "e.entry_number", Kind: page.KindInt},
+		"created_at":   {Column: "e.created_at", Kind: page.KindTime},
+	},
+	Default:      "entry_at",
+	DefaultLimit: 100,
+	MaxLimit:     500,
+}
 
 // NewEntry is an entry to post.
 type NewEntry struct {
@@ -33,15 +46,16 @@ type NewEntry struct {
 	Lines     []domain.JournalLine
 }
 
-// PostEntry posts a balanced entry in the caller's transaction tx and
-// enqueues its ledger.entry.posted event there. Lines name accounts by id
-// or stable name; an unknown account is 400 UnknownAccount, an archived one
-// 400 AccountArchived. The same source version posted again returns the
+// PostEntry posts a balanced entry in the caller's unit of work (the one
+// ctx carries) and publishes its ledger.entry.posted event in it. Lines
+// name accounts by id
+// or stable name; an unknown account is 400 UnknownAccount, an archived
+// one 400 AccountArchived. The same source version posted again returns the
 // entry posted the first time (409 SourceConflict when the lines differ);
 // another version while the source has a live entry is 409
 // LiveEntryExists.
-func (l *Ledger) PostEntry(ctx context.Context, tx bun.IDB, businessID uuid.UUID, in NewEntry) (domain.Entry, error) {
-	out, err := l.PostEntries(ctx, tx, businessID, []NewEntry{in})
+func (l *Ledger) PostEntry(ctx context.Context, businessID uuid.UUID, in NewEntry) (domain.Entry, error) {
+	out, err := l.PostEntries(ctx, businessID, []NewEntry{in})
 	if err != nil {
 		return domain.Entry{}, err
 	}
@@ -63,11 +77,11 @@ type pending struct {
 // query resolves the accounts of all of them, multi-row statements insert
 // the entries and their lines (a source version posted before is found
 // by the unique indexes and answered as a replay or a 409), and one
-// outbox write enqueues their events. An import of a
-// thousand transactions thus costs a handful of round trips, not
-// thousands. The result is in the order of ins; any error leaves tx to be
-// rolled back.
-func (l *Ledger) PostEntries(ctx context.Context, tx bun.IDB, businessID uuid.UUID, ins []NewEntry) ([]domain.Entry, error) {
+// Publish sends their events (the outbox writes them at the commit). An
+// import of a thousand transactions thus costs a handful of round trips,
+// not thousands. The result is in the order of ins; any error leaves the
+// caller's unit of work to be rolled back.
+func (l *Ledger) PostEntries(ctx context.Context, businessID uuid.UUID, ins []NewEntry) ([]domain.Entry, error) {
 	ps := make([]pending, len(ins))
 	var refs []domain.AccountRef
 	for i, in := range ins {
@@ -82,7 +96,7 @@ func (l *Ledger) PostEntries(ctx context.Context, tx bun.IDB, businessID uuid.UU
 		}
 		ps[i] = p
 	}
-	found, err := l.store.FindAccountsByRefs(ctx, tx, businessID, refs, LockShare)
+	found, err := l.store.FindAccountsByRefs(ctx, businessID, refs, LockShare)
 	if err != nil {
 		return nil, fmt.Errorf("resolve accounts: %w", err)
 	}
@@ -106,7 +120,7 @@ func (l *Ledger) PostEntries(ctx context.Context, tx bun.IDB, businessID uuid.UU
 		out[i] = p.build(businessID, now)
 		fresh[i] = &out[i]
 	}
-	inserted, err := l.store.InsertEntryRows(ctx, tx, fresh)
+	inserted, err := l.store.InsertEntryRows(ctx, fresh)
 	if err != nil {
 		return nil, fmt.Errorf("insert entries: %w", err)
 	}
@@ -116,21 +130,21 @@ func (l *Ledger) PostEntries(ctx context.Context, tx bun.IDB, businessID uuid.UU
 		if inserted[e.ID] {
 			withLines = append(withLines, e)
 			// A replay stands even if an account was archived since; a
-			// new entry on an archived account fails (and tx with it).
+			// new entry on an archived account fails (and the unit of work with it).
 			if err := checkLive(ps[i].accounts); err != nil {
 				return nil, err
 			}
 			published = append(published, *e)
 			continue
 		}
-		if out[i], err = l.conflict(ctx, tx, *e, ps[i].journal, ps[i].ids); err != nil {
+		if out[i], err = l.conflict(ctx, *e, ps[i].journal, ps[i].ids); err != nil {
 			return nil, err
 		}
 	}
-	if err := l.store.InsertLines(ctx, tx, withLines); err != nil {
+	if err := l.store.InsertLines(ctx, withLines); err != nil {
 		return nil, fmt.Errorf("insert lines: %w", err)
 	}
-	if err := l.publish(ctx, tx, businessID, published, nil); err != nil {
+	if err := l.publish(ctx, businessID, published, nil); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -172,10 +186,10 @@ func prepare(in NewEntry) (pending, error) {
 
 // build makes the entry of p, posted now.
 func (p pending) build(businessID uuid.UUID, now time.Time) domain.Entry {
-	entryAt := p.in.EntryAt.UTC().Truncate(time.Microsecond)
+	entryAt := clock.DB(p.in.EntryAt)
 	date := entryAt
 	if p.in.Date != nil {
-		date = p.in.Date.UTC().Truncate(time.Microsecond)
+		date = clock.DB(*p.in.Date)
 	}
 	e := domain.Entry{
 		ID: newID(), BusinessID: businessID, EntryType: p.in.EntryType, Agent: p.in.Agent, Date: date, EntryAt: entryAt,
@@ -196,18 +210,18 @@ func (p pending) build(businessID uuid.UUID, now time.Time) domain.Entry {
 // reversal of an entry already reversed is 409 AlreadyReversed; the same
 // source version posted concurrently is a replay; another live entry of
 // the source is 409 LiveEntryExists.
-func (l *Ledger) conflict(ctx context.Context, tx bun.IDB, e domain.Entry, journal domain.Journal, ids []uuid.UUID) (domain.Entry, error) {
+func (l *Ledger) conflict(ctx context.Context, e domain.Entry, journal domain.Journal, ids []uuid.UUID) (domain.Entry, error) {
 	if e.ReversalOfID != nil {
 		return domain.Entry{}, apperr.New(apperr.Conflict, "the entry is already reversed").WithEnum(domain.EnumAlreadyReversed)
 	}
-	existing, ok, err := l.store.FindEntryBySource(ctx, tx, e.BusinessID, e.Source)
+	existing, ok, err := l.store.FindEntryBySource(ctx, e.BusinessID, e.Source)
 	if err != nil {
 		return domain.Entry{}, fmt.Errorf("find entry of source %+v: %w", e.Source, err)
 	}
 	if ok {
 		return replayed(existing, journal, ids)
 	}
-	live, _, err := l.store.FindLiveEntry(ctx, tx, e.BusinessID, e.Source.Type, e.Source.ID)
+	live, _, err := l.store.FindLiveEntry(ctx, e.BusinessID, e.Source.Type, e.Source.ID)
 	if err != nil {
 		return domain.Entry{}, fmt.Errorf("find live entry of source %+v: %w", e.Source, err)
 	}
@@ -216,12 +230,12 @@ func (l *Ledger) conflict(ctx context.Context, tx bun.IDB, e domain.Entry, journ
 		WithEnum(domain.EnumLiveEntryExists).WithMeta("entry_id", live.ID.String())
 }
 
-// publish enqueues the events of the posted entries, with the ancestry of
-// every account they touch, in one outbox write. known may hold accounts
-// read in tx with their ancestors (LiveEntryAndAccounts): when it
-// holds every account of the lines and all accounts above them, the
-// ancestry costs no query.
-func (l *Ledger) publish(ctx context.Context, tx bun.IDB, businessID uuid.UUID, es []domain.Entry, known []domain.Account) error {
+// publish publishes the events of the posted entries, with the ancestry
+// of every account they touch, in one Publish. known may hold accounts
+// read in the unit of work with their ancestors (LiveEntryAndAccounts):
+// when it holds every account of the lines and all accounts above them,
+// the ancestry costs no query.
+func (l *Ledger) publish(ctx context.Context, businessID uuid.UUID, es []domain.Entry, known []domain.Account) error {
 	if len(es) == 0 {
 		return nil
 	}
@@ -240,7 +254,7 @@ func (l *Ledger) publish(ctx context.Context, tx bun.IDB, businessID uuid.UUID, 
 		}
 	}
 	if !complete {
-		all, err := l.store.AccountsWithAncestors(ctx, tx, businessID, ids)
+		all, err := l.store.AccountsWithAncestors(ctx, businessID, ids)
 		if err != nil {
 			return fmt.Errorf("ancestors of entry accounts: %w", err)
 		}
@@ -248,7 +262,11 @@ func (l *Ledger) publish(ctx context.Context, tx bun.IDB, businessID uuid.UUID, 
 			byID[a.ID] = a
 		}
 	}
-	if err := l.pub.EntriesPosted(ctx, tx, es, byID); err != nil {
+	evts, err := entryEvents(es, byID)
+	if err == nil {
+		err = l.pub.Publish(ctx, evts...)
+	}
+	if err != nil {
 		return fmt.Errorf("publish %d entries: %w", len(es), err)
 	}
 	return nil
@@ -332,36 +350,37 @@ type ReverseOptions struct {
 	KeepArchived bool
 }
 
-// ReverseEntry posts, in the caller's transaction, the mirror of entry id
+// ReverseEntry posts, in the caller's unit of work, the mirror of entry id
 // (every line on the other side, reversal_of_id set) and records it as the
 // entry's reversal_id. An unknown entry is 404; an entry already reversed,
 // or itself a reversal, is 409.
-func (l *Ledger) ReverseEntry(ctx context.Context, tx bun.IDB, businessID, id uuid.UUID, opts ReverseOptions) (domain.Entry, error) {
-	orig, ok, err := l.store.FindEntry(ctx, tx, businessID, id, LockUpdate)
+func (l *Ledger) ReverseEntry(ctx context.Context, businessID, id uuid.UUID, opts ReverseOptions) (domain.Entry, error) {
+	orig, ok, err := l.store.FindEntry(ctx, businessID, id, LockUpdate)
 	if err != nil {
 		return domain.Entry{}, fmt.Errorf("find entry %s: %w", id, err)
 	}
 	if !ok {
 		return domain.Entry{}, domain.ErrEntryNotFound()
 	}
-	return l.reverse(ctx, tx, orig, opts)
+	return l.reverse(ctx, orig, opts)
 }
 
 // reverse posts the mirror entry of orig, which the caller has just read
-// in tx (a concurrent reversal of it loses on the unique index: 409).
-func (l *Ledger) reverse(ctx context.Context, tx bun.IDB, orig domain.Entry, opts ReverseOptions) (domain.Entry, error) {
-	out, _, err := l.Repost(ctx, tx, orig.BusinessID, &orig, opts, nil, nil)
+// in its unit of work (a concurrent reversal of it loses on the unique
+// index: 409).
+func (l *Ledger) reverse(ctx context.Context, orig domain.Entry, opts ReverseOptions) (domain.Entry, error) {
+	out, _, err := l.Repost(ctx, orig.BusinessID, &orig, opts, nil, nil)
 	return out, err
 }
 
-// Repost replaces a source's live entry in the caller's transaction: it
-// reverses live (when not nil; the caller has just read it in tx) and
+// Repost replaces a source's live entry in the caller's unit of work: it
+// reverses live (when not nil; the caller has just read it there) and
 // posts in (when not nil), as ReverseEntry and PostEntry would one after
 // the other, but with one account lookup for both (none for the accounts
-// in known, which the caller has share-locked in tx) and one outbox write
-// for both events. It returns the reversal and the new entry (zero values
+// in known, which the caller has share-locked in its unit of work) and
+// one Publish for both events. It returns the reversal and the new entry (zero values
 // for the parts not asked).
-func (l *Ledger) Repost(ctx context.Context, tx bun.IDB, businessID uuid.UUID, live *domain.Entry, opts ReverseOptions, in *NewEntry, known []domain.Account) (reversal, posted domain.Entry, err error) {
+func (l *Ledger) Repost(ctx context.Context, businessID uuid.UUID, live *domain.Entry, opts ReverseOptions, in *NewEntry, known []domain.Account) (reversal, posted domain.Entry, err error) {
 	var rj domain.Journal
 	if live != nil {
 		if err := live.Reversible(); err != nil {
@@ -392,7 +411,7 @@ func (l *Ledger) Repost(ctx context.Context, tx bun.IDB, businessID uuid.UUID, l
 		}
 	}
 	if len(missing) > 0 {
-		more, err := l.store.FindAccountsByRefs(ctx, tx, businessID, missing, LockShare)
+		more, err := l.store.FindAccountsByRefs(ctx, businessID, missing, LockShare)
 		if err != nil {
 			return reversal, posted, fmt.Errorf("resolve accounts: %w", err)
 		}
@@ -414,12 +433,12 @@ func (l *Ledger) Repost(ctx context.Context, tx bun.IDB, businessID uuid.UUID, l
 				WithEnum(domain.EnumAccountArchived)
 		}
 		reversal = reversalOf(*live, rj, accounts, opts, now)
-		inserted, err := l.store.InsertReversal(ctx, tx, &reversal)
+		inserted, err := l.store.InsertReversal(ctx, &reversal)
 		if err != nil {
 			return reversal, posted, fmt.Errorf("insert reversal: %w", err)
 		}
 		if !inserted {
-			_, err := l.conflict(ctx, tx, reversal, rj, nil)
+			_, err := l.conflict(ctx, reversal, rj, nil)
 			return domain.Entry{}, posted, err
 		}
 		published = append(published, reversal)
@@ -434,12 +453,12 @@ func (l *Ledger) Repost(ctx context.Context, tx bun.IDB, businessID uuid.UUID, l
 			p.ids[k] = a.ID
 		}
 		posted = p.build(businessID, now)
-		inserted, err := l.store.InsertEntryRows(ctx, tx, []*domain.Entry{&posted})
+		inserted, err := l.store.InsertEntryRows(ctx, []*domain.Entry{&posted})
 		if err != nil {
 			return reversal, posted, fmt.Errorf("insert entry: %w", err)
 		}
 		if !inserted[posted.ID] {
-			if posted, err = l.conflict(ctx, tx, posted, p.journal, p.ids); err != nil {
+			if posted, err = l.conflict(ctx, posted, p.journal, p.ids); err != nil {
 				return reversal, posted, err
 			}
 		} else {
@@ -452,10 +471,10 @@ func (l *Ledger) Repost(ctx context.Context, tx bun.IDB, businessID uuid.UUID, l
 	}
 	// The lines of both entries in one statement (the balance is checked
 	// at commit).
-	if err := l.store.InsertLines(ctx, tx, withLines); err != nil {
+	if err := l.store.InsertLines(ctx, withLines); err != nil {
 		return reversal, posted, fmt.Errorf("insert lines: %w", err)
 	}
-	return reversal, posted, l.publish(ctx, tx, businessID, published, found)
+	return reversal, posted, l.publish(ctx, businessID, published, found)
 }
 
 // covers reports whether accounts holds the account ref names.
@@ -481,7 +500,7 @@ func reversalOf(orig domain.Entry, rj domain.Journal, accounts []domain.Account,
 		e.Agent = opts.Agent
 	}
 	if opts.EntryAt != nil {
-		e.EntryAt = opts.EntryAt.UTC().Truncate(time.Microsecond)
+		e.EntryAt = clock.DB(*opts.EntryAt)
 		e.Date = e.EntryAt
 	}
 	if opts.Memo != nil {
@@ -516,8 +535,8 @@ func retag(businessID, entityID uuid.UUID, ts []tags.Tag, at time.Time) []tags.T
 // which keeps the source and its entry in step (409 EntryOwnedBySource).
 func (l *Ledger) ReverseJournalEntry(ctx context.Context, businessID, id uuid.UUID) (domain.Entry, error) {
 	var out domain.Entry
-	err := outbox.RunInTx(ctx, l.db, func(ctx context.Context, tx bun.Tx) error {
-		orig, ok, err := l.store.FindEntry(ctx, tx, businessID, id, NoLock)
+	err := l.uow.Do(ctx, func(ctx context.Context) error {
+		orig, ok, err := l.store.FindEntry(ctx, businessID, id, NoLock)
 		if err != nil {
 			return fmt.Errorf("find entry %s: %w", id, err)
 		}
@@ -528,7 +547,7 @@ func (l *Ledger) ReverseJournalEntry(ctx context.Context, businessID, id uuid.UU
 			return apperr.Newf(apperr.Conflict, "the entry was posted by %s %s; change that instead", orig.Source.Type, orig.Source.ID).
 				WithEnum(domain.EnumEntryOwnedBySource)
 		}
-		out, err = l.ReverseEntry(ctx, tx, businessID, id, ReverseOptions{Agent: domain.AgentAPI})
+		out, err = l.ReverseEntry(ctx, businessID, id, ReverseOptions{Agent: domain.AgentAPI})
 		return err
 	})
 	return out, err
@@ -537,23 +556,23 @@ func (l *Ledger) ReverseJournalEntry(ctx context.Context, businessID, id uuid.UU
 // LiveEntryAndAccounts is what a repost of the source's entry needs, in
 // one read: the source's live entry (ok false when it has none), the
 // accounts refs name and those of the live entry's lines, share-locked
-// until the caller's transaction ends, and every account above them (not
+// until the caller's unit of work ends, and every account above them (not
 // locked). Pass the accounts to Repost as known.
-func (l *Ledger) LiveEntryAndAccounts(ctx context.Context, tx bun.IDB, businessID uuid.UUID, sourceType, sourceID string, refs []domain.AccountRef) (domain.Entry, bool, []domain.Account, error) {
-	return l.store.LiveEntryAndAccounts(ctx, tx, businessID, sourceType, sourceID, refs, LockShare)
+func (l *Ledger) LiveEntryAndAccounts(ctx context.Context, businessID uuid.UUID, sourceType, sourceID string, refs []domain.AccountRef) (domain.Entry, bool, []domain.Account, error) {
+	return l.store.LiveEntryAndAccounts(ctx, businessID, sourceType, sourceID, refs, LockShare)
 }
 
 // LockAccounts resolves refs (ids or stable names) to the business's
-// accounts, share-locked until the caller's transaction ends (none is
+// accounts, share-locked until the caller's unit of work ends (none is
 // archived or re-parented meanwhile); refs that name no account are
 // absent from the result.
-func (l *Ledger) LockAccounts(ctx context.Context, tx bun.IDB, businessID uuid.UUID, refs []domain.AccountRef) ([]domain.Account, error) {
-	return l.store.FindAccountsByRefs(ctx, tx, businessID, refs, LockShare)
+func (l *Ledger) LockAccounts(ctx context.Context, businessID uuid.UUID, refs []domain.AccountRef) ([]domain.Account, error) {
+	return l.store.FindAccountsByRefs(ctx, businessID, refs, LockShare)
 }
 
 // LiveEntryForSource returns the source's entry that is not reversed.
-func (l *Ledger) LiveEntryForSource(ctx context.Context, db bun.IDB, businessID uuid.UUID, sourceType, sourceID string) (domain.Entry, bool, error) {
-	e, ok, err := l.store.FindLiveEntry(ctx, db, businessID, sourceType, sourceID)
+func (l *Ledger) LiveEntryForSource(ctx context.Context, businessID uuid.UUID, sourceType, sourceID string) (domain.Entry, bool, error) {
+	e, ok, err := l.store.FindLiveEntry(ctx, businessID, sourceType, sourceID)
 	if err != nil {
 		return domain.Entry{}, false, fmt.Errorf("find live entry of %s %s: %w", sourceType, sourceID, err)
 	}
@@ -562,7 +581,7 @@ func (l *Ledger) LiveEntryForSource(ctx context.Context, db bun.IDB, businessID 
 
 // GetEntry is GET /ledger/entries/{id}.
 func (l *Ledger) GetEntry(ctx context.Context, businessID, id uuid.UUID) (domain.Entry, error) {
-	e, ok, err := l.store.FindEntry(ctx, l.db, businessID, id, NoLock)
+	e, ok, err := l.store.FindEntry(ctx, businessID, id, NoLock)
 	if err != nil {
 		return domain.Entry{}, fmt.Errorf("find entry %s: %w", id, err)
 	}
@@ -585,7 +604,7 @@ type EntryQuery struct {
 func (l *Ledger) FindEntries(ctx context.Context, businessID uuid.UUID, q EntryQuery, p page.Params) ([]domain.Entry, page.Meta, error) {
 	f := EntryFilter{BusinessID: businessID, From: q.From, Until: q.Until, EntryTypes: q.EntryTypes}
 	if q.Account != nil {
-		accounts, err := l.store.ListAccounts(ctx, l.db, businessID, true)
+		accounts, err := l.store.ListAccounts(ctx, businessID, true)
 		if err != nil {
 			return nil, page.Meta{}, fmt.Errorf("list accounts of %s: %w", businessID, err)
 		}
@@ -600,7 +619,7 @@ func (l *Ledger) FindEntries(ctx context.Context, businessID uuid.UUID, q EntryQ
 		}
 		f.AccountIDs = domain.Descendants(domain.BuildTree(accounts), accounts[idx].ID)
 	}
-	entries, meta, err := l.store.FindEntries(ctx, l.db, f, p)
+	entries, meta, err := l.store.FindEntries(ctx, f, p)
 	if err != nil {
 		return nil, page.Meta{}, fmt.Errorf("list entries of %s: %w", businessID, err)
 	}
@@ -610,11 +629,11 @@ func (l *Ledger) FindEntries(ctx context.Context, businessID uuid.UUID, q EntryQ
 // Balances is GET /ledger/balances: the chart with every account's balance
 // over the period.
 func (l *Ledger) Balances(ctx context.Context, businessID uuid.UUID, f PeriodFilter) ([]domain.BalanceNode, error) {
-	accounts, err := l.store.ListAccounts(ctx, l.db, businessID, true)
+	accounts, err := l.store.ListAccounts(ctx, businessID, true)
 	if err != nil {
 		return nil, fmt.Errorf("list accounts of %s: %w", businessID, err)
 	}
-	totals, err := l.store.AccountTotals(ctx, l.db, businessID, f)
+	totals, err := l.store.AccountTotals(ctx, businessID, f)
 	if err != nil {
 		return nil, fmt.Errorf("totals of %s: %w", businessID, err)
 	}
@@ -625,13 +644,13 @@ func (l *Ledger) Balances(ctx context.Context, businessID uuid.UUID, f PeriodFil
 	return nodes, nil
 }
 
-// Retag replaces the live entry live (read in tx by the caller) with the
-// same lines under entry tags kvs, as source version version: the entry
-// is reversed and posted again, so the journal stays append-only and every
-// report filtered by tags sees the amounts move from the old tags to the
-// new ones on the entry's date. The lines keep their own tags; accounts
+// Retag replaces the live entry live (read by the caller in its unit of
+// work) with the same lines under entry tags kvs, as source version
+// version: the entry is reversed and posted again, so the journal stays
+// append-only and every report filtered by tags sees the amounts move from
+// the old tags to the new ones on the entry's date. The lines keep their own tags; accounts
 // archived since are allowed (the balances do not change).
-func (l *Ledger) Retag(ctx context.Context, tx bun.IDB, live domain.Entry, version string, kvs []tags.KeyValue, agent domain.Agent) (domain.Entry, error) {
+func (l *Ledger) Retag(ctx context.Context, live domain.Entry, version string, kvs []tags.KeyValue, agent domain.Agent) (domain.Entry, error) {
 	j, err := live.Journal()
 	if err != nil {
 		return domain.Entry{}, fmt.Errorf("entry %s: %w", live.ID, err)
@@ -642,6 +661,6 @@ func (l *Ledger) Retag(ctx context.Context, tx bun.IDB, live domain.Entry, versi
 		Source: domain.Source{Type: live.Source.Type, ID: live.Source.ID, Version: version},
 		Memo:   live.Memo, Reference: live.Reference, Metadata: live.Metadata, Tags: kvs, Lines: j.Lines(),
 	}
-	_, posted, err := l.Repost(ctx, tx, live.BusinessID, &live, ReverseOptions{Agent: agent, KeepArchived: true}, &in, nil)
+	_, posted, err := l.Repost(ctx, live.BusinessID, &live, ReverseOptions{Agent: agent, KeepArchived: true}, &in, nil)
 	return posted, err
 }

@@ -6,9 +6,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
-	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
@@ -29,8 +27,8 @@ type ExternalAccount struct {
 // ExternalAccountStore is the persistence of external accounts (part of
 // BankStore).
 type ExternalAccountStore interface {
-	FindExternalAccount(ctx context.Context, db bun.IDB, businessID uuid.UUID, source banking.Source, sourceAccountID string) (ExternalAccount, bool, error)
-	InsertExternalAccount(ctx context.Context, db bun.IDB, a ExternalAccount) error
+	FindExternalAccount(ctx context.Context, businessID uuid.UUID, source banking.Source, sourceAccountID string) (ExternalAccount, bool, error)
+	InsertExternalAccount(ctx context.Context, a ExternalAccount) error
 }
 
 // ImportTransactions is POST /bank-transactions/bulk: provider and API
@@ -42,7 +40,7 @@ type ExternalAccountStore interface {
 // account id).
 func (b *Banking) ImportTransactions(ctx context.Context, businessID uuid.UUID, items []banking.ImportItem) ([]banking.BankTransaction, error) {
 	var out []banking.BankTransaction
-	err := outbox.RunInTx(ctx, b.db, func(ctx context.Context, tx bun.Tx) error {
+	err := b.uow.Do(ctx, func(ctx context.Context) error {
 		now := b.clock()
 		type accountKey struct {
 			source banking.Source
@@ -55,7 +53,7 @@ func (b *Banking) ImportTransactions(ctx context.Context, businessID uuid.UUID, 
 			acct, ok := accounts[k]
 			if !ok {
 				var err error
-				if acct, err = b.externalAccount(ctx, tx, businessID, it, now); err != nil {
+				if acct, err = b.externalAccount(ctx, businessID, it, now); err != nil {
 					return err
 				}
 				accounts[k] = acct
@@ -79,7 +77,7 @@ func (b *Banking) ImportTransactions(ctx context.Context, businessID uuid.UUID, 
 			txns[i] = t
 		}
 		var err error
-		out, err = b.storeNew(ctx, tx, businessID, txns)
+		out, err = b.storeNew(ctx, businessID, txns)
 		return err
 	})
 	return out, err
@@ -88,12 +86,12 @@ func (b *Banking) ImportTransactions(ctx context.Context, businessID uuid.UUID, 
 // externalAccount finds or creates the external account of the item's
 // (source, source_account_id). An advisory lock on the pair keeps two
 // concurrent imports from both creating it.
-func (b *Banking) externalAccount(ctx context.Context, tx bun.IDB, businessID uuid.UUID, it banking.ImportItem, now time.Time) (ExternalAccount, error) {
+func (b *Banking) externalAccount(ctx context.Context, businessID uuid.UUID, it banking.ImportItem, now time.Time) (ExternalAccount, error) {
 	key := "external_accounts:" + businessID.String() + ":" + string(it.Source) + ":" + it.SourceAccountID
-	if err := b.store.LockKey(ctx, tx, key); err != nil {
+	if err := b.store.LockKey(ctx, key); err != nil {
 		return ExternalAccount{}, err
 	}
-	a, ok, err := b.store.FindExternalAccount(ctx, tx, businessID, it.Source, it.SourceAccountID)
+	a, ok, err := b.store.FindExternalAccount(ctx, businessID, it.Source, it.SourceAccountID)
 	if err != nil {
 		return ExternalAccount{}, fmt.Errorf("find external account: %w", err)
 	}
@@ -104,7 +102,7 @@ func (b *Banking) externalAccount(ctx context.Context, tx bun.IDB, businessID uu
 	if it.AccountName != nil {
 		name = *it.AccountName
 	}
-	ledgerAccount, err := b.ledger.CreateBankLedgerAccount(ctx, tx, businessID, BankLedgerAccount{Kind: Depository, Name: name})
+	ledgerAccount, err := b.ledger.CreateBankLedgerAccount(ctx, businessID, BankLedgerAccount{Kind: Depository, Name: name})
 	if err != nil {
 		return ExternalAccount{}, fmt.Errorf("create ledger account of external account: %w", err)
 	}
@@ -112,7 +110,7 @@ func (b *Banking) externalAccount(ctx context.Context, tx bun.IDB, businessID uu
 		ID: newID(), BusinessID: businessID, Source: it.Source, SourceAccountID: it.SourceAccountID,
 		AccountName: it.AccountName, LedgerAccountID: ledgerAccount.ID, CreatedAt: now,
 	}
-	if err := b.store.InsertExternalAccount(ctx, tx, a); err != nil {
+	if err := b.store.InsertExternalAccount(ctx, a); err != nil {
 		return ExternalAccount{}, fmt.Errorf("insert external account: %w", err)
 	}
 	return a, nil

@@ -9,10 +9,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
-	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
 )
@@ -113,12 +111,12 @@ func (l *Ledger) CreateJournalEntry(ctx context.Context, businessID uuid.UUID, i
 	}
 
 	var res JournalEntryResult
-	err = outbox.RunInTx(ctx, l.db, func(ctx context.Context, tx bun.Tx) error {
+	err = l.uow.Do(ctx, func(ctx context.Context) error {
 		if externalID != nil {
-			if err := l.store.LockExternalID(ctx, tx, businessID, *externalID); err != nil {
+			if err := l.store.LockExternalID(ctx, businessID, *externalID); err != nil {
 				return fmt.Errorf("lock external id: %w", err)
 			}
-			prev, ok, err := l.store.FindJournalEntryByExternalID(ctx, tx, businessID, *externalID)
+			prev, ok, err := l.store.FindJournalEntryByExternalID(ctx, businessID, *externalID)
 			if err != nil {
 				return fmt.Errorf("find journal entry %q: %w", *externalID, err)
 			}
@@ -127,7 +125,7 @@ func (l *Ledger) CreateJournalEntry(ctx context.Context, businessID uuid.UUID, i
 					return apperr.Newf(apperr.Conflict, "external_id %q was used for a different journal entry", *externalID).
 						WithEnum(domain.EnumDuplicateExternalID).WithMeta("id", prev.ID.String())
 				}
-				entry, ok, err := l.store.FindEntry(ctx, tx, businessID, prev.EntryID, NoLock)
+				entry, ok, err := l.store.FindEntry(ctx, businessID, prev.EntryID, NoLock)
 				if err != nil || !ok {
 					return fmt.Errorf("entry %s of journal entry %s: found %v: %w", prev.EntryID, prev.ID, ok, err)
 				}
@@ -136,7 +134,7 @@ func (l *Ledger) CreateJournalEntry(ctx context.Context, businessID uuid.UUID, i
 			}
 		}
 		id := newID()
-		entry, err := l.PostEntry(ctx, tx, businessID, NewEntry{
+		entry, err := l.PostEntry(ctx, businessID, NewEntry{
 			EntryType: in.EntryType, Agent: domain.AgentAPI, EntryAt: entryAt,
 			Source: domain.Source{Type: domain.SourceJournalEntry, ID: id.String()},
 			Memo:   memo, Reference: ref, Metadata: in.Metadata, Tags: in.Tags, Lines: lines,
@@ -156,7 +154,7 @@ func (l *Ledger) CreateJournalEntry(ctx context.Context, businessID uuid.UUID, i
 				ID: newID(), ExternalID: in.Lines[i].ExternalID, Memo: line.Memo, LineID: line.ID, Tags: line.Tags,
 			})
 		}
-		if err := l.store.InsertJournalEntry(ctx, tx, je); err != nil {
+		if err := l.store.InsertJournalEntry(ctx, je); err != nil {
 			return fmt.Errorf("insert journal entry: %w", err)
 		}
 		res = JournalEntryResult{JournalEntry: je, Entry: entry, Created: true}

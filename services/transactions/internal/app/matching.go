@@ -8,12 +8,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/money"
-	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
@@ -36,20 +34,20 @@ const (
 // MatchStore keeps the payment projection and the payments' matches.
 type MatchStore interface {
 	// UpsertMatchablePayment stores p unless a newer version is stored.
-	UpsertMatchablePayment(ctx context.Context, db bun.IDB, p banking.MatchablePayment) error
+	UpsertMatchablePayment(ctx context.Context, p banking.MatchablePayment) error
 	// DeleteMatchablePayment marks the payment deleted (at, version) and
 	// returns the transaction it was matched to, if any.
-	DeleteMatchablePayment(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, version int64, at time.Time) (*uuid.UUID, error)
+	DeleteMatchablePayment(ctx context.Context, businessID, id uuid.UUID, version int64, at time.Time) (*uuid.UUID, error)
 	// OpenPayments are the business's payments neither deleted nor
 	// matched whose deposit is one of deposits and date within [from, to].
-	OpenPayments(ctx context.Context, db bun.IDB, businessID uuid.UUID, deposits []money.Cents, from, to time.Time, lock Lock) ([]banking.MatchablePayment, error)
+	OpenPayments(ctx context.Context, businessID uuid.UUID, deposits []money.Cents, from, to time.Time, lock Lock) ([]banking.MatchablePayment, error)
 	// SetPaymentMatch records (txnID) or clears (nil) a payment's match.
-	SetPaymentMatch(ctx context.Context, db bun.IDB, businessID, paymentID uuid.UUID, txnID *uuid.UUID) error
+	SetPaymentMatch(ctx context.Context, businessID, paymentID uuid.UUID, txnID *uuid.UUID) error
 }
 
 // openPaymentsFor reads, in one query, the open payments that could fit
 // any of txns (lock as asked).
-func (b *Banking) openPaymentsFor(ctx context.Context, db bun.IDB, businessID uuid.UUID, txns []banking.BankTransaction, lock Lock) ([]banking.MatchablePayment, error) {
+func (b *Banking) openPaymentsFor(ctx context.Context, businessID uuid.UUID, txns []banking.BankTransaction, lock Lock) ([]banking.MatchablePayment, error) {
 	var deposits []money.Cents
 	var from, to time.Time
 	for _, t := range txns {
@@ -69,7 +67,7 @@ func (b *Banking) openPaymentsFor(ctx context.Context, db bun.IDB, businessID uu
 	if len(deposits) == 0 {
 		return nil, nil
 	}
-	open, err := b.store.OpenPayments(ctx, db, businessID, deposits, from.Add(-banking.MatchWindow), to.Add(banking.MatchWindow), lock)
+	open, err := b.store.OpenPayments(ctx, businessID, deposits, from.Add(-banking.MatchWindow), to.Add(banking.MatchWindow), lock)
 	if err != nil {
 		return nil, fmt.Errorf("open payments of %s: %w", businessID, err)
 	}
@@ -79,7 +77,7 @@ func (b *Banking) openPaymentsFor(ctx context.Context, db bun.IDB, businessID uu
 // withMatches fills the SuggestedMatches of the matchable transactions of
 // txns with one query for all of them.
 func (b *Banking) withMatches(ctx context.Context, businessID uuid.UUID, txns []banking.BankTransaction) error {
-	open, err := b.openPaymentsFor(ctx, b.db, businessID, txns, NoLock)
+	open, err := b.openPaymentsFor(ctx, businessID, txns, NoLock)
 	if err != nil || len(open) == 0 {
 		return err
 	}
@@ -101,8 +99,8 @@ func (b *Banking) withMatches(ctx context.Context, businessID uuid.UUID, txns []
 // Confirming the transaction's current match again changes nothing.
 func (b *Banking) ConfirmMatch(ctx context.Context, businessID, id, matchID uuid.UUID) (banking.BankTransaction, error) {
 	var out banking.BankTransaction
-	err := outbox.RunInTx(ctx, b.db, func(ctx context.Context, tx bun.Tx) error {
-		t, err := b.liveTransaction(ctx, tx, businessID, id, LockUpdate)
+	err := b.uow.Do(ctx, func(ctx context.Context) error {
+		t, err := b.liveTransaction(ctx, businessID, id, LockUpdate)
 		if err != nil {
 			return err
 		}
@@ -117,12 +115,12 @@ func (b *Banking) ConfirmMatch(ctx context.Context, businessID, id, matchID uuid
 		if t.Status == banking.StatusMatched {
 			// A re-match: the current payment becomes open again, and the
 			// transaction is offered payments as if unmatched.
-			if err := b.releaseMatch(ctx, tx, &t); err != nil {
+			if err := b.releaseMatch(ctx, &t); err != nil {
 				return err
 			}
 			t.Status = banking.StatusReadyForInput
 		}
-		open, err := b.openPaymentsFor(ctx, tx, businessID, []banking.BankTransaction{t}, LockUpdate)
+		open, err := b.openPaymentsFor(ctx, businessID, []banking.BankTransaction{t}, LockUpdate)
 		if err != nil {
 			return err
 		}
@@ -132,17 +130,17 @@ func (b *Banking) ConfirmMatch(ctx context.Context, businessID, id, matchID uuid
 				WithEnum(EnumUnknownMatch)
 		}
 		s := banking.SuggestMatches(t, open)[i]
-		out, err = b.match(ctx, tx, t, s)
+		out, err = b.match(ctx, t, s)
 		return err
 	})
 	return out, err
 }
 
 // match posts the match entry of t (locked) to payment s and records it.
-func (b *Banking) match(ctx context.Context, tx bun.IDB, t banking.BankTransaction, s banking.MatchSuggestion) (banking.BankTransaction, error) {
+func (b *Banking) match(ctx context.Context, t banking.BankTransaction, s banking.MatchSuggestion) (banking.BankTransaction, error) {
 	p := s.Payment
 	refs := []domain.AccountRef{domain.ByID(t.LedgerAccountID), domain.ByStableName(p.DepositAccount)}
-	live, hasLive, known, err := b.ledger.LiveEntryAndAccounts(ctx, tx, t.BusinessID, SourceBankTransaction, t.ID.String(), refs)
+	live, hasLive, known, err := b.ledger.LiveEntryAndAccounts(ctx, t.BusinessID, SourceBankTransaction, t.ID.String(), refs)
 	if err != nil {
 		return banking.BankTransaction{}, fmt.Errorf("live entry and accounts of %s: %w", t.ID, err)
 	}
@@ -159,17 +157,17 @@ func (b *Banking) match(ctx context.Context, tx bun.IDB, t banking.BankTransacti
 	if hasLive {
 		reverse = &live
 	}
-	if _, _, err := b.ledger.Repost(ctx, tx, t.BusinessID, reverse, ReverseOptions{Agent: domain.AgentAPI}, in, known); err != nil {
+	if _, _, err := b.ledger.Repost(ctx, t.BusinessID, reverse, ReverseOptions{Agent: domain.AgentAPI}, in, known); err != nil {
 		return banking.BankTransaction{}, fmt.Errorf("post the match of %s: %w", t.ID, err)
 	}
 	t.MarkMatched(s, b.clock())
-	if err := b.store.SetPaymentMatch(ctx, tx, t.BusinessID, p.ID, &t.ID); err != nil {
+	if err := b.store.SetPaymentMatch(ctx, t.BusinessID, p.ID, &t.ID); err != nil {
 		return banking.BankTransaction{}, fmt.Errorf("mark payment %s matched: %w", p.ID, err)
 	}
-	if err := b.store.UpdateBankTransaction(ctx, tx, t); err != nil {
+	if err := b.store.UpdateBankTransaction(ctx, t); err != nil {
 		return banking.BankTransaction{}, fmt.Errorf("update bank transaction %s: %w", t.ID, err)
 	}
-	if err := b.pub.TransactionsUpserted(ctx, tx, []banking.BankTransaction{t}); err != nil {
+	if err := b.publishTransactions(ctx, t); err != nil {
 		return banking.BankTransaction{}, fmt.Errorf("publish transaction %s: %w", t.ID, err)
 	}
 	return t, nil
@@ -177,11 +175,11 @@ func (b *Banking) match(ctx context.Context, tx bun.IDB, t banking.BankTransacti
 
 // releaseMatch frees the payment t (locked) is matched to and forgets the
 // match (the caller reposts t's entry).
-func (b *Banking) releaseMatch(ctx context.Context, tx bun.IDB, t *banking.BankTransaction) error {
+func (b *Banking) releaseMatch(ctx context.Context, t *banking.BankTransaction) error {
 	if t.Match == nil {
 		return nil
 	}
-	if err := b.store.SetPaymentMatch(ctx, tx, t.BusinessID, t.Match.PaymentID, nil); err != nil {
+	if err := b.store.SetPaymentMatch(ctx, t.BusinessID, t.Match.PaymentID, nil); err != nil {
 		return fmt.Errorf("release payment %s: %w", t.Match.PaymentID, err)
 	}
 	t.Match = nil
@@ -189,12 +187,13 @@ func (b *Banking) releaseMatch(ctx context.Context, tx bun.IDB, t *banking.BankT
 }
 
 // ApplyPaymentEvent keeps the payment projection from the events of
-// acct.invoicing.v1, in the consumer's transaction: a payment recorded is
-// stored (a newer version replaces an older one); a payment deleted is
-// marked so, and the transaction matched to it, if any, goes back to
-// uncategorized (its match entry reversed, the uncategorized entry
-// posted again). Other event types are ignored.
-func (b *Banking) ApplyPaymentEvent(ctx context.Context, tx bun.IDB, e events.Event) error {
+// acct.invoicing.v1, in the consumer's unit of work (the one ctx carries:
+// the inbox transaction): a payment recorded is stored (a newer version
+// replaces an older one); a payment deleted is marked so, and the
+// transaction matched to it, if any, goes back to uncategorized (its match
+// entry reversed, the uncategorized entry posted again). Other event types
+// are ignored.
+func (b *Banking) ApplyPaymentEvent(ctx context.Context, e events.Event) error {
 	switch e.Type {
 	case events.TypeInvoicePaymentUpserted:
 		var ev events.InvoicePaymentUpserted
@@ -215,7 +214,7 @@ func (b *Banking) ApplyPaymentEvent(ctx context.Context, tx bun.IDB, e events.Ev
 			mp.Invoices = append(mp.Invoices, banking.MatchedInvoice{ID: a.InvoiceID, ExternalID: a.InvoiceExternalID,
 				ReferenceNumber: a.InvoiceReferenceNumber, InvoiceNumber: a.InvoiceNumber, Amount: money.Cents(a.Amount)})
 		}
-		return b.store.UpsertMatchablePayment(ctx, tx, mp)
+		return b.store.UpsertMatchablePayment(ctx, mp)
 	case events.TypeInvoicePaymentDeleted:
 		var ev events.InvoicePaymentDeleted
 		if err := e.Decode(&ev); err != nil {
@@ -225,18 +224,18 @@ func (b *Banking) ApplyPaymentEvent(ctx context.Context, tx bun.IDB, e events.Ev
 		if ev.Posting != nil {
 			version = ev.Posting.Version
 		}
-		txnID, err := b.store.DeleteMatchablePayment(ctx, tx, ev.BusinessID, ev.PaymentID, version, b.clock())
+		txnID, err := b.store.DeleteMatchablePayment(ctx, ev.BusinessID, ev.PaymentID, version, b.clock())
 		if err != nil || txnID == nil {
 			return err
 		}
-		return b.unmatch(ctx, tx, ev.BusinessID, *txnID)
+		return b.unmatch(ctx, ev.BusinessID, *txnID)
 	}
 	return nil
 }
 
 // unmatch returns the matched transaction id to uncategorized.
-func (b *Banking) unmatch(ctx context.Context, tx bun.IDB, businessID, id uuid.UUID) error {
-	t, err := b.liveTransaction(ctx, tx, businessID, id, LockUpdate)
+func (b *Banking) unmatch(ctx context.Context, businessID, id uuid.UUID) error {
+	t, err := b.liveTransaction(ctx, businessID, id, LockUpdate)
 	if err != nil {
 		return err
 	}
@@ -244,11 +243,11 @@ func (b *Banking) unmatch(ctx context.Context, tx bun.IDB, businessID, id uuid.U
 		return nil
 	}
 	t.Unmatch(b.clock())
-	if err := b.repostUncategorized(ctx, tx, &t); err != nil {
+	if err := b.repostUncategorized(ctx, &t); err != nil {
 		return err
 	}
-	if err := b.store.UpdateBankTransaction(ctx, tx, t); err != nil {
+	if err := b.store.UpdateBankTransaction(ctx, t); err != nil {
 		return fmt.Errorf("update bank transaction %s: %w", t.ID, err)
 	}
-	return b.pub.TransactionsUpserted(ctx, tx, []banking.BankTransaction{t})
+	return b.publishTransactions(ctx, t)
 }

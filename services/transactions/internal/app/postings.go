@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/consumer"
 	"github.com/acctsuite/acct/pkg/events"
@@ -25,14 +24,14 @@ const (
 )
 
 // ApplyPosting makes the ledger hold the entry a document service asks
-// for (see events.LedgerPosting), in the caller's transaction (the inbox
+// for (see events.LedgerPosting), in the caller's unit of work (the inbox
 // transaction of the event that carried it): at most one live entry per
 // source, replaced only by a newer version, reversed by a posting without
 // lines. Tax-name accounts are created under SALES_TAXES_PAYABLE on first
 // use. A business whose chart is not seeded yet (its business.created not
 // consumed yet) is consumer.ErrNotYet, so the consumer waits instead of
 // dead-lettering.
-func (l *Ledger) ApplyPosting(ctx context.Context, tx bun.IDB, businessID uuid.UUID, p events.LedgerPosting) (PostingResult, error) {
+func (l *Ledger) ApplyPosting(ctx context.Context, businessID uuid.UUID, p events.LedgerPosting) (PostingResult, error) {
 	if err := p.Check(); err != nil {
 		return "", err
 	}
@@ -40,12 +39,12 @@ func (l *Ledger) ApplyPosting(ctx context.Context, tx bun.IDB, businessID uuid.U
 	if !et.Valid() {
 		return "", fmt.Errorf("posting %s: unknown entry type %q", p.SourceID, p.EntryType)
 	}
-	if _, ok, err := l.store.FindAccountByStableName(ctx, tx, businessID, domain.StableAssets, NoLock); err != nil {
+	if _, ok, err := l.store.FindAccountByStableName(ctx, businessID, domain.StableAssets, NoLock); err != nil {
 		return "", fmt.Errorf("find the chart of %s: %w", businessID, err)
 	} else if !ok {
 		return "", fmt.Errorf("business %s has no chart of accounts yet: %w", businessID, consumer.ErrNotYet)
 	}
-	live, hasLive, err := l.store.FindLiveEntry(ctx, tx, businessID, p.SourceType, p.SourceID)
+	live, hasLive, err := l.store.FindLiveEntry(ctx, businessID, p.SourceType, p.SourceID)
 	if err != nil {
 		return "", fmt.Errorf("find the live entry of %s %s: %w", p.SourceType, p.SourceID, err)
 	}
@@ -61,7 +60,7 @@ func (l *Ledger) ApplyPosting(ctx context.Context, tx bun.IDB, businessID uuid.U
 	version := strconv.FormatInt(p.Version, 10)
 	if !hasLive && len(p.Lines) > 0 {
 		// Posted before and reversed since (a redelivery after a void).
-		_, posted, err := l.store.FindEntryBySource(ctx, tx, businessID, domain.Source{Type: p.SourceType, ID: p.SourceID, Version: version})
+		_, posted, err := l.store.FindEntryBySource(ctx, businessID, domain.Source{Type: p.SourceType, ID: p.SourceID, Version: version})
 		if err != nil {
 			return "", fmt.Errorf("find %s %s version %d: %w", p.SourceType, p.SourceID, p.Version, err)
 		}
@@ -71,7 +70,7 @@ func (l *Ledger) ApplyPosting(ctx context.Context, tx bun.IDB, businessID uuid.U
 	}
 	var in *NewEntry
 	if len(p.Lines) > 0 {
-		lines, err := l.postingLines(ctx, tx, businessID, p)
+		lines, err := l.postingLines(ctx, businessID, p)
 		if err != nil {
 			return "", err
 		}
@@ -87,7 +86,7 @@ func (l *Ledger) ApplyPosting(ctx context.Context, tx bun.IDB, businessID uuid.U
 	if livePtr == nil && in == nil {
 		return PostingSkipped, nil // nothing live, nothing to post: a deletion of a document that never posted
 	}
-	if _, _, err := l.Repost(ctx, tx, businessID, livePtr, ReverseOptions{Agent: domain.AgentServiceAuto}, in, nil); err != nil {
+	if _, _, err := l.Repost(ctx, businessID, livePtr, ReverseOptions{Agent: domain.AgentServiceAuto}, in, nil); err != nil {
 		return "", err
 	}
 	if in == nil {
@@ -98,7 +97,7 @@ func (l *Ledger) ApplyPosting(ctx context.Context, tx bun.IDB, businessID uuid.U
 
 // postingLines turns the posting's lines into journal lines, creating the
 // tax accounts it names that the business does not have yet.
-func (l *Ledger) postingLines(ctx context.Context, tx bun.IDB, businessID uuid.UUID, p events.LedgerPosting) ([]domain.JournalLine, error) {
+func (l *Ledger) postingLines(ctx context.Context, businessID uuid.UUID, p events.LedgerPosting) ([]domain.JournalLine, error) {
 	out := make([]domain.JournalLine, len(p.Lines))
 	for i, pl := range p.Lines {
 		var ref domain.AccountRef
@@ -109,7 +108,7 @@ func (l *Ledger) postingLines(ctx context.Context, tx bun.IDB, businessID uuid.U
 			ref = domain.ByStableName(pl.Account.StableName)
 		case events.PostingTaxName:
 			name, _ := events.NormalizeTaxName(pl.Account.Name) // checked by Check
-			a, err := l.taxAccount(ctx, tx, businessID, name)
+			a, err := l.taxAccount(ctx, businessID, name)
 			if err != nil {
 				return nil, err
 			}
@@ -122,9 +121,9 @@ func (l *Ledger) postingLines(ctx context.Context, tx bun.IDB, businessID uuid.U
 
 // taxAccount returns the business's account for tax name, creating it
 // under SALES_TAXES_PAYABLE (a liability, "Sales tax: NAME") when missing.
-func (l *Ledger) taxAccount(ctx context.Context, tx bun.IDB, businessID uuid.UUID, name string) (domain.Account, error) {
+func (l *Ledger) taxAccount(ctx context.Context, businessID uuid.UUID, name string) (domain.Account, error) {
 	stable := events.TaxAccountStableName(name)
-	a, ok, err := l.store.FindAccountByStableName(ctx, tx, businessID, stable, LockShare)
+	a, ok, err := l.store.FindAccountByStableName(ctx, businessID, stable, LockShare)
 	if err != nil {
 		return domain.Account{}, fmt.Errorf("find tax account %s: %w", stable, err)
 	}
@@ -132,7 +131,7 @@ func (l *Ledger) taxAccount(ctx context.Context, tx bun.IDB, businessID uuid.UUI
 		return a, nil
 	}
 	parent := domain.ByStableName(events.TaxAccountParent)
-	return l.createAccount(ctx, tx, businessID, NewAccountInput{
+	return l.createAccount(ctx, businessID, NewAccountInput{
 		Draft:  domain.AccountDraft{Name: "Sales tax: " + name, StableName: &stable, Type: domain.Liability},
 		Parent: &parent,
 	})

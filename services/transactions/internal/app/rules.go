@@ -6,10 +6,8 @@ import (
 	"strconv"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
-	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking/autocat"
@@ -22,10 +20,10 @@ const EnumRuleNotFound = "CategorizationRuleNotFound"
 // RuleStore is the persistence of categorization rules (part of
 // BankStore).
 type RuleStore interface {
-	InsertRule(ctx context.Context, db bun.IDB, businessID uuid.UUID, r autocat.Rule, d autocat.RuleDraft) error
+	InsertRule(ctx context.Context, businessID uuid.UUID, r autocat.Rule, d autocat.RuleDraft) error
 	// ListRules returns the business's rules, oldest first.
-	ListRules(ctx context.Context, db bun.IDB, businessID uuid.UUID) ([]autocat.Rule, error)
-	DeleteRule(ctx context.Context, db bun.IDB, businessID, id uuid.UUID) (bool, error)
+	ListRules(ctx context.Context, businessID uuid.UUID) ([]autocat.Rule, error)
+	DeleteRule(ctx context.Context, businessID, id uuid.UUID) (bool, error)
 }
 
 // CreateRule is POST /categorization-rules: the draft is checked by the
@@ -36,10 +34,10 @@ func (b *Banking) CreateRule(ctx context.Context, businessID uuid.UUID, d autoca
 	if err != nil {
 		return autocat.Rule{}, err
 	}
-	err = outbox.RunInTx(ctx, b.db, func(ctx context.Context, tx bun.Tx) error {
+	err = b.uow.Do(ctx, func(ctx context.Context) error {
 		if !r.Category.IsExclusion() {
 			ref := banking.AccountRef{ID: r.Category.AccountID, StableName: r.Category.StableName}
-			if _, err := (resolver{b: b, tx: tx, businessID: businessID}).ResolveAccount(ctx, ref); err != nil {
+			if _, err := (resolver{b: b, businessID: businessID}).ResolveAccount(ctx, ref); err != nil {
 				dref := domain.ByID(ref.ID)
 				if ref.StableName != "" {
 					dref = domain.ByStableName(ref.StableName)
@@ -47,7 +45,7 @@ func (b *Banking) CreateRule(ctx context.Context, businessID uuid.UUID, d autoca
 				return domain.ErrUnknownAccount("category", dref)
 			}
 		}
-		return b.store.InsertRule(ctx, tx, businessID, r, d)
+		return b.store.InsertRule(ctx, businessID, r, d)
 	})
 	if err != nil {
 		return autocat.Rule{}, err
@@ -58,7 +56,7 @@ func (b *Banking) CreateRule(ctx context.Context, businessID uuid.UUID, d autoca
 // Rules is GET /categorization-rules, in the order the matcher considers
 // them.
 func (b *Banking) Rules(ctx context.Context, businessID uuid.UUID) ([]autocat.Rule, error) {
-	rules, err := b.store.ListRules(ctx, b.db, businessID)
+	rules, err := b.store.ListRules(ctx, businessID)
 	if err != nil {
 		return nil, fmt.Errorf("list rules of %s: %w", businessID, err)
 	}
@@ -69,7 +67,7 @@ func (b *Banking) Rules(ctx context.Context, businessID uuid.UUID) ([]autocat.Ru
 // DeleteRule is DELETE /categorization-rules/{id}: 404 when the business
 // has no such rule. Transactions it categorized stay as they are.
 func (b *Banking) DeleteRule(ctx context.Context, businessID, id uuid.UUID) error {
-	ok, err := b.store.DeleteRule(ctx, b.db, businessID, id)
+	ok, err := b.store.DeleteRule(ctx, businessID, id)
 	if err != nil {
 		return fmt.Errorf("delete rule %s: %w", id, err)
 	}
@@ -84,11 +82,11 @@ func (b *Banking) DeleteRule(ctx context.Context, businessID, id uuid.UUID) erro
 // call) and returns txns with them updated. A rule whose categorization
 // no longer fits (its account archived since, say) leaves the
 // transaction uncategorized.
-func (b *Banking) autoCategorize(ctx context.Context, tx bun.Tx, businessID uuid.UUID, txns []banking.BankTransaction, inserted map[uuid.UUID]bool) ([]banking.BankTransaction, error) {
+func (b *Banking) autoCategorize(ctx context.Context, businessID uuid.UUID, txns []banking.BankTransaction, inserted map[uuid.UUID]bool) ([]banking.BankTransaction, error) {
 	if len(inserted) == 0 {
 		return txns, nil
 	}
-	rules, err := b.store.ListRules(ctx, tx, businessID)
+	rules, err := b.store.ListRules(ctx, businessID)
 	if err != nil || len(rules) == 0 {
 		return txns, err
 	}
@@ -116,11 +114,12 @@ func (b *Banking) autoCategorize(ctx context.Context, tx bun.Tx, businessID uuid
 			b.log.InfoContext(ctx, "rule does not fit the transaction", "rule_id", rule.ID, "transaction_id", t.ID, "error", err)
 			continue
 		}
-		// A savepoint, so that a rule refused halfway leaves nothing behind.
+		// A savepoint (a unit of work inside the import's), so that a rule
+		// refused halfway leaves nothing behind.
 		var applied banking.BankTransaction
-		err = outbox.RunInTx(ctx, tx, func(ctx context.Context, sp bun.Tx) error {
+		err = b.uow.Do(ctx, func(ctx context.Context) error {
 			var err error
-			applied, err = b.apply(ctx, sp, t, cat, banking.MethodServiceAuto, domain.AgentServiceAuto)
+			applied, err = b.apply(ctx, t, cat, banking.MethodServiceAuto, domain.AgentServiceAuto)
 			return err
 		})
 		if ae := apperr.From(err); ae != nil && ae.Status() < 500 {
@@ -141,7 +140,7 @@ func (b *Banking) autoCategorize(ctx context.Context, tx bun.Tx, businessID uuid
 // reverse into UNCATEGORIZED_REVENUE. So the bank account's balance always
 // equals the signed sum of its (non-duplicate) transactions; categorizing
 // reverses this entry like any other.
-func (b *Banking) postUncategorized(ctx context.Context, tx bun.IDB, businessID uuid.UUID, txns []banking.BankTransaction, inserted map[uuid.UUID]bool) error {
+func (b *Banking) postUncategorized(ctx context.Context, businessID uuid.UUID, txns []banking.BankTransaction, inserted map[uuid.UUID]bool) error {
 	var ins []NewEntry
 	for _, t := range txns {
 		if !inserted[t.ID] || t.Amount <= 0 {
@@ -164,7 +163,7 @@ func (b *Banking) postUncategorized(ctx context.Context, tx bun.IDB, businessID 
 	if len(ins) == 0 {
 		return nil
 	}
-	if _, err := b.ledger.PostEntries(ctx, tx, businessID, ins); err != nil {
+	if _, err := b.ledger.PostEntries(ctx, businessID, ins); err != nil {
 		return fmt.Errorf("post uncategorized entries: %w", err)
 	}
 	return nil
@@ -173,18 +172,18 @@ func (b *Banking) postUncategorized(ctx context.Context, tx bun.IDB, businessID 
 // storeNew is the end of every import: insert the rows whose source ids are
 // new, read back the stored ones (a repeat answers the first import), post
 // the new ones as uncategorized and apply the business's rules to them, all
-// in the caller's transaction.
-func (b *Banking) storeNew(ctx context.Context, tx bun.Tx, businessID uuid.UUID, txns []banking.BankTransaction) ([]banking.BankTransaction, error) {
-	inserted, err := b.store.InsertBankTransactions(ctx, tx, txns)
+// in the caller's unit of work.
+func (b *Banking) storeNew(ctx context.Context, businessID uuid.UUID, txns []banking.BankTransaction) ([]banking.BankTransaction, error) {
+	inserted, err := b.store.InsertBankTransactions(ctx, txns)
 	if err != nil {
 		return nil, fmt.Errorf("insert bank transactions: %w", err)
 	}
-	out, err := b.settle(ctx, tx, businessID, txns, inserted)
+	out, err := b.settle(ctx, businessID, txns, inserted)
 	if err != nil {
 		return nil, err
 	}
-	if err := b.postUncategorized(ctx, tx, businessID, out, inserted); err != nil {
+	if err := b.postUncategorized(ctx, businessID, out, inserted); err != nil {
 		return nil, err
 	}
-	return b.autoCategorize(ctx, tx, businessID, out, inserted)
+	return b.autoCategorize(ctx, businessID, out, inserted)
 }

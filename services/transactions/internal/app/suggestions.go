@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking/autocat"
@@ -24,7 +23,7 @@ type HistoryEntry struct {
 // BankStore).
 type HistoryStore interface {
 	// CategoryHistory is the history of each counterparty key.
-	CategoryHistory(ctx context.Context, db bun.IDB, businessID uuid.UUID, keys []string) (map[string][]HistoryEntry, error)
+	CategoryHistory(ctx context.Context, businessID uuid.UUID, keys []string) (map[string][]HistoryEntry, error)
 }
 
 // withSuggestions fills the Suggestions of the uncategorized transactions
@@ -49,7 +48,7 @@ func (b *Banking) withSuggestions(ctx context.Context, businessID uuid.UUID, txn
 	if len(keys) == 0 {
 		return nil
 	}
-	history, err := b.store.CategoryHistory(ctx, b.db, businessID, keys)
+	history, err := b.store.CategoryHistory(ctx, businessID, keys)
 	if err != nil {
 		return fmt.Errorf("category history: %w", err)
 	}

@@ -7,10 +7,8 @@ import (
 	"strconv"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
-	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
@@ -24,15 +22,15 @@ type TagStore interface {
 	// LockBankTransactions returns the business's transactions among ids,
 	// locked FOR UPDATE, in id order (so concurrent requests lock in the
 	// same order).
-	LockBankTransactions(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) ([]banking.BankTransaction, error)
+	LockBankTransactions(ctx context.Context, businessID uuid.UUID, ids []uuid.UUID) ([]banking.BankTransaction, error)
 	// InsertTags adds tags to the transaction (existing tag ids are kept).
-	InsertTags(ctx context.Context, db bun.IDB, businessID, transactionID uuid.UUID, ts []tags.Tag) error
+	InsertTags(ctx context.Context, businessID, transactionID uuid.UUID, ts []tags.Tag) error
 	// DeleteTags removes the business's tags with these ids and returns
 	// them with their transaction ids.
-	DeleteTags(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID][]tags.Tag, error)
+	DeleteTags(ctx context.Context, businessID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID][]tags.Tag, error)
 	// TaggedTransactions lists, by business, the ids of the transactions
 	// that have tags (of businessID only unless it is uuid.Nil).
-	TaggedTransactions(ctx context.Context, db bun.IDB, businessID uuid.UUID) (map[uuid.UUID][]uuid.UUID, error)
+	TaggedTransactions(ctx context.Context, businessID uuid.UUID) (map[uuid.UUID][]uuid.UUID, error)
 }
 
 // TagTransactions is POST /bank-transactions/tags: every tag of kvs on
@@ -54,8 +52,8 @@ func (b *Banking) TagTransactions(ctx context.Context, businessID uuid.UUID, ids
 	}
 	ids = uniqueIDs(ids)
 	var out []tags.Tag
-	err = outbox.RunInTx(ctx, b.db, func(ctx context.Context, tx bun.Tx) error {
-		txns, err := b.store.LockBankTransactions(ctx, tx, businessID, ids)
+	err = b.uow.Do(ctx, func(ctx context.Context) error {
+		txns, err := b.store.LockBankTransactions(ctx, businessID, ids)
 		if err != nil {
 			return fmt.Errorf("lock transactions: %w", err)
 		}
@@ -72,7 +70,7 @@ func (b *Banking) TagTransactions(ctx context.Context, businessID uuid.UUID, ids
 				}
 				added = append(added, tg)
 			}
-			if err := b.store.InsertTags(ctx, tx, businessID, t.ID, added); err != nil {
+			if err := b.store.InsertTags(ctx, businessID, t.ID, added); err != nil {
 				return fmt.Errorf("insert tags: %w", err)
 			}
 			out = append(out, added...)
@@ -80,16 +78,16 @@ func (b *Banking) TagTransactions(ctx context.Context, businessID uuid.UUID, ids
 			if len(added) > 0 {
 				t.Version++
 				t.UpdatedAt = now
-				if err := b.store.UpdateBankTransaction(ctx, tx, t); err != nil {
+				if err := b.store.UpdateBankTransaction(ctx, t); err != nil {
 					return fmt.Errorf("update transaction %s: %w", t.ID, err)
 				}
-				if err := b.retagLive(ctx, tx, t); err != nil {
+				if err := b.retagLive(ctx, t); err != nil {
 					return err
 				}
 			}
 			txns[i] = t
 		}
-		return b.publishChanged(ctx, tx, txns, func(t banking.BankTransaction) bool { return t.UpdatedAt.Equal(now) })
+		return b.publishChanged(ctx, txns, func(t banking.BankTransaction) bool { return t.UpdatedAt.Equal(now) })
 	})
 	if out == nil {
 		out = []tags.Tag{}
@@ -106,8 +104,8 @@ func (b *Banking) UntagTransactions(ctx context.Context, businessID uuid.UUID, t
 		return nil, apperr.PayloadField("tag_ids", fmt.Sprintf("must hold 1 to %d ids", MaxTagTransactions))
 	}
 	out := []tags.Tag{}
-	err := outbox.RunInTx(ctx, b.db, func(ctx context.Context, tx bun.Tx) error {
-		removed, err := b.store.DeleteTags(ctx, tx, businessID, uniqueIDs(tagIDs))
+	err := b.uow.Do(ctx, func(ctx context.Context) error {
+		removed, err := b.store.DeleteTags(ctx, businessID, uniqueIDs(tagIDs))
 		if err != nil {
 			return fmt.Errorf("delete tags: %w", err)
 		}
@@ -116,7 +114,7 @@ func (b *Banking) UntagTransactions(ctx context.Context, businessID uuid.UUID, t
 			ids = append(ids, id)
 			out = append(out, ts...)
 		}
-		txns, err := b.store.LockBankTransactions(ctx, tx, businessID, uniqueIDs(ids))
+		txns, err := b.store.LockBankTransactions(ctx, businessID, uniqueIDs(ids))
 		if err != nil {
 			return fmt.Errorf("lock transactions: %w", err)
 		}
@@ -124,19 +122,19 @@ func (b *Banking) UntagTransactions(ctx context.Context, businessID uuid.UUID, t
 		for i := range txns {
 			txns[i].Version++
 			txns[i].UpdatedAt = now
-			if err := b.store.UpdateBankTransaction(ctx, tx, txns[i]); err != nil {
+			if err := b.store.UpdateBankTransaction(ctx, txns[i]); err != nil {
 				return fmt.Errorf("update transaction %s: %w", txns[i].ID, err)
 			}
-			if err := b.retagLive(ctx, tx, txns[i]); err != nil {
+			if err := b.retagLive(ctx, txns[i]); err != nil {
 				return err
 			}
 		}
-		return b.publishChanged(ctx, tx, txns, func(banking.BankTransaction) bool { return true })
+		return b.publishChanged(ctx, txns, func(banking.BankTransaction) bool { return true })
 	})
 	return out, err
 }
 
-func (b *Banking) publishChanged(ctx context.Context, tx bun.IDB, txns []banking.BankTransaction, changed func(banking.BankTransaction) bool) error {
+func (b *Banking) publishChanged(ctx context.Context, txns []banking.BankTransaction, changed func(banking.BankTransaction) bool) error {
 	var pub []banking.BankTransaction
 	for _, t := range txns {
 		if changed(t) {
@@ -146,7 +144,7 @@ func (b *Banking) publishChanged(ctx context.Context, tx bun.IDB, txns []banking
 	if len(pub) == 0 {
 		return nil
 	}
-	if err := b.pub.TransactionsUpserted(ctx, tx, pub); err != nil {
+	if err := b.publishTransactions(ctx, pub...); err != nil {
 		return fmt.Errorf("publish transactions: %w", err)
 	}
 	return nil
@@ -179,15 +177,15 @@ func sameTagSet(a, b []tags.Tag) bool {
 // again with the same lines under t's (new) version, so the books never
 // edit a posted line. A transaction without a live entry (a duplicate)
 // has nothing to retag.
-func (b *Banking) retagLive(ctx context.Context, tx bun.IDB, t banking.BankTransaction) error {
-	live, ok, err := b.ledger.LiveEntryForSource(ctx, tx, t.BusinessID, SourceBankTransaction, t.ID.String())
+func (b *Banking) retagLive(ctx context.Context, t banking.BankTransaction) error {
+	live, ok, err := b.ledger.LiveEntryForSource(ctx, t.BusinessID, SourceBankTransaction, t.ID.String())
 	if err != nil {
 		return fmt.Errorf("live entry of %s: %w", t.ID, err)
 	}
 	if !ok || sameTagSet(live.Tags, t.Tags) {
 		return nil
 	}
-	if _, err := b.ledger.Retag(ctx, tx, live, strconv.Itoa(t.Version), t.EntryTags(), domain.AgentAPI); err != nil {
+	if _, err := b.ledger.Retag(ctx, live, strconv.Itoa(t.Version), t.EntryTags(), domain.AgentAPI); err != nil {
 		return fmt.Errorf("retag entry %s of %s: %w", live.ID, t.ID, err)
 	}
 	return nil
@@ -200,21 +198,21 @@ func (b *Banking) retagLive(ctx context.Context, tx bun.IDB, t banking.BankTrans
 // published. businessID uuid.Nil repairs every business. It returns the
 // number of entries reposted; a repeated run reposts none.
 func (b *Banking) RepairEntryTags(ctx context.Context, businessID uuid.UUID) (int, error) {
-	byBusiness, err := b.store.TaggedTransactions(ctx, b.db, businessID)
+	byBusiness, err := b.store.TaggedTransactions(ctx, businessID)
 	if err != nil {
 		return 0, fmt.Errorf("tagged transactions: %w", err)
 	}
 	repaired := 0
 	for bid, ids := range byBusiness {
 		for chunk := range slices.Chunk(uniqueIDs(ids), 200) {
-			err := outbox.RunInTx(ctx, b.db, func(ctx context.Context, tx bun.Tx) error {
-				txns, err := b.store.LockBankTransactions(ctx, tx, bid, chunk)
+			err := b.uow.Do(ctx, func(ctx context.Context) error {
+				txns, err := b.store.LockBankTransactions(ctx, bid, chunk)
 				if err != nil {
 					return fmt.Errorf("lock transactions: %w", err)
 				}
 				var changed []banking.BankTransaction
 				for _, t := range txns {
-					live, ok, err := b.ledger.LiveEntryForSource(ctx, tx, bid, SourceBankTransaction, t.ID.String())
+					live, ok, err := b.ledger.LiveEntryForSource(ctx, bid, SourceBankTransaction, t.ID.String())
 					if err != nil {
 						return fmt.Errorf("live entry of %s: %w", t.ID, err)
 					}
@@ -223,16 +221,16 @@ func (b *Banking) RepairEntryTags(ctx context.Context, businessID uuid.UUID) (in
 					}
 					t.Version++
 					t.UpdatedAt = b.clock()
-					if err := b.store.UpdateBankTransaction(ctx, tx, t); err != nil {
+					if err := b.store.UpdateBankTransaction(ctx, t); err != nil {
 						return fmt.Errorf("update transaction %s: %w", t.ID, err)
 					}
-					if _, err := b.ledger.Retag(ctx, tx, live, strconv.Itoa(t.Version), t.EntryTags(), domain.AgentServiceAuto); err != nil {
+					if _, err := b.ledger.Retag(ctx, live, strconv.Itoa(t.Version), t.EntryTags(), domain.AgentServiceAuto); err != nil {
 						return fmt.Errorf("retag entry %s of %s: %w", live.ID, t.ID, err)
 					}
 					changed = append(changed, t)
 				}
 				repaired += len(changed)
-				return b.publishChanged(ctx, tx, changed, func(banking.BankTransaction) bool { return true })
+				return b.publishChanged(ctx, changed, func(banking.BankTransaction) bool { return true })
 			})
 			if err != nil {
 				return repaired, fmt.Errorf("business %s: %w", bid, err)

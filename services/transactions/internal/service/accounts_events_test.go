@@ -55,7 +55,7 @@ func TestChartIsPublished(t *testing.T) {
 	if !found {
 		t.Fatalf("SALES not in the seeded chart's event: %+v", evs[0].Accounts)
 	}
-	if err := e.s.Ledger.SeedChart(context.Background(), e.db, events.Business{ID: bid, Country: "US"}); err != nil {
+	if err := e.s.Ledger.SeedChart(context.Background(), events.Business{ID: bid, Country: "US"}); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(e.accountEvents(bid.String())); n != 1 {

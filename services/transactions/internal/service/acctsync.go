@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/servicekit"
@@ -34,7 +33,7 @@ func (s *Service) setupAcctsync(cfg config.Config, k *servicekit.Kit) error {
 		}
 		provider = client
 	}
-	local := ledgerAccounts{ledger: s.Ledger, db: k.DB()}
+	local := ledgerAccounts{ledger: s.Ledger}
 	svc, err := acctsync.New(acctsync.Options{
 		Store: acctsyncpg.New(k.DB()), Provider: provider, Cipher: cipher,
 		Local: local, LocalByStableName: local, StateTTL: cfg.Acctsync.StateTTL, Logger: k.Logger(),
@@ -52,15 +51,14 @@ func (s *Service) setupAcctsync(cfg config.Config, k *servicekit.Kit) error {
 // ledgerAccounts shows the ledger's accounts to acctsync's mapping.
 type ledgerAccounts struct {
 	ledger *app.Ledger
-	db     bun.IDB
 }
 
 func (l ledgerAccounts) FindAccount(ctx context.Context, businessID, id uuid.UUID) (acctsync.LedgerAccount, bool, error) {
-	return l.view(l.ledger.AccountByID(ctx, l.db, businessID, id))
+	return l.view(l.ledger.AccountByID(ctx, businessID, id))
 }
 
 func (l ledgerAccounts) FindAccountByStableName(ctx context.Context, businessID uuid.UUID, name string) (acctsync.LedgerAccount, bool, error) {
-	return l.view(l.ledger.AccountByStableName(ctx, l.db, businessID, name))
+	return l.view(l.ledger.AccountByStableName(ctx, businessID, name))
 }
 
 func (ledgerAccounts) view(a domain.Account, err error) (acctsync.LedgerAccount, bool, error) {

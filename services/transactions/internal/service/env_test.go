@@ -17,6 +17,7 @@ import (
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/money"
 	"github.com/acctsuite/acct/pkg/openapi/openapitest"
+	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
 	"github.com/acctsuite/acct/pkg/testkit"
@@ -210,7 +211,7 @@ func (e *env) postBank(bid uuid.UUID, txID, version, category string, amount int
 	var out domain.Entry
 	err := e.db.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
 		var err error
-		out, err = e.s.Ledger.PostEntry(ctx, tx, bid, app.NewEntry{
+		out, err = e.s.Ledger.PostEntry(pgdb.WithTx(ctx, tx), bid, app.NewEntry{
 			EntryType: domain.EntryBank, Agent: domain.AgentAPI, EntryAt: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC),
 			Source: domain.Source{Type: "BANK_TRANSACTION", ID: txID, Version: version},
 			Lines: []domain.JournalLine{

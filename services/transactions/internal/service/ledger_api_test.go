@@ -14,6 +14,7 @@ import (
 
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/services/transactions/internal/app"
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
 )
@@ -31,8 +32,12 @@ func enumOf(err error) string {
 	return ae.Body().ErrorEnum
 }
 
-func (e *env) inTx(fn func(ctx context.Context, tx bun.Tx) error) error {
-	return e.db.RunInTx(context.Background(), nil, fn)
+// inTx runs fn in a database transaction its context carries (the unit
+// of work of the ledger's posting methods).
+func (e *env) inTx(fn func(ctx context.Context) error) error {
+	return e.db.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
+		return fn(pgdb.WithTx(ctx, tx))
+	})
 }
 
 // TestPostingAPI exercises the API the bank-transaction use cases call
@@ -52,9 +57,9 @@ func TestPostingAPI(t *testing.T) {
 	}
 	post := func(in app.NewEntry) (domain.Entry, error) {
 		var out domain.Entry
-		err := e.inTx(func(ctx context.Context, tx bun.Tx) error {
+		err := e.inTx(func(ctx context.Context) error {
 			var err error
-			out, err = l.PostEntry(ctx, tx, bid, in)
+			out, err = l.PostEntry(ctx, bid, in)
 			return err
 		})
 		return out, err
@@ -98,15 +103,15 @@ func TestPostingAPI(t *testing.T) {
 	})
 	t.Run("recategorize: reverse and post in one transaction", func(t *testing.T) {
 		var rev, second domain.Entry
-		err := e.inTx(func(ctx context.Context, tx bun.Tx) error {
-			live, ok, err := l.LiveEntryForSource(ctx, tx, bid, "BANK_TRANSACTION", "txn-9")
+		err := e.inTx(func(ctx context.Context) error {
+			live, ok, err := l.LiveEntryForSource(ctx, bid, "BANK_TRANSACTION", "txn-9")
 			if err != nil || !ok || live.ID != first.ID {
 				return fmt.Errorf("live entry %v %v %v", live.ID, ok, err)
 			}
-			if rev, err = l.ReverseEntry(ctx, tx, bid, live.ID, app.ReverseOptions{Agent: domain.AgentAPI}); err != nil {
+			if rev, err = l.ReverseEntry(ctx, bid, live.ID, app.ReverseOptions{Agent: domain.AgentAPI}); err != nil {
 				return err
 			}
-			second, err = l.PostEntry(ctx, tx, bid, entry(domain.Source{Type: "BANK_TRANSACTION", ID: "txn-9", Version: "2"}, "TRAVEL", 4200))
+			second, err = l.PostEntry(ctx, bid, entry(domain.Source{Type: "BANK_TRANSACTION", ID: "txn-9", Version: "2"}, "TRAVEL", 4200))
 			return err
 		})
 		if err != nil {
@@ -116,7 +121,7 @@ func TestPostingAPI(t *testing.T) {
 			second.Lines[0].Account.Name != "Travel" {
 			t.Fatalf("reversal %+v, second %+v", rev, second)
 		}
-		live, ok, err := l.LiveEntryForSource(ctx, e.db, bid, "BANK_TRANSACTION", "txn-9")
+		live, ok, err := l.LiveEntryForSource(ctx, bid, "BANK_TRANSACTION", "txn-9")
 		if err != nil || !ok || live.ID != second.ID {
 			t.Fatalf("live entry after recategorizing = %v %v %v", live.ID, ok, err)
 		}
@@ -143,9 +148,9 @@ func TestPostingAPI(t *testing.T) {
 		}
 		when := at.Add(48 * time.Hour)
 		var rev domain.Entry
-		err = e.inTx(func(ctx context.Context, tx bun.Tx) error {
+		err = e.inTx(func(ctx context.Context) error {
 			var err error
-			rev, err = l.ReverseEntry(ctx, tx, bid, orig.ID, app.ReverseOptions{EntryAt: &when, Memo: ptr("voided")})
+			rev, err = l.ReverseEntry(ctx, bid, orig.ID, app.ReverseOptions{EntryAt: &when, Memo: ptr("voided")})
 			return err
 		})
 		if err != nil || !rev.EntryAt.Equal(when) || *rev.Memo != "voided" || rev.Agent != orig.Agent {
@@ -155,8 +160,8 @@ func TestPostingAPI(t *testing.T) {
 			id   uuid.UUID
 			enum string
 		}{{orig.ID, domain.EnumAlreadyReversed}, {rev.ID, domain.EnumReversalOfReversal}, {uuid.New(), domain.EnumEntryNotFound}} {
-			err := e.inTx(func(ctx context.Context, tx bun.Tx) error {
-				_, err := l.ReverseEntry(ctx, tx, bid, tc.id, app.ReverseOptions{})
+			err := e.inTx(func(ctx context.Context) error {
+				_, err := l.ReverseEntry(ctx, bid, tc.id, app.ReverseOptions{})
 				return err
 			})
 			if enumOf(err) != tc.enum {
@@ -194,26 +199,26 @@ func TestPostingAPI(t *testing.T) {
 		}
 	})
 	t.Run("accounts", func(t *testing.T) {
-		a, err := l.AccountByStableName(ctx, e.db, bid, "CREDIT_CARDS")
+		a, err := l.AccountByStableName(ctx, bid, "CREDIT_CARDS")
 		if err != nil || a.Type != domain.Liability {
 			t.Fatalf("by stable name: %+v %v", a, err)
 		}
-		if b, err := l.AccountByID(ctx, e.db, bid, a.ID); err != nil || b.ID != a.ID {
+		if b, err := l.AccountByID(ctx, bid, a.ID); err != nil || b.ID != a.ID {
 			t.Fatalf("by id: %v", err)
 		}
-		if _, err := l.AccountByStableName(ctx, e.db, bid, "NOPE"); enumOf(err) != domain.EnumAccountNotFound {
+		if _, err := l.AccountByStableName(ctx, bid, "NOPE"); enumOf(err) != domain.EnumAccountNotFound {
 			t.Fatalf("unknown stable name: %v", err)
 		}
-		if _, err := l.AccountByID(ctx, e.db, e.business("client-a", "US"), a.ID); enumOf(err) != domain.EnumAccountNotFound {
+		if _, err := l.AccountByID(ctx, e.business("client-a", "US"), a.ID); enumOf(err) != domain.EnumAccountNotFound {
 			t.Fatalf("another business's account: %v", err)
 		}
 	})
 	t.Run("bank ledger accounts", func(t *testing.T) {
 		create := func(in app.BankLedgerAccount) (domain.Account, error) {
 			var out domain.Account
-			err := e.inTx(func(ctx context.Context, tx bun.Tx) error {
+			err := e.inTx(func(ctx context.Context) error {
 				var err error
-				out, err = l.CreateBankLedgerAccount(ctx, tx, bid, in)
+				out, err = l.CreateBankLedgerAccount(ctx, bid, in)
 				return err
 			})
 			return out, err
@@ -270,15 +275,15 @@ func TestConcurrentRecategorization(t *testing.T) {
 	for w := range workers {
 		wg.Go(func() {
 			for r := range rounds {
-				err := e.inTx(func(ctx context.Context, tx bun.Tx) error {
-					if live, ok, err := l.LiveEntryForSource(ctx, tx, bid, "BANK_TRANSACTION", "contended"); err != nil {
+				err := e.inTx(func(ctx context.Context) error {
+					if live, ok, err := l.LiveEntryForSource(ctx, bid, "BANK_TRANSACTION", "contended"); err != nil {
 						return err
 					} else if ok {
-						if _, err := l.ReverseEntry(ctx, tx, bid, live.ID, app.ReverseOptions{}); err != nil {
+						if _, err := l.ReverseEntry(ctx, bid, live.ID, app.ReverseOptions{}); err != nil {
 							return err
 						}
 					}
-					_, err := l.PostEntry(ctx, tx, bid, app.NewEntry{
+					_, err := l.PostEntry(ctx, bid, app.NewEntry{
 						EntryType: domain.EntryBank, Agent: domain.AgentAPI, EntryAt: time.Now(),
 						Source: domain.Source{Type: "BANK_TRANSACTION", ID: "contended", Version: strconv.Itoa(w*rounds + r)},
 						Lines: []domain.JournalLine{

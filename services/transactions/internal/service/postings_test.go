@@ -14,6 +14,7 @@ import (
 	"github.com/acctsuite/acct/pkg/consumer"
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/outbox"
+	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/transactions/internal/app"
 )
@@ -46,7 +47,7 @@ func (e *env) apply(bid uuid.UUID, p events.LedgerPosting) (app.PostingResult, e
 	var res app.PostingResult
 	err := outbox.RunInTx(context.Background(), e.db, func(ctx context.Context, tx bun.Tx) error {
 		var err error
-		res, err = e.s.Ledger.ApplyPosting(ctx, tx, bid, p)
+		res, err = e.s.Ledger.ApplyPosting(pgdb.WithTx(ctx, tx), bid, p)
 		return err
 	})
 	return res, err

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/money"
@@ -130,8 +129,8 @@ func TestLedgerInvariants(t *testing.T) {
 			j := e.post(bid, tok, map[string]any{"entry_at": at.Format(time.RFC3339), "line_items": body}, 201)
 			id = uuid.MustParse(j["entry_id"].(string))
 		} else { // through the posting API, as a bank categorization would
-			err := e.inTx(func(ctx context.Context, tx bun.Tx) error {
-				posted, err := e.s.Ledger.PostEntry(ctx, tx, bid, app.NewEntry{
+			err := e.inTx(func(ctx context.Context) error {
+				posted, err := e.s.Ledger.PostEntry(ctx, bid, app.NewEntry{
 					EntryType: domain.EntryBank, Agent: domain.AgentServiceAuto, EntryAt: at,
 					Source: domain.Source{Type: "BANK_TRANSACTION", ID: uuid.NewString()}, Lines: lines,
 				})

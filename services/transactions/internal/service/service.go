@@ -1,6 +1,8 @@
 // Package service wires the transactions service onto the service kit: the
-// ledger on the kit's database, the chart seeding on acct.business.v1 and
-// the HTTP routes. The kit does the rest (see pkg/servicekit).
+// ledger and bank-transaction use cases in units of work on the kit's
+// database, their events through the outbox, the chart seeding on
+// acct.business.v1, the postings of acct.invoicing.v1 and acct.bills.v1
+// and the HTTP routes. The kit does the rest (see pkg/servicekit).
 package service
 
 import (
@@ -14,6 +16,7 @@ import (
 
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/openapi"
+	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/storage"
@@ -57,8 +60,9 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 }
 
 func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Kit) error {
-	s.Ledger = app.NewLedger(k.DB(), postgres.New(), kafkaadapter.Publisher{}, k.Logger())
-	s.Banking = app.NewBanking(k.DB(), s.Ledger, postgres.NewBankStore(), kafkaadapter.TxnPublisher{}, k.Businesses(), k.Logger())
+	uow, pub := outbox.UnitOfWork{DB: k.DB()}, outbox.Events{DB: k.DB()}
+	s.Ledger = app.NewLedger(uow, postgres.New(k.DB()), pub, k.Logger())
+	s.Banking = app.NewBanking(uow, s.Ledger, postgres.NewBankStore(k.DB()), pub, k.Businesses(), k.Logger())
 	if cfg.Storage.Enabled() {
 		files, err := storage.Open(ctx, cfg.Storage.Config())
 		if err != nil {

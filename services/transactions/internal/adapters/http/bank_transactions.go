@@ -10,7 +10,7 @@ import (
 	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/tags"
-	"github.com/acctsuite/acct/services/transactions/internal/adapters/postgres"
+	"github.com/acctsuite/acct/services/transactions/internal/app"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking/salestax"
 )
@@ -358,7 +358,7 @@ func (h *handlers) listBankTransactions(c *fiber.Ctx) error {
 		return err
 	}
 	bid := businessID(c)
-	p, err := page.Parse(q, postgres.BankTxnPageSpec, h.codec, bid.String()+"|"+f.Fingerprint())
+	p, err := page.Parse(q, app.BankTxnPageSpec, h.codec, bid.String()+"|"+f.Fingerprint())
 	if err != nil {
 		return err
 	}

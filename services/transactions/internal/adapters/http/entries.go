@@ -14,7 +14,6 @@ import (
 	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/tags"
-	"github.com/acctsuite/acct/services/transactions/internal/adapters/postgres"
 	"github.com/acctsuite/acct/services/transactions/internal/app"
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
 )
@@ -140,7 +139,7 @@ func (h *handlers) listEntries(c *fiber.Ctx) error {
 		return err
 	}
 	bid := businessID(c)
-	p, err := page.Parse(q, postgres.EntryPageSpec, h.codec, fingerprint(bid, q, "start_date", "end_date", "account", "entry_type"))
+	p, err := page.Parse(q, app.EntryPageSpec, h.codec, fingerprint(bid, q, "start_date", "end_date", "account", "entry_type"))
 	if err != nil {
 		return err
 	}

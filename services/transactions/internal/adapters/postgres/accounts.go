@@ -67,7 +67,8 @@ func accounts(rows []accountRow) []domain.Account {
 
 // SeedAccounts implements app.Store: one multi-row insert that skips rows
 // conflicting on the id or on the business's stable name.
-func (s *Store) SeedAccounts(ctx context.Context, db bun.IDB, as []domain.Account) (int, error) {
+func (s *Store) SeedAccounts(ctx context.Context, as []domain.Account) (int, error) {
+	db := s.conn(ctx)
 	if len(as) == 0 {
 		return 0, nil
 	}
@@ -84,7 +85,8 @@ func (s *Store) SeedAccounts(ctx context.Context, db bun.IDB, as []domain.Accoun
 }
 
 // InsertAccount implements app.Store.
-func (s *Store) InsertAccount(ctx context.Context, db bun.IDB, a domain.Account) error {
+func (s *Store) InsertAccount(ctx context.Context, a domain.Account) error {
+	db := s.conn(ctx)
 	r := toAccountRow(a)
 	if _, err := db.NewInsert().Model(&r).Exec(ctx); err != nil {
 		if pgdb.IsUniqueViolation(err) && pgdb.Constraint(err) == "ledger_accounts_stable_name_key" && a.StableName != nil {
@@ -108,18 +110,21 @@ func (s *Store) findAccount(ctx context.Context, q *bun.SelectQuery, lock app.Lo
 }
 
 // FindAccount implements app.Store.
-func (s *Store) FindAccount(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, lock app.Lock) (domain.Account, bool, error) {
+func (s *Store) FindAccount(ctx context.Context, businessID, id uuid.UUID, lock app.Lock) (domain.Account, bool, error) {
+	db := s.conn(ctx)
 	return s.findAccount(ctx, db.NewSelect().Where("a.business_id = ? AND a.id = ?", businessID, id), lock)
 }
 
 // FindAccountByStableName implements app.Store.
-func (s *Store) FindAccountByStableName(ctx context.Context, db bun.IDB, businessID uuid.UUID, name string, lock app.Lock) (domain.Account, bool, error) {
+func (s *Store) FindAccountByStableName(ctx context.Context, businessID uuid.UUID, name string, lock app.Lock) (domain.Account, bool, error) {
+	db := s.conn(ctx)
 	return s.findAccount(ctx, db.NewSelect().Where("a.business_id = ? AND a.stable_name = ?", businessID, name), lock)
 }
 
 // FindAccountsByRefs implements app.Store with one query. Rows are locked
 // in id order, so concurrent postings never wait on each other in a cycle.
-func (s *Store) FindAccountsByRefs(ctx context.Context, db bun.IDB, businessID uuid.UUID, refs []domain.AccountRef, lock app.Lock) ([]domain.Account, error) {
+func (s *Store) FindAccountsByRefs(ctx context.Context, businessID uuid.UUID, refs []domain.AccountRef, lock app.Lock) ([]domain.Account, error) {
+	db := s.conn(ctx)
 	var ids []uuid.UUID
 	var names []string
 	for _, r := range refs {
@@ -150,7 +155,8 @@ func (s *Store) FindAccountsByRefs(ctx context.Context, db bun.IDB, businessID u
 }
 
 // AccountsWithAncestors implements app.Store with a recursive query.
-func (s *Store) AccountsWithAncestors(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) ([]domain.Account, error) {
+func (s *Store) AccountsWithAncestors(ctx context.Context, businessID uuid.UUID, ids []uuid.UUID) ([]domain.Account, error) {
+	db := s.conn(ctx)
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -169,7 +175,8 @@ func (s *Store) AccountsWithAncestors(ctx context.Context, db bun.IDB, businessI
 }
 
 // ListAccounts implements app.Store.
-func (s *Store) ListAccounts(ctx context.Context, db bun.IDB, businessID uuid.UUID, withArchived bool) ([]domain.Account, error) {
+func (s *Store) ListAccounts(ctx context.Context, businessID uuid.UUID, withArchived bool) ([]domain.Account, error) {
+	db := s.conn(ctx)
 	var rows []accountRow
 	q := db.NewSelect().Model(&rows).Where("a.business_id = ?", businessID)
 	if !withArchived {
@@ -182,7 +189,8 @@ func (s *Store) ListAccounts(ctx context.Context, db bun.IDB, businessID uuid.UU
 }
 
 // UpdateAccount implements app.Store.
-func (s *Store) UpdateAccount(ctx context.Context, db bun.IDB, a domain.Account) error {
+func (s *Store) UpdateAccount(ctx context.Context, a domain.Account) error {
+	db := s.conn(ctx)
 	r := toAccountRow(a)
 	_, err := db.NewUpdate().Model(&r).
 		Column("name", "account_number", "stable_name", "account_subtype", "archived_at", "updated_at").
@@ -197,7 +205,8 @@ func (s *Store) UpdateAccount(ctx context.Context, db bun.IDB, a domain.Account)
 }
 
 // AccountUsage implements app.Store.
-func (s *Store) AccountUsage(ctx context.Context, db bun.IDB, businessID, id uuid.UUID) (domain.DebitCredit, int, error) {
+func (s *Store) AccountUsage(ctx context.Context, businessID, id uuid.UUID) (domain.DebitCredit, int, error) {
+	db := s.conn(ctx)
 	var u struct {
 		Debits   int64 `bun:"debits"`
 		Credits  int64 `bun:"credits"`

@@ -13,20 +13,6 @@ import (
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
 
-// BankTxnPageSpec is the pagination of GET /bank-transactions: the spec's
-// sort keys, each backed by a (business_id, key, id) index; limit default
-// 100, at most 500.
-var BankTxnPageSpec = page.Spec{
-	Keys: map[string]page.Key{
-		"date":        {Column: "bt.date", Kind: page.KindTime},
-		"amount":      {Column: "bt.amount", Kind: page.KindInt},
-		"imported_at": {Column: "bt.imported_at", Kind: page.KindTime},
-	},
-	Default:      "date",
-	DefaultLimit: 100,
-	MaxLimit:     500,
-}
-
 // likePattern is s as a literal inside an ILIKE '%...%' pattern.
 func likePattern(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
@@ -53,7 +39,8 @@ func categoryContains(c banking.Classification) (string, error) {
 // filtered transactions, then their tags and documents. Every value,
 // cursor included, is bound into the query (no subquery for the cursor),
 // so PostgreSQL seeks the (business_id, key, id) index.
-func (s *BankStore) FindBankTransactions(ctx context.Context, db bun.IDB, businessID uuid.UUID, f banking.Filter, p page.Params) ([]banking.BankTransaction, page.Meta, error) {
+func (s *BankStore) FindBankTransactions(ctx context.Context, businessID uuid.UUID, f banking.Filter, p page.Params) ([]banking.BankTransaction, page.Meta, error) {
+	db := s.conn(ctx)
 	q := db.NewSelect().Model((*bankTxnRow)(nil)).Where("bt.business_id = ?", businessID)
 	if f.Start != nil {
 		q = q.Where("bt.date >= ?", *f.Start)

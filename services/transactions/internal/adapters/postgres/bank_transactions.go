@@ -163,7 +163,8 @@ func (r bankTxnTagRow) tag() tags.Tag {
 
 // InsertBankTransactions implements app.BankStore: multi-row INSERT ... ON
 // CONFLICT DO NOTHING per batch, then the tags of the inserted rows.
-func (s *BankStore) InsertBankTransactions(ctx context.Context, db bun.IDB, txns []banking.BankTransaction) (map[uuid.UUID]bool, error) {
+func (s *BankStore) InsertBankTransactions(ctx context.Context, txns []banking.BankTransaction) (map[uuid.UUID]bool, error) {
+	db := s.conn(ctx)
 	inserted := make(map[uuid.UUID]bool, len(txns))
 	for start := 0; start < len(txns); start += insertBatch {
 		batch := txns[start:min(start+insertBatch, len(txns))]
@@ -271,7 +272,8 @@ func transactions(rows []bankTxnRow) ([]banking.BankTransaction, error) {
 }
 
 // FindBankTransactionsBySource implements app.BankStore.
-func (s *BankStore) FindBankTransactionsBySource(ctx context.Context, db bun.IDB, businessID uuid.UUID, source banking.Source, ids []string) ([]banking.BankTransaction, error) {
+func (s *BankStore) FindBankTransactionsBySource(ctx context.Context, businessID uuid.UUID, source banking.Source, ids []string) ([]banking.BankTransaction, error) {
+	db := s.conn(ctx)
 	var rows []bankTxnRow
 	err := db.NewSelect().Model(&rows).
 		Where("bt.business_id = ? AND bt.source = ? AND bt.source_transaction_id IN (?)", businessID, string(source), bun.In(ids)).
@@ -283,7 +285,8 @@ func (s *BankStore) FindBankTransactionsBySource(ctx context.Context, db bun.IDB
 }
 
 // FindBankTransaction implements app.BankStore.
-func (s *BankStore) FindBankTransaction(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, lock app.Lock) (banking.BankTransaction, bool, error) {
+func (s *BankStore) FindBankTransaction(ctx context.Context, businessID, id uuid.UUID, lock app.Lock) (banking.BankTransaction, bool, error) {
+	db := s.conn(ctx)
 	var r bankTxnRow
 	err := selectLocked(withExtras(db.NewSelect().Model(&r)).Where("bt.business_id = ? AND bt.id = ?", businessID, id), lock).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -313,7 +316,8 @@ type externalAccountRow struct {
 }
 
 // FindExternalAccount implements app.BankStore.
-func (s *BankStore) FindExternalAccount(ctx context.Context, db bun.IDB, businessID uuid.UUID, source banking.Source, sourceAccountID string) (app.ExternalAccount, bool, error) {
+func (s *BankStore) FindExternalAccount(ctx context.Context, businessID uuid.UUID, source banking.Source, sourceAccountID string) (app.ExternalAccount, bool, error) {
+	db := s.conn(ctx)
 	var r externalAccountRow
 	err := db.NewSelect().Model(&r).
 		Where("ea.business_id = ? AND ea.source = ? AND ea.source_account_id = ?", businessID, string(source), sourceAccountID).
@@ -331,7 +335,8 @@ func (s *BankStore) FindExternalAccount(ctx context.Context, db bun.IDB, busines
 }
 
 // InsertExternalAccount implements app.BankStore.
-func (s *BankStore) InsertExternalAccount(ctx context.Context, db bun.IDB, a app.ExternalAccount) error {
+func (s *BankStore) InsertExternalAccount(ctx context.Context, a app.ExternalAccount) error {
+	db := s.conn(ctx)
 	r := externalAccountRow{
 		BusinessID: a.BusinessID, ID: a.ID, Source: string(a.Source), SourceAccountID: a.SourceAccountID,
 		AccountName: a.AccountName, LedgerAccountID: a.LedgerAccountID, CreatedAt: a.CreatedAt,
@@ -341,7 +346,8 @@ func (s *BankStore) InsertExternalAccount(ctx context.Context, db bun.IDB, a app
 }
 
 // UpdateBankTransaction implements app.BankStore.
-func (s *BankStore) UpdateBankTransaction(ctx context.Context, db bun.IDB, t banking.BankTransaction) error {
+func (s *BankStore) UpdateBankTransaction(ctx context.Context, t banking.BankTransaction) error {
+	db := s.conn(ctx)
 	r := toBankTxnRow(t)
 	_, err := db.NewUpdate().Model(&r).
 		Column("categorization_status", "categorization_method", "category", "tax_code", "memo", "match", "updated_at", "version").
@@ -350,7 +356,8 @@ func (s *BankStore) UpdateBankTransaction(ctx context.Context, db bun.IDB, t ban
 }
 
 // LockBankTransactions implements app.BankStore.
-func (s *BankStore) LockBankTransactions(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) ([]banking.BankTransaction, error) {
+func (s *BankStore) LockBankTransactions(ctx context.Context, businessID uuid.UUID, ids []uuid.UUID) ([]banking.BankTransaction, error) {
+	db := s.conn(ctx)
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -364,7 +371,8 @@ func (s *BankStore) LockBankTransactions(ctx context.Context, db bun.IDB, busine
 }
 
 // InsertTags implements app.BankStore.
-func (s *BankStore) InsertTags(ctx context.Context, db bun.IDB, businessID, transactionID uuid.UUID, ts []tags.Tag) error {
+func (s *BankStore) InsertTags(ctx context.Context, businessID, transactionID uuid.UUID, ts []tags.Tag) error {
+	db := s.conn(ctx)
 	if len(ts) == 0 {
 		return nil
 	}
@@ -381,7 +389,8 @@ func (s *BankStore) InsertTags(ctx context.Context, db bun.IDB, businessID, tran
 }
 
 // DeleteTags implements app.BankStore.
-func (s *BankStore) DeleteTags(ctx context.Context, db bun.IDB, businessID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID][]tags.Tag, error) {
+func (s *BankStore) DeleteTags(ctx context.Context, businessID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID][]tags.Tag, error) {
+	db := s.conn(ctx)
 	var rows []bankTxnTagRow
 	_, err := db.NewDelete().Model((*bankTxnTagRow)(nil)).
 		Where("business_id = ? AND id IN (?)", businessID, bun.In(ids)).Returning("*").Exec(ctx, &rows)
@@ -396,7 +405,8 @@ func (s *BankStore) DeleteTags(ctx context.Context, db bun.IDB, businessID uuid.
 }
 
 // TaggedTransactions implements app.TagStore.
-func (s *BankStore) TaggedTransactions(ctx context.Context, db bun.IDB, businessID uuid.UUID) (map[uuid.UUID][]uuid.UUID, error) {
+func (s *BankStore) TaggedTransactions(ctx context.Context, businessID uuid.UUID) (map[uuid.UUID][]uuid.UUID, error) {
+	db := s.conn(ctx)
 	var rows []struct {
 		BusinessID    uuid.UUID `bun:"business_id"`
 		TransactionID uuid.UUID `bun:"transaction_id"`

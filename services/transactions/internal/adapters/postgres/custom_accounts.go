@@ -9,15 +9,22 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/services/transactions/internal/app"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
 
-// BankStore implements app.BankStore. Like Store it holds no connection.
-type BankStore struct{}
+// BankStore implements app.BankStore on db; like Store, every method runs
+// in the unit of work's transaction when its context carries one.
+type BankStore struct {
+	db *bun.DB
+}
 
-// NewBankStore makes the bank-transaction store.
-func NewBankStore() *BankStore { return &BankStore{} }
+// NewBankStore makes the bank-transaction store on db.
+func NewBankStore(db *bun.DB) *BankStore { return &BankStore{db: db} }
+
+// conn is the unit of work's transaction, or the pool.
+func (s *BankStore) conn(ctx context.Context) bun.IDB { return pgdb.Conn(ctx, s.db) }
 
 var _ app.BankStore = (*BankStore)(nil)
 
@@ -57,7 +64,8 @@ func (r customAccountRow) account() app.CustomAccount {
 }
 
 // InsertCustomAccount implements app.BankStore.
-func (s *BankStore) InsertCustomAccount(ctx context.Context, db bun.IDB, a app.CustomAccount) error {
+func (s *BankStore) InsertCustomAccount(ctx context.Context, a app.CustomAccount) error {
+	db := s.conn(ctx)
 	r := customAccountRow{
 		ID: a.ID, BusinessID: a.BusinessID, ExternalID: a.ExternalID, AccountName: a.AccountName,
 		InstitutionName: a.InstitutionName, Mask: a.Mask, AccountType: string(a.Type),
@@ -81,17 +89,20 @@ func (s *BankStore) findCustomAccount(ctx context.Context, db bun.IDB, where str
 }
 
 // FindCustomAccount implements app.BankStore.
-func (s *BankStore) FindCustomAccount(ctx context.Context, db bun.IDB, businessID, id uuid.UUID) (app.CustomAccount, bool, error) {
+func (s *BankStore) FindCustomAccount(ctx context.Context, businessID, id uuid.UUID) (app.CustomAccount, bool, error) {
+	db := s.conn(ctx)
 	return s.findCustomAccount(ctx, db, "ca.business_id = ? AND ca.id = ?", businessID, id)
 }
 
 // FindCustomAccountByExternalID implements app.BankStore.
-func (s *BankStore) FindCustomAccountByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string) (app.CustomAccount, bool, error) {
+func (s *BankStore) FindCustomAccountByExternalID(ctx context.Context, businessID uuid.UUID, externalID string) (app.CustomAccount, bool, error) {
+	db := s.conn(ctx)
 	return s.findCustomAccount(ctx, db, "ca.business_id = ? AND ca.external_id = ?", businessID, externalID)
 }
 
 // ListCustomAccounts implements app.BankStore.
-func (s *BankStore) ListCustomAccounts(ctx context.Context, db bun.IDB, businessID uuid.UUID) ([]app.CustomAccount, error) {
+func (s *BankStore) ListCustomAccounts(ctx context.Context, businessID uuid.UUID) ([]app.CustomAccount, error) {
+	db := s.conn(ctx)
 	var rows []customAccountRow
 	if err := db.NewSelect().Model(&rows).Where("ca.business_id = ?", businessID).OrderExpr("ca.id").Scan(ctx); err != nil {
 		return nil, wrap("list custom accounts", err)
@@ -104,7 +115,8 @@ func (s *BankStore) ListCustomAccounts(ctx context.Context, db bun.IDB, business
 }
 
 // LockKey implements app.BankStore with a transaction-scoped advisory lock.
-func (s *BankStore) LockKey(ctx context.Context, db bun.IDB, key string) error {
+func (s *BankStore) LockKey(ctx context.Context, key string) error {
+	db := s.conn(ctx)
 	_, err := db.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", key)
 	return wrap("lock "+key, err)
 }

@@ -7,9 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
-	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/transactions/internal/app"
-	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
 
 // documentRow is a row of bank_transaction_documents.
@@ -29,7 +27,8 @@ type documentRow struct {
 }
 
 // InsertDocuments implements app.BankStore.
-func (s *BankStore) InsertDocuments(ctx context.Context, db bun.IDB, docs []app.Document) error {
+func (s *BankStore) InsertDocuments(ctx context.Context, docs []app.Document) error {
+	db := s.conn(ctx)
 	if len(docs) == 0 {
 		return nil
 	}
@@ -46,7 +45,8 @@ func (s *BankStore) InsertDocuments(ctx context.Context, db bun.IDB, docs []app.
 }
 
 // LiveDocuments implements app.BankStore.
-func (s *BankStore) LiveDocuments(ctx context.Context, db bun.IDB, businessID, transactionID uuid.UUID) ([]app.Document, error) {
+func (s *BankStore) LiveDocuments(ctx context.Context, businessID, transactionID uuid.UUID) ([]app.Document, error) {
+	db := s.conn(ctx)
 	var rows []documentRow
 	err := db.NewSelect().Model(&rows).
 		Where("btd.business_id = ? AND btd.transaction_id = ? AND btd.archived_at IS NULL", businessID, transactionID).
@@ -66,7 +66,8 @@ func (s *BankStore) LiveDocuments(ctx context.Context, db bun.IDB, businessID, t
 }
 
 // ArchiveDocuments implements app.BankStore.
-func (s *BankStore) ArchiveDocuments(ctx context.Context, db bun.IDB, businessID, transactionID uuid.UUID, ids []uuid.UUID, at time.Time) (int, error) {
+func (s *BankStore) ArchiveDocuments(ctx context.Context, businessID, transactionID uuid.UUID, ids []uuid.UUID, at time.Time) (int, error) {
+	db := s.conn(ctx)
 	if len(ids) == 0 {
 		return 0, nil
 	}
@@ -80,22 +81,13 @@ func (s *BankStore) ArchiveDocuments(ctx context.Context, db bun.IDB, businessID
 	return int(n), wrap("archive documents", err)
 }
 
-// SaveRecordedTransaction implements app.BankStore.
-func (s *BankStore) SaveRecordedTransaction(ctx context.Context, db bun.IDB, t banking.BankTransaction) error {
-	r := toBankTxnRow(t)
-	_, err := db.NewUpdate().Model(&r).
-		Column("amount", "direction", "date", "counterparty_name", "counterparty_key", "description",
-			"reference_number", "memo", "metadata", "customer_id", "customer_external_id", "vendor_id",
-			"vendor_external_id", "updated_at", "version").
-		WherePK().Exec(ctx)
-	return wrap("save recorded transaction", err)
-}
-
-// ReplaceTags implements app.BankStore.
-func (s *BankStore) ReplaceTags(ctx context.Context, db bun.IDB, businessID, transactionID uuid.UUID, ts []tags.Tag) error {
-	if _, err := db.NewDelete().Model((*bankTxnTagRow)(nil)).
-		Where("business_id = ? AND transaction_id = ?", businessID, transactionID).Exec(ctx); err != nil {
-		return wrap("delete tags", err)
+// DocumentExists implements app.BankStore.
+func (s *BankStore) DocumentExists(ctx context.Context, businessID, transactionID, id uuid.UUID) (bool, error) {
+	db := s.conn(ctx)
+	var exists int
+	if err := db.NewRaw("SELECT count(*) FROM bank_transaction_documents WHERE business_id = ? AND transaction_id = ? AND id = ?",
+		businessID, transactionID, id).Scan(ctx, &exists); err != nil {
+		return false, err
 	}
-	return s.InsertTags(ctx, db, businessID, transactionID, ts)
+	return exists > 0, nil
 }

@@ -21,20 +21,6 @@ import (
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
 )
 
-// EntryPageSpec is the pagination of GET /ledger/entries. Cursor positions
-// are bound as literal values of the (sort column, id) comparison, so the
-// listing seeks its index at any depth.
-var EntryPageSpec = page.Spec{
-	Keys: map[string]page.Key{
-		"entry_at":     {Column: "e.entry_at", Kind: page.KindTime},
-		"entry_number": {Column: "e.entry_number", Kind: page.KindInt},
-		"created_at":   {Column: "e.created_at", Kind: page.KindTime},
-	},
-	Default:      "entry_at",
-	DefaultLimit: 100,
-	MaxLimit:     500,
-}
-
 // entryRow is a row of ledger_entries.
 type entryRow struct {
 	bun.BaseModel `bun:"table:ledger_entries,alias:e"`
@@ -118,7 +104,8 @@ func moneyOf(v int64) money.Cents { return money.Cents(v) }
 // of a thousand transactions posts its thousand entries in one statement.
 // The deferred triggers check every entry's balance at commit, so the
 // lines may follow in a later statement of the transaction.
-func (s *Store) InsertEntryRows(ctx context.Context, db bun.IDB, es []*domain.Entry) (map[uuid.UUID]bool, error) {
+func (s *Store) InsertEntryRows(ctx context.Context, es []*domain.Entry) (map[uuid.UUID]bool, error) {
+	db := s.conn(ctx)
 	inserted := make(map[uuid.UUID]bool, len(es))
 	byID := make(map[uuid.UUID]*domain.Entry, len(es))
 	for start := 0; start < len(es); start += insertBatch {
@@ -170,7 +157,8 @@ func toEntryRow(e *domain.Entry) entryRow {
 // InsertReversal implements app.Store: the reversal's row and the mark on
 // the entry it reverses in one statement (the foreign key of reversal_id
 // is checked at the end of the statement, when the new row exists).
-func (s *Store) InsertReversal(ctx context.Context, db bun.IDB, e *domain.Entry) (bool, error) {
+func (s *Store) InsertReversal(ctx context.Context, e *domain.Entry) (bool, error) {
+	db := s.conn(ctx)
 	if e.ReversalOfID == nil {
 		return false, fmt.Errorf("insert reversal %s: no reversal_of_id", e.ID)
 	}
@@ -200,7 +188,8 @@ func (s *Store) InsertReversal(ctx context.Context, db bun.IDB, e *domain.Entry)
 
 // InsertLines implements app.Store: the lines of es in multi-row
 // statements.
-func (s *Store) InsertLines(ctx context.Context, db bun.IDB, es []*domain.Entry) error {
+func (s *Store) InsertLines(ctx context.Context, es []*domain.Entry) error {
+	db := s.conn(ctx)
 	var lines []lineRow
 	for _, e := range es {
 		for _, l := range e.Lines {
@@ -221,13 +210,15 @@ func (s *Store) InsertLines(ctx context.Context, db bun.IDB, es []*domain.Entry)
 }
 
 // FindEntry implements app.Store.
-func (s *Store) FindEntry(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, lock app.Lock) (domain.Entry, bool, error) {
+func (s *Store) FindEntry(ctx context.Context, businessID, id uuid.UUID, lock app.Lock) (domain.Entry, bool, error) {
+	db := s.conn(ctx)
 	return s.findOne(ctx, db, db.NewSelect().Where("e.business_id = ? AND e.id = ?", businessID, id), lock)
 }
 
 // FindEntryBySource implements app.Store: the original (not a reversal)
 // posted for that source version.
-func (s *Store) FindEntryBySource(ctx context.Context, db bun.IDB, businessID uuid.UUID, src domain.Source) (domain.Entry, bool, error) {
+func (s *Store) FindEntryBySource(ctx context.Context, businessID uuid.UUID, src domain.Source) (domain.Entry, bool, error) {
+	db := s.conn(ctx)
 	return s.findOne(ctx, db, db.NewSelect().Where(
 		"e.business_id = ? AND e.source_type = ? AND e.source_id = ? AND e.source_version = ? AND e.reversal_of_id IS NULL",
 		businessID, src.Type, src.ID, src.Version), app.NoLock)
@@ -237,7 +228,8 @@ func (s *Store) FindEntryBySource(ctx context.Context, db bun.IDB, businessID uu
 // lines, the accounts refs name and those of the lines (locked as asked),
 // and every account above them, in one statement: the three parts come
 // back as JSON documents.
-func (s *Store) LiveEntryAndAccounts(ctx context.Context, db bun.IDB, businessID uuid.UUID, sourceType, sourceID string, refs []domain.AccountRef, lock app.Lock) (domain.Entry, bool, []domain.Account, error) {
+func (s *Store) LiveEntryAndAccounts(ctx context.Context, businessID uuid.UUID, sourceType, sourceID string, refs []domain.AccountRef, lock app.Lock) (domain.Entry, bool, []domain.Account, error) {
+	db := s.conn(ctx)
 	ids, names := []string{}, []string{}
 	for _, r := range refs {
 		if r.IsStableName() {
@@ -310,8 +302,8 @@ func (s *Store) LiveEntryAndAccounts(ctx context.Context, db bun.IDB, businessID
 
 // FindLiveEntry implements app.Store: LiveEntryAndAccounts without refs
 // or locks (the accounts read are those of the lines, with ancestors).
-func (s *Store) FindLiveEntry(ctx context.Context, db bun.IDB, businessID uuid.UUID, sourceType, sourceID string) (domain.Entry, bool, error) {
-	e, ok, _, err := s.LiveEntryAndAccounts(ctx, db, businessID, sourceType, sourceID, nil, app.NoLock)
+func (s *Store) FindLiveEntry(ctx context.Context, businessID uuid.UUID, sourceType, sourceID string) (domain.Entry, bool, error) {
+	e, ok, _, err := s.LiveEntryAndAccounts(ctx, businessID, sourceType, sourceID, nil, app.NoLock)
 	return e, ok, err
 }
 
@@ -369,7 +361,8 @@ func (s *Store) withLines(ctx context.Context, db bun.IDB, rows []entryRow) ([]d
 }
 
 // FindEntries implements app.Store: one keyset page, then the page's lines.
-func (s *Store) FindEntries(ctx context.Context, db bun.IDB, f app.EntryFilter, p page.Params) ([]domain.Entry, page.Meta, error) {
+func (s *Store) FindEntries(ctx context.Context, f app.EntryFilter, p page.Params) ([]domain.Entry, page.Meta, error) {
+	db := s.conn(ctx)
 	q := db.NewSelect().Model((*entryRow)(nil)).Where("e.business_id = ?", f.BusinessID)
 	if f.From != nil {
 		q = q.Where("e.entry_at >= ?", *f.From)
@@ -409,7 +402,8 @@ func (s *Store) FindEntries(ctx context.Context, db bun.IDB, f app.EntryFilter, 
 }
 
 // AccountTotals implements app.Store.
-func (s *Store) AccountTotals(ctx context.Context, db bun.IDB, businessID uuid.UUID, f app.PeriodFilter) (map[uuid.UUID]domain.DebitCredit, error) {
+func (s *Store) AccountTotals(ctx context.Context, businessID uuid.UUID, f app.PeriodFilter) (map[uuid.UUID]domain.DebitCredit, error) {
+	db := s.conn(ctx)
 	var rows []struct {
 		AccountID uuid.UUID `bun:"account_id,type:uuid"`
 		Debits    int64     `bun:"debits"`

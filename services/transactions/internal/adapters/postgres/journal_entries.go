@@ -43,14 +43,16 @@ type journalLineJSON struct {
 
 // LockExternalID implements app.Store with a transaction-scoped advisory
 // lock on the (business, external id) pair.
-func (s *Store) LockExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string) error {
+func (s *Store) LockExternalID(ctx context.Context, businessID uuid.UUID, externalID string) error {
+	db := s.conn(ctx)
 	_, err := db.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))",
 		"ledger_journal_entries:"+businessID.String()+":"+externalID)
 	return wrap("lock external id", err)
 }
 
 // FindJournalEntryByExternalID implements app.Store.
-func (s *Store) FindJournalEntryByExternalID(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string) (domain.JournalEntry, bool, error) {
+func (s *Store) FindJournalEntryByExternalID(ctx context.Context, businessID uuid.UUID, externalID string) (domain.JournalEntry, bool, error) {
+	db := s.conn(ctx)
 	var r journalEntryRow
 	err := db.NewSelect().Model(&r).Where("j.business_id = ? AND j.external_id = ?", businessID, externalID).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -76,7 +78,8 @@ func (s *Store) FindJournalEntryByExternalID(ctx context.Context, db bun.IDB, bu
 }
 
 // InsertJournalEntry implements app.Store.
-func (s *Store) InsertJournalEntry(ctx context.Context, db bun.IDB, j domain.JournalEntry) error {
+func (s *Store) InsertJournalEntry(ctx context.Context, j domain.JournalEntry) error {
+	db := s.conn(ctx)
 	r := journalEntryRow{
 		ID: j.ID, BusinessID: j.BusinessID, ExternalID: j.ExternalID, EntryID: j.EntryID, CreatedBy: j.CreatedBy,
 		Memo: j.Memo, ReferenceNumber: j.Reference, Tags: nonNilTags(j.Tags), LineItems: []journalLineJSON{},

@@ -50,7 +50,8 @@ func (r matchablePaymentRow) payment() banking.MatchablePayment {
 
 // UpsertMatchablePayment implements app.MatchStore: insert, or replace an
 // older version (a deleted payment stays deleted, a match stays).
-func (s *BankStore) UpsertMatchablePayment(ctx context.Context, db bun.IDB, p banking.MatchablePayment) error {
+func (s *BankStore) UpsertMatchablePayment(ctx context.Context, p banking.MatchablePayment) error {
+	db := s.conn(ctx)
 	invoices := p.Invoices
 	if invoices == nil {
 		invoices = []banking.MatchedInvoice{}
@@ -75,7 +76,8 @@ func (s *BankStore) UpsertMatchablePayment(ctx context.Context, db bun.IDB, p ba
 
 // DeleteMatchablePayment implements app.MatchStore. A payment not known
 // yet is recorded as deleted, so its late upsert cannot revive it.
-func (s *BankStore) DeleteMatchablePayment(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, version int64, at time.Time) (*uuid.UUID, error) {
+func (s *BankStore) DeleteMatchablePayment(ctx context.Context, businessID, id uuid.UUID, version int64, at time.Time) (*uuid.UUID, error) {
+	db := s.conn(ctx)
 	// The FROM subquery reads the row as it was before this update.
 	var matched []struct {
 		ID uuid.NullUUID `bun:"matched_transaction_id"`
@@ -103,7 +105,8 @@ func (s *BankStore) DeleteMatchablePayment(ctx context.Context, db bun.IDB, busi
 }
 
 // OpenPayments implements app.MatchStore.
-func (s *BankStore) OpenPayments(ctx context.Context, db bun.IDB, businessID uuid.UUID, deposits []money.Cents, from, to time.Time, lock app.Lock) ([]banking.MatchablePayment, error) {
+func (s *BankStore) OpenPayments(ctx context.Context, businessID uuid.UUID, deposits []money.Cents, from, to time.Time, lock app.Lock) ([]banking.MatchablePayment, error) {
+	db := s.conn(ctx)
 	amounts := make([]int64, len(deposits))
 	for i, d := range deposits {
 		amounts[i] = int64(d)
@@ -124,7 +127,8 @@ func (s *BankStore) OpenPayments(ctx context.Context, db bun.IDB, businessID uui
 }
 
 // SetPaymentMatch implements app.MatchStore.
-func (s *BankStore) SetPaymentMatch(ctx context.Context, db bun.IDB, businessID, paymentID uuid.UUID, txnID *uuid.UUID) error {
+func (s *BankStore) SetPaymentMatch(ctx context.Context, businessID, paymentID uuid.UUID, txnID *uuid.UUID) error {
+	db := s.conn(ctx)
 	_, err := db.NewUpdate().Model((*matchablePaymentRow)(nil)).
 		Set("matched_transaction_id = ?", txnID).
 		Where("business_id = ? AND id = ?", businessID, paymentID).Exec(ctx)

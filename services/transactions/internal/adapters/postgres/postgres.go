@@ -8,6 +8,7 @@
 package postgres
 
 import (
+	"context"
 	"embed"
 	"fmt"
 
@@ -23,12 +24,17 @@ var migrationFiles embed.FS
 // Migrations are the service's own tables.
 var Migrations = pgdb.Embedded("transactions", migrationFiles, "migrations")
 
-// Store implements app.Store. It holds no connection: every method runs on
-// the bun.IDB it is given.
-type Store struct{}
+// Store implements app.Store on db: every method runs in the unit of
+// work's transaction when its context carries one (pgdb.Conn).
+type Store struct {
+	db *bun.DB
+}
 
-// New makes the store.
-func New() *Store { return &Store{} }
+// New makes the ledger's store on db.
+func New(db *bun.DB) *Store { return &Store{db: db} }
+
+// conn is the unit of work's transaction, or the pool.
+func (s *Store) conn(ctx context.Context) bun.IDB { return pgdb.Conn(ctx, s.db) }
 
 var _ app.Store = (*Store)(nil)
 

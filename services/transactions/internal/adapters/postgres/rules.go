@@ -25,7 +25,8 @@ type ruleRow struct {
 }
 
 // InsertRule implements app.BankStore.
-func (s *BankStore) InsertRule(ctx context.Context, db bun.IDB, businessID uuid.UUID, r autocat.Rule, d autocat.RuleDraft) error {
+func (s *BankStore) InsertRule(ctx context.Context, businessID uuid.UUID, r autocat.Rule, d autocat.RuleDraft) error {
+	db := s.conn(ctx)
 	raw, err := json.Marshal(d)
 	if err != nil {
 		return fmt.Errorf("encode rule: %w", err)
@@ -35,7 +36,8 @@ func (s *BankStore) InsertRule(ctx context.Context, db bun.IDB, businessID uuid.
 }
 
 // ListRules implements app.BankStore.
-func (s *BankStore) ListRules(ctx context.Context, db bun.IDB, businessID uuid.UUID) ([]autocat.Rule, error) {
+func (s *BankStore) ListRules(ctx context.Context, businessID uuid.UUID) ([]autocat.Rule, error) {
+	db := s.conn(ctx)
 	var rows []ruleRow
 	if err := db.NewSelect().Model(&rows).Where("cr.business_id = ?", businessID).OrderExpr("cr.created_at, cr.id").Scan(ctx); err != nil {
 		return nil, wrap("list rules", err)
@@ -56,7 +58,8 @@ func (s *BankStore) ListRules(ctx context.Context, db bun.IDB, businessID uuid.U
 }
 
 // DeleteRule implements app.BankStore.
-func (s *BankStore) DeleteRule(ctx context.Context, db bun.IDB, businessID, id uuid.UUID) (bool, error) {
+func (s *BankStore) DeleteRule(ctx context.Context, businessID, id uuid.UUID) (bool, error) {
+	db := s.conn(ctx)
 	res, err := db.NewDelete().Model((*ruleRow)(nil)).Where("business_id = ? AND id = ?", businessID, id).Exec(ctx)
 	if err != nil {
 		return false, wrap("delete rule", err)
@@ -67,7 +70,8 @@ func (s *BankStore) DeleteRule(ctx context.Context, db bun.IDB, businessID, id u
 
 // CategoryHistory implements app.BankStore: per counterparty key, how
 // often each category (split entries included) was used, and when last.
-func (s *BankStore) CategoryHistory(ctx context.Context, db bun.IDB, businessID uuid.UUID, keys []string) (map[string][]app.HistoryEntry, error) {
+func (s *BankStore) CategoryHistory(ctx context.Context, businessID uuid.UUID, keys []string) (map[string][]app.HistoryEntry, error) {
+	db := s.conn(ctx)
 	var rows []struct {
 		Key           string     `bun:"key"`
 		AccountID     *uuid.UUID `bun:"account_id,type:uuid"`

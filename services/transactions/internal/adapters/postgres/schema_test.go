@@ -26,7 +26,7 @@ func schema(t *testing.T) (*bun.DB, uuid.UUID) {
 	t.Helper()
 	db := testkit.DB(t, "transactions", outbox.Migrations, idempotency.Migrations, consumer.Migrations, Migrations)
 	bid := uuid.New()
-	if _, err := New().SeedAccounts(context.Background(), db, domain.SeedChart(bid, "US", time.Now())); err != nil {
+	if _, err := New(db).SeedAccounts(context.Background(), domain.SeedChart(bid, "US", time.Now())); err != nil {
 		t.Fatal(err)
 	}
 	return db, bid
@@ -147,7 +147,7 @@ func TestDatabaseRefusesUnbalancedEntries(t *testing.T) {
 
 	t.Run("another business's account", func(t *testing.T) {
 		other := uuid.New()
-		if _, err := New().SeedAccounts(ctx, db, domain.SeedChart(other, "US", time.Now())); err != nil {
+		if _, err := New(db).SeedAccounts(ctx, domain.SeedChart(other, "US", time.Now())); err != nil {
 			t.Fatal(err)
 		}
 		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {

@@ -1,4 +1,4 @@
-package kafka
+package app
 
 import (
 	"encoding/json"
