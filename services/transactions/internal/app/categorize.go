@@ -127,12 +127,12 @@ func ledgerAccount(a domain.Account) banking.LedgerAccount {
 	return out
 }
 
-// Categorize is PUT/POST /bank-transactions/{id}/categorize. In one
-// database transaction it locks the transaction's row, checks the request
-// against it (every violation is a 400 and nothing is posted), reverses
-// the transaction's live entry if any, posts the new one (source version
-// = the new version), records the category, status and method API, and
-// enqueues the snapshot. The row lock makes concurrent categorizations of
+// Categorize is PUT/POST /bank-transactions/{id}/categorize. In one unit
+// of work it locks the transaction's row, checks the request against it
+// (every violation is a 400 and nothing is posted), reverses the
+// transaction's live entry if any, posts the new one (source version =
+// the new version), records the category, status and method API, and
+// publishes the snapshot. The row lock makes concurrent categorizations of
 // one transaction run one after the other, so at most one entry is live.
 func (b *Banking) Categorize(ctx context.Context, businessID, id uuid.UUID, req banking.CategorizationRequest) (banking.BankTransaction, error) {
 	var out banking.BankTransaction
