@@ -15,6 +15,7 @@ import (
 	"github.com/acctsuite/acct/pkg/money"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/page/pagebun"
+	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/customers-invoices/internal/app"
 	"github.com/acctsuite/acct/services/customers-invoices/internal/domain/invoice"
@@ -346,15 +347,8 @@ func (s *Store) UpdateInvoice(ctx context.Context, inv invoice.Invoice, lines bo
 	if !lines {
 		return nil
 	}
-	if _, err := db.NewDelete().Model((*invoiceLineRow)(nil)).
-		Where("business_id = ? AND invoice_id = ?", inv.BusinessID, inv.ID).Exec(ctx); err != nil {
-		return wrap("delete invoice lines", err)
-	}
 	rows := toLineRows(inv)
-	if _, err := db.NewInsert().Model(&rows).Exec(ctx); err != nil {
-		return wrap("insert invoice lines", err)
-	}
-	return nil
+	return wrap("replace invoice lines", pgdb.ReplaceChildren(ctx, db, (*invoiceLineRow)(nil), "invoice_id", inv.BusinessID, inv.ID, &rows))
 }
 
 // DeleteInvoice implements app.InvoiceStore (lines and write-offs go with

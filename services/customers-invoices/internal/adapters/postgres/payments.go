@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/acctsuite/acct/pkg/money"
+	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/customers-invoices/internal/app"
 	"github.com/acctsuite/acct/services/customers-invoices/internal/domain/invoice"
@@ -171,18 +171,5 @@ func (s *Store) DeletePayments(ctx context.Context, businessID uuid.UUID, ids []
 
 // InvoiceIDsByExternalID implements app.PaymentStore.
 func (s *Store) InvoiceIDsByExternalID(ctx context.Context, businessID uuid.UUID, externalIDs []string) (map[string]uuid.UUID, error) {
-	db := s.conn(ctx)
-	var rows []struct {
-		ID         uuid.UUID `bun:"id,type:uuid"`
-		ExternalID string    `bun:"external_id"`
-	}
-	if err := db.NewRaw(`SELECT id, external_id FROM invoices WHERE business_id = ? AND external_id = ANY(?::text[])`,
-		businessID, pgdialect.Array(externalIDs)).Scan(ctx, &rows); err != nil {
-		return nil, wrap("find invoices by external id", err)
-	}
-	out := make(map[string]uuid.UUID, len(rows))
-	for _, r := range rows {
-		out[r.ExternalID] = r.ID
-	}
-	return out, nil
+	return pgdb.IDsByExternalID(ctx, s.conn(ctx), "invoices", businessID, externalIDs)
 }
