@@ -1,6 +1,6 @@
 // Command customers-invoices runs the customers & invoices service:
-// customers (and, next, invoices, invoice payments and write-offs),
-// published on acct.invoicing.v1.
+// customers, invoices, invoice payments and write-offs, published on
+// acct.invoicing.v1.
 //
 //	customers-invoices [serve]      run the service (default)
 //	customers-invoices migrate      apply database migrations and exit
