@@ -13,22 +13,22 @@ import (
 // accountEvents are the business's ledger_accounts.upserted payloads in
 // the outbox, oldest first.
 func (e *env) accountEvents(bid string) []events.LedgerAccountsUpserted {
-	e.t.Helper()
+	e.T.Helper()
 	var rows []struct {
 		Topic string          `bun:"topic"`
 		Data  json.RawMessage `bun:"data"`
 	}
-	if err := e.db.NewRaw("SELECT topic, data FROM outbox WHERE key = ? AND type = ? ORDER BY seq", bid,
+	if err := e.DB.NewRaw("SELECT topic, data FROM outbox WHERE key = ? AND type = ? ORDER BY seq", bid,
 		events.TypeLedgerAccountsUpserted).Scan(context.Background(), &rows); err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	out := make([]events.LedgerAccountsUpserted, len(rows))
 	for i, r := range rows {
 		if r.Topic != events.TopicAccounts {
-			e.t.Fatalf("topic %s", r.Topic)
+			e.T.Fatalf("topic %s", r.Topic)
 		}
 		if err := json.Unmarshal(r.Data, &out[i]); err != nil {
-			e.t.Fatal(err)
+			e.T.Fatal(err)
 		}
 	}
 	return out
@@ -39,7 +39,7 @@ func (e *env) accountEvents(bid string) []events.LedgerAccountsUpserted {
 // created, renamed or archived is published with its state.
 func TestChartIsPublished(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a", "US")
 	evs := e.accountEvents(bid.String())
 	if len(evs) != 1 || len(evs[0].Accounts) != len(domain.SeedChart(bid, "US", time.Now())) || evs[0].BusinessID != bid {
@@ -55,20 +55,20 @@ func TestChartIsPublished(t *testing.T) {
 	if !found {
 		t.Fatalf("SALES not in the seeded chart's event: %+v", evs[0].Accounts)
 	}
-	if err := e.s.Ledger.SeedChart(context.Background(), events.Business{ID: bid, Country: "US"}); err != nil {
+	if err := e.S.Ledger.SeedChart(context.Background(), events.Business{ID: bid, Country: "US"}); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(e.accountEvents(bid.String())); n != 1 {
 		t.Fatalf("a seeding that added nothing published: %d events", n)
 	}
 
-	created := data(e.do(req("POST", base(bid)+"/ledger/accounts", tok, map[string]any{
+	created := data(e.Do(req("POST", base(bid)+"/ledger/accounts", tok, map[string]any{
 		"name": "Consulting", "account_type": "REVENUE", "parent_id": stable("REVENUE"),
 		"stable_name": map[string]any{"type": "StableName", "stable_name": "CONSULTING"},
 	}), 201))
 	id := created["id"].(string)
-	e.do(req("PUT", base(bid)+"/ledger/accounts/"+id, tok, map[string]any{"name": "Consulting fees"}), 200)
-	e.do(req("POST", base(bid)+"/ledger/accounts/"+id+"/archive", tok, nil), 200)
+	e.Do(req("PUT", base(bid)+"/ledger/accounts/"+id, tok, map[string]any{"name": "Consulting fees"}), 200)
+	e.Do(req("POST", base(bid)+"/ledger/accounts/"+id+"/archive", tok, nil), 200)
 	evs = e.accountEvents(bid.String())
 	if len(evs) != 4 {
 		t.Fatalf("%d events, want the seed, the create, the rename and the archive", len(evs))

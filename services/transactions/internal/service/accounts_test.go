@@ -11,7 +11,7 @@ import (
 
 func TestLedgerAccounts(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a", "US")
 	accounts := base(bid) + "/ledger/accounts"
 	objID := func(m map[string]any) string { return m["id"].(map[string]any)["id"].(string) }
@@ -32,7 +32,7 @@ func TestLedgerAccounts(t *testing.T) {
 	t.Run("get a default account in the spec's form", func(t *testing.T) {
 		e := e.with(t)
 		id := domain.DefaultAccountID(bid, "BANK_FEES")
-		a := data(e.do(req("GET", accounts+"/"+id.String(), tok, nil), 200))
+		a := data(e.Do(req("GET", accounts+"/"+id.String(), tok, nil), 200))
 		if a["type"] != "Single_Chart_Account" || objID(a) != id.String() || a["id"].(map[string]any)["type"] != "AccountId" ||
 			a["stable_name"].(map[string]any)["stable_name"] != "BANK_FEES" || a["stable_name"].(map[string]any)["type"] != "StableName" ||
 			a["parent_id"].(map[string]any)["id"] != domain.DefaultAccountID(bid, "FEES").String() || a["normality"] != "DEBIT" ||
@@ -78,7 +78,7 @@ func TestLedgerAccounts(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				e := e.with(t)
-				a := data(e.do(req("POST", accounts, tok, tt.body), 201))
+				a := data(e.Do(req("POST", accounts, tok, tt.body), 201))
 				created := plainID(t, a)
 				if id, err := uuid.Parse(created); err != nil || id.Version() != 7 {
 					t.Fatalf("id %v is not a UUIDv7", created)
@@ -86,7 +86,7 @@ func TestLedgerAccounts(t *testing.T) {
 				if tt.check != nil {
 					tt.check(t, a)
 				}
-				got := data(e.do(req("GET", accounts+"/"+created, tok, nil), 200))
+				got := data(e.Do(req("GET", accounts+"/"+created, tok, nil), 200))
 				if objID(got) != created || got["name"] != a["name"] || got["name"] != tt.body["name"] ||
 					got["parent_id"].(map[string]any)["id"] != domain.DefaultAccountID(bid, tt.wantParent).String() {
 					t.Fatalf("read back %v", got)
@@ -128,31 +128,31 @@ func TestLedgerAccounts(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				e := e.with(t)
-				e.doInvalid(req("POST", accounts, tok, tt.body), tt.status, tt.wantEnum)
+				e.DoInvalid(req("POST", accounts, tok, tt.body), tt.status, tt.wantEnum)
 			})
 		}
 		rq := req("POST", accounts, tok, `{"name":"X","account_type":"EXPENSE"}`)
 		rq.Header.Set("Content-Type", "text/plain")
-		e.doInvalid(rq, http.StatusUnsupportedMediaType, "UnsupportedMediaType")
+		e.DoInvalid(rq, http.StatusUnsupportedMediaType, "UnsupportedMediaType")
 	})
 
 	t.Run("update", func(t *testing.T) {
 		e := e.with(t)
 		meals := accounts + "/" + domain.DefaultAccountID(bid, "MEALS").String()
-		a := data(e.do(req("PUT", meals, tok, map[string]any{"name": "Meals & entertainment", "account_number": "6200"}), 200))
+		a := data(e.Do(req("PUT", meals, tok, map[string]any{"name": "Meals & entertainment", "account_number": "6200"}), 200))
 		if plainID(t, a) != domain.DefaultAccountID(bid, "MEALS").String() || a["name"] != "Meals & entertainment" ||
 			a["account_number"] != "6200" || a["stable_name"] != "MEALS" {
 			t.Fatalf("updated = %v", a)
 		}
 		// The whole object sent back unchanged is fine.
-		e.do(req("PUT", meals, tok, map[string]any{"name": "Meals", "account_number": nil, "normality": "DEBIT", "account_type": "EXPENSE",
+		e.Do(req("PUT", meals, tok, map[string]any{"name": "Meals", "account_number": nil, "normality": "DEBIT", "account_type": "EXPENSE",
 			"account_subtype": "OPERATING_EXPENSES", "stable_name": stable("MEALS"),
 			"parent_id": accountID(domain.DefaultAccountID(bid, "OPERATING_EXPENSES").String())}), 200)
-		if got := data(e.do(req("GET", meals, tok, nil), 200)); got["name"] != "Meals" || got["account_number"] != nil {
+		if got := data(e.Do(req("GET", meals, tok, nil), 200)); got["name"] != "Meals" || got["account_number"] != nil {
 			t.Fatalf("after PUT = %v", got)
 		}
 		mine := accounts + "/" + coworking
-		if a := data(e.do(req("PUT", mine, tok, map[string]any{"name": "Shared desks", "stable_name": "SHARED_DESKS"}), 200)); a["stable_name"] != "SHARED_DESKS" {
+		if a := data(e.Do(req("PUT", mine, tok, map[string]any{"name": "Shared desks", "stable_name": "SHARED_DESKS"}), 200)); a["stable_name"] != "SHARED_DESKS" {
 			t.Fatalf("renamed stable name = %v", a)
 		}
 		refused := []struct {
@@ -173,7 +173,7 @@ func TestLedgerAccounts(t *testing.T) {
 		for _, tt := range refused {
 			t.Run(tt.name, func(t *testing.T) {
 				e := e.with(t)
-				e.doInvalid(req("PUT", tt.path, tok, tt.body), tt.status, tt.wantEnum)
+				e.DoInvalid(req("PUT", tt.path, tok, tt.body), tt.status, tt.wantEnum)
 			})
 		}
 	})
@@ -181,45 +181,45 @@ func TestLedgerAccounts(t *testing.T) {
 	t.Run("archive", func(t *testing.T) {
 		e := e.with(t)
 		archive := func(id string) string { return accounts + "/" + id + "/archive" }
-		e.doInvalid(req("POST", archive(domain.DefaultAccountID(bid, "TIPS").String()), tok, nil), 409, domain.EnumDefaultAccount)
+		e.DoInvalid(req("POST", archive(domain.DefaultAccountID(bid, "TIPS").String()), tok, nil), 409, domain.EnumDefaultAccount)
 
-		parent := data(e.do(req("GET", accounts+"/"+plainID(t, data(e.do(req("POST", accounts, tok,
+		parent := data(e.Do(req("GET", accounts+"/"+plainID(t, data(e.Do(req("POST", accounts, tok,
 			map[string]any{"name": "Studio", "account_type": "EXPENSE", "parent_id": stable("RENT")}), 201))), tok, nil), 200))
-		child := data(e.do(req("GET", accounts+"/"+plainID(t, data(e.do(req("POST", accounts, tok, map[string]any{"name": "Studio utilities",
+		child := data(e.Do(req("GET", accounts+"/"+plainID(t, data(e.Do(req("POST", accounts, tok, map[string]any{"name": "Studio utilities",
 			"account_type": "EXPENSE", "parent_id": accountID(objID(parent))}), 201))), tok, nil), 200))
-		e.doInvalid(req("POST", archive(objID(parent)), tok, nil), 409, domain.EnumAccountInUse) // a live child
+		e.DoInvalid(req("POST", archive(objID(parent)), tok, nil), 409, domain.EnumAccountInUse) // a live child
 
 		// A balance keeps the child; once it is back to zero it can go.
 		e.post(bid, tok, map[string]any{"entry_at": "2026-01-10", "line_items": []any{
 			line(accountID(objID(child)), 700, "DEBIT"), line(stable("CASH"), 700, "CREDIT")}}, 201)
-		if m := e.doInvalid(req("POST", archive(objID(child)), tok, nil), 409, domain.EnumAccountInUse); m["meta"].(map[string]any)["debits"] != float64(700) {
+		if m := e.DoInvalid(req("POST", archive(objID(child)), tok, nil), 409, domain.EnumAccountInUse); m["meta"].(map[string]any)["debits"] != float64(700) {
 			t.Fatalf("in-use error = %v", m)
 		}
 		e.post(bid, tok, map[string]any{"entry_at": "2026-01-11", "line_items": []any{
 			line(stable("CASH"), 700, "DEBIT"), line(accountID(objID(child)), 700, "CREDIT")}}, 201)
-		archived := data(e.do(req("POST", archive(objID(child)), tok, nil), 200))
+		archived := data(e.Do(req("POST", archive(objID(child)), tok, nil), 200))
 		if archived["archived_at"] == nil {
 			t.Fatalf("archived = %v", archived)
 		}
-		again := data(e.do(req("POST", archive(objID(child)), tok, nil), 200))
+		again := data(e.Do(req("POST", archive(objID(child)), tok, nil), 200))
 		if again["archived_at"] != archived["archived_at"] {
 			t.Fatal("archiving twice changed the account")
 		}
-		data(e.do(req("POST", archive(objID(parent)), tok, nil), 200))
+		data(e.Do(req("POST", archive(objID(parent)), tok, nil), 200))
 
 		ch := e.chart(bid, tok)
 		if ch[objID(child)] != nil || ch[objID(parent)] != nil {
 			t.Fatal("archived accounts still in the chart")
 		}
-		if got := data(e.do(req("GET", accounts+"/"+objID(child), tok, nil), 200)); got["archived_at"] == nil {
+		if got := data(e.Do(req("GET", accounts+"/"+objID(child), tok, nil), 200)); got["archived_at"] == nil {
 			t.Fatal("an archived account is not readable")
 		}
 		// Archived accounts take no new postings and no new children.
-		e.doInvalid(req("POST", base(bid)+"/ledger/journal-entries", tok, map[string]any{"line_items": []any{
+		e.DoInvalid(req("POST", base(bid)+"/ledger/journal-entries", tok, map[string]any{"line_items": []any{
 			line(accountID(objID(child)), 1, "DEBIT"), line(stable("CASH"), 1, "CREDIT")}}), 400, domain.EnumAccountArchived)
-		e.doInvalid(req("POST", accounts, tok, map[string]any{"name": "Under archived", "account_type": "EXPENSE",
+		e.DoInvalid(req("POST", accounts, tok, map[string]any{"name": "Under archived", "account_type": "EXPENSE",
 			"parent_id": accountID(objID(parent))}), 400, domain.EnumAccountArchived)
-		e.doInvalid(req("POST", archive(uuid.NewString()), tok, nil), 404, domain.EnumAccountNotFound)
+		e.DoInvalid(req("POST", archive(uuid.NewString()), tok, nil), 404, domain.EnumAccountNotFound)
 	})
 
 	t.Run("bad ids", func(t *testing.T) {
@@ -230,9 +230,9 @@ func TestLedgerAccounts(t *testing.T) {
 			req("POST", accounts+"/not-a-uuid/archive", tok, nil),
 			req("GET", "/v1/businesses/not-a-uuid/ledger/chart", tok, nil),
 		} {
-			e.doInvalid(rq, 400, "InvalidParameters")
+			e.DoInvalid(rq, 400, "InvalidParameters")
 		}
-		e.doInvalid(req("GET", accounts+"/"+uuid.NewString(), tok, nil), 404, domain.EnumAccountNotFound)
-		e.doInvalid(req("GET", base(bid)+"/ledger/chart", "", nil), 401, "")
+		e.DoInvalid(req("GET", accounts+"/"+uuid.NewString(), tok, nil), 404, domain.EnumAccountNotFound)
+		e.DoInvalid(req("GET", base(bid)+"/ledger/chart", "", nil), 401, "")
 	})
 }

@@ -9,7 +9,7 @@ import (
 
 func TestBalances(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a", "US")
 	post := func(date string, lines ...any) {
 		e.post(bid, tok, map[string]any{"entry_at": date, "line_items": lines}, 201)
@@ -59,7 +59,7 @@ func TestBalances(t *testing.T) {
 		})
 	}
 	for _, q := range []string{"?as_of=tomorrow", "?as_of=2026-01-01&end_date=2026-01-02", "?start_date=2026-02-01&end_date=2026-01-01", "?end_date=2026-02-30"} {
-		e.doInvalid(req("GET", base(bid)+"/ledger/balances"+q, tok, nil), 400, "InvalidParameters")
+		e.DoInvalid(req("GET", base(bid)+"/ledger/balances"+q, tok, nil), 400, "InvalidParameters")
 	}
 	// Every node of the tree is there, with a non-null subtype.
 	if len(all) != 2*len(domain.SeedChart(bid, "US", time.Now())) {

@@ -82,7 +82,7 @@ func TestBankLedgerProperties(t *testing.T) {
 			t.Fatalf("round %d: bank balance %d, signed sum of the transactions %d", round, got, want)
 		}
 		var unbalanced int
-		err := e.db.NewRaw(`SELECT count(*) FROM (SELECT e.id FROM ledger_entries e JOIN ledger_lines l ON l.entry_id = e.id
+		err := e.DB.NewRaw(`SELECT count(*) FROM (SELECT e.id FROM ledger_entries e JOIN ledger_lines l ON l.entry_id = e.id
 			WHERE e.business_id = ? AND e.source_type = ?
 			GROUP BY e.id HAVING sum(CASE WHEN l.direction = 'DEBIT' THEN l.amount ELSE -l.amount END) <> 0) u`,
 			s.bid, app.SourceBankTransaction).Scan(context.Background(), &unbalanced)

@@ -23,8 +23,8 @@ type bankSetup struct {
 }
 
 func (e *env) bankSetup(client, country string) *bankSetup {
-	e.t.Helper()
-	tok := e.token(client)
+	e.T.Helper()
+	tok := e.Token(client)
 	bid := e.business(client, country)
 	acct := e.customAccount(bid, tok, map[string]any{"account_name": "Operating", "account_type": "DEPOSITORY"}, 201)
 	return &bankSetup{e: e, bid: bid, tok: tok, account: acct}
@@ -32,7 +32,7 @@ func (e *env) bankSetup(client, country string) *bankSetup {
 
 // txn adds one transaction and returns its id.
 func (s *bankSetup) txn(amount int64, direction, date string) string {
-	s.e.t.Helper()
+	s.e.T.Helper()
 	rows := s.e.customTxns(s.bid, s.tok, s.account["id"].(string), []any{
 		map[string]any{"amount": amount, "direction": direction, "date": date, "counterparty_name": "Cafe Nero"},
 	}, 201)
@@ -40,8 +40,8 @@ func (s *bankSetup) txn(amount int64, direction, date string) string {
 }
 
 func (s *bankSetup) categorize(e *env, method, id string, body any, want int) map[string]any {
-	e.t.Helper()
-	return data(e.do(req(method, base(s.bid)+"/bank-transactions/"+id+"/categorize", s.tok, body), want))
+	e.T.Helper()
+	return data(e.Do(req(method, base(s.bid)+"/bank-transactions/"+id+"/categorize", s.tok, body), want))
 }
 
 func single(c map[string]any) map[string]any {
@@ -54,12 +54,12 @@ func exclusion(x string) map[string]any {
 
 // liveEntries counts the transaction's unreversed ledger entries.
 func (e *env) liveEntries(bid uuid.UUID, txnID string) int {
-	e.t.Helper()
+	e.T.Helper()
 	var n int
-	err := e.db.NewRaw("SELECT count(*) FROM ledger_entries WHERE business_id = ? AND source_type = ? AND source_id = ? AND reversal_id IS NULL AND reversal_of_id IS NULL",
+	err := e.DB.NewRaw("SELECT count(*) FROM ledger_entries WHERE business_id = ? AND source_type = ? AND source_id = ? AND reversal_id IS NULL AND reversal_of_id IS NULL",
 		bid, app.SourceBankTransaction, txnID).Scan(context.Background(), &n)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	return n
 }
@@ -96,7 +96,7 @@ func TestCategorize(t *testing.T) {
 		if snap.Version != 3 || snap.Status != "CATEGORIZED" || snap.Category == nil || *snap.Category.StableName != "OFFICE_EXPENSES" || *snap.Method != "API" {
 			t.Fatalf("snapshot = %+v", snap)
 		}
-		read := data(e.do(req("GET", base(s.bid)+"/bank-transactions/"+id, s.tok, nil), 200))
+		read := data(e.Do(req("GET", base(s.bid)+"/bank-transactions/"+id, s.tok, nil), 200))
 		if read["category"].(map[string]any)["stable_name"] != "OFFICE_EXPENSES" {
 			t.Fatalf("read back %v", read)
 		}
@@ -164,7 +164,7 @@ func TestCategorize(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				e := e.with(t)
 				before := e.counts()
-				e.doInvalid(req("PUT", base(s.bid)+"/bank-transactions/"+id+"/categorize", s.tok, tt.body), 400, tt.enum)
+				e.DoInvalid(req("PUT", base(s.bid)+"/bank-transactions/"+id+"/categorize", s.tok, tt.body), 400, tt.enum)
 				if e.counts() != before {
 					t.Fatal("a refused categorization wrote rows")
 				}
@@ -172,9 +172,9 @@ func TestCategorize(t *testing.T) {
 		}
 		t.Run("unknown transaction", func(t *testing.T) {
 			e := e.with(t)
-			e.doInvalid(req("PUT", base(s.bid)+"/bank-transactions/"+uuid.NewString()+"/categorize", s.tok, single(stable("MEALS"))), 404, app.EnumBankTransactionNotFound)
-			e.doInvalid(req("GET", base(other)+"/bank-transactions/"+id, s.tok, nil), 404, app.EnumBankTransactionNotFound)
-			e.doInvalid(req("PUT", base(other)+"/bank-transactions/"+id+"/categorize", s.tok, single(stable("MEALS"))), 404, app.EnumBankTransactionNotFound)
+			e.DoInvalid(req("PUT", base(s.bid)+"/bank-transactions/"+uuid.NewString()+"/categorize", s.tok, single(stable("MEALS"))), 404, app.EnumBankTransactionNotFound)
+			e.DoInvalid(req("GET", base(other)+"/bank-transactions/"+id, s.tok, nil), 404, app.EnumBankTransactionNotFound)
+			e.DoInvalid(req("PUT", base(other)+"/bank-transactions/"+id+"/categorize", s.tok, single(stable("MEALS"))), 404, app.EnumBankTransactionNotFound)
 		})
 	})
 
@@ -188,7 +188,7 @@ func TestCategorize(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				resp, err := e.http.Test(req("PUT", base(s.bid)+"/bank-transactions/"+id+"/categorize", s.tok, single(stable(c))), -1)
+				resp, err := e.HTTP.Test(req("PUT", base(s.bid)+"/bank-transactions/"+id+"/categorize", s.tok, single(stable(c))), -1)
 				if err != nil {
 					errs <- err
 					return
@@ -206,7 +206,7 @@ func TestCategorize(t *testing.T) {
 		if n := e.liveEntries(s.bid, id); n != 1 {
 			t.Fatalf("%d live entries, want 1", n)
 		}
-		read := data(e.do(req("GET", base(s.bid)+"/bank-transactions/"+id, s.tok, nil), 200))
+		read := data(e.Do(req("GET", base(s.bid)+"/bank-transactions/"+id, s.tok, nil), 200))
 		b := e.balances(s.bid, s.tok, "")
 		if got := read["category"].(map[string]any)["stable_name"].(string); b[got] < 4200 {
 			t.Fatalf("the transaction says %s, whose balance is %d", got, b[got])
@@ -228,7 +228,7 @@ func TestCategorizeCanada(t *testing.T) {
 	e := newEnv(t)
 	s := e.bankSetup("client-ca", "CA")
 	id := s.txn(11300, "DEBIT", "2026-06-01")
-	read := data(e.do(req("GET", base(s.bid)+"/bank-transactions/"+id, s.tok, nil), 200))
+	read := data(e.Do(req("GET", base(s.bid)+"/bank-transactions/"+id, s.tok, nil), 200))
 	opts, ok := read["tax_options"].(map[string]any)
 	if !ok {
 		t.Fatalf("a CA business's transaction has no tax_options: %v", read)
@@ -254,7 +254,7 @@ func TestCategorizeCanada(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := e.with(t)
-			m := e.doInvalid(req("PUT", base(s.bid)+"/bank-transactions/"+id+"/categorize", s.tok, body), 400, "")
+			m := e.DoInvalid(req("PUT", base(s.bid)+"/bank-transactions/"+id+"/categorize", s.tok, body), 400, "")
 			if m["error_enum"] != banking.EnumUnknownTaxCode && m["error_enum"] != banking.EnumTaxCodeNotAllowed {
 				t.Fatalf("error = %v", m)
 			}
@@ -278,16 +278,16 @@ func TestSuggestionsFromHistory(t *testing.T) {
 	s.categorize(e, "PUT", id(1), single(stable("MEALS")), 200)
 	s.categorize(e, "PUT", id(2), single(stable("OFFICE_EXPENSES")), 200)
 
-	flow := data(e.do(req("GET", base(s.bid)+"/bank-transactions/"+id(3), s.tok, nil), 200))["categorization_flow"].(map[string]any)
+	flow := data(e.Do(req("GET", base(s.bid)+"/bank-transactions/"+id(3), s.tok, nil), 200))["categorization_flow"].(map[string]any)
 	sugg, cats := flow["suggestions"].([]any), flow["categories"].([]any)
 	if flow["type"] != "ASK_FROM_SUGGESTIONS" || len(sugg) != 2 || len(cats) != 2 ||
 		sugg[0].(map[string]any)["stable_name"] != "MEALS" || sugg[1].(map[string]any)["stable_name"] != "OFFICE_EXPENSES" {
 		t.Fatalf("flow = %v", flow)
 	}
-	if f := data(e.do(req("GET", base(s.bid)+"/bank-transactions/"+id(4), s.tok, nil), 200))["categorization_flow"].(map[string]any); len(f["suggestions"].([]any)) != 0 {
+	if f := data(e.Do(req("GET", base(s.bid)+"/bank-transactions/"+id(4), s.tok, nil), 200))["categorization_flow"].(map[string]any); len(f["suggestions"].([]any)) != 0 {
 		t.Fatalf("another counterparty gets suggestions: %v", f)
 	}
-	list := e.do(req("GET", base(s.bid)+"/bank-transactions?categorized=false&sort_by=date&sort_order=ASC", s.tok, nil), 200)["data"].([]any)
+	list := e.Do(req("GET", base(s.bid)+"/bank-transactions?categorized=false&sort_by=date&sort_order=ASC", s.tok, nil), 200)["data"].([]any)
 	if f := list[0].(map[string]any)["categorization_flow"].(map[string]any); len(f["suggestions"].([]any)) != 2 {
 		t.Fatalf("listed flow = %v", f)
 	}

@@ -16,7 +16,7 @@ import (
 
 func TestChartOfAccounts(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	us, ca := e.business("client-a", "US"), e.business("client-a", "CA")
 
 	usChart, caChart := e.chart(us, tok), e.chart(ca, tok)
@@ -27,7 +27,7 @@ func TestChartOfAccounts(t *testing.T) {
 	if itc == nil || itc["normality"] != "DEBIT" || itc["account_type"].(map[string]any)["value"] != "ASSET" {
 		t.Fatalf("CA input tax credit account = %v", itc)
 	}
-	roots := data(e.do(req("GET", base(us)+"/ledger/chart", tok, nil), 200))
+	roots := data(e.Do(req("GET", base(us)+"/ledger/chart", tok, nil), 200))
 	if roots["type"] != "Chart_Of_Accounts" {
 		t.Fatalf("type = %v", roots["type"])
 	}
@@ -80,10 +80,10 @@ func TestChartOfAccounts(t *testing.T) {
 
 func TestCategories(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a", "US")
 	list := func(query string) []map[string]any {
-		d := data(e.do(req("GET", base(bid)+"/categories"+query, tok, nil), 200))
+		d := data(e.Do(req("GET", base(bid)+"/categories"+query, tok, nil), 200))
 		if d["type"] != "Category_List" {
 			t.Fatalf("type = %v", d["type"])
 		}
@@ -134,7 +134,7 @@ func TestCategories(t *testing.T) {
 		t.Fatalf("REVENUE = %v", got)
 	}
 	// A new account shows up in the list, without a stable name it is named by id.
-	created := data(e.do(req("POST", base(bid)+"/ledger/accounts", tok, map[string]any{
+	created := data(e.Do(req("POST", base(bid)+"/ledger/accounts", tok, map[string]any{
 		"name": "Coworking", "account_type": "EXPENSE", "parent_id": stable("RENT"),
 	}), 201))
 	newID := created["id"].(string)
@@ -151,11 +151,11 @@ func TestCategories(t *testing.T) {
 			}
 		}
 	}
-	walk(data(e.do(req("GET", base(bid)+"/categories?mode=EXPENSES", tok, nil), 200))["categories"].([]any))
+	walk(data(e.Do(req("GET", base(bid)+"/categories?mode=EXPENSES", tok, nil), 200))["categories"].([]any))
 	if found == nil || found["category"] != newID || found["stable_name"] != nil {
 		t.Fatalf("new account in categories = %v", found)
 	}
-	e.doInvalid(req("GET", base(bid)+"/categories?mode=INCOME", tok, nil), http.StatusBadRequest, "InvalidParameters")
+	e.DoInvalid(req("GET", base(bid)+"/categories?mode=INCOME", tok, nil), http.StatusBadRequest, "InvalidParameters")
 }
 
 // TestBusinessEventsSeedTheChart publishes business events through the
@@ -165,7 +165,7 @@ func TestCategories(t *testing.T) {
 func TestBusinessEventsSeedTheChart(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	w := &kafka.Writer{Addr: kafka.TCP(e.svc.Broker.Addrs()...), Balancer: &kafka.Hash{}, BatchTimeout: 5 * time.Millisecond}
+	w := &kafka.Writer{Addr: kafka.TCP(e.Svc.Broker.Addrs()...), Balancer: &kafka.Hash{}, BatchTimeout: 5 * time.Millisecond}
 	defer w.Close()
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	b := events.Business{ID: uuid.Must(uuid.NewV7()), ClientID: "client-a", LegalName: "Broker LLC", Country: "US",
@@ -181,14 +181,14 @@ func TestBusinessEventsSeedTheChart(t *testing.T) {
 		return evt
 	}
 	countAccounts := func() int {
-		n, err := e.db.NewSelect().Table("ledger_accounts").Where("business_id = ?", b.ID).Count(ctx)
+		n, err := e.DB.NewSelect().Table("ledger_accounts").Where("business_id = ?", b.ID).Count(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return int(n)
 	}
 	countInbox := func() int {
-		n, err := e.db.NewSelect().Table("inbox").Count(ctx)
+		n, err := e.DB.NewSelect().Table("inbox").Count(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,9 +206,9 @@ func TestBusinessEventsSeedTheChart(t *testing.T) {
 	}
 
 	created := publish(events.TypeBusinessCreated, b)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	waitFor("the chart", func() bool {
-		resp, err := e.http.Test(req("GET", base(b.ID)+"/ledger/chart", tok, nil), -1)
+		resp, err := e.HTTP.Test(req("GET", base(b.ID)+"/ledger/chart", tok, nil), -1)
 		return err == nil && resp.StatusCode == 200
 	})
 	seeded := countAccounts()
@@ -238,7 +238,7 @@ func TestBusinessEventsSeedTheChart(t *testing.T) {
 		t.Fatal("chart lacks SALES_TAXES_RECEIVABLE after the move")
 	}
 	var dead int
-	if err := e.db.NewRaw("SELECT count(*) FROM dead_letters").Scan(ctx, &dead); err != nil || dead != 0 {
+	if err := e.DB.NewRaw("SELECT count(*) FROM dead_letters").Scan(ctx, &dead); err != nil || dead != 0 {
 		t.Fatalf("dead letters %d %v", dead, err)
 	}
 }

@@ -10,8 +10,8 @@ import (
 
 // customAccount creates a custom account and returns the answer's data.
 func (e *env) customAccount(bid uuid.UUID, token string, body map[string]any, want int) map[string]any {
-	e.t.Helper()
-	return data(e.do(req("POST", base(bid)+"/custom-accounts", token, body), want))
+	e.T.Helper()
+	return data(e.Do(req("POST", base(bid)+"/custom-accounts", token, body), want))
 }
 
 // parentOf returns the stable name of the chart node directly above id.
@@ -31,7 +31,7 @@ func parentOf(chart map[string]map[string]any, id string) string {
 
 func TestCustomAccounts(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a", "US")
 	other := e.business("client-a", "US")
 
@@ -89,7 +89,7 @@ func TestCustomAccounts(t *testing.T) {
 
 	t.Run("list", func(t *testing.T) {
 		e := e.with(t)
-		list := data(e.do(req("GET", base(bid)+"/custom-accounts?user_created=true", tok, nil), 200))["custom_accounts"].([]any)
+		list := data(e.Do(req("GET", base(bid)+"/custom-accounts?user_created=true", tok, nil), 200))["custom_accounts"].([]any)
 		if len(list) != len(created) {
 			t.Fatalf("listed %d accounts, want %d", len(list), len(created))
 		}
@@ -98,10 +98,10 @@ func TestCustomAccounts(t *testing.T) {
 				t.Fatalf("unexpected account %v", a)
 			}
 		}
-		if l := data(e.do(req("GET", base(bid)+"/custom-accounts?user_created=false", tok, nil), 200))["custom_accounts"].([]any); len(l) != 0 {
+		if l := data(e.Do(req("GET", base(bid)+"/custom-accounts?user_created=false", tok, nil), 200))["custom_accounts"].([]any); len(l) != 0 {
 			t.Fatalf("user_created=false lists %d", len(l))
 		}
-		if l := data(e.do(req("GET", base(other)+"/custom-accounts", tok, nil), 200))["custom_accounts"].([]any); len(l) != 1 {
+		if l := data(e.Do(req("GET", base(other)+"/custom-accounts", tok, nil), 200))["custom_accounts"].([]any); len(l) != 1 {
 			t.Fatalf("the other business lists %d accounts, want 1", len(l))
 		}
 	})
@@ -124,7 +124,7 @@ func TestCustomAccounts(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				e := e.with(t)
 				before := e.counts()
-				m := e.doInvalid(req("POST", base(bid)+"/custom-accounts", tok, tt.body), 400, banking.EnumInvalidCustomAccount)
+				m := e.DoInvalid(req("POST", base(bid)+"/custom-accounts", tok, tt.body), 400, banking.EnumInvalidCustomAccount)
 				if fields, _ := m["meta"].(map[string]any)["fields"].(map[string]any); fields[tt.field] == nil {
 					t.Fatalf("error does not name %s: %v", tt.field, m)
 				}
@@ -137,7 +137,7 @@ func TestCustomAccounts(t *testing.T) {
 			e := e.with(t)
 			r := req("POST", base(bid)+"/custom-accounts", tok, `{"account_name":"X","account_type":"CREDIT"}`)
 			r.Header.Set("Content-Type", "text/plain")
-			e.doInvalid(r, 415, "")
+			e.DoInvalid(r, 415, "")
 		})
 	})
 }

@@ -16,17 +16,17 @@ import (
 // txnSnapshots returns the acct.transactions.v1 snapshots enqueued for
 // the business, by transaction id (the latest version of each).
 func (e *env) txnSnapshots(bid uuid.UUID) map[string]events.BankTransactionUpserted {
-	e.t.Helper()
+	e.T.Helper()
 	var rows [][]byte
-	if err := e.db.NewRaw("SELECT data FROM outbox WHERE topic = ? AND type = ? AND subject = ? ORDER BY seq",
+	if err := e.DB.NewRaw("SELECT data FROM outbox WHERE topic = ? AND type = ? AND subject = ? ORDER BY seq",
 		events.TopicTransactions, events.TypeBankTransactionUpserted, bid.String()).Scan(context.Background(), &rows); err != nil {
-		e.t.Fatalf("outbox rows: %v", err)
+		e.T.Fatalf("outbox rows: %v", err)
 	}
 	out := map[string]events.BankTransactionUpserted{}
 	for _, raw := range rows {
 		var p events.BankTransactionUpserted
 		if err := json.Unmarshal(raw, &p); err != nil {
-			e.t.Fatal(err)
+			e.T.Fatal(err)
 		}
 		if p.Version > out[p.TransactionID.String()].Version {
 			out[p.TransactionID.String()] = p
@@ -36,24 +36,24 @@ func (e *env) txnSnapshots(bid uuid.UUID) map[string]events.BankTransactionUpser
 }
 
 func (e *env) countRows(table string) int {
-	e.t.Helper()
+	e.T.Helper()
 	var n int
-	if err := e.db.NewRaw("SELECT count(*) FROM "+table).Scan(context.Background(), &n); err != nil {
-		e.t.Fatal(err)
+	if err := e.DB.NewRaw("SELECT count(*) FROM "+table).Scan(context.Background(), &n); err != nil {
+		e.T.Fatal(err)
 	}
 	return n
 }
 
 // customTxns posts transactions to a custom account and returns the rows.
 func (e *env) customTxns(bid uuid.UUID, token, accountID string, txns []any, want int) []any {
-	e.t.Helper()
+	e.T.Helper()
 	path := base(bid) + "/custom-accounts/" + accountID + "/transactions"
-	return e.do(req("POST", path, token, map[string]any{"transactions": txns}), want)["data"].([]any)
+	return e.Do(req("POST", path, token, map[string]any{"transactions": txns}), want)["data"].([]any)
 }
 
 func TestCustomTransactions(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a", "US")
 	other := e.business("client-a", "US")
 	acct := e.customAccount(bid, tok, map[string]any{"account_name": "Cash box", "account_type": "DEPOSITORY", "mask": "0042"}, 201)
@@ -98,7 +98,7 @@ func TestCustomTransactions(t *testing.T) {
 		if snaps[second["id"].(string)].SignedAmount != 500 {
 			t.Fatalf("money-in snapshot = %+v", snaps[second["id"].(string)])
 		}
-		stored, err := e.s.Banking.BankTransaction(context.Background(), bid, uuid.MustParse(first["id"].(string)))
+		stored, err := e.S.Banking.BankTransaction(context.Background(), bid, uuid.MustParse(first["id"].(string)))
 		if err != nil || len(stored.Tags) != 1 || stored.Tags[0].CreatedAt.IsZero() {
 			t.Fatalf("stored = %+v (%v)", stored, err)
 		}
@@ -166,7 +166,7 @@ func TestCustomTransactions(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				e := e.with(t)
 				before, txns := e.counts(), e.countRows("bank_transactions")
-				e.doInvalid(req("POST", base(bid)+"/custom-accounts/"+acctID+"/transactions", tok, tt.body), 400, tt.enum)
+				e.DoInvalid(req("POST", base(bid)+"/custom-accounts/"+acctID+"/transactions", tok, tt.body), 400, tt.enum)
 				if e.counts() != before || e.countRows("bank_transactions") != txns {
 					t.Fatal("a refused call wrote rows")
 				}
@@ -178,12 +178,12 @@ func TestCustomTransactions(t *testing.T) {
 		} {
 			t.Run(name, func(t *testing.T) {
 				e := e.with(t)
-				e.doInvalid(req("POST", path, tok, map[string]any{"transactions": []any{valid}}), 404, app.EnumCustomAccountNotFound)
+				e.DoInvalid(req("POST", path, tok, map[string]any{"transactions": []any{valid}}), 404, app.EnumCustomAccountNotFound)
 			})
 		}
 		t.Run("bad custom account id", func(t *testing.T) {
 			e := e.with(t)
-			e.doInvalid(req("POST", base(bid)+"/custom-accounts/nope/transactions", tok, map[string]any{"transactions": []any{valid}}), 400, "")
+			e.DoInvalid(req("POST", base(bid)+"/custom-accounts/nope/transactions", tok, map[string]any{"transactions": []any{valid}}), 400, "")
 		})
 	})
 }

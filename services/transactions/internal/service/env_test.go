@@ -4,21 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"testing"
 	"time"
 
-	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/businessdir"
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/money"
-	"github.com/acctsuite/acct/pkg/openapi/openapitest"
 	"github.com/acctsuite/acct/pkg/pgdb"
-	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
 	"github.com/acctsuite/acct/pkg/testkit"
 	transactions "github.com/acctsuite/acct/services/transactions"
@@ -30,22 +26,21 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
 
-// env is a running transactions service with helpers to call it.
+var (
+	req      = servicetest.Req
+	data     = servicetest.Data
+	base     = servicetest.Base
+	fieldsOf = servicetest.FieldsOf
+)
+
+// env is a running transactions service (servicetest.Env) with the
+// transactions tests' own helpers.
 type env struct {
-	t    *testing.T
-	svc  *servicetest.Service
-	s    *Service
-	http *fiber.App
-	v    *openapitest.Validator
-	db   *bun.DB
+	*servicetest.Env[Service]
 }
 
 // with is e reporting to t (a subtest).
-func (e *env) with(t *testing.T) *env {
-	c := *e
-	c.t = t
-	return &c
-}
+func (e *env) with(t *testing.T) *env { return &env{e.Env.With(t)} }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
@@ -55,30 +50,14 @@ func newEnv(t *testing.T) *env {
 // newEnvWith is newEnv with more environment (receipt storage, say).
 func newEnvWith(t *testing.T, opts servicetest.ServiceOptions) *env {
 	t.Helper()
-	var s *Service
-	svc := servicetest.StartService(t, build(&s), opts)
-	return &env{t: t, svc: svc, s: s, http: svc.Kit.App(), v: openapitest.New(t, transactions.OpenAPI), db: svc.Kit.DB()}
-}
-
-// build is the service's build function for servicetest, keeping the
-// Service it made in *s.
-func build(s **Service) func(env map[string]string) (servicekit.Definition, error) {
-	return func(env map[string]string) (servicekit.Definition, error) {
-		cfg, err := config.LoadFrom(env)
-		if err != nil {
-			return servicekit.Definition{}, err
-		}
-		var def servicekit.Definition
-		*s, def = New(cfg)
-		return def, nil
-	}
+	return &env{servicetest.Start(t, config.LoadFrom, New, transactions.OpenAPI, opts)}
 }
 
 // business records a business of clientID in the service exactly as the
 // acct.business.v1 consumer does (the directory's handler, then the
 // service's own, in one transaction) and returns its id.
 func (e *env) business(clientID, country string) uuid.UUID {
-	e.t.Helper()
+	e.T.Helper()
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	b := events.Business{
 		ID: uuid.Must(uuid.NewV7()), ClientID: clientID, LegalName: "Biz of " + clientID, Country: country,
@@ -86,54 +65,24 @@ func (e *env) business(clientID, country string) uuid.UUID {
 	}
 	evt, err := events.New(events.TopicBusiness, events.TypeBusinessCreated, "test", b.ID, b)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
-	handler := kafkaadapter.BusinessHandler(e.s.Ledger)
-	err = e.db.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
+	handler := kafkaadapter.BusinessHandler(e.S.Ledger)
+	err = e.DB.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
 		if err := businessdir.Handle(ctx, tx, evt); err != nil {
 			return err
 		}
 		return handler(ctx, tx, evt)
 	})
 	if err != nil {
-		e.t.Fatalf("seed business: %v", err)
+		e.T.Fatalf("seed business: %v", err)
 	}
 	return b.ID
 }
 
-func (e *env) token(clientID string) string { return e.svc.Tokens.Platform(e.t, clientID) }
-
-// req builds a request; body may be a string (sent as is) or a value (JSON).
-func req(method, path, token string, body any) *http.Request {
-	return openapitest.Request(method, path, token, body)
-}
-
-// do sends a request the document describes, validates the exchange
-// against it and returns the decoded body.
-func (e *env) do(rq *http.Request, wantStatus int) map[string]any {
-	e.t.Helper()
-	return e.v.Expect(e.t, e.http, rq, wantStatus)
-}
-
-// doInvalid sends a request the document deliberately does not allow (bad
-// UUID, bad enum, malformed body...): only the answer is validated, against
-// the Error schema. It returns the error object.
-func (e *env) doInvalid(rq *http.Request, wantStatus int, wantEnum string) map[string]any {
-	e.t.Helper()
-	m := e.v.ExpectError(e.t, e.http, rq, wantStatus)
-	if wantEnum != "" && m["error_enum"] != wantEnum {
-		e.t.Fatalf("%s %s: error_enum = %v, want %s (%v)", rq.Method, rq.URL, m["error_enum"], wantEnum, m)
-	}
-	return m
-}
-
-func data(m map[string]any) map[string]any { return m["data"].(map[string]any) }
-
-func base(bid uuid.UUID) string { return "/v1/businesses/" + bid.String() }
-
 // chart returns the business's chart nodes by stable name (and by id).
 func (e *env) chart(bid uuid.UUID, token string) map[string]map[string]any {
-	e.t.Helper()
+	e.T.Helper()
 	out := map[string]map[string]any{}
 	var walk func(nodes []any)
 	walk = func(nodes []any) {
@@ -146,7 +95,7 @@ func (e *env) chart(bid uuid.UUID, token string) map[string]map[string]any {
 			walk(node["sub_accounts"].([]any))
 		}
 	}
-	walk(data(e.do(req("GET", base(bid)+"/ledger/chart", token, nil), 200))["accounts"].([]any))
+	walk(data(e.Do(req("GET", base(bid)+"/ledger/chart", token, nil), 200))["accounts"].([]any))
 	return out
 }
 
@@ -163,8 +112,8 @@ func accountID(id string) map[string]any { return map[string]any{"type": "Accoun
 
 // post posts a journal entry and returns the answer's data.
 func (e *env) post(bid uuid.UUID, token string, body map[string]any, want int) map[string]any {
-	e.t.Helper()
-	return data(e.do(req("POST", base(bid)+"/ledger/journal-entries", token, body), want))
+	e.T.Helper()
+	return data(e.Do(req("POST", base(bid)+"/ledger/journal-entries", token, body), want))
 }
 
 func cents(v any) int64 {
@@ -181,10 +130,10 @@ func cents(v any) int64 {
 // balances returns the balance of every node of GET /ledger/balances by
 // stable name (and by id).
 func (e *env) balances(bid uuid.UUID, token, query string) map[string]int64 {
-	e.t.Helper()
-	d := data(e.do(req("GET", base(bid)+"/ledger/balances"+query, token, nil), 200))
+	e.T.Helper()
+	d := data(e.Do(req("GET", base(bid)+"/ledger/balances"+query, token, nil), 200))
 	if d["type"] != "Ledger_Balances" {
-		e.t.Fatalf("type = %v", d["type"])
+		e.T.Fatalf("type = %v", d["type"])
 	}
 	out := map[string]int64{}
 	var walk func(nodes []any)
@@ -207,11 +156,11 @@ func (e *env) balances(bid uuid.UUID, token, query string) map[string]int64 {
 // cases do, the categorization of a money-out bank transaction: debit the
 // category, credit BANK_ACCOUNTS.
 func (e *env) postBank(bid uuid.UUID, txID, version, category string, amount int64) domain.Entry {
-	e.t.Helper()
+	e.T.Helper()
 	var out domain.Entry
-	err := e.db.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
+	err := e.DB.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
 		var err error
-		out, err = e.s.Ledger.PostEntry(pgdb.WithTx(ctx, tx), bid, app.NewEntry{
+		out, err = e.S.Ledger.PostEntry(pgdb.WithTx(ctx, tx), bid, app.NewEntry{
 			EntryType: domain.EntryBank, Agent: domain.AgentAPI, EntryAt: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC),
 			Source: domain.Source{Type: "BANK_TRANSACTION", ID: txID, Version: version},
 			Lines: []domain.JournalLine{
@@ -222,7 +171,7 @@ func (e *env) postBank(bid uuid.UUID, txID, version, category string, amount int
 		return err
 	})
 	if err != nil {
-		e.t.Fatalf("post bank entry: %v", err)
+		e.T.Fatalf("post bank entry: %v", err)
 	}
 	return out
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
 	kafkaadapter "github.com/acctsuite/acct/services/transactions/internal/adapters/kafka"
+	"github.com/acctsuite/acct/services/transactions/internal/config"
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
 
@@ -40,7 +41,7 @@ type benchEnv struct {
 
 func newBenchEnv(b *testing.B) *benchEnv {
 	var s *Service
-	svc := servicetest.StartService(b, build(&s), servicetest.ServiceOptions{})
+	svc := servicetest.StartService(b, servicetest.Build(config.LoadFrom, New, &s), servicetest.ServiceOptions{})
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	biz := events.Business{
 		ID: uuid.Must(uuid.NewV7()), ClientID: "bench", LegalName: "Bench", Country: "US",

@@ -16,8 +16,8 @@ import (
 
 // importTxns posts a bulk import and returns the rows.
 func (e *env) importTxns(bid uuid.UUID, token string, txns []any, want int) []any {
-	e.t.Helper()
-	return e.do(req("POST", base(bid)+"/bank-transactions/bulk", token, map[string]any{"transactions": txns}), want)["data"].([]any)
+	e.T.Helper()
+	return e.Do(req("POST", base(bid)+"/bank-transactions/bulk", token, map[string]any{"transactions": txns}), want)["data"].([]any)
 }
 
 func imported(source, id, account string, amount int, direction, date string) map[string]any {
@@ -27,7 +27,7 @@ func imported(source, id, account string, amount int, direction, date string) ma
 
 func TestImportTransactions(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a", "US")
 
 	t.Run("external accounts per source account", func(t *testing.T) {
@@ -57,7 +57,7 @@ func TestImportTransactions(t *testing.T) {
 		if r(0)["transaction_type"] != "Book" || r(1)["transaction_type"] != nil {
 			t.Fatalf("transaction_type = %v / %v", r(0)["transaction_type"], r(1)["transaction_type"])
 		}
-		got := data(e.do(req("GET", base(bid)+"/bank-transactions/"+r(0)["id"].(string), tok, nil), 200))
+		got := data(e.Do(req("GET", base(bid)+"/bank-transactions/"+r(0)["id"].(string), tok, nil), 200))
 		if got["transaction_type"] != "Book" {
 			t.Fatalf("read back transaction_type = %v", got["transaction_type"])
 		}
@@ -132,7 +132,7 @@ func TestImportTransactions(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				e := e.with(t)
 				before := e.counts()
-				e.doInvalid(req("POST", base(bid)+"/bank-transactions/bulk", tok, map[string]any{"transactions": []any{tt.item}}), 400, tt.enum)
+				e.DoInvalid(req("POST", base(bid)+"/bank-transactions/bulk", tok, map[string]any{"transactions": []any{tt.item}}), 400, tt.enum)
 				if e.counts() != before {
 					t.Fatal("a refused import wrote rows")
 				}
@@ -141,7 +141,7 @@ func TestImportTransactions(t *testing.T) {
 		t.Run("the same source id twice", func(t *testing.T) {
 			e := e.with(t)
 			item := imported("API", "twice", "b", 1, "DEBIT", "2026-01-01")
-			e.doInvalid(req("POST", base(bid)+"/bank-transactions/bulk", tok, map[string]any{"transactions": []any{item, item}}), 400, banking.EnumDuplicateExternalID)
+			e.DoInvalid(req("POST", base(bid)+"/bank-transactions/bulk", tok, map[string]any{"transactions": []any{item, item}}), 400, banking.EnumDuplicateExternalID)
 		})
 	})
 }
@@ -151,7 +151,7 @@ func TestImportTransactions(t *testing.T) {
 // only for the commit); every call succeeds and every row is journaled.
 func TestConcurrentImportsIntoOneBusiness(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a", "US")
 	const clients, rows = 4, 200
 	var wg sync.WaitGroup
@@ -164,7 +164,7 @@ func TestConcurrentImportsIntoOneBusiness(t *testing.T) {
 			for i := range items {
 				items[i] = imported("API", fmt.Sprintf("c%d-%d", c, i), "acc", 100+i, "DEBIT", "2026-04-01")
 			}
-			res, err := e.http.Test(req("POST", base(bid)+"/bank-transactions/bulk", tok, map[string]any{"transactions": items}), -1)
+			res, err := e.HTTP.Test(req("POST", base(bid)+"/bank-transactions/bulk", tok, map[string]any{"transactions": items}), -1)
 			if err != nil {
 				t.Error(err)
 				return
@@ -181,7 +181,7 @@ func TestConcurrentImportsIntoOneBusiness(t *testing.T) {
 		}
 	}
 	var txns, entries int
-	if err := e.db.NewRaw("SELECT (SELECT count(*) FROM bank_transactions WHERE business_id = ?), (SELECT count(*) FROM ledger_entries WHERE business_id = ?)",
+	if err := e.DB.NewRaw("SELECT (SELECT count(*) FROM bank_transactions WHERE business_id = ?), (SELECT count(*) FROM ledger_entries WHERE business_id = ?)",
 		bid, bid).Scan(context.Background(), &txns, &entries); err != nil {
 		t.Fatal(err)
 	}
@@ -196,10 +196,10 @@ func TestConcurrentImportsIntoOneBusiness(t *testing.T) {
 // Retry-After, not 500.
 func TestContendedImportIs503(t *testing.T) {
 	e := newEnvWith(t, servicetest.ServiceOptions{Env: map[string]string{"DB_LOCK_TIMEOUT": "200ms"}})
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a", "US")
 	ctx := context.Background()
-	holder, err := e.db.BeginTx(ctx, nil)
+	holder, err := e.DB.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestContendedImportIs503(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := e.counts()
-	res, err := e.http.Test(req("POST", base(bid)+"/bank-transactions/bulk", tok, map[string]any{"transactions": []any{
+	res, err := e.HTTP.Test(req("POST", base(bid)+"/bank-transactions/bulk", tok, map[string]any{"transactions": []any{
 		imported("API", "blocked-1", "acc", 100, "DEBIT", "2026-04-01"),
 	}}), -1)
 	if err != nil {

@@ -16,11 +16,11 @@ import (
 
 // counts are the rows a failed request must not have written.
 func (e *env) counts() [6]int {
-	e.t.Helper()
+	e.T.Helper()
 	var c [6]int
 	for i, table := range []string{"ledger_entries", "ledger_journal_entries", "outbox", "ledger_accounts", "custom_accounts", "bank_transactions"} {
-		if err := e.db.NewRaw("SELECT count(*) FROM "+table).Scan(context.Background(), &c[i]); err != nil {
-			e.t.Fatal(err)
+		if err := e.DB.NewRaw("SELECT count(*) FROM "+table).Scan(context.Background(), &c[i]); err != nil {
+			e.T.Fatal(err)
 		}
 	}
 	return c
@@ -28,7 +28,7 @@ func (e *env) counts() [6]int {
 
 func TestJournalEntries(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a", "US")
 	other := e.business("client-a", "US")
 	path := base(bid) + "/ledger/journal-entries"
@@ -93,7 +93,7 @@ func TestJournalEntries(t *testing.T) {
 		}
 		// The entry went out through the outbox in the same transaction.
 		var raw []byte
-		if err := e.db.NewRaw("SELECT data FROM outbox WHERE topic = ? AND type = ? AND subject = ?",
+		if err := e.DB.NewRaw("SELECT data FROM outbox WHERE topic = ? AND type = ? AND subject = ?",
 			events.TopicLedger, events.TypeLedgerEntryPosted, bid.String()).Scan(context.Background(), &raw); err != nil {
 			t.Fatalf("outbox row: %v", err)
 		}
@@ -127,7 +127,7 @@ func TestJournalEntries(t *testing.T) {
 			changed[k] = v
 		}
 		changed["memo"] = "Opening balances, corrected"
-		if m := e.doInvalid(req("POST", path, tok, changed), 409, domain.EnumDuplicateExternalID); m["meta"].(map[string]any)["id"] != first["id"] {
+		if m := e.DoInvalid(req("POST", path, tok, changed), 409, domain.EnumDuplicateExternalID); m["meta"].(map[string]any)["id"] != first["id"] {
 			t.Fatalf("conflict = %v", m)
 		}
 		// The same external id in another business is another entry.
@@ -147,7 +147,7 @@ func TestJournalEntries(t *testing.T) {
 		send := func(b any, want int) map[string]any {
 			rq := req("POST", path, tok, b)
 			rq.Header.Set("Idempotency-Key", "k-1")
-			return e.do(rq, want)
+			return e.Do(rq, want)
 		}
 		a := data(send(body, 201))
 		b := data(send(body, 201))
@@ -204,13 +204,13 @@ func TestJournalEntries(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				e := e.with(t)
 				before := e.counts()
-				e.doInvalid(req("POST", path, tok, tt.body), 400, tt.wantEnum)
+				e.DoInvalid(req("POST", path, tok, tt.body), 400, tt.wantEnum)
 				if after := e.counts(); after != before {
 					t.Fatalf("rows %v → %v", before, after)
 				}
 			})
 		}
-		m := e.doInvalid(req("POST", path, tok, body(line(stable("CASH"), 100, "DEBIT"), line(stable("SALES"), 99, "CREDIT"))), 400, domain.EnumUnbalancedEntry)
+		m := e.DoInvalid(req("POST", path, tok, body(line(stable("CASH"), 100, "DEBIT"), line(stable("SALES"), 99, "CREDIT"))), 400, domain.EnumUnbalancedEntry)
 		if meta := m["meta"].(map[string]any); meta["debits"] != float64(100) || meta["credits"] != float64(99) {
 			t.Fatalf("unbalanced meta = %v", m)
 		}
@@ -219,7 +219,7 @@ func TestJournalEntries(t *testing.T) {
 
 func TestLedgerEntries(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a", "US")
 	entries := base(bid) + "/ledger/entries"
 	post := func(date string, debit, credit string, amount int64) string {
@@ -235,14 +235,14 @@ func TestLedgerEntries(t *testing.T) {
 
 	t.Run("get", func(t *testing.T) {
 		e := e.with(t)
-		got := data(e.do(req("GET", entries+"/"+feb, tok, nil), 200))
+		got := data(e.Do(req("GET", entries+"/"+feb, tok, nil), 200))
 		l := got["line_items"].([]any)[0].(map[string]any)
 		if got["id"] != feb || got["entry_type"] != "MANUAL" || got["source"] != nil || len(got["transaction_tags"].([]any)) != 0 ||
 			l["account"].(map[string]any)["stable_name"] != "BANK_FEES" || l["amount"] != float64(200) || l["createdAt"] == nil {
 			t.Fatalf("entry = %v", got)
 		}
-		e.doInvalid(req("GET", entries+"/"+uuid.NewString(), tok, nil), 404, domain.EnumEntryNotFound)
-		e.doInvalid(req("GET", entries+"/12345", tok, nil), 400, "InvalidParameters")
+		e.DoInvalid(req("GET", entries+"/"+uuid.NewString(), tok, nil), 404, domain.EnumEntryNotFound)
+		e.DoInvalid(req("GET", entries+"/12345", tok, nil), 400, "InvalidParameters")
 	})
 
 	ids := func(m map[string]any) []string {
@@ -252,7 +252,7 @@ func TestLedgerEntries(t *testing.T) {
 		}
 		return out
 	}
-	list := func(query string) map[string]any { return e.do(req("GET", entries+query, tok, nil), 200) }
+	list := func(query string) map[string]any { return e.Do(req("GET", entries+query, tok, nil), 200) }
 	same := func(t *testing.T, got []string, want ...string) {
 		t.Helper()
 		if strings.Join(got, ",") != strings.Join(want, ",") {
@@ -280,10 +280,10 @@ func TestLedgerEntries(t *testing.T) {
 		same(t, ids(byNumber), opening, apr, mar)
 		next := byNumber["meta"].(map[string]any)["pagination"].(map[string]any)["cursor"].(string)
 		same(t, ids(list("?sort_by=entry_number&sort_order=DESC&limit=3&cursor="+next)), feb, jan)
-		e.doInvalid(req("GET", entries+"?sort_by=entry_at&limit=3&cursor="+next, tok, nil), 400, "InvalidParameters")
+		e.DoInvalid(req("GET", entries+"?sort_by=entry_at&limit=3&cursor="+next, tok, nil), 400, "InvalidParameters")
 		same(t, ids(list("?sort_by=created_at")), jan, feb, mar, apr, opening)
 		// A cursor only works with the filters it was issued for.
-		e.doInvalid(req("GET", entries+"?limit=2&entry_type=MANUAL&cursor="+meta["cursor"].(string), tok, nil), 400, "InvalidParameters")
+		e.DoInvalid(req("GET", entries+"?limit=2&entry_type=MANUAL&cursor="+meta["cursor"].(string), tok, nil), 400, "InvalidParameters")
 	})
 
 	t.Run("filters", func(t *testing.T) {
@@ -311,14 +311,14 @@ func TestLedgerEntries(t *testing.T) {
 			"?account=" + uuid.NewString():               domain.EnumUnknownAccount,
 			"?entry_type=SOMETHING":                      "InvalidParameters",
 		} {
-			e.doInvalid(req("GET", entries+query, tok, nil), 400, enum)
+			e.DoInvalid(req("GET", entries+query, tok, nil), 400, enum)
 		}
 	})
 }
 
 func TestReverseEntry(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a", "US")
 	entries := base(bid) + "/ledger/entries/"
 	j := e.post(bid, tok, map[string]any{"entry_at": "2026-05-05T12:00:00Z", "memo": "Owner paid rent", "line_items": []any{
@@ -326,7 +326,7 @@ func TestReverseEntry(t *testing.T) {
 		"tags": []any{map[string]any{"key": "project", "value": "alpha"}}}, 201)
 	id := j["entry_id"].(string)
 
-	rev := data(e.do(req("POST", entries+id+"/reverse", tok, nil), 201))
+	rev := data(e.Do(req("POST", entries+id+"/reverse", tok, nil), 201))
 	if rev["reversal_of_id"] != id || rev["reversal_id"] != nil || rev["entry_at"] != "2026-05-05T12:00:00Z" ||
 		rev["entry_type"] != "MANUAL" || rev["memo"] != "Owner paid rent" || rev["id"] == id ||
 		cents(rev["entry_number"]) <= cents(j["entry"].(map[string]any)["entry_number"]) {
@@ -343,7 +343,7 @@ func TestReverseEntry(t *testing.T) {
 	if tg := rev["transaction_tags"].([]any); len(tg) != 1 || tg[0].(map[string]any)["value"] != "alpha" {
 		t.Fatalf("reversal tags = %v", tg)
 	}
-	after := data(e.do(req("GET", entries+id, tok, nil), 200))
+	after := data(e.Do(req("GET", entries+id, tok, nil), 200))
 	if after["reversal_id"] != rev["id"] || after["line_items"].([]any)[0].(map[string]any)["entry_reversed_by"] != rev["id"] {
 		t.Fatalf("original after reversal = %v", after)
 	}
@@ -352,15 +352,15 @@ func TestReverseEntry(t *testing.T) {
 		t.Fatalf("balances after reversal = %v", bal)
 	}
 
-	e.doInvalid(req("POST", entries+id+"/reverse", tok, nil), 409, domain.EnumAlreadyReversed)
-	e.doInvalid(req("POST", entries+rev["id"].(string)+"/reverse", tok, nil), 409, domain.EnumReversalOfReversal)
-	e.doInvalid(req("POST", entries+uuid.NewString()+"/reverse", tok, nil), 404, domain.EnumEntryNotFound)
-	e.doInvalid(req("POST", entries+"nope/reverse", tok, nil), 400, "InvalidParameters")
+	e.DoInvalid(req("POST", entries+id+"/reverse", tok, nil), 409, domain.EnumAlreadyReversed)
+	e.DoInvalid(req("POST", entries+rev["id"].(string)+"/reverse", tok, nil), 409, domain.EnumReversalOfReversal)
+	e.DoInvalid(req("POST", entries+uuid.NewString()+"/reverse", tok, nil), 404, domain.EnumEntryNotFound)
+	e.DoInvalid(req("POST", entries+"nope/reverse", tok, nil), 400, "InvalidParameters")
 
 	// An entry a source posted (here a bank transaction) is reversed by that source, not here.
 	bank := e.postBank(bid, "txn-1", "1", "MEALS", 900)
-	e.doInvalid(req("POST", entries+bank.ID.String()+"/reverse", tok, nil), 409, domain.EnumEntryOwnedBySource)
-	if got := data(e.do(req("GET", entries+bank.ID.String(), tok, nil), 200)); got["reversal_id"] != nil {
+	e.DoInvalid(req("POST", entries+bank.ID.String()+"/reverse", tok, nil), 409, domain.EnumEntryOwnedBySource)
+	if got := data(e.Do(req("GET", entries+bank.ID.String(), tok, nil), 200)); got["reversal_id"] != nil {
 		t.Fatal("the refused reversal changed the entry")
 	}
 }

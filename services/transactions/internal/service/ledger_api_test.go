@@ -35,7 +35,7 @@ func enumOf(err error) string {
 // inTx runs fn in a database transaction its context carries (the unit
 // of work of the ledger's posting methods).
 func (e *env) inTx(fn func(ctx context.Context) error) error {
-	return e.db.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
+	return e.DB.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
 		return fn(pgdb.WithTx(ctx, tx))
 	})
 }
@@ -44,7 +44,7 @@ func (e *env) inTx(fn func(ctx context.Context) error) error {
 // inside their own transactions.
 func TestPostingAPI(t *testing.T) {
 	e := newEnv(t)
-	l := e.s.Ledger
+	l := e.S.Ledger
 	bid := e.business("client-a", "US")
 	ctx := context.Background()
 	at := time.Date(2026, 7, 1, 9, 0, 0, 0, time.UTC)
@@ -65,7 +65,7 @@ func TestPostingAPI(t *testing.T) {
 		return out, err
 	}
 	countEvents := func() int {
-		n, err := e.db.NewSelect().Table("outbox").Where("type = ?", events.TypeLedgerEntryPosted).Count(ctx)
+		n, err := e.DB.NewSelect().Table("outbox").Where("type = ?", events.TypeLedgerEntryPosted).Count(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +129,7 @@ func TestPostingAPI(t *testing.T) {
 			t.Fatalf("%d events, want the reversal's and the new entry's", countEvents()-n)
 		}
 		var raw []byte
-		if err := e.db.NewSelect().Table("outbox").Column("data").Where("data->>'entry_id' = ?", rev.ID.String()).Scan(ctx, &raw); err != nil {
+		if err := e.DB.NewSelect().Table("outbox").Column("data").Where("data->>'entry_id' = ?", rev.ID.String()).Scan(ctx, &raw); err != nil {
 			t.Fatal(err)
 		}
 		var payload events.LedgerEntryPosted
@@ -252,7 +252,7 @@ func TestPostingAPI(t *testing.T) {
 		if _, err := post(in); err != nil {
 			t.Fatal(err)
 		}
-		bal := e.balances(bid, e.token("client-a"), "")
+		bal := e.balances(bid, e.Token("client-a"), "")
 		if bal[checking.ID.String()] != 300 || bal[card.ID.String()] != 300 || bal["CREDIT_CARDS"] != 300 {
 			t.Fatalf("balances %d %d", bal[checking.ID.String()], bal[card.ID.String()])
 		}
@@ -265,7 +265,7 @@ func TestPostingAPI(t *testing.T) {
 // reversals pair up with the entries they reverse.
 func TestConcurrentRecategorization(t *testing.T) {
 	e := newEnv(t)
-	l := e.s.Ledger
+	l := e.S.Ledger
 	bid := e.business("client-a", "US")
 	categories := []string{"MEALS", "TRAVEL", "SOFTWARE", "RENT"}
 	const workers, rounds = 8, 5
@@ -314,7 +314,7 @@ func TestConcurrentRecategorization(t *testing.T) {
 		t.Fatal("no recategorization committed")
 	}
 	var live, originals, reversals int
-	err := e.db.NewRaw(`SELECT
+	err := e.DB.NewRaw(`SELECT
 		count(*) FILTER (WHERE reversal_of_id IS NULL AND reversal_id IS NULL),
 		count(*) FILTER (WHERE reversal_of_id IS NULL),
 		count(*) FILTER (WHERE reversal_of_id IS NOT NULL)
@@ -326,7 +326,7 @@ func TestConcurrentRecategorization(t *testing.T) {
 		t.Fatalf("live %d, originals %d, reversals %d after %d commits (%v refused)", live, originals, reversals, committed, refused)
 	}
 	// Net effect: one categorization's worth on the bank account.
-	if got := e.balances(bid, e.token("client-a"), "")["BANK_ACCOUNTS"]; got != -999 {
+	if got := e.balances(bid, e.Token("client-a"), "")["BANK_ACCOUNTS"]; got != -999 {
 		t.Fatalf("bank balance %d, want -999", got)
 	}
 }

@@ -19,17 +19,17 @@ import (
 // of the REVENUE and EXPENSE lines of every ledger.entry.posted event of
 // the business, by "key=value" of each line's tags ("" for every line).
 func (e *env) pnlByTag(bid uuid.UUID) map[string]int64 {
-	e.t.Helper()
+	e.T.Helper()
 	var rows [][]byte
-	if err := e.db.NewRaw("SELECT data FROM outbox WHERE topic = ? AND type = ? AND subject = ? ORDER BY seq",
+	if err := e.DB.NewRaw("SELECT data FROM outbox WHERE topic = ? AND type = ? AND subject = ? ORDER BY seq",
 		events.TopicLedger, events.TypeLedgerEntryPosted, bid.String()).Scan(context.Background(), &rows); err != nil {
-		e.t.Fatalf("outbox rows: %v", err)
+		e.T.Fatalf("outbox rows: %v", err)
 	}
 	out := map[string]int64{}
 	for _, raw := range rows {
 		var p events.LedgerEntryPosted
 		if err := json.Unmarshal(raw, &p); err != nil {
-			e.t.Fatal(err)
+			e.T.Fatal(err)
 		}
 		for _, l := range p.Lines {
 			if l.AccountType != "REVENUE" && l.AccountType != "EXPENSE" {
@@ -53,8 +53,8 @@ func (e *env) pnlByTag(bid uuid.UUID) map[string]int64 {
 // /ledger/entries, each line's account stable name (or id) with the sorted
 // "key=value" of its transaction_tags; and the entry's own tags.
 func (e *env) liveLineTags(bid uuid.UUID, tok, txnID string) (lines map[string][]string, entry []string) {
-	e.t.Helper()
-	list := e.do(req("GET", base(bid)+"/ledger/entries?limit=100", tok, nil), 200)["data"].([]any)
+	e.T.Helper()
+	list := e.Do(req("GET", base(bid)+"/ledger/entries?limit=100", tok, nil), 200)["data"].([]any)
 	lines = map[string][]string{}
 	found := 0
 	for _, x := range list {
@@ -75,7 +75,7 @@ func (e *env) liveLineTags(bid uuid.UUID, tok, txnID string) (lines map[string][
 		}
 	}
 	if found != 1 {
-		e.t.Fatalf("%d live entries of %s in GET /ledger/entries", found, txnID)
+		e.T.Fatalf("%d live entries of %s in GET /ledger/entries", found, txnID)
 	}
 	return lines, entry
 }
@@ -102,7 +102,7 @@ func TestTagsReachTheLedger(t *testing.T) {
 	south := map[string]any{"key": "location", "value": "south"}
 	proj := map[string]any{"key": "project", "value": "alpha"}
 	tagged := func(amount int64, direction string, ts ...map[string]any) string {
-		e.t.Helper()
+		e.T.Helper()
 		rows := e.customTxns(s.bid, s.tok, acct, []any{map[string]any{"amount": amount, "direction": direction,
 			"date": "2026-05-10", "counterparty_name": "Supplier", "tags": ts}}, 201)
 		return rows[0].(map[string]any)["id"].(string)
@@ -157,7 +157,7 @@ func TestTagsReachTheLedger(t *testing.T) {
 	t.Run("POST and DELETE /bank-transactions/tags repost the entry", func(t *testing.T) {
 		e := e.with(t)
 		before := e.liveEntries(s.bid, a)
-		added := data(e.do(req("POST", base(s.bid)+"/bank-transactions/tags", s.tok, map[string]any{
+		added := data(e.Do(req("POST", base(s.bid)+"/bank-transactions/tags", s.tok, map[string]any{
 			"transaction_ids": []any{a}, "key_values": []any{south}}), 200))["tags"].([]any)
 		if len(added) != 1 || before != 1 || e.liveEntries(s.bid, a) != 1 {
 			t.Fatalf("added %v; live entries %d → %d", added, before, e.liveEntries(s.bid, a))
@@ -166,29 +166,29 @@ func TestTagsReachTheLedger(t *testing.T) {
 		wantPnL(t, map[string]int64{"": 1200, "location=north": 1500, "location=south": 1000, "project=alpha": -100})
 		// The old entry stands, reversed with the tags it had: nothing was edited.
 		var reversed int
-		if err := e.db.NewRaw(`SELECT count(*) FROM ledger_entries WHERE business_id = ? AND source_id = ? AND reversal_id IS NOT NULL`,
+		if err := e.DB.NewRaw(`SELECT count(*) FROM ledger_entries WHERE business_id = ? AND source_id = ? AND reversal_id IS NOT NULL`,
 			s.bid, a).Scan(context.Background(), &reversed); err != nil || reversed != 2 {
 			t.Fatalf("%d reversed entries of the transaction (uncategorized, first categorization), %v", reversed, err)
 		}
 		var northID string
-		for _, tg := range data(e.do(req("GET", base(s.bid)+"/bank-transactions/"+a, s.tok, nil), 200))["transaction_tags"].([]any) {
+		for _, tg := range data(e.Do(req("GET", base(s.bid)+"/bank-transactions/"+a, s.tok, nil), 200))["transaction_tags"].([]any) {
 			if tg.(map[string]any)["value"] == "north" {
 				northID = tg.(map[string]any)["id"].(string)
 			}
 		}
-		e.do(req("DELETE", base(s.bid)+"/bank-transactions/tags", s.tok, map[string]any{"tag_ids": []any{northID}}), 200)
+		e.Do(req("DELETE", base(s.bid)+"/bank-transactions/tags", s.tok, map[string]any{"tag_ids": []any{northID}}), 200)
 		wantLines(t, a, map[string][]string{"MEALS": {"location=south"}})
 		wantPnL(t, map[string]int64{"": 1200, "location=north": 500, "location=south": 1000, "project=alpha": -100})
 	})
 
 	t.Run("record PATCH replaces the tags", func(t *testing.T) {
 		e := e.with(t)
-		data(e.do(multipartReq("PATCH", patchPath(s.bid, acct, a), s.tok, map[string]any{"tags": []any{proj}}), 200))
+		data(e.Do(multipartReq("PATCH", patchPath(s.bid, acct, a), s.tok, map[string]any{"tags": []any{proj}}), 200))
 		wantLines(t, a, map[string][]string{"MEALS": {"project=alpha"}, bank: {"project=alpha"}})
 		wantPnL(t, map[string]int64{"": 1200, "location=north": 500, "project=alpha": 900})
 		// The same tags again change nothing in the journal.
 		n := e.countRows("ledger_entries")
-		data(e.do(multipartReq("PATCH", patchPath(s.bid, acct, a), s.tok, map[string]any{"tags": []any{proj}}), 200))
+		data(e.Do(multipartReq("PATCH", patchPath(s.bid, acct, a), s.tok, map[string]any{"tags": []any{proj}}), 200))
 		if e.countRows("ledger_entries") != n {
 			t.Fatal("an unchanged tag set posted entries")
 		}
@@ -196,13 +196,13 @@ func TestTagsReachTheLedger(t *testing.T) {
 
 	t.Run("categorization rules", func(t *testing.T) {
 		e := e.with(t)
-		data(e.do(req("POST", base(s.bid)+"/categorization-rules", s.tok, map[string]any{
+		data(e.Do(req("POST", base(s.bid)+"/categorization-rules", s.tok, map[string]any{
 			"counterparty": map[string]any{"match": "CONTAINS", "pattern": "rule target"}, "category": stable("TRAVEL"),
 		}), 201))
 		rows := e.customTxns(s.bid, s.tok, acct, []any{map[string]any{"amount": 250, "direction": "DEBIT",
 			"date": "2026-05-12", "counterparty_name": "Rule Target Inc", "tags": []any{south}}}, 201)
 		id := rows[0].(map[string]any)["id"].(string)
-		if got := data(e.do(req("GET", base(s.bid)+"/bank-transactions/"+id, s.tok, nil), 200)); got["categorization_method"] != "SERVICE_AUTO" {
+		if got := data(e.Do(req("GET", base(s.bid)+"/bank-transactions/"+id, s.tok, nil), 200)); got["categorization_method"] != "SERVICE_AUTO" {
 			t.Fatalf("not categorized by the rule: %v", got)
 		}
 		wantLines(t, id, map[string][]string{"TRAVEL": {"location=south"}})
@@ -229,7 +229,7 @@ func TestRepairEntryTags(t *testing.T) {
 	}, 201)[0].(map[string]any)["id"].(string)
 	// The books as an earlier version journaled them: no tags on the entries.
 	// (The append-only guard is a trigger: a replica session skips it.)
-	err := e.db.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
+	err := e.DB.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.ExecContext(ctx, "SET LOCAL session_replication_role = replica"); err != nil {
 			return err
 		}
@@ -247,7 +247,7 @@ func TestRepairEntryTags(t *testing.T) {
 	run := func(args ...string) string {
 		t.Helper()
 		var out bytes.Buffer
-		if err := e.s.repairEntryTags(context.Background(), e.svc.Kit, args, &out); err != nil {
+		if err := e.S.repairEntryTags(context.Background(), e.Svc.Kit, args, &out); err != nil {
 			t.Fatalf("repair-entry-tags %v: %v", args, err)
 		}
 		return out.String()
@@ -260,7 +260,7 @@ func TestRepairEntryTags(t *testing.T) {
 		t.Fatalf("after the repair: entry %v, lines %v", entry, lines)
 	}
 	var published [][]byte
-	if err := e.db.NewRaw("SELECT data FROM outbox WHERE topic = ? AND type = ? ORDER BY seq",
+	if err := e.DB.NewRaw("SELECT data FROM outbox WHERE topic = ? AND type = ? ORDER BY seq",
 		events.TopicLedger, events.TypeLedgerEntryPosted).Scan(context.Background(), &published); err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,7 @@ func TestRepairEntryTags(t *testing.T) {
 		t.Fatalf("a second run: %q", out)
 	}
 	for _, args := range [][]string{nil, {"--all", "--business", s.bid.String()}, {"--business", "nope"}} {
-		if err := e.s.repairEntryTags(context.Background(), e.svc.Kit, args, &bytes.Buffer{}); err == nil {
+		if err := e.S.repairEntryTags(context.Background(), e.Svc.Kit, args, &bytes.Buffer{}); err == nil {
 			t.Fatalf("repair-entry-tags %v succeeded", args)
 		}
 	}

@@ -35,8 +35,8 @@ func TestListBankTransactions(t *testing.T) {
 		map[string]any{"category": stable("RENT"), "amount": 100}, map[string]any{"category": stable("MEALS"), "amount": 200}}}, 200)
 
 	list := func(e *env, query string) ([]string, map[string]any) {
-		e.t.Helper()
-		m := e.do(req("GET", base(s.bid)+"/bank-transactions?"+query, s.tok, nil), 200)
+		e.T.Helper()
+		m := e.Do(req("GET", base(s.bid)+"/bank-transactions?"+query, s.tok, nil), 200)
 		var ids []string
 		for _, r := range m["data"].([]any) {
 			ids = append(ids, r.(map[string]any)["id"].(string))
@@ -119,7 +119,7 @@ func TestListBankTransactions(t *testing.T) {
 
 	t.Run("shape", func(t *testing.T) {
 		e := e.with(t)
-		m := e.do(req("GET", base(s.bid)+"/bank-transactions?limit=1&sort_by=date&sort_order=ASC", s.tok, nil), 200)
+		m := e.Do(req("GET", base(s.bid)+"/bank-transactions?limit=1&sort_by=date&sort_order=ASC", s.tok, nil), 200)
 		r := m["data"].([]any)[0].(map[string]any)
 		flow := r["categorization_flow"].(map[string]any)
 		if r["source_transaction_id"] != "l-0" || flow["type"] != "ASK_FROM_SUGGESTIONS" || r["suggested_matches"] == nil ||
@@ -130,10 +130,10 @@ func TestListBankTransactions(t *testing.T) {
 
 	t.Run("invalid", func(t *testing.T) {
 		e := e.with(t)
-		e.doInvalid(req("GET", base(s.bid)+"/bank-transactions?direction=SIDEWAYS", s.tok, nil), 400, banking.EnumInvalidFilter)
-		e.doInvalid(req("GET", base(s.bid)+"/bank-transactions?limit=501", s.tok, nil), 400, "")
-		e.doInvalid(req("GET", base(s.bid)+"/bank-transactions?sort_by=counterparty", s.tok, nil), 400, "")
+		e.DoInvalid(req("GET", base(s.bid)+"/bank-transactions?direction=SIDEWAYS", s.tok, nil), 400, banking.EnumInvalidFilter)
+		e.DoInvalid(req("GET", base(s.bid)+"/bank-transactions?limit=501", s.tok, nil), 400, "")
+		e.DoInvalid(req("GET", base(s.bid)+"/bank-transactions?sort_by=counterparty", s.tok, nil), 400, "")
 		_, p := list(e, "limit=2&direction=DEBIT")
-		e.doInvalid(req("GET", base(s.bid)+"/bank-transactions?limit=2&direction=CREDIT&cursor="+url.QueryEscape(p["cursor"].(string)), s.tok, nil), 400, "")
+		e.DoInvalid(req("GET", base(s.bid)+"/bank-transactions?limit=2&direction=CREDIT&cursor="+url.QueryEscape(p["cursor"].(string)), s.tok, nil), 400, "")
 	})
 }

@@ -19,19 +19,19 @@ import (
 // deliver applies an acct.invoicing.v1 event as the consumer does: the
 // posting handler, then the payments handler, in one transaction.
 func (e *env) deliver(bid uuid.UUID, typ string, payload any) {
-	e.t.Helper()
+	e.T.Helper()
 	evt, err := events.New(events.TopicInvoicing, typ, "acct/customers-invoices", bid, payload)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
-	err = outbox.RunInTx(context.Background(), e.db, func(ctx context.Context, tx bun.Tx) error {
-		if err := kafkaadapter.PostingHandler(e.s.Ledger, e.svc.Kit.Logger())(ctx, tx, evt); err != nil {
+	err = outbox.RunInTx(context.Background(), e.DB, func(ctx context.Context, tx bun.Tx) error {
+		if err := kafkaadapter.PostingHandler(e.S.Ledger, e.Svc.Kit.Logger())(ctx, tx, evt); err != nil {
 			return err
 		}
-		return kafkaadapter.PaymentsHandler(e.s.Banking)(ctx, tx, evt)
+		return kafkaadapter.PaymentsHandler(e.S.Banking)(ctx, tx, evt)
 	})
 	if err != nil {
-		e.t.Fatalf("deliver %s: %v", typ, err)
+		e.T.Fatalf("deliver %s: %v", typ, err)
 	}
 }
 
@@ -70,7 +70,7 @@ func paymentDeleted(bid, id uuid.UUID, version int64) events.InvoicePaymentDelet
 // frees its payment; bad requests are 400s and other tenants get 404.
 func TestMatchDepositsToPayments(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a", "US")
 	day := func(d int) time.Time { return time.Date(2026, 3, d, 12, 0, 0, 0, time.UTC) }
 
@@ -97,7 +97,7 @@ func TestMatchDepositsToPayments(t *testing.T) {
 	}
 
 	get := func(id string) map[string]any {
-		return data(e.do(req("GET", base(bid)+"/bank-transactions/"+id, tok, nil), 200))
+		return data(e.Do(req("GET", base(bid)+"/bank-transactions/"+id, tok, nil), 200))
 	}
 	suggestions := func(id string) []any { return get(id)["suggested_matches"].([]any) }
 	s := suggestions(dep)
@@ -120,7 +120,7 @@ func TestMatchDepositsToPayments(t *testing.T) {
 		t.Fatalf("money out offered %v", got)
 	}
 	// The listing offers the same.
-	list := e.do(req("GET", base(bid)+"/bank-transactions?direction=CREDIT", tok, nil), 200)["data"].([]any)
+	list := e.Do(req("GET", base(bid)+"/bank-transactions?direction=CREDIT", tok, nil), 200)["data"].([]any)
 	for _, it := range list {
 		m := it.(map[string]any)
 		if len(m["suggested_matches"].([]any)) != 1 {
@@ -131,14 +131,14 @@ func TestMatchDepositsToPayments(t *testing.T) {
 	match := func(id string, body any) *http.Request {
 		return req("PUT", base(bid)+"/bank-transactions/"+id+"/match", tok, body)
 	}
-	e.doInvalid(match(dep, map[string]any{"type": "Confirm_Match", "match_id": uuid.NewString()}), 400, app.EnumUnknownMatch)
-	e.doInvalid(match(out, map[string]any{"type": "Confirm_Match", "match_id": sug["id"]}), 400, app.EnumNotMatchable)
-	e.doInvalid(match(dep, map[string]any{"type": "Confirm_Match"}), 400, "")
-	e.doInvalid(match(dep, map[string]any{"type": "Other", "match_id": sug["id"]}), 400, "")
-	e.doInvalid(req("PUT", base(bid)+"/bank-transactions/"+dep+"/match", e.token("client-b"),
+	e.DoInvalid(match(dep, map[string]any{"type": "Confirm_Match", "match_id": uuid.NewString()}), 400, app.EnumUnknownMatch)
+	e.DoInvalid(match(out, map[string]any{"type": "Confirm_Match", "match_id": sug["id"]}), 400, app.EnumNotMatchable)
+	e.DoInvalid(match(dep, map[string]any{"type": "Confirm_Match"}), 400, "")
+	e.DoInvalid(match(dep, map[string]any{"type": "Other", "match_id": sug["id"]}), 400, "")
+	e.DoInvalid(req("PUT", base(bid)+"/bank-transactions/"+dep+"/match", e.Token("client-b"),
 		map[string]any{"type": "Confirm_Match", "match_id": sug["id"]}), 404, "")
 
-	m := data(e.do(match(dep, map[string]any{"type": "Confirm_Match", "match_id": sug["id"]}), 200))
+	m := data(e.Do(match(dep, map[string]any{"type": "Confirm_Match", "match_id": sug["id"]}), 200))
 	if m["type"] != "Match" || m["id"] != sug["id"] || m["match_type"] != "INVOICE_PAYMENT" ||
 		m["bank_transaction"].(map[string]any)["id"] != dep || m["details"].(map[string]any)["id"] != pay.String() {
 		t.Fatalf("match = %v", m)
@@ -159,13 +159,13 @@ func TestMatchDepositsToPayments(t *testing.T) {
 	// Confirming again changes nothing; the payment is no longer offered.
 	var entries int
 	countEntries := func() int {
-		if err := e.db.NewRaw("SELECT count(*) FROM ledger_entries WHERE business_id = ?", bid).Scan(context.Background(), &entries); err != nil {
+		if err := e.DB.NewRaw("SELECT count(*) FROM ledger_entries WHERE business_id = ?", bid).Scan(context.Background(), &entries); err != nil {
 			t.Fatal(err)
 		}
 		return entries
 	}
 	before := countEntries()
-	e.do(match(dep, map[string]any{"match_id": sug["id"]}), 200)
+	e.Do(match(dep, map[string]any{"match_id": sug["id"]}), 200)
 	if countEntries() != before {
 		t.Fatal("a repeated confirmation posted entries")
 	}
@@ -194,11 +194,11 @@ func TestMatchDepositsToPayments(t *testing.T) {
 	pay2 := uuid.New()
 	e.deliver(bid, events.TypeInvoicePaymentUpserted, payment(bid, pay2, 1, 9700, 0, day(6), "UNDEPOSITED_FUNDS"))
 	id2 := banking.SuggestionID(uuid.MustParse(dep), pay2).String()
-	e.do(match(dep, map[string]any{"type": "Confirm_Match", "match_id": id2}), 200)
+	e.Do(match(dep, map[string]any{"type": "Confirm_Match", "match_id": id2}), 200)
 	if len(suggestions(dep2)) != 0 {
 		t.Fatal("pay2 offered while matched")
 	}
-	e.do(req("PUT", base(bid)+"/bank-transactions/"+dep+"/categorize", tok, map[string]any{
+	e.Do(req("PUT", base(bid)+"/bank-transactions/"+dep+"/categorize", tok, map[string]any{
 		"type": "Category", "category": map[string]any{"type": "StableName", "stable_name": "SALES"}}), 200)
 	if got := get(dep); got["match"] != nil || got["categorization_status"] != "CATEGORIZED" {
 		t.Fatalf("categorized deposit still matched: %v", got)

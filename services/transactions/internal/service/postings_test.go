@@ -45,9 +45,9 @@ func invoicePosting(id string, v, total, tax int64) events.LedgerPosting {
 
 func (e *env) apply(bid uuid.UUID, p events.LedgerPosting) (app.PostingResult, error) {
 	var res app.PostingResult
-	err := outbox.RunInTx(context.Background(), e.db, func(ctx context.Context, tx bun.Tx) error {
+	err := outbox.RunInTx(context.Background(), e.DB, func(ctx context.Context, tx bun.Tx) error {
 		var err error
-		res, err = e.s.Ledger.ApplyPosting(pgdb.WithTx(ctx, tx), bid, p)
+		res, err = e.S.Ledger.ApplyPosting(pgdb.WithTx(ctx, tx), bid, p)
 		return err
 	})
 	return res, err
@@ -60,7 +60,7 @@ func (e *env) apply(bid uuid.UUID, p events.LedgerPosting) (app.PostingResult, e
 func TestApplyPosting(t *testing.T) {
 	e := newEnv(t)
 	bid := e.business("client-a", "US")
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	inv := uuid.NewString()
 	steps := []struct {
 		name    string
@@ -94,14 +94,14 @@ func TestApplyPosting(t *testing.T) {
 	}
 	var live, total, taxAccounts int
 	ctx := context.Background()
-	if err := e.db.NewRaw(`SELECT count(*) FILTER (WHERE reversal_of_id IS NULL AND reversal_id IS NULL), count(*)
+	if err := e.DB.NewRaw(`SELECT count(*) FILTER (WHERE reversal_of_id IS NULL AND reversal_id IS NULL), count(*)
 		FROM ledger_entries WHERE business_id = ? AND source_id = ?`, bid, inv).Scan(ctx, &live, &total); err != nil {
 		t.Fatal(err)
 	}
 	if live != 0 || total != 4 { // v1, its reversal, v2, its reversal
 		t.Fatalf("%d live of %d entries, want 0 of 4", live, total)
 	}
-	if err := e.db.NewRaw(`SELECT count(*) FROM ledger_accounts a JOIN ledger_accounts p ON p.id = a.parent_id
+	if err := e.DB.NewRaw(`SELECT count(*) FROM ledger_accounts a JOIN ledger_accounts p ON p.id = a.parent_id
 		WHERE a.business_id = ? AND a.stable_name = 'SALES_TAXES_PAYABLE:CA_STATE' AND p.stable_name = 'SALES_TAXES_PAYABLE'
 		AND a.name = 'Sales tax: CA_STATE'`, bid).Scan(ctx, &taxAccounts); err != nil || taxAccounts != 1 {
 		t.Fatalf("tax accounts: %d %v", taxAccounts, err)
@@ -114,7 +114,7 @@ func TestApplyPosting(t *testing.T) {
 	}
 	var entryType string
 	var tagged int
-	if err := e.db.NewRaw(`SELECT e.entry_type, (SELECT count(*) FROM ledger_lines l WHERE l.entry_id = e.id AND l.tags @> '[{"key":"dept","value":"retail"}]')
+	if err := e.DB.NewRaw(`SELECT e.entry_type, (SELECT count(*) FROM ledger_lines l WHERE l.entry_id = e.id AND l.tags @> '[{"key":"dept","value":"retail"}]')
 		FROM ledger_entries e WHERE e.business_id = ? AND e.source_id = ?`, bid, other).Scan(ctx, &entryType, &tagged); err != nil {
 		t.Fatal(err)
 	}
@@ -163,8 +163,8 @@ func TestInvoicingEventsPostThroughTheBroker(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	bid := e.business("client-a", "US")
-	tok := e.token("client-a")
-	w := &kafka.Writer{Addr: kafka.TCP(e.svc.Broker.Addrs()...), Balancer: &kafka.Hash{}, BatchTimeout: 5 * time.Millisecond}
+	tok := e.Token("client-a")
+	w := &kafka.Writer{Addr: kafka.TCP(e.Svc.Broker.Addrs()...), Balancer: &kafka.Hash{}, BatchTimeout: 5 * time.Millisecond}
 	defer w.Close()
 	publish := func(biz uuid.UUID, typ string, payload any) {
 		evt, err := events.New(events.TopicInvoicing, typ, "acct/customers-invoices", biz, payload)
@@ -205,11 +205,11 @@ func TestInvoicingEventsPostThroughTheBroker(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor("the late business's entry", func() bool {
-		resp, err := e.http.Test(req("GET", base(late)+"/ledger/balances", tok, nil), -1)
+		resp, err := e.HTTP.Test(req("GET", base(late)+"/ledger/balances", tok, nil), -1)
 		return err == nil && resp.StatusCode == 200 && e.balances(late, tok, "")["ACCOUNTS_RECEIVABLE"] == 999
 	})
 	var dead int
-	if err := e.db.NewRaw("SELECT count(*) FROM dead_letters").Scan(ctx, &dead); err != nil || dead != 0 {
+	if err := e.DB.NewRaw("SELECT count(*) FROM dead_letters").Scan(ctx, &dead); err != nil || dead != 0 {
 		t.Fatalf("dead letters: %d %v", dead, err)
 	}
 }
@@ -223,8 +223,8 @@ func TestBillsEventsPostThroughTheBroker(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	bid := e.business("client-a", "US")
-	tok := e.token("client-a")
-	w := &kafka.Writer{Addr: kafka.TCP(e.svc.Broker.Addrs()...), Balancer: &kafka.Hash{}, BatchTimeout: 5 * time.Millisecond}
+	tok := e.Token("client-a")
+	w := &kafka.Writer{Addr: kafka.TCP(e.Svc.Broker.Addrs()...), Balancer: &kafka.Hash{}, BatchTimeout: 5 * time.Millisecond}
 	defer w.Close()
 	publish := func(typ string, payload any) {
 		t.Helper()
@@ -278,7 +278,7 @@ func TestBillsEventsPostThroughTheBroker(t *testing.T) {
 		EntryType: "BILL", EntryAt: at}})
 	waitFor("the voided bill", map[string]int64{"ACCOUNTS_PAYABLE": -10000, "RENT": -10000, "UTILITIES": 0})
 	var dead int
-	if err := e.db.NewRaw("SELECT count(*) FROM dead_letters").Scan(ctx, &dead); err != nil || dead != 0 {
+	if err := e.DB.NewRaw("SELECT count(*) FROM dead_letters").Scan(ctx, &dead); err != nil || dead != 0 {
 		t.Fatalf("dead letters: %d %v", dead, err)
 	}
 }

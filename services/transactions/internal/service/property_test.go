@@ -39,7 +39,7 @@ type modelLine struct {
 // signed amounts sum to zero.
 func TestLedgerInvariants(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	rng := rand.New(rand.NewPCG(2026, 7))
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	businesses := []uuid.UUID{e.business("client-a", "US"), e.business("client-a", "CA")}
@@ -50,10 +50,10 @@ func TestLedgerInvariants(t *testing.T) {
 		models[bid] = &model{lines: map[uuid.UUID][]modelLine{}, reversed: map[uuid.UUID]bool{}}
 		// A few accounts of the business's own, so the chart is not only the default one.
 		for i := range 3 {
-			e.do(req("POST", base(bid)+"/ledger/accounts", tok, map[string]any{
+			e.Do(req("POST", base(bid)+"/ledger/accounts", tok, map[string]any{
 				"name": fmt.Sprintf("Custom %d", i), "account_type": "EXPENSE", "parent_id": stable("OPERATING_EXPENSES")}), 201)
 		}
-		roots, err := e.s.Ledger.Chart(context.Background(), bid)
+		roots, err := e.S.Ledger.Chart(context.Background(), bid)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +80,7 @@ func TestLedgerInvariants(t *testing.T) {
 			}
 			if len(candidates) > 0 {
 				id := candidates[rng.IntN(len(candidates))]
-				rev := data(e.do(req("POST", base(bid)+"/ledger/entries/"+id.String()+"/reverse", tok, nil), 201))
+				rev := data(e.Do(req("POST", base(bid)+"/ledger/entries/"+id.String()+"/reverse", tok, nil), 201))
 				revID := uuid.MustParse(rev["id"].(string))
 				for _, l := range m.lines[id] {
 					m.lines[revID] = append(m.lines[revID], modelLine{account: l.account, signed: -l.signed, at: l.at})
@@ -130,7 +130,7 @@ func TestLedgerInvariants(t *testing.T) {
 			id = uuid.MustParse(j["entry_id"].(string))
 		} else { // through the posting API, as a bank categorization would
 			err := e.inTx(func(ctx context.Context) error {
-				posted, err := e.s.Ledger.PostEntry(ctx, bid, app.NewEntry{
+				posted, err := e.S.Ledger.PostEntry(ctx, bid, app.NewEntry{
 					EntryType: domain.EntryBank, Agent: domain.AgentServiceAuto, EntryAt: at,
 					Source: domain.Source{Type: "BANK_TRANSACTION", ID: uuid.NewString()}, Lines: lines,
 				})
@@ -154,7 +154,7 @@ func TestLedgerInvariants(t *testing.T) {
 	ctx := context.Background()
 	t.Run("every entry balances", func(t *testing.T) {
 		var bad []string
-		err := e.db.NewRaw(`SELECT e.id::text FROM ledger_entries e LEFT JOIN ledger_lines l ON l.entry_id = e.id
+		err := e.DB.NewRaw(`SELECT e.id::text FROM ledger_entries e LEFT JOIN ledger_lines l ON l.entry_id = e.id
 			GROUP BY e.id
 			HAVING count(l.id) < 2
 			    OR coalesce(sum(l.amount) FILTER (WHERE l.direction = 'DEBIT'), 0)
@@ -172,7 +172,7 @@ func TestLedgerInvariants(t *testing.T) {
 			Debits     int64     `bun:"debits"`
 			Credits    int64     `bun:"credits"`
 		}
-		err := e.db.NewRaw(`SELECT business_id,
+		err := e.DB.NewRaw(`SELECT business_id,
 			sum(amount) FILTER (WHERE direction = 'DEBIT') AS debits, sum(amount) FILTER (WHERE direction = 'CREDIT') AS credits
 			FROM ledger_lines GROUP BY business_id`).Scan(ctx, &rows)
 		if err != nil {
@@ -216,7 +216,7 @@ func TestLedgerInvariants(t *testing.T) {
 	})
 	t.Run("one event per entry, each summing to zero", func(t *testing.T) {
 		var rows [][]byte
-		if err := e.db.NewRaw("SELECT data FROM outbox WHERE type = ?", events.TypeLedgerEntryPosted).Scan(ctx, &rows); err != nil {
+		if err := e.DB.NewRaw("SELECT data FROM outbox WHERE type = ?", events.TypeLedgerEntryPosted).Scan(ctx, &rows); err != nil {
 			t.Fatal(err)
 		}
 		seen := map[uuid.UUID]bool{}

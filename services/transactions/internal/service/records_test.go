@@ -111,7 +111,7 @@ func uploadReq(path, token, name, content, documentType string) *http.Request {
 
 // storedObjects counts the objects under the storage directory.
 func (e *receiptEnv) storedObjects() int {
-	e.t.Helper()
+	e.T.Helper()
 	n := 0
 	err := filepath.WalkDir(e.dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -123,7 +123,7 @@ func (e *receiptEnv) storedObjects() int {
 		return nil
 	})
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	return n
 }
@@ -158,11 +158,11 @@ func docIDs(d map[string]any) []string {
 
 func TestRecordTransactionWithReceipts(t *testing.T) {
 	e := newReceiptEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a", "US")
 	acct := e.customAccount(bid, tok, map[string]any{"account_name": "Cash box", "account_type": "DEPOSITORY"}, 201)["id"].(string)
 
-	d := data(e.do(multipartReq("POST", recordPath(bid, acct), tok, map[string]any{
+	d := data(e.Do(multipartReq("POST", recordPath(bid, acct), tok, map[string]any{
 		"amount": 4250, "direction": "DEBIT", "date": "2026-03-04", "description": "Team lunch", "memo": "Q1",
 		"categorization": map[string]any{"type": "Category", "category": stable("MEALS")},
 		"tags":           []any{map[string]any{"key": "project", "value": "apollo"}},
@@ -176,9 +176,9 @@ func TestRecordTransactionWithReceipts(t *testing.T) {
 	}
 	// A read of the transaction (tags and documents in the same statement)
 	// and a page of the listing (batched loads) agree with the answer.
-	read := data(e.do(req("GET", base(bid)+"/bank-transactions/"+d["id"].(string), tok, nil), 200))
+	read := data(e.Do(req("GET", base(bid)+"/bank-transactions/"+d["id"].(string), tok, nil), 200))
 	var listed map[string]any
-	for _, it := range e.do(req("GET", base(bid)+"/bank-transactions", tok, nil), 200)["data"].([]any) {
+	for _, it := range e.Do(req("GET", base(bid)+"/bank-transactions", tok, nil), 200)["data"].([]any) {
 		if m := it.(map[string]any); m["id"] == d["id"] {
 			listed = m
 		}
@@ -196,14 +196,14 @@ func TestRecordTransactionWithReceipts(t *testing.T) {
 		t.Fatalf("MEALS balance = %d", b["MEALS"])
 	}
 	var key string
-	if err := e.db.NewRaw("SELECT storage_key FROM bank_transaction_documents WHERE id = ?", ids[0]).Scan(context.Background(), &key); err != nil {
+	if err := e.DB.NewRaw("SELECT storage_key FROM bank_transaction_documents WHERE id = ?", ids[0]).Scan(context.Background(), &key); err != nil {
 		t.Fatal(err)
 	}
 	if want := bid.String() + "/receipts/" + txnID + "/" + ids[0]; key != want {
 		t.Fatalf("storage key = %s, want %s", key, want)
 	}
 
-	docs := data(e.do(req("GET", base(bid)+"/bank-transactions/"+txnID+"/documents?content_disposition=ATTACHMENT", tok, nil), 200))
+	docs := data(e.Do(req("GET", base(bid)+"/bank-transactions/"+txnID+"/documents?content_disposition=ATTACHMENT", tok, nil), 200))
 	urls := docs["documentUrls"].([]any)
 	if docs["type"] != "Document_Storage_Urls" || len(urls) != 2 {
 		t.Fatalf("documents = %v", docs)
@@ -220,8 +220,8 @@ func TestRecordTransactionWithReceipts(t *testing.T) {
 	// The same external_id twice answers the first transaction and keeps no file.
 	before := e.storedObjects()
 	x := map[string]any{"external_id": "rec-1", "amount": 100, "direction": "DEBIT", "date": "2026-03-05"}
-	one := data(e.do(multipartReq("POST", recordPath(bid, acct), tok, x, file{"a.png", "a"}), 201))
-	two := data(e.do(multipartReq("POST", recordPath(bid, acct), tok, x, file{"b.png", "b"}), 201))
+	one := data(e.Do(multipartReq("POST", recordPath(bid, acct), tok, x, file{"a.png", "a"}), 201))
+	two := data(e.Do(multipartReq("POST", recordPath(bid, acct), tok, x, file{"b.png", "b"}), 201))
 	if one["id"] != two["id"] || len(docIDs(two)) != 1 || e.storedObjects() != before+1 {
 		t.Fatalf("retried record: %v vs %v, objects %d -> %d", one["id"], two["id"], before, e.storedObjects())
 	}
@@ -229,7 +229,7 @@ func TestRecordTransactionWithReceipts(t *testing.T) {
 
 func TestRecordTransactionRefusals(t *testing.T) {
 	e := newReceiptEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a", "US")
 	other := e.business("client-b", "US")
 	acct := e.customAccount(bid, tok, map[string]any{"account_name": "Cash", "account_type": "DEPOSITORY"}, 201)["id"].(string)
@@ -246,12 +246,12 @@ func TestRecordTransactionRefusals(t *testing.T) {
 			file{"1", "x"}, file{"2", "x"}, file{"3", "x"}, file{"4", "x"}, file{"5", "x"}, file{"6", "x"}), 400, "TooManyFiles"},
 		{"duplicate filename", multipartReq("POST", recordPath(bid, acct), tok, valid, file{"a", "x"}, file{"a", "y"}), 400, "DuplicateFilename"},
 		{"unknown custom account", multipartReq("POST", recordPath(bid, uuid.NewString()), tok, valid, file{"a", "x"}), 404, "CustomAccountNotFound"},
-		{"another business's account", multipartReq("POST", recordPath(other, acct), e.token("client-b"), valid, file{"a", "x"}), 404, "CustomAccountNotFound"},
+		{"another business's account", multipartReq("POST", recordPath(other, acct), e.Token("client-b"), valid, file{"a", "x"}), 404, "CustomAccountNotFound"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := e.with(t)
-			e.doInvalid(tt.rq, tt.status, tt.enum)
+			e.DoInvalid(tt.rq, tt.status, tt.enum)
 			if n := e.storedObjects(); n != 0 {
 				t.Fatalf("%d objects left in storage", n)
 			}
@@ -261,16 +261,16 @@ func TestRecordTransactionRefusals(t *testing.T) {
 
 func TestUpdateRecordedTransaction(t *testing.T) {
 	e := newReceiptEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a", "US")
 	acct := e.customAccount(bid, tok, map[string]any{"account_name": "Cash", "account_type": "DEPOSITORY"}, 201)["id"].(string)
 	record := func(amount int, files ...file) map[string]any {
-		return data(e.do(multipartReq("POST", recordPath(bid, acct), tok, map[string]any{
+		return data(e.Do(multipartReq("POST", recordPath(bid, acct), tok, map[string]any{
 			"amount": amount, "direction": "DEBIT", "date": "2026-03-04", "description": "Supplies", "memo": "m1",
 		}, files...), 201))
 	}
 	patch := func(txn string, body any, want int, files ...file) map[string]any {
-		return data(e.do(multipartReq("PATCH", patchPath(bid, acct, txn), tok, body, files...), want))
+		return data(e.Do(multipartReq("PATCH", patchPath(bid, acct, txn), tok, body, files...), want))
 	}
 
 	t.Run("omitted properties stay unchanged", func(t *testing.T) {
@@ -288,7 +288,7 @@ func TestUpdateRecordedTransaction(t *testing.T) {
 	t.Run("customer and vendor links are kept, cleared by null, published", func(t *testing.T) {
 		e := e.with(t)
 		customer, vendor := uuid.Must(uuid.NewV7()).String(), uuid.Must(uuid.NewV7()).String()
-		d := data(e.do(multipartReq("POST", recordPath(bid, acct), tok, map[string]any{
+		d := data(e.Do(multipartReq("POST", recordPath(bid, acct), tok, map[string]any{
 			"amount": 900, "direction": "CREDIT", "date": "2026-03-05", "description": "Deposit",
 			"customer_id": customer, "customer_external_id": "cus-7", "vendor_external_id": "ven-2",
 		}), 201))
@@ -300,7 +300,7 @@ func TestUpdateRecordedTransaction(t *testing.T) {
 		if d["customer_id"] != nil || d["customer_external_id"] != "cus-7" || d["vendor_id"] != vendor || d["vendor_external_id"] != "ven-2" {
 			t.Fatalf("patched links = %v %v %v %v", d["customer_id"], d["customer_external_id"], d["vendor_id"], d["vendor_external_id"])
 		}
-		got := data(e.do(req("GET", base(bid)+"/bank-transactions/"+id, tok, nil), 200))
+		got := data(e.Do(req("GET", base(bid)+"/bank-transactions/"+id, tok, nil), 200))
 		if got["vendor_id"] != vendor || got["customer_id"] != nil {
 			t.Fatalf("read back links = %v %v", got["customer_id"], got["vendor_id"])
 		}
@@ -320,7 +320,7 @@ func TestUpdateRecordedTransaction(t *testing.T) {
 		if len(got) != 2 || got[0] != ids[1] || slices.Contains(got, ids[0]) {
 			t.Fatalf("document_ids = %v (had %v)", got, ids)
 		}
-		docs := data(e.do(req("GET", base(bid)+"/bank-transactions/"+id+"/documents", tok, nil), 200))["documentUrls"].([]any)
+		docs := data(e.Do(req("GET", base(bid)+"/bank-transactions/"+id+"/documents", tok, nil), 200))["documentUrls"].([]any)
 		names := []string{}
 		for _, u := range docs {
 			names = append(names, u.(map[string]any)["fileName"].(string))
@@ -375,11 +375,11 @@ func TestUpdateRecordedTransaction(t *testing.T) {
 	t.Run("amount change of a split that no longer adds up is refused", func(t *testing.T) {
 		e := e.with(t)
 		id := record(1000)["id"].(string)
-		e.do(req("PUT", base(bid)+"/bank-transactions/"+id+"/categorize", tok, map[string]any{"type": "Split", "entries": []any{
+		e.Do(req("PUT", base(bid)+"/bank-transactions/"+id+"/categorize", tok, map[string]any{"type": "Split", "entries": []any{
 			map[string]any{"category": stable("MEALS"), "amount": 400},
 			map[string]any{"category": stable("TRAVEL"), "amount": 600},
 		}}), 200)
-		e.doInvalid(multipartReq("PATCH", patchPath(bid, acct, id), tok, map[string]any{"amount": 900}), 400, "")
+		e.DoInvalid(multipartReq("PATCH", patchPath(bid, acct, id), tok, map[string]any{"amount": 900}), 400, "")
 		d := patch(id, map[string]any{"date": "2026-04-01"}, 200)
 		if cents(d["amount"]) != 1000 || d["categorization_status"] != "SPLIT" || e.liveEntries(bid, id) != 1 {
 			t.Fatalf("after refused amount change and date change: %v", d)
@@ -410,18 +410,18 @@ func TestUpdateRecordedTransaction(t *testing.T) {
 			{"unknown custom account", multipartReq("PATCH", patchPath(bid, uuid.NewString(), id), tok, map[string]any{"memo": "x"}), 404, "CustomAccountNotFound"},
 			{"unknown transaction", multipartReq("PATCH", patchPath(bid, acct, uuid.NewString()), tok, map[string]any{"memo": "x"}), 404, "RecordedTransactionNotFound"},
 			{"transaction of another custom account", multipartReq("PATCH", patchPath(bid, otherAcct, id), tok, map[string]any{"memo": "x"}, file{"z", "z"}), 404, "RecordedTransactionNotFound"},
-			{"another business", multipartReq("PATCH", patchPath(otherBiz, acct, id), e.token("client-b"), map[string]any{"memo": "x"}), 404, "CustomAccountNotFound"},
+			{"another business", multipartReq("PATCH", patchPath(otherBiz, acct, id), e.Token("client-b"), map[string]any{"memo": "x"}), 404, "CustomAccountNotFound"},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				e := e.with(t)
-				e.doInvalid(tt.rq, tt.status, tt.enum)
+				e.DoInvalid(tt.rq, tt.status, tt.enum)
 				if n := e.storedObjects(); n != before {
 					t.Fatalf("objects %d -> %d: a failed request left files", before, n)
 				}
 			})
 		}
-		got, err := e.s.Banking.BankTransaction(context.Background(), bid, uuid.MustParse(id))
+		got, err := e.S.Banking.BankTransaction(context.Background(), bid, uuid.MustParse(id))
 		if err != nil || got.Memo == nil || *got.Memo != "m1" || len(got.DocumentIDs) != 1 {
 			t.Fatalf("after refusals: %+v %v", got, err)
 		}
@@ -430,24 +430,24 @@ func TestUpdateRecordedTransaction(t *testing.T) {
 
 func TestDocuments(t *testing.T) {
 	e := newReceiptEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a", "US")
-	otherTok := e.token("client-b")
+	otherTok := e.Token("client-b")
 	other := e.business("client-b", "US")
 	acct := e.customAccount(bid, tok, map[string]any{"account_name": "Cash", "account_type": "DEPOSITORY"}, 201)["id"].(string)
 	txn := e.customTxns(bid, tok, acct, []any{map[string]any{"amount": 900, "direction": "DEBIT", "date": "2026-02-01"}}, 201)[0].(map[string]any)["id"].(string)
 	docsPath := base(bid) + "/bank-transactions/" + txn + "/documents"
 
-	doc := data(e.do(uploadReq(docsPath, tok, "invoice.pdf", "PDF!", "RECEIPT"), 201))
+	doc := data(e.Do(uploadReq(docsPath, tok, "invoice.pdf", "PDF!", "RECEIPT"), 201))
 	if doc["file_name"] != "invoice.pdf" || doc["document_type"] != "RECEIPT" {
 		t.Fatalf("document = %v", doc)
 	}
 	docID := doc["id"].(string)
-	got, err := e.s.Banking.BankTransaction(context.Background(), bid, uuid.MustParse(txn))
+	got, err := e.S.Banking.BankTransaction(context.Background(), bid, uuid.MustParse(txn))
 	if err != nil || len(got.DocumentIDs) != 1 || got.DocumentIDs[0].String() != docID {
 		t.Fatalf("transaction documents = %v %v", got.DocumentIDs, err)
 	}
-	urls := data(e.do(req("GET", docsPath, tok, nil), 200))["documentUrls"].([]any)
+	urls := data(e.Do(req("GET", docsPath, tok, nil), 200))["documentUrls"].([]any)
 	if len(urls) != 1 {
 		t.Fatalf("urls = %v", urls)
 	}
@@ -455,36 +455,36 @@ func TestDocuments(t *testing.T) {
 		t.Fatalf("download = %d %q", status, body)
 	}
 
-	e.doInvalid(req("GET", base(other)+"/bank-transactions/"+txn+"/documents", otherTok, nil), 404, "BankTransactionNotFound")
-	e.doInvalid(uploadReq(base(other)+"/bank-transactions/"+txn+"/documents", otherTok, "x.pdf", "x", ""), 404, "BankTransactionNotFound")
-	e.doInvalid(req("POST", base(other)+"/bank-transactions/"+txn+"/documents/"+docID+"/archive", otherTok, nil), 404, "BankTransactionNotFound")
-	e.doInvalid(req("POST", docsPath+"/"+uuid.NewString()+"/archive", tok, nil), 404, "DocumentNotFound")
-	e.doInvalid(req("GET", docsPath+"?content_disposition=SIDEWAYS", tok, nil), 400, "")
+	e.DoInvalid(req("GET", base(other)+"/bank-transactions/"+txn+"/documents", otherTok, nil), 404, "BankTransactionNotFound")
+	e.DoInvalid(uploadReq(base(other)+"/bank-transactions/"+txn+"/documents", otherTok, "x.pdf", "x", ""), 404, "BankTransactionNotFound")
+	e.DoInvalid(req("POST", base(other)+"/bank-transactions/"+txn+"/documents/"+docID+"/archive", otherTok, nil), 404, "BankTransactionNotFound")
+	e.DoInvalid(req("POST", docsPath+"/"+uuid.NewString()+"/archive", tok, nil), 404, "DocumentNotFound")
+	e.DoInvalid(req("GET", docsPath+"?content_disposition=SIDEWAYS", tok, nil), 400, "")
 
 	rq := req("POST", docsPath+"/"+docID+"/archive", tok, nil)
-	if resp, _ := e.v.Do(t, e.http, rq); resp.StatusCode != 204 {
+	if resp, _ := e.V.Do(t, e.HTTP, rq); resp.StatusCode != 204 {
 		t.Fatalf("archive status = %d", resp.StatusCode)
 	}
-	if urls := data(e.do(req("GET", docsPath, tok, nil), 200))["documentUrls"].([]any); len(urls) != 0 {
+	if urls := data(e.Do(req("GET", docsPath, tok, nil), 200))["documentUrls"].([]any); len(urls) != 0 {
 		t.Fatalf("archived document still listed: %v", urls)
 	}
 }
 
 func TestReceiptsWithoutStorage(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a", "US")
 	acct := e.customAccount(bid, tok, map[string]any{"account_name": "Cash", "account_type": "DEPOSITORY"}, 201)["id"].(string)
 	valid := map[string]any{"amount": 100, "direction": "DEBIT", "date": "2026-03-04"}
 	// 5xx error objects carry no error_enum (pkg/apperr): the type and the
 	// description say it.
-	m := e.doInvalid(multipartReq("POST", recordPath(bid, acct), tok, valid, file{"a.png", "a"}), 503, "")
+	m := e.DoInvalid(multipartReq("POST", recordPath(bid, acct), tok, valid, file{"a.png", "a"}), 503, "")
 	if m["type"] != "Unavailable" || m["description"] != "receipt storage is not configured" {
 		t.Fatalf("error = %v", m)
 	}
 	// Without files a transaction is still recorded.
-	d := data(e.do(multipartReq("POST", recordPath(bid, acct), tok, valid), 201))
-	e.doInvalid(req("GET", base(bid)+"/bank-transactions/"+d["id"].(string)+"/documents", tok, nil), 503, "")
+	d := data(e.Do(multipartReq("POST", recordPath(bid, acct), tok, valid), 201))
+	e.DoInvalid(req("GET", base(bid)+"/bank-transactions/"+d["id"].(string)+"/documents", tok, nil), 503, "")
 	if n := e.countRows("bank_transactions"); n != 1 {
 		t.Fatalf("bank_transactions = %d, want 1", n)
 	}

@@ -14,17 +14,17 @@ func TestCategorizationRules(t *testing.T) {
 	e := newEnv(t)
 	s := e.bankSetup("client-a", "US")
 	path := base(s.bid) + "/categorization-rules"
-	broad := data(e.do(req("POST", path, s.tok, map[string]any{
+	broad := data(e.Do(req("POST", path, s.tok, map[string]any{
 		"name": "coffee", "counterparty": map[string]any{"match": "CONTAINS", "pattern": "cafe"}, "category": stable("MEALS"),
 	}), 201))
-	narrow := data(e.do(req("POST", path, s.tok, map[string]any{
+	narrow := data(e.Do(req("POST", path, s.tok, map[string]any{
 		"direction": "DEBIT", "counterparty": map[string]any{"match": "REGEX", "pattern": "^cafe nero"},
 		"amount_min": 1000, "category": stable("OFFICE_EXPENSES"),
 	}), 201))
 	if broad["category"].(map[string]any)["stable_name"] != "MEALS" || narrow["direction"] != "DEBIT" || cents(narrow["amount_min"]) != 1000 {
 		t.Fatalf("rules = %v / %v", broad, narrow)
 	}
-	list := e.do(req("GET", path, s.tok, nil), 200)["data"].([]any)
+	list := e.Do(req("GET", path, s.tok, nil), 200)["data"].([]any)
 	if len(list) != 2 || list[0].(map[string]any)["id"] != narrow["id"] {
 		t.Fatalf("list = %v (the most specific first)", list)
 	}
@@ -39,7 +39,7 @@ func TestCategorizationRules(t *testing.T) {
 		want := []string{"OFFICE_EXPENSES", "MEALS", ""}
 		for i, r := range rows {
 			id := r.(map[string]any)["id"].(string)
-			got := data(e.do(req("GET", base(s.bid)+"/bank-transactions/"+id, s.tok, nil), 200))
+			got := data(e.Do(req("GET", base(s.bid)+"/bank-transactions/"+id, s.tok, nil), 200))
 			if want[i] == "" {
 				if got["categorization_status"] != "READY_FOR_INPUT" || e.liveEntries(s.bid, id) != 1 {
 					t.Fatalf("unmatched transaction = %v", got)
@@ -57,21 +57,21 @@ func TestCategorizationRules(t *testing.T) {
 
 	t.Run("invalid", func(t *testing.T) {
 		e := e.with(t)
-		e.doInvalid(req("POST", path, s.tok, map[string]any{"counterparty": map[string]any{"match": "REGEX", "pattern": "("}, "category": stable("MEALS")}), 400, banking.EnumInvalidRule)
-		e.doInvalid(req("POST", path, s.tok, map[string]any{"amount_min": 500, "amount_max": 100, "category": stable("MEALS")}), 400, banking.EnumInvalidRule)
-		e.doInvalid(req("POST", path, s.tok, map[string]any{"direction": "DEBIT", "category": stable("NO_SUCH_ACCOUNT")}), 400, domain.EnumUnknownAccount)
-		e.doInvalid(req("DELETE", path+"/"+uuid.NewString(), s.tok, nil), 404, app.EnumRuleNotFound)
+		e.DoInvalid(req("POST", path, s.tok, map[string]any{"counterparty": map[string]any{"match": "REGEX", "pattern": "("}, "category": stable("MEALS")}), 400, banking.EnumInvalidRule)
+		e.DoInvalid(req("POST", path, s.tok, map[string]any{"amount_min": 500, "amount_max": 100, "category": stable("MEALS")}), 400, banking.EnumInvalidRule)
+		e.DoInvalid(req("POST", path, s.tok, map[string]any{"direction": "DEBIT", "category": stable("NO_SUCH_ACCOUNT")}), 400, domain.EnumUnknownAccount)
+		e.DoInvalid(req("DELETE", path+"/"+uuid.NewString(), s.tok, nil), 404, app.EnumRuleNotFound)
 		other := e.business("client-a", "US")
-		e.doInvalid(req("DELETE", base(other)+"/categorization-rules/"+broad["id"].(string), s.tok, nil), 404, app.EnumRuleNotFound)
+		e.DoInvalid(req("DELETE", base(other)+"/categorization-rules/"+broad["id"].(string), s.tok, nil), 404, app.EnumRuleNotFound)
 	})
 
 	t.Run("delete", func(t *testing.T) {
 		e := e.with(t)
-		resp, _ := e.v.Do(t, e.http, req("DELETE", path+"/"+broad["id"].(string), s.tok, nil))
+		resp, _ := e.V.Do(t, e.HTTP, req("DELETE", path+"/"+broad["id"].(string), s.tok, nil))
 		if resp.StatusCode != 204 {
 			t.Fatalf("status %d", resp.StatusCode)
 		}
-		if list := e.do(req("GET", path, s.tok, nil), 200)["data"].([]any); len(list) != 1 {
+		if list := e.Do(req("GET", path, s.tok, nil), 200)["data"].([]any); len(list) != 1 {
 			t.Fatalf("%d rules left", len(list))
 		}
 	})

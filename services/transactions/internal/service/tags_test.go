@@ -16,13 +16,13 @@ func TestBankTransactionTags(t *testing.T) {
 	foreign := other.txn(300, "DEBIT", "2026-02-03")
 	path := base(s.bid) + "/bank-transactions/tags"
 	tagsOf := func(e *env, id string) []any {
-		e.t.Helper()
-		return data(e.do(req("GET", base(s.bid)+"/bank-transactions/"+id, s.tok, nil), 200))["transaction_tags"].([]any)
+		e.T.Helper()
+		return data(e.Do(req("GET", base(s.bid)+"/bank-transactions/"+id, s.tok, nil), 200))["transaction_tags"].([]any)
 	}
 
 	body := map[string]any{"transaction_ids": []any{a, b}, "key_values": []any{
 		map[string]any{"key": "project", "value": "alpha"}, map[string]any{"key": "dept", "value": "ops"}}}
-	m := e.do(req("POST", path, s.tok, body), 200)
+	m := e.Do(req("POST", path, s.tok, body), 200)
 	added := data(m)["tags"].([]any)
 	if len(added) != 4 || len(m["tags"].([]any)) != 4 || data(m)["type"] != "Bank_Transaction_Tags" {
 		t.Fatalf("answer = %v", m)
@@ -31,7 +31,7 @@ func TestBankTransactionTags(t *testing.T) {
 		t.Fatal("tags not on the transactions")
 	}
 	// Tagging again adds nothing and changes no version.
-	if again := data(e.do(req("POST", path, s.tok, body), 200))["tags"].([]any); len(again) != 0 {
+	if again := data(e.Do(req("POST", path, s.tok, body), 200))["tags"].([]any); len(again) != 0 {
 		t.Fatalf("re-tagging added %d", len(again))
 	}
 	if v := e.txnSnapshots(s.bid)[a].Version; v != 2 {
@@ -40,7 +40,7 @@ func TestBankTransactionTags(t *testing.T) {
 
 	t.Run("listing filters by the new tag", func(t *testing.T) {
 		e := e.with(t)
-		list := e.do(req("GET", base(s.bid)+"/bank-transactions?tag_key=project&tag_values=alpha", s.tok, nil), 200)["data"].([]any)
+		list := e.Do(req("GET", base(s.bid)+"/bank-transactions?tag_key=project&tag_values=alpha", s.tok, nil), 200)["data"].([]any)
 		if len(list) != 2 {
 			t.Fatalf("%d tagged transactions listed", len(list))
 		}
@@ -54,7 +54,7 @@ func TestBankTransactionTags(t *testing.T) {
 				projectOnA = tg.(map[string]any)["id"].(string)
 			}
 		}
-		removed := data(e.do(req("DELETE", path, s.tok, map[string]any{"tag_ids": []any{projectOnA, uuid.NewString()}}), 200))["tags"].([]any)
+		removed := data(e.Do(req("DELETE", path, s.tok, map[string]any{"tag_ids": []any{projectOnA, uuid.NewString()}}), 200))["tags"].([]any)
 		if len(removed) != 1 || removed[0].(map[string]any)["id"] != projectOnA {
 			t.Fatalf("removed %v", removed)
 		}
@@ -69,7 +69,7 @@ func TestBankTransactionTags(t *testing.T) {
 		for _, tg := range tagsOf(e, b) {
 			dept = tg.(map[string]any)["id"].(string)
 		}
-		if r := data(e.do(req("DELETE", base(other.bid)+"/bank-transactions/tags", s.tok, map[string]any{"tag_ids": []any{dept}}), 200))["tags"].([]any); len(r) != 0 {
+		if r := data(e.Do(req("DELETE", base(other.bid)+"/bank-transactions/tags", s.tok, map[string]any{"tag_ids": []any{dept}}), 200))["tags"].([]any); len(r) != 0 {
 			t.Fatal("another business removed a tag")
 		}
 	})
@@ -88,13 +88,13 @@ func TestBankTransactionTags(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				e := e.with(t)
 				before := e.counts()
-				e.doInvalid(req("POST", path, s.tok, tt.body), tt.status, tt.enum)
+				e.DoInvalid(req("POST", path, s.tok, tt.body), tt.status, tt.enum)
 				if e.counts() != before {
 					t.Fatal("a refused request wrote rows")
 				}
 			})
 		}
 		e := e.with(t)
-		e.doInvalid(req("DELETE", path, s.tok, map[string]any{"tag_ids": []any{}}), 400, "")
+		e.DoInvalid(req("DELETE", path, s.tok, map[string]any{"tag_ids": []any{}}), 400, "")
 	})
 }

@@ -14,13 +14,13 @@ import (
 // business (of the same client) under the right business are 404 too.
 func TestCrossTenant(t *testing.T) {
 	e := newEnv(t)
-	owner := e.token("client-a")
+	owner := e.Token("client-a")
 	bid := e.business("client-a", "US")
 	mine := e.business("client-a", "US") // the same client's other business
 	j := e.post(bid, owner, map[string]any{"line_items": []any{line(stable("CASH"), 10, "DEBIT"), line(stable("SALES"), 10, "CREDIT")}}, 201)
 	entry := j["entry_id"].(string)
 	account := domain.DefaultAccountID(bid, "SALES").String()
-	custom := data(e.do(req("POST", base(bid)+"/custom-accounts", owner, map[string]any{"account_name": "Box", "account_type": "DEPOSITORY"}), 201))["id"].(string)
+	custom := data(e.Do(req("POST", base(bid)+"/custom-accounts", owner, map[string]any{"account_name": "Box", "account_type": "DEPOSITORY"}), 201))["id"].(string)
 	txn := e.customTxns(bid, owner, custom, []any{map[string]any{"amount": 5, "direction": "DEBIT", "date": "2026-01-01"}}, 201)[0].(map[string]any)["id"].(string)
 	b := base(bid)
 	routes := []struct {
@@ -53,16 +53,16 @@ func TestCrossTenant(t *testing.T) {
 		{"POST", b + "/custom-accounts/" + custom + "/transactions", map[string]any{"transactions": []any{map[string]any{"amount": 1, "direction": "DEBIT", "date": "2026-01-01"}}}},
 	}
 	strangers := map[string]string{
-		"another client's platform token":   e.token("client-b"),
-		"a business token of another one":   e.svc.Tokens.Business(t, "client-a", mine),
-		"the other client's business token": e.svc.Tokens.Business(t, "client-b", e.business("client-b", "US")),
+		"another client's platform token":   e.Token("client-b"),
+		"a business token of another one":   e.Svc.Tokens.Business(t, "client-a", mine),
+		"the other client's business token": e.Svc.Tokens.Business(t, "client-b", e.business("client-b", "US")),
 	}
 	before := e.counts()
 	for who, tok := range strangers {
 		for _, r := range routes {
 			t.Run(who+" "+r.method+" "+r.path[len(b):], func(t *testing.T) {
 				e := e.with(t)
-				m := e.doInvalid(req(r.method, r.path, tok, r.body), 404, "BusinessNotFound")
+				m := e.DoInvalid(req(r.method, r.path, tok, r.body), 404, "BusinessNotFound")
 				if m["type"] != "NotFound" {
 					t.Fatalf("error = %v", m)
 				}
@@ -73,7 +73,7 @@ func TestCrossTenant(t *testing.T) {
 		t.Fatal("a refused request wrote rows")
 	}
 	var name string
-	if err := e.db.NewRaw("SELECT name FROM ledger_accounts WHERE id = ?", account).Scan(context.Background(), &name); err != nil || name != "Sales" {
+	if err := e.DB.NewRaw("SELECT name FROM ledger_accounts WHERE id = ?", account).Scan(context.Background(), &name); err != nil || name != "Sales" {
 		t.Fatalf("account renamed to %q (%v)", name, err)
 	}
 
@@ -90,9 +90,9 @@ func TestCrossTenant(t *testing.T) {
 		{"GET", other + "/ledger/entries/" + entry, nil, domain.EnumEntryNotFound},
 		{"POST", other + "/ledger/entries/" + entry + "/reverse", nil, domain.EnumEntryNotFound},
 	} {
-		e.doInvalid(req(r.method, r.path, owner, r.body), 404, r.enum)
+		e.DoInvalid(req(r.method, r.path, owner, r.body), 404, r.enum)
 	}
-	if list := e.do(req("GET", other+"/ledger/entries", owner, nil), 200)["data"].([]any); len(list) != 0 {
+	if list := e.Do(req("GET", other+"/ledger/entries", owner, nil), 200)["data"].([]any); len(list) != 0 {
 		t.Fatalf("the other business lists %d entries", len(list))
 	}
 	if e.balances(mine, owner, "")["CASH"] != 0 {
