@@ -85,17 +85,18 @@ func Run[S any](t *testing.T, k Kind, start func(t *testing.T) *servicetest.Env[
 }
 
 // keys are the keys every answer has.
-func (s suite[S]) keys() []string {
+func (k Kind) keys() []string {
 	return append([]string{"type", "id", "external_id", "individual_name", "company_name", "email", "mobile_phone",
 		"office_phone", "address_string", "memo", "notes", "status", "transaction_tags", "created_at", "updated_at", "archived_at"},
-		s.k.ExtraKeys...)
+		k.ExtraKeys...)
 }
 
-// checkShape fails unless c has every key (and no other), the kind's
-// type, notes equal to memo and archived_at set exactly when archived.
-func (s suite[S]) checkShape(t *testing.T, c map[string]any) {
+// CheckShape fails unless c, an answer's counterparty, has every key (and
+// no other), the kind's type, notes equal to memo and archived_at set
+// exactly when archived.
+func (k Kind) CheckShape(t *testing.T, c map[string]any) {
 	t.Helper()
-	keys := s.keys()
+	keys := k.keys()
 	for _, k := range keys {
 		if _, ok := c[k]; !ok {
 			t.Errorf("counterparty lacks %q: %v", k, c)
@@ -104,7 +105,7 @@ func (s suite[S]) checkShape(t *testing.T, c map[string]any) {
 	if len(c) != len(keys) {
 		t.Errorf("counterparty has %d keys, want %d: %v", len(c), len(keys), c)
 	}
-	if c["type"] != s.k.Type || c["notes"] != c["memo"] {
+	if c["type"] != k.Type || c["notes"] != c["memo"] {
 		t.Errorf("type %v, notes %v, memo %v", c["type"], c["notes"], c["memo"])
 	}
 	if _, ok := c["transaction_tags"].([]any); !ok {
@@ -190,7 +191,7 @@ func (s suite[S]) testCreate(t *testing.T) {
 			"tags": []any{map[string]any{"key": "region", "value": "west", "dimension_display_name": "Region", "value_display_name": "West"},
 				map[string]any{"key": "tier", "value": "gold"}},
 		}, 201)
-		s.checkShape(t, c)
+		s.k.CheckShape(t, c)
 		want := map[string]any{"external_id": "crm-1", "individual_name": "Ann Lee", "company_name": "Acme Corp",
 			"email": "ann@acme.example", "mobile_phone": "+1 415 555 0100", "office_phone": "(415) 555-0199 x12",
 			"address_string": "1 Main St\nSpringfield", "memo": "Pays on the 1st", "notes": "Pays on the 1st", "status": "ACTIVE"}
@@ -231,7 +232,7 @@ func (s suite[S]) testCreate(t *testing.T) {
 	t.Run("minimal: every other key null", func(t *testing.T) {
 		e := e.With(t)
 		c := s.create(e, bid, tok, map[string]any{"individual_name": "Bob"}, 201)
-		s.checkShape(t, c)
+		s.k.CheckShape(t, c)
 		for _, k := range append([]string{"external_id", "company_name", "email", "mobile_phone", "office_phone", "address_string", "memo", "notes", "archived_at"}, s.k.ExtraKeys...) {
 			if c[k] != nil {
 				t.Errorf("%s = %v, want null", k, c[k])
@@ -256,7 +257,7 @@ func (s suite[S]) testCreate(t *testing.T) {
 	t.Run("a business token creates in its business", func(t *testing.T) {
 		e := e.With(t)
 		c := s.create(e, bid, e.Svc.Tokens.Business(t, "client-a", bid), map[string]any{"company_name": "Via business token"}, 201)
-		s.checkShape(t, c)
+		s.k.CheckShape(t, c)
 	})
 }
 
@@ -425,7 +426,7 @@ func (s suite[S]) testGet(t *testing.T) {
 	path := servicetest.Base(bid) + s.k.path + "/" + c["id"].(string)
 
 	got := servicetest.Data(e.Do(servicetest.Req("GET", path, tok, nil), 200))
-	s.checkShape(t, got)
+	s.k.CheckShape(t, got)
 	if got["id"] != c["id"] || got["company_name"] != "Getme" || len(got["transaction_tags"].([]any)) != 1 {
 		t.Fatalf("get = %v", got)
 	}
@@ -452,7 +453,7 @@ func (s suite[S]) testPatch(t *testing.T) {
 
 	t.Run("set, clear and keep", func(t *testing.T) {
 		got := servicetest.Data(patch(t, map[string]any{"email": nil, "mobile_phone": "555-0100", "company_name": "Acme Corp", "office_phone": ""}, 200))
-		s.checkShape(t, got)
+		s.k.CheckShape(t, got)
 		if got["email"] != nil || got["mobile_phone"] != "555-0100" || got["company_name"] != "Acme Corp" ||
 			got["individual_name"] != "Ann" || got["memo"] != "m1" || got["external_id"] != "p-1" || got["office_phone"] != nil {
 			t.Fatalf("patched = %v", got)
@@ -590,7 +591,7 @@ func (s suite[S]) testArchive(t *testing.T) {
 	path := servicetest.Base(bid) + s.k.path + "/" + id + "/archive"
 
 	got := servicetest.Data(e.Do(servicetest.Req("POST", path, tok, nil), 200))
-	s.checkShape(t, got)
+	s.k.CheckShape(t, got)
 	if got["status"] != "ARCHIVED" || got["archived_at"] == nil || got["notes"] != "keep" || got["external_id"] != "old-1" {
 		t.Fatalf("archived = %v", got)
 	}

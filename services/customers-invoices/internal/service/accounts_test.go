@@ -30,7 +30,7 @@ func TestInvoiceAccountsAreChecked(t *testing.T) {
 	iv.create(simple("crm-a", 1000), 201)
 	before := iv.rowCounts()
 	// A 5xx carries no error_enum (the spec): the type and description say it.
-	r := iv.doInvalid(req("POST", iv.path("/invoices"), iv.tok, line(byID(uuid.New()))), 503, "")
+	r := iv.DoInvalid(req("POST", iv.path("/invoices"), iv.tok, line(byID(uuid.New()))), 503, "")
 	if r["type"] != "Unavailable" || r["description"] != "the business's chart of accounts has not reached this service yet; retry shortly" {
 		t.Fatalf("error = %v", r)
 	}
@@ -46,7 +46,7 @@ func TestInvoiceAccountsAreChecked(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Through the broker, as the transactions service publishes it.
-	w := &kafka.Writer{Addr: kafka.TCP(iv.svc.Broker.Addrs()...), Balancer: &kafka.Hash{}, BatchTimeout: 5 * time.Millisecond}
+	w := &kafka.Writer{Addr: kafka.TCP(iv.Svc.Broker.Addrs()...), Balancer: &kafka.Hash{}, BatchTimeout: 5 * time.Millisecond}
 	defer w.Close()
 	if err := w.WriteMessages(context.Background(), events.ToMessage(evt)); err != nil {
 		t.Fatal(err)
@@ -54,7 +54,7 @@ func TestInvoiceAccountsAreChecked(t *testing.T) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var n int
-		if err := iv.db.NewRaw("SELECT count(*) FROM ledger_accounts WHERE business_id = ? AND stable_name = ?", iv.bid, named).Scan(context.Background(), &n); err != nil {
+		if err := iv.DB.NewRaw("SELECT count(*) FROM ledger_accounts WHERE business_id = ? AND stable_name = ?", iv.bid, named).Scan(context.Background(), &n); err != nil {
 			t.Fatal(err)
 		}
 		if n == 1 {
@@ -74,7 +74,7 @@ func TestInvoiceAccountsAreChecked(t *testing.T) {
 		"unknown stable name": {"type": "StableName", "stable_name": "NO_SUCH_ACCOUNT"},
 	} {
 		before := iv.rowCounts()
-		m := iv.doInvalid(req("POST", iv.path("/invoices"), iv.tok, line(ref)), 400, chart.EnumUnknownAccount)
+		m := iv.DoInvalid(req("POST", iv.path("/invoices"), iv.tok, line(ref)), 400, chart.EnumUnknownAccount)
 		if f, _ := m["meta"].(map[string]any)["fields"].(map[string]any); f["line_items[0].account_identifier"] == nil {
 			t.Errorf("%s: error = %v", name, m)
 		}
@@ -83,12 +83,12 @@ func TestInvoiceAccountsAreChecked(t *testing.T) {
 	// A tax account and a patch are checked too.
 	tax := with(simple("crm-a", 1000), "additional_sales_taxes", []any{map[string]any{
 		"tax_account": byID(uuid.New()), "amount": 10}})
-	iv.doInvalid(req("POST", iv.path("/invoices"), iv.tok, tax), 400, chart.EnumUnknownAccount)
+	iv.DoInvalid(req("POST", iv.path("/invoices"), iv.tok, tax), 400, chart.EnumUnknownAccount)
 	inv := iv.create(simple("crm-a", 1000), 201)
-	iv.doInvalid(req("PATCH", iv.path("/invoices/%s", inv["id"]), iv.tok, map[string]any{
+	iv.DoInvalid(req("PATCH", iv.path("/invoices/%s", inv["id"]), iv.tok, map[string]any{
 		"line_items": []any{map[string]any{"product": "P", "unit_price": 5, "account_identifier": byID(uuid.New())}}}), 400, chart.EnumUnknownAccount)
 	// A write-off's destination.
-	iv.doInvalid(req("POST", iv.path("/invoices/%s/write-off", inv["id"]), iv.tok, map[string]any{
+	iv.DoInvalid(req("POST", iv.path("/invoices/%s/write-off", inv["id"]), iv.tok, map[string]any{
 		"amount": 100, "destination_ledger_account": byID(archived)}), 400, chart.EnumUnknownAccount)
 	if got := iv.get(inv["id"].(string)); num(t, got["outstanding_balance"]) != 1000 {
 		t.Fatalf("a refused write-off changed the invoice: %v", got)

@@ -59,14 +59,14 @@ func TestInvoicingEvents(t *testing.T) {
 	wa := iv.writeOff(a["id"].(string), map[string]any{"amount": 23258 - 10000}, 201)
 	c := iv.create(simple("ev-cust", 3000), 201)
 	wc := iv.writeOff(c["id"].(string), map[string]any{"amount": 1000, "write_off_mode": "REVENUE_REVERSAL"}, 201)
-	iv.do(req("POST", iv.path("/invoices/%s/void", c["id"]), iv.tok, nil), 200)
+	iv.Do(req("POST", iv.path("/invoices/%s/void", c["id"]), iv.tok, nil), 200)
 	d := iv.create(simple("ev-cust", 700), 201)
-	iv.v.Do(t, iv.http, req("DELETE", iv.path("/invoices/%s", d["id"]), iv.tok, nil))
+	iv.V.Do(t, iv.HTTP, req("DELETE", iv.path("/invoices/%s", d["id"]), iv.tok, nil))
 	e := iv.create(simple("ev-cust", 400), 201)
-	iv.do(req("PATCH", iv.path("/invoices/%s", e["id"]), iv.tok, map[string]any{"tips": 100,
+	iv.Do(req("PATCH", iv.path("/invoices/%s", e["id"]), iv.tok, map[string]any{"tips": 100,
 		"line_items": []any{map[string]any{"product": "X", "unit_price": 250, "quantity": "2"}}}), 200)
-	iv.do(req("POST", iv.path("/invoices/payments/bulk-delete"), iv.tok, map[string]any{"ids": []any{p1["id"]}}), 200)
-	p2 := data(iv.do(req("POST", iv.path("/invoices/%s/payment/", b["id"]), iv.tok, map[string]any{"amount": 1000, "method": "ACH", "paid_at": "2026-04-02T00:00:00Z"}), 201))
+	iv.Do(req("POST", iv.path("/invoices/payments/bulk-delete"), iv.tok, map[string]any{"ids": []any{p1["id"]}}), 200)
+	p2 := data(iv.Do(req("POST", iv.path("/invoices/%s/payment/", b["id"]), iv.tok, map[string]any{"amount": 1000, "method": "ACH", "paid_at": "2026-04-02T00:00:00Z"}), 201))
 
 	evs := iv.outbox(iv.bid, start)
 	var types []string

@@ -26,7 +26,7 @@ type invoiceFixture struct {
 }
 
 func newInvoiceFixture(iv *invoicing) invoiceFixture {
-	iv.t.Helper()
+	iv.T.Helper()
 	c1 := iv.env.create(iv.bid, iv.tok, map[string]any{"company_name": "One", "external_id": "cust-1"}, 201)["id"].(string)
 	c2 := iv.env.create(iv.bid, iv.tok, map[string]any{"company_name": "Two", "external_id": "cust-2"}, 201)["id"].(string)
 	type spec struct {
@@ -56,10 +56,10 @@ func newInvoiceFixture(iv *invoicing) invoiceFixture {
 	}
 	iv.pay(payment(1000, alloc(f.ids[1], 1000)), 201)
 	iv.pay(payment(20000, alloc(f.ids[2], 20000)), 201)
-	iv.do(req("POST", iv.path("/invoices/%s/void", f.ids[3]), iv.tok, nil), 200)
+	iv.Do(req("POST", iv.path("/invoices/%s/void", f.ids[3]), iv.tok, nil), 200)
 	iv.writeOff(f.ids[4], map[string]any{"amount": 500}, 201)
 	iv.writeOff(f.ids[5], map[string]any{"amount": 12000}, 201)
-	iv.do(req("PATCH", iv.path("/invoices/%s", f.ids[0]), iv.tok, map[string]any{"reference_number": "R-1"}), 200)
+	iv.Do(req("PATCH", iv.path("/invoices/%s", f.ids[0]), iv.tok, map[string]any{"reference_number": "R-1"}), 200)
 	return f
 }
 
@@ -86,20 +86,20 @@ func (f invoiceFixture) show(ids []string) string {
 
 // listInvoices gets one page with the query and returns the whole answer.
 func (iv *invoicing) listInvoices(query string) map[string]any {
-	iv.t.Helper()
+	iv.T.Helper()
 	path := iv.path("/invoices")
 	if query != "" {
 		path += "?" + query
 	}
-	return iv.do(req("GET", path, iv.tok, nil), 200)
+	return iv.Do(req("GET", path, iv.tok, nil), 200)
 }
 
 func TestListInvoicesFilters(t *testing.T) {
 	iv := newInvoicing(t)
 	f := newInvoiceFixture(iv)
 	// Another business's invoice matching every filter.
-	other := iv.business("client-a")
-	data(iv.do(req("POST", base(other)+"/invoices", iv.tok, with(simple("cust-1", 1000), "sent_at", "2026-01-10T12:00:00Z",
+	other := iv.Business("client-a")
+	data(iv.Do(req("POST", base(other)+"/invoices", iv.tok, with(simple("cust-1", 1000), "sent_at", "2026-01-10T12:00:00Z",
 		"due_at", "2026-02-10T00:00:00Z", "reference_number", "R-1", "memo", "Alpha")), 201))
 
 	tests := []struct {
@@ -212,7 +212,7 @@ func TestListInvoicesFilters(t *testing.T) {
 		} {
 			t.Run(tt.query, func(t *testing.T) {
 				iv := iv.with(t)
-				m := iv.doInvalid(req("GET", iv.path("/invoices?%s", tt.query), iv.tok, nil), 400, tt.enum)
+				m := iv.DoInvalid(req("GET", iv.path("/invoices?%s", tt.query), iv.tok, nil), 400, tt.enum)
 				if m["type"] != "InvalidParameters" || fieldsOf(m)[tt.param] == nil {
 					t.Fatalf("error does not name %s: %v", tt.param, m)
 				}
@@ -296,18 +296,18 @@ func TestListInvoicesPagination(t *testing.T) {
 		iv := iv.with(t)
 		cur := obj(obj(iv.listInvoices("limit=2")["meta"])["pagination"])["cursor"].(string)
 		for _, q := range []string{"status=SENT", "sort_by=total_amount", "sort_order=DESC", "q=a", "memo_contains=x"} {
-			iv.doInvalid(req("GET", iv.path("/invoices?limit=2&cursor=%s&%s", cur, q), iv.tok, nil), 400, "")
+			iv.DoInvalid(req("GET", iv.path("/invoices?limit=2&cursor=%s&%s", cur, q), iv.tok, nil), 400, "")
 		}
-		other := iv.business("client-a")
-		iv.doInvalid(req("GET", base(other)+"/invoices?limit=2&cursor="+cur, iv.tok, nil), 400, "")
+		other := iv.Business("client-a")
+		iv.DoInvalid(req("GET", base(other)+"/invoices?limit=2&cursor="+cur, iv.tok, nil), 400, "")
 		if got := ids(iv.listInvoices("limit=10&cursor=" + cur)); len(got) != 4 {
 			t.Fatalf("rest = %v", got)
 		}
 	})
 	t.Run("an empty business", func(t *testing.T) {
 		iv := iv.with(t)
-		other := iv.business("client-a")
-		page := iv.do(req("GET", base(other)+"/invoices?show_total_count=true", iv.tok, nil), 200)
+		other := iv.Business("client-a")
+		page := iv.Do(req("GET", base(other)+"/invoices?show_total_count=true", iv.tok, nil), 200)
 		if len(list(page["data"])) != 0 || obj(obj(page["meta"])["pagination"])["total_count"] != float64(0) {
 			t.Fatalf("page = %v", page)
 		}

@@ -14,7 +14,7 @@ import (
 // other business gets 404 too.
 func TestInvoicesCrossTenant(t *testing.T) {
 	iv := newInvoicing(t)
-	mine := iv.business("client-a") // the same client's other business
+	mine := iv.Business("client-a") // the same client's other business
 	inv := iv.create(with(simple("secret-cust", 5000), "external_id", "secret-inv"), 201)
 	id := inv["id"].(string)
 	p := iv.pay(payment(1000, alloc(id, 1000)), 201)
@@ -46,17 +46,17 @@ func TestInvoicesCrossTenant(t *testing.T) {
 		{"GET", b + "/invoices/" + id + "/write-offs/" + wid, nil},
 	}
 	strangers := map[string]string{
-		"another client's platform token":   iv.token("client-b"),
-		"a business token of another one":   iv.svc.Tokens.Business(t, "client-a", mine),
-		"the other client's business token": iv.svc.Tokens.Business(t, "client-b", iv.business("client-b")),
-		"a token of an unknown business":    iv.svc.Tokens.Business(t, "client-a", uuid.New()),
+		"another client's platform token":   iv.Token("client-b"),
+		"a business token of another one":   iv.Svc.Tokens.Business(t, "client-a", mine),
+		"the other client's business token": iv.Svc.Tokens.Business(t, "client-b", iv.Business("client-b")),
+		"a token of an unknown business":    iv.Svc.Tokens.Business(t, "client-a", uuid.New()),
 	}
 	before := iv.rowCounts()
 	for who, tok := range strangers {
 		for _, r := range routes {
 			t.Run(who+" "+r.method+" "+r.path[len(b):], func(t *testing.T) {
 				iv := iv.with(t)
-				m := iv.doInvalid(req(r.method, r.path, tok, r.body), 404, "BusinessNotFound")
+				m := iv.DoInvalid(req(r.method, r.path, tok, r.body), 404, "BusinessNotFound")
 				if m["type"] != "NotFound" {
 					t.Fatalf("error = %v", m)
 				}
@@ -88,14 +88,14 @@ func TestInvoicesCrossTenant(t *testing.T) {
 		{"POST", other + "/invoices/tags", map[string]any{"key_values": []any{map[string]any{"key": "k", "value": "v"}}, "invoice_ids": []any{id}}, app.EnumInvoiceNotFound},
 		{"POST", other + "/invoices/payments/tags", map[string]any{"key_values": []any{map[string]any{"key": "k", "value": "v"}}, "payment_ids": []any{pid}}, app.EnumPaymentNotFound},
 	} {
-		iv.doInvalid(req(r.method, r.path, iv.tok, r.body), 404, r.enum)
+		iv.DoInvalid(req(r.method, r.path, iv.tok, r.body), 404, r.enum)
 	}
 	iv.sameCounts(before)
-	if l := list(iv.do(req("GET", other+"/invoices?show_total_count=true", iv.tok, nil), 200)["data"]); len(l) != 0 {
+	if l := list(iv.Do(req("GET", other+"/invoices?show_total_count=true", iv.tok, nil), 200)["data"]); len(l) != 0 {
 		t.Fatalf("the other business lists %d invoices", len(l))
 	}
 	// External ids are per business: the same one creates a new invoice there.
-	if o := data(iv.do(req("POST", other+"/invoices", iv.tok, with(simple("secret-cust", 100), "external_id", "secret-inv")), 201)); o["id"] == id {
+	if o := data(iv.Do(req("POST", other+"/invoices", iv.tok, with(simple("secret-cust", 100), "external_id", "secret-inv")), 201)); o["id"] == id {
 		t.Fatal("the other business got the first business's invoice")
 	}
 }

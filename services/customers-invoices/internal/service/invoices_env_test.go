@@ -21,12 +21,12 @@ var invoiceTables = []string{"invoices", "invoice_lines", "invoice_payments", "p
 
 // rowCounts is the number of rows of every invoiceTables table.
 func (e *env) rowCounts() map[string]int {
-	e.t.Helper()
+	e.T.Helper()
 	out := map[string]int{}
 	for _, table := range invoiceTables {
 		var n int
-		if err := e.db.NewRaw("SELECT count(*) FROM "+table).Scan(context.Background(), &n); err != nil {
-			e.t.Fatal(err)
+		if err := e.DB.NewRaw("SELECT count(*) FROM "+table).Scan(context.Background(), &n); err != nil {
+			e.T.Fatal(err)
 		}
 		out[table] = n
 	}
@@ -35,11 +35,11 @@ func (e *env) rowCounts() map[string]int {
 
 // sameCounts fails unless the row counts are before's.
 func (e *env) sameCounts(before map[string]int) {
-	e.t.Helper()
+	e.T.Helper()
 	after := e.rowCounts()
 	for k, v := range before {
 		if after[k] != v {
-			e.t.Fatalf("rows of %s: %d -> %d (a refused request wrote)", k, v, after[k])
+			e.T.Fatalf("rows of %s: %d -> %d (a refused request wrote)", k, v, after[k])
 		}
 	}
 }
@@ -57,15 +57,15 @@ type outboxEvent struct {
 // outbox returns the business's invoicing events after seq (exclusive),
 // oldest first, checking their envelope.
 func (e *env) outbox(bid uuid.UUID, after int64) []outboxEvent {
-	e.t.Helper()
+	e.T.Helper()
 	var rows []outboxEvent
-	if err := e.db.NewRaw("SELECT seq, type, topic, key, subject, data FROM outbox WHERE subject = ? AND seq > ? ORDER BY seq",
+	if err := e.DB.NewRaw("SELECT seq, type, topic, key, subject, data FROM outbox WHERE subject = ? AND seq > ? ORDER BY seq",
 		bid.String(), after).Scan(context.Background(), &rows); err != nil {
-		e.t.Fatalf("outbox rows: %v", err)
+		e.T.Fatalf("outbox rows: %v", err)
 	}
 	for _, r := range rows {
 		if r.Topic != events.TopicInvoicing || r.Key != bid.String() {
-			e.t.Fatalf("event envelope: topic %s key %s", r.Topic, r.Key)
+			e.T.Fatalf("event envelope: topic %s key %s", r.Topic, r.Key)
 		}
 	}
 	return rows
@@ -73,10 +73,10 @@ func (e *env) outbox(bid uuid.UUID, after int64) []outboxEvent {
 
 // lastSeq is the outbox's latest seq (0 when empty).
 func (e *env) lastSeq() int64 {
-	e.t.Helper()
+	e.T.Helper()
 	var n int64
-	if err := e.db.NewRaw("SELECT coalesce(max(seq), 0) FROM outbox").Scan(context.Background(), &n); err != nil {
-		e.t.Fatal(err)
+	if err := e.DB.NewRaw("SELECT coalesce(max(seq), 0) FROM outbox").Scan(context.Background(), &n); err != nil {
+		e.T.Fatal(err)
 	}
 	return n
 }
@@ -149,7 +149,7 @@ type invoicing struct {
 func newInvoicing(t *testing.T) *invoicing {
 	t.Helper()
 	e := newEnv(t)
-	return &invoicing{env: e, bid: e.business("client-a"), tok: e.token("client-a")}
+	return &invoicing{env: e, bid: e.Business("client-a"), tok: e.Token("client-a")}
 }
 
 // with is iv reporting to t.
@@ -163,26 +163,26 @@ func (iv *invoicing) path(format string, args ...any) string {
 
 // create posts an invoice and returns the answer's data.
 func (iv *invoicing) create(body map[string]any, want int) map[string]any {
-	iv.t.Helper()
-	return data(iv.do(req("POST", iv.path("/invoices"), iv.tok, body), want))
+	iv.T.Helper()
+	return data(iv.Do(req("POST", iv.path("/invoices"), iv.tok, body), want))
 }
 
 // get reads an invoice.
 func (iv *invoicing) get(id string) map[string]any {
-	iv.t.Helper()
-	return data(iv.do(req("GET", iv.path("/invoices/%s", id), iv.tok, nil), 200))
+	iv.T.Helper()
+	return data(iv.Do(req("GET", iv.path("/invoices/%s", id), iv.tok, nil), 200))
 }
 
 // pay records a payment over several invoices.
 func (iv *invoicing) pay(body map[string]any, want int) map[string]any {
-	iv.t.Helper()
-	return data(iv.do(req("POST", iv.path("/invoices/payments"), iv.tok, body), want))
+	iv.T.Helper()
+	return data(iv.Do(req("POST", iv.path("/invoices/payments"), iv.tok, body), want))
 }
 
 // writeOff writes off part of an invoice.
 func (iv *invoicing) writeOff(id string, body map[string]any, want int) map[string]any {
-	iv.t.Helper()
-	return data(iv.do(req("POST", iv.path("/invoices/%s/write-off", id), iv.tok, body), want))
+	iv.T.Helper()
+	return data(iv.Do(req("POST", iv.path("/invoices/%s/write-off", id), iv.tok, body), want))
 }
 
 // simple is the body of a one-line invoice of amount cents for customer
@@ -267,7 +267,7 @@ func equalJSON(a, b any) bool { return reflect.DeepEqual(a, b) }
 // acct.accounts.v1 consumer does (each a live revenue account named after
 // its index unless archived), and returns their ids.
 func (iv *invoicing) ledgerAccounts(archived bool, ids ...uuid.UUID) []uuid.UUID {
-	iv.t.Helper()
+	iv.T.Helper()
 	p := events.LedgerAccountsUpserted{BusinessID: iv.bid}
 	for i, id := range ids {
 		p.Accounts = append(p.Accounts, events.LedgerAccountSnapshot{ID: id, Name: fmt.Sprintf("Account %d", i),
@@ -275,10 +275,10 @@ func (iv *invoicing) ledgerAccounts(archived bool, ids ...uuid.UUID) []uuid.UUID
 	}
 	evt, err := events.New(events.TopicAccounts, events.TypeLedgerAccountsUpserted, "acct/transactions", iv.bid, p)
 	if err != nil {
-		iv.t.Fatal(err)
+		iv.T.Fatal(err)
 	}
-	if err := chart.Apply(context.Background(), iv.db, postgres.New(iv.db), evt); err != nil {
-		iv.t.Fatal(err)
+	if err := chart.Apply(context.Background(), iv.DB, postgres.New(iv.DB), evt); err != nil {
+		iv.T.Fatal(err)
 	}
 	return ids
 }

@@ -157,10 +157,10 @@ func TestCreateInvoice(t *testing.T) {
 		}
 		// The created customer exists and can be given an email without a name.
 		cpath := iv.path("/customers/%s", cust["id"])
-		if c := data(iv.do(req("GET", cpath, iv.tok, nil), 200)); c["external_id"] != "crm-77" || c["status"] != "ACTIVE" {
+		if c := data(iv.Do(req("GET", cpath, iv.tok, nil), 200)); c["external_id"] != "crm-77" || c["status"] != "ACTIVE" {
 			t.Fatalf("customer = %v", c)
 		}
-		if c := data(iv.do(req("PATCH", cpath, iv.tok, map[string]any{"email": "ap@crm77.example"}), 200)); c["email"] != "ap@crm77.example" || c["company_name"] != nil {
+		if c := data(iv.Do(req("PATCH", cpath, iv.tok, map[string]any{"email": "ap@crm77.example"}), 200)); c["email"] != "ap@crm77.example" || c["company_name"] != nil {
 			t.Fatalf("patched customer = %v", c)
 		}
 	})
@@ -235,8 +235,8 @@ func TestCreateInvoice(t *testing.T) {
 
 func TestCreateInvoiceInvalid(t *testing.T) {
 	iv := newInvoicing(t)
-	other := iv.business("client-b")
-	foreign := iv.env.create(other, iv.token("client-b"), map[string]any{"company_name": "Theirs"}, 201)
+	other := iv.Business("client-b")
+	foreign := iv.env.create(other, iv.Token("client-b"), map[string]any{"company_name": "Theirs"}, 201)
 	mine := iv.env.create(iv.bid, iv.tok, map[string]any{"company_name": "Mine", "external_id": "mine-1"}, 201)
 	iv.env.create(iv.bid, iv.tok, map[string]any{"company_name": "Other", "external_id": "other-1"}, 201)
 	line := func(kv ...any) map[string]any {
@@ -298,7 +298,7 @@ func TestCreateInvoiceInvalid(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			iv := iv.with(t)
 			before := iv.rowCounts()
-			m := iv.doInvalid(req("POST", iv.path("/invoices"), iv.tok, tt.body), 400, tt.enum)
+			m := iv.DoInvalid(req("POST", iv.path("/invoices"), iv.tok, tt.body), 400, tt.enum)
 			if m["type"] != "InvalidPayload" {
 				t.Fatalf("error = %v", m)
 			}
@@ -312,11 +312,11 @@ func TestCreateInvoiceInvalid(t *testing.T) {
 		iv := iv.with(t)
 		r := req("POST", iv.path("/invoices"), iv.tok, `{}`)
 		r.Header.Set("Content-Type", "text/plain")
-		iv.doInvalid(r, 415, "")
+		iv.DoInvalid(r, 415, "")
 	})
 	t.Run("no token", func(t *testing.T) {
 		iv := iv.with(t)
-		iv.doInvalid(req("POST", iv.path("/invoices"), "", ok), 401, "")
+		iv.DoInvalid(req("POST", iv.path("/invoices"), "", ok), 401, "")
 	})
 }
 
@@ -334,11 +334,11 @@ func TestGetInvoice(t *testing.T) {
 	if got := iv.get(inv["id"].(string)); got["id"] != inv["id"] {
 		t.Fatalf("get = %v", got)
 	}
-	iv.doInvalid(req("GET", iv.path("/invoices/%s", uuid.NewString()), iv.tok, nil), 404, app.EnumInvoiceNotFound)
-	iv.doInvalid(req("GET", iv.path("/invoices/nope"), iv.tok, nil), 400, "")
+	iv.DoInvalid(req("GET", iv.path("/invoices/%s", uuid.NewString()), iv.tok, nil), 404, app.EnumInvoiceNotFound)
+	iv.DoInvalid(req("GET", iv.path("/invoices/nope"), iv.tok, nil), 400, "")
 	// Another business of the same client does not see it.
-	other := iv.business("client-a")
-	iv.doInvalid(req("GET", base(other)+"/invoices/"+inv["id"].(string), iv.tok, nil), 404, app.EnumInvoiceNotFound)
+	other := iv.Business("client-a")
+	iv.DoInvalid(req("GET", base(other)+"/invoices/"+inv["id"].(string), iv.tok, nil), 404, app.EnumInvoiceNotFound)
 }
 
 func TestPatchInvoice(t *testing.T) {
@@ -350,7 +350,7 @@ func TestPatchInvoice(t *testing.T) {
 	t.Run("texts only: the entry is posted again with the new version", func(t *testing.T) {
 		iv := iv.with(t)
 		seq := iv.lastSeq()
-		got := data(iv.do(req("PATCH", path, iv.tok, map[string]any{"memo": "second", "due_at": nil, "invoice_number": "A-7"}), 200))
+		got := data(iv.Do(req("PATCH", path, iv.tok, map[string]any{"memo": "second", "due_at": nil, "invoice_number": "A-7"}), 200))
 		if got["memo"] != "second" || got["due_at"] != nil || got["invoice_number"] != "A-7" || num(t, got["total_amount"]) != 1000 ||
 			got["updated_at"] == inv["updated_at"] || got["imported_at"] != inv["imported_at"] {
 			t.Fatalf("patched = %v", got)
@@ -369,7 +369,7 @@ func TestPatchInvoice(t *testing.T) {
 	t.Run("amounts are computed again", func(t *testing.T) {
 		iv := iv.with(t)
 		seq := iv.lastSeq()
-		got := data(iv.do(req("PATCH", path, iv.tok, map[string]any{
+		got := data(iv.Do(req("PATCH", path, iv.tok, map[string]any{
 			"line_items": []any{
 				map[string]any{"product": "A", "unit_price": 333, "quantity": "1.5"},                      // 499.5 → 500
 				map[string]any{"product": "B", "unit_price": 1000, "quantity": 3, "discount_amount": 250}, // 2750
@@ -396,7 +396,7 @@ func TestPatchInvoice(t *testing.T) {
 		iv := iv.with(t)
 		cur := iv.get(id)
 		before := iv.rowCounts()
-		got := data(iv.do(req("PATCH", path, iv.tok, map[string]any{}), 200))
+		got := data(iv.Do(req("PATCH", path, iv.tok, map[string]any{}), 200))
 		iv.sameCounts(before)
 		if !equalJSON(got, cur) {
 			t.Fatalf("answer %v\nwant %v", got, cur)
@@ -405,7 +405,7 @@ func TestPatchInvoice(t *testing.T) {
 
 	t.Run("customer change", func(t *testing.T) {
 		iv := iv.with(t)
-		got := data(iv.do(req("PATCH", path, iv.tok, map[string]any{"customer_external_id": "crm-2"}), 200))
+		got := data(iv.Do(req("PATCH", path, iv.tok, map[string]any{"customer_external_id": "crm-2"}), 200))
 		if obj(got["customer"])["external_id"] != "crm-2" {
 			t.Fatalf("customer = %v", got["customer"])
 		}
@@ -428,7 +428,7 @@ func TestPatchInvoice(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				iv := iv.with(t)
 				before := iv.rowCounts()
-				m := iv.doInvalid(req("PATCH", path, iv.tok, tt.body), 400, "")
+				m := iv.DoInvalid(req("PATCH", path, iv.tok, tt.body), 400, "")
 				if fieldsOf(m)[tt.field] == nil {
 					t.Fatalf("error does not name %s: %v", tt.field, m)
 				}
@@ -436,7 +436,7 @@ func TestPatchInvoice(t *testing.T) {
 			})
 		}
 		iv := iv.with(t)
-		iv.doInvalid(req("PATCH", iv.path("/invoices/%s", uuid.NewString()), iv.tok, map[string]any{"memo": "x"}), 404, app.EnumInvoiceNotFound)
+		iv.DoInvalid(req("PATCH", iv.path("/invoices/%s", uuid.NewString()), iv.tok, map[string]any{"memo": "x"}), 404, app.EnumInvoiceNotFound)
 	})
 
 	t.Run("after a payment: 409", func(t *testing.T) {
@@ -445,7 +445,7 @@ func TestPatchInvoice(t *testing.T) {
 			"invoice_payments": []any{map[string]any{"invoice_id": id, "amount": 100}}}, 201)
 		before := iv.rowCounts()
 		cur := iv.get(id)
-		m := iv.do(req("PATCH", path, iv.tok, map[string]any{"memo": "late"}), 409)
+		m := iv.Do(req("PATCH", path, iv.tok, map[string]any{"memo": "late"}), 409)
 		if m["error_enum"] != invoice.EnumNotEditable {
 			t.Fatalf("error = %v", m)
 		}
@@ -462,7 +462,7 @@ func TestVoidInvoice(t *testing.T) {
 	id := inv["id"].(string)
 	seq := iv.lastSeq()
 
-	voided := data(iv.do(req("POST", iv.path("/invoices/%s/void", id), iv.tok, nil), 200))
+	voided := data(iv.Do(req("POST", iv.path("/invoices/%s/void", id), iv.tok, nil), 200))
 	checkInvoiceShape(t, voided)
 	if voided["status"] != "VOIDED" || voided["voided_at"] == nil || num(t, voided["outstanding_balance"]) != 0 ||
 		num(t, voided["total_amount"]) != 5000 || voided["paid_at"] != nil {
@@ -480,19 +480,19 @@ func TestVoidInvoice(t *testing.T) {
 
 	// Twice: unchanged, nothing written.
 	before := iv.rowCounts()
-	again := data(iv.do(req("POST", iv.path("/invoices/%s/void", id), iv.tok, nil), 200))
+	again := data(iv.Do(req("POST", iv.path("/invoices/%s/void", id), iv.tok, nil), 200))
 	if again["voided_at"] != voided["voided_at"] || again["updated_at"] != voided["updated_at"] {
 		t.Fatalf("second void = %v", again)
 	}
 	iv.sameCounts(before)
 
 	// A voided invoice takes no payment, no write-off, no patch.
-	if m := iv.do(req("POST", iv.path("/invoices/payments"), iv.tok, map[string]any{"paid_at": "2026-03-05T00:00:00Z", "method": "CASH",
+	if m := iv.Do(req("POST", iv.path("/invoices/payments"), iv.tok, map[string]any{"paid_at": "2026-03-05T00:00:00Z", "method": "CASH",
 		"amount": 100, "invoice_payments": []any{map[string]any{"invoice_id": id, "amount": 100}}}), 400); m["error_enum"] != invoice.EnumInvoiceVoided {
 		t.Fatalf("error = %v", m)
 	}
-	iv.do(req("POST", iv.path("/invoices/%s/write-off", id), iv.tok, map[string]any{"amount": 100}), 409)
-	iv.do(req("PATCH", iv.path("/invoices/%s", id), iv.tok, map[string]any{"memo": "x"}), 409)
+	iv.Do(req("POST", iv.path("/invoices/%s/write-off", id), iv.tok, map[string]any{"amount": 100}), 409)
+	iv.Do(req("PATCH", iv.path("/invoices/%s", id), iv.tok, map[string]any{"memo": "x"}), 409)
 	iv.sameCounts(before)
 
 	t.Run("with payments: 409", func(t *testing.T) {
@@ -501,7 +501,7 @@ func TestVoidInvoice(t *testing.T) {
 		iv.pay(map[string]any{"paid_at": "2026-03-05T00:00:00Z", "method": "ACH", "amount": 5000,
 			"invoice_payments": []any{map[string]any{"invoice_id": paid["id"], "amount": 5000}}}, 201)
 		before := iv.rowCounts()
-		m := iv.do(req("POST", iv.path("/invoices/%s/void", paid["id"]), iv.tok, nil), 409)
+		m := iv.Do(req("POST", iv.path("/invoices/%s/void", paid["id"]), iv.tok, nil), 409)
 		if m["error_enum"] != invoice.EnumHasPayments {
 			t.Fatalf("error = %v", m)
 		}
@@ -510,7 +510,7 @@ func TestVoidInvoice(t *testing.T) {
 			t.Fatalf("status = %v", got["status"])
 		}
 	})
-	iv.doInvalid(req("POST", iv.path("/invoices/%s/void", uuid.NewString()), iv.tok, nil), 404, app.EnumInvoiceNotFound)
+	iv.DoInvalid(req("POST", iv.path("/invoices/%s/void", uuid.NewString()), iv.tok, nil), 404, app.EnumInvoiceNotFound)
 }
 
 func TestDeleteInvoice(t *testing.T) {
@@ -521,7 +521,7 @@ func TestDeleteInvoice(t *testing.T) {
 	seq := iv.lastSeq()
 	before := iv.rowCounts()
 
-	resp, _ := iv.v.Do(t, iv.http, req("DELETE", iv.path("/invoices/%s", id), iv.tok, nil))
+	resp, _ := iv.V.Do(t, iv.HTTP, req("DELETE", iv.path("/invoices/%s", id), iv.tok, nil))
 	if resp.StatusCode != 204 {
 		t.Fatalf("delete: %d", resp.StatusCode)
 	}
@@ -530,9 +530,9 @@ func TestDeleteInvoice(t *testing.T) {
 		after["invoice_write_offs"] != before["invoice_write_offs"]-1 {
 		t.Fatalf("rows %v -> %v", before, after)
 	}
-	iv.doInvalid(req("GET", iv.path("/invoices/%s", id), iv.tok, nil), 404, app.EnumInvoiceNotFound)
-	iv.doInvalid(req("GET", iv.path("/invoices/%s/write-offs/%s", id, wo["id"]), iv.tok, nil), 404, app.EnumWriteOffNotFound)
-	iv.doInvalid(req("DELETE", iv.path("/invoices/%s", id), iv.tok, nil), 404, app.EnumInvoiceNotFound)
+	iv.DoInvalid(req("GET", iv.path("/invoices/%s", id), iv.tok, nil), 404, app.EnumInvoiceNotFound)
+	iv.DoInvalid(req("GET", iv.path("/invoices/%s/write-offs/%s", id, wo["id"]), iv.tok, nil), 404, app.EnumWriteOffNotFound)
+	iv.DoInvalid(req("DELETE", iv.path("/invoices/%s", id), iv.tok, nil), 404, app.EnumInvoiceNotFound)
 
 	// The write-off's entry and the invoice's are reversed.
 	evs := iv.outbox(iv.bid, seq)
@@ -557,7 +557,7 @@ func TestDeleteInvoice(t *testing.T) {
 		iv.pay(map[string]any{"paid_at": "2026-03-05T00:00:00Z", "method": "ACH", "amount": 10,
 			"invoice_payments": []any{map[string]any{"invoice_id": paid["id"], "amount": 10}}}, 201)
 		before := iv.rowCounts()
-		m := iv.do(req("DELETE", iv.path("/invoices/%s", paid["id"]), iv.tok, nil), 409)
+		m := iv.Do(req("DELETE", iv.path("/invoices/%s", paid["id"]), iv.tok, nil), 409)
 		if m["error_enum"] != invoice.EnumHasPayments {
 			t.Fatalf("error = %v", m)
 		}

@@ -110,23 +110,23 @@ func TestPayments(t *testing.T) {
 
 	t.Run("GET and tags", func(t *testing.T) {
 		iv := iv.with(t)
-		got := data(iv.do(req("GET", iv.path("/invoices/payments/%s", pid), iv.tok, nil), 200))
+		got := data(iv.Do(req("GET", iv.path("/invoices/payments/%s", pid), iv.tok, nil), 200))
 		if !equalJSON(got, p) {
 			t.Fatalf("GET = %v\ncreate answered %v", got, p)
 		}
-		tg := iv.do(req("GET", iv.path("/invoices/payments/%s/tags", pid), iv.tok, nil), 200)["data"].([]any)
+		tg := iv.Do(req("GET", iv.path("/invoices/payments/%s/tags", pid), iv.tok, nil), 200)["data"].([]any)
 		if len(tg) != 1 || obj(tg[0])["value"] != "mail" || !equalJSON(tg, p["transaction_tags"]) {
 			t.Fatalf("tags = %v", tg)
 		}
-		iv.doInvalid(req("GET", iv.path("/invoices/payments/%s", uuid.NewString()), iv.tok, nil), 404, app.EnumPaymentNotFound)
-		iv.doInvalid(req("GET", iv.path("/invoices/payments/%s/tags", uuid.NewString()), iv.tok, nil), 404, app.EnumPaymentNotFound)
-		iv.doInvalid(req("GET", iv.path("/invoices/payments/x"), iv.tok, nil), 400, "")
+		iv.DoInvalid(req("GET", iv.path("/invoices/payments/%s", uuid.NewString()), iv.tok, nil), 404, app.EnumPaymentNotFound)
+		iv.DoInvalid(req("GET", iv.path("/invoices/payments/%s/tags", uuid.NewString()), iv.tok, nil), 404, app.EnumPaymentNotFound)
+		iv.DoInvalid(req("GET", iv.path("/invoices/payments/x"), iv.tok, nil), 400, "")
 	})
 
 	t.Run("the single-invoice shortcut answers the SDK's fields", func(t *testing.T) {
 		iv := iv.with(t)
 		// The SDK's URL, with its trailing slash, and its method name "Other".
-		sp := data(iv.do(req("POST", iv.path("/invoices/%s/payment/", bid), iv.tok, map[string]any{
+		sp := data(iv.Do(req("POST", iv.path("/invoices/%s/payment/", bid), iv.tok, map[string]any{
 			"amount": 3000, "method": "Other", "paid_at": "2026-03-20T00:00:00Z", "reference_number": "R-2", "memo": "the rest",
 		}), 201))
 		if num(t, sp["amount"]) != 3000 || sp["method"] != "OTHER" || sp["at"] != "2026-03-20T00:00:00Z" ||
@@ -141,21 +141,21 @@ func TestPayments(t *testing.T) {
 		// Without the slash, idempotent on external_id too.
 		c := iv.create(simple("crm-1", 700), 201)
 		body := map[string]any{"amount": 700, "method": "CASH", "paid_at": "2026-03-21T00:00:00Z", "external_id": "short-1"}
-		first := data(iv.do(req("POST", iv.path("/invoices/%s/payment", c["id"]), iv.tok, body), 201))
+		first := data(iv.Do(req("POST", iv.path("/invoices/%s/payment", c["id"]), iv.tok, body), 201))
 		if first["method"] != "CASH" || first["reference_number"] != nil || first["memo"] != nil {
 			t.Fatalf("payment = %v", first)
 		}
 		before := iv.rowCounts()
-		if again := data(iv.do(req("POST", iv.path("/invoices/%s/payment", c["id"]), iv.tok, body), 200)); again["id"] != first["id"] {
+		if again := data(iv.Do(req("POST", iv.path("/invoices/%s/payment", c["id"]), iv.tok, body), 200)); again["id"] != first["id"] {
 			t.Fatalf("again = %v", again)
 		}
 		iv.sameCounts(before)
 		// The same external_id for another invoice is not a retry: 400.
 		other := iv.create(simple("crm-1", 700), 201)
-		iv.doInvalid(req("POST", iv.path("/invoices/%s/payment", other["id"]), iv.tok, body), 400, invoice.EnumDuplicateExternalID)
+		iv.DoInvalid(req("POST", iv.path("/invoices/%s/payment", other["id"]), iv.tok, body), 400, invoice.EnumDuplicateExternalID)
 		before = iv.rowCounts()
 		// An unknown invoice in the path is 404.
-		iv.doInvalid(req("POST", iv.path("/invoices/%s/payment", uuid.NewString()), iv.tok, with(body, "external_id", nil)), 404, app.EnumInvoiceNotFound)
+		iv.DoInvalid(req("POST", iv.path("/invoices/%s/payment", uuid.NewString()), iv.tok, with(body, "external_id", nil)), 404, app.EnumInvoiceNotFound)
 		iv.sameCounts(before)
 	})
 
@@ -165,7 +165,7 @@ func TestPayments(t *testing.T) {
 		y := iv.create(simple("crm-1", 1000), 201)
 		// The later invoice first, and a paid_at beyond microseconds.
 		p := iv.pay(with(payment(300, alloc(y["id"], 200), alloc(x["id"], 100)), "paid_at", "2026-03-10T09:00:00.1234567Z"), 201)
-		got := data(iv.do(req("GET", iv.path("/invoices/payments/%s", p["id"]), iv.tok, nil), 200))
+		got := data(iv.Do(req("GET", iv.path("/invoices/payments/%s", p["id"]), iv.tok, nil), 200))
 		if !equalJSON(got, p) || p["paid_at"] != "2026-03-10T09:00:00.123456Z" {
 			t.Fatalf("GET = %v\ncreate answered %v", got, p)
 		}
@@ -196,9 +196,9 @@ func TestPaymentsInvalid(t *testing.T) {
 	a := iv.create(with(simple("crm-1", 5000), "external_id", "ia-1"), 201)
 	b := iv.create(with(simple("crm-1", 3000), "external_id", "ib-1"), 201)
 	v := iv.create(simple("crm-1", 3000), 201)
-	iv.do(req("POST", iv.path("/invoices/%s/void", v["id"]), iv.tok, nil), 200)
-	theirs := iv.business("client-b")
-	foreign := data(iv.do(req("POST", base(theirs)+"/invoices", iv.token("client-b"), simple("x", 100)), 201))
+	iv.Do(req("POST", iv.path("/invoices/%s/void", v["id"]), iv.tok, nil), 200)
+	theirs := iv.Business("client-b")
+	foreign := data(iv.Do(req("POST", base(theirs)+"/invoices", iv.Token("client-b"), simple("x", 100)), 201))
 	aid, bid := a["id"], b["id"]
 	tests := []struct {
 		name  string
@@ -233,9 +233,9 @@ func TestPaymentsInvalid(t *testing.T) {
 			r := req("POST", iv.path("/invoices/payments"), iv.tok, tt.body)
 			var m map[string]any
 			if tt.valid {
-				m = iv.do(r, 400)
+				m = iv.Do(r, 400)
 			} else {
-				m = iv.doInvalid(r, 400, "")
+				m = iv.DoInvalid(r, 400, "")
 			}
 			if tt.enum != "" && m["error_enum"] != tt.enum {
 				t.Fatalf("error_enum %v, want %s: %v", m["error_enum"], tt.enum, m)
@@ -249,7 +249,7 @@ func TestPaymentsInvalid(t *testing.T) {
 	t.Run("the shortcut takes no invoice_payments", func(t *testing.T) {
 		iv := iv.with(t)
 		before := iv.rowCounts()
-		m := iv.doInvalid(req("POST", iv.path("/invoices/%s/payment", aid), iv.tok, payment(100, alloc(aid, 100))), 400, invoice.EnumInvalidInvoice)
+		m := iv.DoInvalid(req("POST", iv.path("/invoices/%s/payment", aid), iv.tok, payment(100, alloc(aid, 100))), 400, invoice.EnumInvalidInvoice)
 		if fieldsOf(m)["invoice_payments"] == nil {
 			t.Fatalf("error = %v", m)
 		}
@@ -258,7 +258,7 @@ func TestPaymentsInvalid(t *testing.T) {
 	t.Run("the shortcut overpaying", func(t *testing.T) {
 		iv := iv.with(t)
 		before := iv.rowCounts()
-		m := iv.do(req("POST", iv.path("/invoices/%s/payment/", bid), iv.tok, map[string]any{"amount": 3001, "method": "CASH", "paid_at": "2026-03-10T00:00:00Z"}), 400)
+		m := iv.Do(req("POST", iv.path("/invoices/%s/payment/", bid), iv.tok, map[string]any{"amount": 3001, "method": "CASH", "paid_at": "2026-03-10T00:00:00Z"}), 400)
 		if m["error_enum"] != invoice.EnumOverpaid {
 			t.Fatalf("error = %v", m)
 		}
@@ -267,12 +267,12 @@ func TestPaymentsInvalid(t *testing.T) {
 	t.Run("body too large, not JSON", func(t *testing.T) {
 		iv := iv.with(t)
 		before := iv.rowCounts()
-		iv.doInvalid(req("POST", iv.path("/invoices/payments"), iv.tok, `{"memo":"`+strings.Repeat("m", 70_000)+`"}`), 413, "")
-		iv.doInvalid(req("POST", iv.path("/invoices/%s/write-off", aid), iv.tok, `{"memo":"`+strings.Repeat("m", 17_000)+`"}`), 413, "")
+		iv.DoInvalid(req("POST", iv.path("/invoices/payments"), iv.tok, `{"memo":"`+strings.Repeat("m", 70_000)+`"}`), 413, "")
+		iv.DoInvalid(req("POST", iv.path("/invoices/%s/write-off", aid), iv.tok, `{"memo":"`+strings.Repeat("m", 17_000)+`"}`), 413, "")
 		r := req("POST", iv.path("/invoices/payments/bulk-delete"), iv.tok, `{"ids":[]}`)
 		r.Header.Set("Content-Type", "text/plain")
-		iv.doInvalid(r, 415, "")
-		iv.doInvalid(req("POST", iv.path("/invoices/payments"), "", payment(100, alloc(aid, 100))), 401, "")
+		iv.DoInvalid(r, 415, "")
+		iv.DoInvalid(req("POST", iv.path("/invoices/payments"), "", payment(100, alloc(aid, 100))), 401, "")
 		iv.sameCounts(before)
 	})
 	// Nothing was paid.
@@ -312,7 +312,7 @@ func TestBulkDeletePayments(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				iv := iv.with(t)
 				before := iv.rowCounts()
-				m := iv.doInvalid(req("POST", path, iv.tok, body), 400, invoice.EnumInvalidBulkDelete)
+				m := iv.DoInvalid(req("POST", path, iv.tok, body), 400, invoice.EnumInvalidBulkDelete)
 				if m["description"] == "" || fieldsOf(m)["ids"] == nil {
 					t.Fatalf("error = %v", m)
 				}
@@ -320,14 +320,14 @@ func TestBulkDeletePayments(t *testing.T) {
 			})
 		}
 		iv := iv.with(t)
-		iv.doInvalid(req("POST", path, iv.tok, map[string]any{"ids": []any{"not-a-uuid"}}), 400, "")
+		iv.DoInvalid(req("POST", path, iv.tok, map[string]any{"ids": []any{"not-a-uuid"}}), 400, "")
 	})
 
 	t.Run("an unknown id: 404, nothing deleted", func(t *testing.T) {
 		iv := iv.with(t)
 		before := iv.rowCounts()
 		unknown := uuid.NewString()
-		m := iv.do(req("POST", path, iv.tok, map[string]any{"ids": []any{p1["id"], unknown}}), 404)
+		m := iv.Do(req("POST", path, iv.tok, map[string]any{"ids": []any{p1["id"], unknown}}), 404)
 		if m["error_enum"] != app.EnumPaymentNotFound {
 			t.Fatalf("error = %v", m)
 		}
@@ -335,14 +335,14 @@ func TestBulkDeletePayments(t *testing.T) {
 			t.Fatalf("unknown ids = %v", m["meta"])
 		}
 		iv.sameCounts(before)
-		iv.do(req("GET", iv.path("/invoices/payments/%s", p1["id"]), iv.tok, nil), 200)
+		iv.Do(req("GET", iv.path("/invoices/payments/%s", p1["id"]), iv.tok, nil), 200)
 	})
 
 	t.Run("another business's payment is unknown", func(t *testing.T) {
 		iv := iv.with(t)
-		other := iv.business("client-a")
+		other := iv.Business("client-a")
 		before := iv.rowCounts()
-		iv.do(req("POST", base(other)+"/invoices/payments/bulk-delete", iv.tok, map[string]any{"ids": []any{p1["id"]}}), 404)
+		iv.Do(req("POST", base(other)+"/invoices/payments/bulk-delete", iv.tok, map[string]any{"ids": []any{p1["id"]}}), 404)
 		iv.sameCounts(before)
 	})
 
@@ -350,7 +350,7 @@ func TestBulkDeletePayments(t *testing.T) {
 		iv := iv.with(t)
 		seq := iv.lastSeq()
 		before := iv.rowCounts()
-		got := data(iv.do(req("POST", path, iv.tok, map[string]any{"ids": []any{p1["id"], p2["id"]}}), 200))
+		got := data(iv.Do(req("POST", path, iv.tok, map[string]any{"ids": []any{p1["id"], p2["id"]}}), 200))
 		if got["type"] != "BulkDeleteResponse" || num(t, got["deleted_count"]) != 2 || len(got) != 2 {
 			t.Fatalf("answer = %v", got)
 		}
@@ -367,7 +367,7 @@ func TestBulkDeletePayments(t *testing.T) {
 			obj(list(gb["payment_allocations"])[0])["payment_id"] != keep["id"] {
 			t.Fatalf("b = %v", gb)
 		}
-		iv.doInvalid(req("GET", iv.path("/invoices/payments/%s", p1["id"]), iv.tok, nil), 404, app.EnumPaymentNotFound)
+		iv.DoInvalid(req("GET", iv.path("/invoices/payments/%s", p1["id"]), iv.tok, nil), 404, app.EnumPaymentNotFound)
 
 		evs := iv.outbox(iv.bid, seq)
 		dels := ofType(evs, events.TypeInvoicePaymentDeleted)
@@ -389,6 +389,6 @@ func TestBulkDeletePayments(t *testing.T) {
 			}
 		}
 		// Deleted once: a second call finds nothing.
-		iv.do(req("POST", path, iv.tok, map[string]any{"ids": []any{p1["id"]}}), 404)
+		iv.Do(req("POST", path, iv.tok, map[string]any{"ids": []any{p1["id"]}}), 404)
 	})
 }

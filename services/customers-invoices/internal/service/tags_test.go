@@ -29,10 +29,10 @@ func anys[T any](xs ...T) []any {
 
 // version is the stored version of the row id of table.
 func (e *env) version(table, id string) int64 {
-	e.t.Helper()
+	e.T.Helper()
 	var v int64
-	if err := e.db.NewRaw("SELECT version FROM "+table+" WHERE id = ?", id).Scan(context.Background(), &v); err != nil {
-		e.t.Fatal(err)
+	if err := e.DB.NewRaw("SELECT version FROM "+table+" WHERE id = ?", id).Scan(context.Background(), &v); err != nil {
+		e.T.Fatal(err)
 	}
 	return v
 }
@@ -91,7 +91,7 @@ func TestTagInvoices(t *testing.T) {
 	va, vb := iv.version("invoices", aid), iv.version("invoices", bid)
 
 	seq := iv.lastSeq()
-	m := iv.do(req("POST", iv.path("/invoices/tags"), iv.tok, map[string]any{
+	m := iv.Do(req("POST", iv.path("/invoices/tags"), iv.tok, map[string]any{
 		"key_values":  anys(map[string]any{"key": " Region ", "value": "west", "dimension_display_name": "Region"}),
 		"invoice_ids": anys(aid, bid, aid)}), 200)
 	got := tagsOf(t, m, "Invoice_Tags")
@@ -141,7 +141,7 @@ func TestTagInvoices(t *testing.T) {
 	t.Run("a repeat adds nothing", func(t *testing.T) {
 		iv := iv.with(t)
 		seq, before := iv.lastSeq(), iv.rowCounts()
-		m := iv.do(req("POST", iv.path("/invoices/tags"), iv.tok, map[string]any{
+		m := iv.Do(req("POST", iv.path("/invoices/tags"), iv.tok, map[string]any{
 			"key_values": anys(kv("Region", "west")), "invoice_ids": anys(aid)}), 200)
 		if got := tagsOf(t, m, "Invoice_Tags"); len(got) != 0 {
 			t.Fatalf("tags added = %v", got)
@@ -156,7 +156,7 @@ func TestTagInvoices(t *testing.T) {
 		iv := iv.with(t)
 		seq := iv.lastSeq()
 		unknown := uuid.NewString()
-		e := iv.doInvalid(req("POST", iv.path("/invoices/tags"), iv.tok, map[string]any{
+		e := iv.DoInvalid(req("POST", iv.path("/invoices/tags"), iv.tok, map[string]any{
 			"key_values": anys(kv("team", "red")), "invoice_ids": anys(aid, unknown)}), 404, app.EnumInvoiceNotFound)
 		if meta := obj(e["meta"]); meta["field"] != "invoice_ids" || meta["invoice_id"] != unknown {
 			t.Fatalf("error = %v", e)
@@ -170,10 +170,10 @@ func TestTagInvoices(t *testing.T) {
 		iv := iv.with(t)
 		c := iv.create(simple("tg-cust", 700), 201)
 		cid := c["id"].(string)
-		iv.do(req("POST", iv.path("/invoices/%s/void", cid), iv.tok, nil), 200)
+		iv.Do(req("POST", iv.path("/invoices/%s/void", cid), iv.tok, nil), 200)
 		vc := iv.version("invoices", cid)
 		seq := iv.lastSeq()
-		iv.do(req("POST", iv.path("/invoices/tags"), iv.tok, map[string]any{"key_values": anys(kv("team", "red")), "invoice_ids": anys(cid)}), 200)
+		iv.Do(req("POST", iv.path("/invoices/tags"), iv.tok, map[string]any{"key_values": anys(kv("team", "red")), "invoice_ids": anys(cid)}), 200)
 		evs := ofType(iv.outbox(iv.bid, seq), events.TypeInvoiceUpserted)
 		if len(evs) != 1 {
 			t.Fatalf("%d events", len(evs))
@@ -184,8 +184,8 @@ func TestTagInvoices(t *testing.T) {
 			t.Fatalf("snapshot = %+v", u.Invoice)
 		}
 		d := iv.create(simple("tg-cust", 300), 201)
-		iv.v.Do(t, iv.http, req("DELETE", iv.path("/invoices/%s", d["id"]), iv.tok, nil))
-		iv.doInvalid(req("POST", iv.path("/invoices/tags"), iv.tok, map[string]any{"key_values": anys(kv("team", "red")), "invoice_ids": anys(d["id"])}), 404, app.EnumInvoiceNotFound)
+		iv.V.Do(t, iv.HTTP, req("DELETE", iv.path("/invoices/%s", d["id"]), iv.tok, nil))
+		iv.DoInvalid(req("POST", iv.path("/invoices/tags"), iv.tok, map[string]any{"key_values": anys(kv("team", "red")), "invoice_ids": anys(d["id"])}), 404, app.EnumInvoiceNotFound)
 	})
 }
 
@@ -199,15 +199,15 @@ func TestTagPayments(t *testing.T) {
 	vp := iv.version("invoice_payments", pid)
 
 	seq := iv.lastSeq()
-	m := iv.do(req("POST", iv.path("/invoices/payments/tags"), iv.tok, map[string]any{
+	m := iv.Do(req("POST", iv.path("/invoices/payments/tags"), iv.tok, map[string]any{
 		"key_values": anys(kv("region", "west"), kv("region", "west")), "payment_ids": anys(pid, qid)}), 200)
 	if got := tagsOf(t, m, "Invoice_Payment_Tags"); len(got) != 2 {
 		t.Fatalf("tags added = %v", got)
 	}
-	if k := tagKeys(iv.do(req("GET", iv.path("/invoices/payments/%s/tags", pid), iv.tok, nil), 200)["data"]); !slices.Equal(k, []string{"channel=mail", "region=west"}) {
+	if k := tagKeys(iv.Do(req("GET", iv.path("/invoices/payments/%s/tags", pid), iv.tok, nil), 200)["data"]); !slices.Equal(k, []string{"channel=mail", "region=west"}) {
 		t.Fatalf("payment tags = %v", k)
 	}
-	if k := tagKeys(data(iv.do(req("GET", iv.path("/invoices/payments/%s", qid), iv.tok, nil), 200))["transaction_tags"]); !slices.Equal(k, []string{"region=west"}) {
+	if k := tagKeys(data(iv.Do(req("GET", iv.path("/invoices/payments/%s", qid), iv.tok, nil), 200))["transaction_tags"]); !slices.Equal(k, []string{"region=west"}) {
 		t.Fatalf("payment q's tags = %v", k)
 	}
 	evs := iv.outbox(iv.bid, seq)
@@ -231,7 +231,7 @@ func TestTagPayments(t *testing.T) {
 	t.Run("a repeat adds nothing", func(t *testing.T) {
 		iv := iv.with(t)
 		seq := iv.lastSeq()
-		m := iv.do(req("POST", iv.path("/invoices/payments/tags"), iv.tok, map[string]any{
+		m := iv.Do(req("POST", iv.path("/invoices/payments/tags"), iv.tok, map[string]any{
 			"key_values": anys(kv("region", "west")), "payment_ids": anys(pid)}), 200)
 		if got := tagsOf(t, m, "Invoice_Payment_Tags"); len(got) != 0 || iv.lastSeq() != seq || iv.version("invoice_payments", pid) != vp+1 {
 			t.Fatalf("repeat added %v", got)
@@ -242,14 +242,14 @@ func TestTagPayments(t *testing.T) {
 		iv := iv.with(t)
 		before := iv.rowCounts()
 		unknown := uuid.NewString()
-		e := iv.doInvalid(req("POST", iv.path("/invoices/payments/tags"), iv.tok, map[string]any{
+		e := iv.DoInvalid(req("POST", iv.path("/invoices/payments/tags"), iv.tok, map[string]any{
 			"key_values": anys(kv("team", "red")), "payment_ids": anys(pid, unknown)}), 404, app.EnumPaymentNotFound)
 		if meta := obj(e["meta"]); meta["field"] != "payment_ids" || meta["payment_id"] != unknown {
 			t.Fatalf("error = %v", e)
 		}
 		iv.sameCounts(before)
-		iv.do(req("POST", iv.path("/invoices/payments/bulk-delete"), iv.tok, map[string]any{"ids": anys(qid)}), 200)
-		iv.doInvalid(req("POST", iv.path("/invoices/payments/tags"), iv.tok, map[string]any{
+		iv.Do(req("POST", iv.path("/invoices/payments/bulk-delete"), iv.tok, map[string]any{"ids": anys(qid)}), 200)
+		iv.DoInvalid(req("POST", iv.path("/invoices/payments/tags"), iv.tok, map[string]any{
 			"key_values": anys(kv("team", "red")), "payment_ids": anys(qid)}), 404, app.EnumPaymentNotFound)
 	})
 }
@@ -284,7 +284,7 @@ func TestTagsInvalid(t *testing.T) {
 		} {
 			t.Run(ep.path+" "+c.name, func(t *testing.T) {
 				iv := iv.with(t)
-				e := iv.do(req("POST", iv.path("%s", ep.path), iv.tok, c.body), 400)
+				e := iv.Do(req("POST", iv.path("%s", ep.path), iv.tok, c.body), 400)
 				fields := fieldsOf(e)
 				if _, ok := fields[c.field]; !ok && obj(e["meta"])["field"] != c.field {
 					t.Fatalf("error %v does not name %s", e, c.field)
@@ -298,13 +298,13 @@ func TestTagsInvalid(t *testing.T) {
 			"ids missing":   map[string]any{"key_values": anys(kv("k", "v"))},
 		} {
 			t.Run(ep.path+" "+name, func(t *testing.T) {
-				iv.with(t).doInvalid(req("POST", iv.path("%s", ep.path), iv.tok, body), 400, "")
+				iv.with(t).DoInvalid(req("POST", iv.path("%s", ep.path), iv.tok, body), 400, "")
 			})
 		}
 		t.Run(ep.path+" not JSON content", func(t *testing.T) {
 			r := req("POST", iv.path("%s", ep.path), iv.tok, "{}")
 			r.Header.Set("Content-Type", "text/plain")
-			iv.with(t).doInvalid(r, 415, "")
+			iv.with(t).DoInvalid(r, 415, "")
 		})
 	}
 	iv.sameCounts(before)

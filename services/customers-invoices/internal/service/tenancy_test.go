@@ -14,9 +14,9 @@ import (
 // too.
 func TestCrossTenant(t *testing.T) {
 	e := newEnv(t)
-	owner := e.token("client-a")
-	bid := e.business("client-a")
-	mine := e.business("client-a") // the same client's other business
+	owner := e.Token("client-a")
+	bid := e.Business("client-a")
+	mine := e.Business("client-a") // the same client's other business
 	c := e.create(bid, owner, map[string]any{"company_name": "Private Co", "external_id": "secret-1"}, 201)
 	id := c["id"].(string)
 	b := base(bid)
@@ -32,17 +32,17 @@ func TestCrossTenant(t *testing.T) {
 		{"POST", b + "/customers/" + id + "/archive", nil},
 	}
 	strangers := map[string]string{
-		"another client's platform token":   e.token("client-b"),
-		"a business token of another one":   e.svc.Tokens.Business(t, "client-a", mine),
-		"the other client's business token": e.svc.Tokens.Business(t, "client-b", e.business("client-b")),
-		"a token of an unknown business":    e.svc.Tokens.Business(t, "client-a", uuid.New()),
+		"another client's platform token":   e.Token("client-b"),
+		"a business token of another one":   e.Svc.Tokens.Business(t, "client-a", mine),
+		"the other client's business token": e.Svc.Tokens.Business(t, "client-b", e.Business("client-b")),
+		"a token of an unknown business":    e.Svc.Tokens.Business(t, "client-a", uuid.New()),
 	}
 	before := e.counts()
 	for who, tok := range strangers {
 		for _, r := range routes {
 			t.Run(who+" "+r.method+" "+r.path[len(b):], func(t *testing.T) {
 				e := e.with(t)
-				m := e.doInvalid(req(r.method, r.path, tok, r.body), 404, "BusinessNotFound")
+				m := e.DoInvalid(req(r.method, r.path, tok, r.body), 404, "BusinessNotFound")
 				if m["type"] != "NotFound" {
 					t.Fatalf("error = %v", m)
 				}
@@ -52,7 +52,7 @@ func TestCrossTenant(t *testing.T) {
 	if e.counts() != before {
 		t.Fatal("a refused request wrote")
 	}
-	if got := data(e.do(req("GET", b+"/customers/"+id, owner, nil), 200)); got["company_name"] != "Private Co" || got["status"] != "ACTIVE" {
+	if got := data(e.Do(req("GET", b+"/customers/"+id, owner, nil), 200)); got["company_name"] != "Private Co" || got["status"] != "ACTIVE" {
 		t.Fatalf("customer changed: %v", got)
 	}
 
@@ -66,7 +66,7 @@ func TestCrossTenant(t *testing.T) {
 		{"PATCH", other + "/customers/" + id, map[string]any{"memo": "x"}},
 		{"POST", other + "/customers/" + id + "/archive", nil},
 	} {
-		e.doInvalid(req(r.method, r.path, owner, r.body), 404, domain.EnumCustomerNotFound)
+		e.DoInvalid(req(r.method, r.path, owner, r.body), 404, domain.EnumCustomerNotFound)
 	}
 	if list := e.list(mine, owner, "include_archived=true")["data"].([]any); len(list) != 0 {
 		t.Fatalf("the other business lists %d customers", len(list))

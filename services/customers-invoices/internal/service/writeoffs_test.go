@@ -47,25 +47,25 @@ func TestWriteOffs(t *testing.T) {
 		}
 
 		// A written-off invoice cannot be edited any more.
-		if m := iv.do(req("PATCH", iv.path("/invoices/%s", id), iv.tok, map[string]any{"memo": "x"}), 409); m["error_enum"] != invoice.EnumNotEditable {
+		if m := iv.Do(req("PATCH", iv.path("/invoices/%s", id), iv.tok, map[string]any{"memo": "x"}), 409); m["error_enum"] != invoice.EnumNotEditable {
 			t.Fatalf("error = %v", m)
 		}
 
 		// GET, under its invoice only.
-		if g := data(iv.do(req("GET", iv.path("/invoices/%s/write-offs/%s", id, w["id"]), iv.tok, nil), 200)); !equalJSON(g, w) {
+		if g := data(iv.Do(req("GET", iv.path("/invoices/%s/write-offs/%s", id, w["id"]), iv.tok, nil), 200)); !equalJSON(g, w) {
 			t.Fatalf("GET = %v\ncreate answered %v", g, w)
 		}
 		other := iv.create(simple("crm-1", 100), 201)
-		iv.doInvalid(req("GET", iv.path("/invoices/%s/write-offs/%s", other["id"], w["id"]), iv.tok, nil), 404, app.EnumWriteOffNotFound)
-		iv.doInvalid(req("GET", iv.path("/invoices/%s/write-offs/%s", id, uuid.NewString()), iv.tok, nil), 404, app.EnumWriteOffNotFound)
-		iv.doInvalid(req("GET", iv.path("/invoices/%s/write-offs/nope", id), iv.tok, nil), 400, "")
+		iv.DoInvalid(req("GET", iv.path("/invoices/%s/write-offs/%s", other["id"], w["id"]), iv.tok, nil), 404, app.EnumWriteOffNotFound)
+		iv.DoInvalid(req("GET", iv.path("/invoices/%s/write-offs/%s", id, uuid.NewString()), iv.tok, nil), 404, app.EnumWriteOffNotFound)
+		iv.DoInvalid(req("GET", iv.path("/invoices/%s/write-offs/nope", id), iv.tok, nil), 400, "")
 
 		// Idempotent on external_id; another invoice's external_id is refused.
 		before := iv.rowCounts()
 		if again := iv.writeOff(id, map[string]any{"amount": 1, "external_id": "wo-1"}, 200); again["id"] != w["id"] || num(t, again["amount"]) != 2500 {
 			t.Fatalf("again = %v", again)
 		}
-		m := iv.do(req("POST", iv.path("/invoices/%s/write-off", other["id"]), iv.tok, map[string]any{"amount": 1, "external_id": "wo-1"}), 400)
+		m := iv.Do(req("POST", iv.path("/invoices/%s/write-off", other["id"]), iv.tok, map[string]any{"amount": 1, "external_id": "wo-1"}), 400)
 		if m["error_enum"] != invoice.EnumDuplicateExternalID {
 			t.Fatalf("error = %v", m)
 		}
@@ -128,11 +128,11 @@ func TestWriteOffs(t *testing.T) {
 			t.Fatalf("invoice = %v", got)
 		}
 		// Nothing left to write off, nor to pay.
-		m := iv.do(req("POST", iv.path("/invoices/%s/write-off", id), iv.tok, map[string]any{"amount": 1}), 400)
+		m := iv.Do(req("POST", iv.path("/invoices/%s/write-off", id), iv.tok, map[string]any{"amount": 1}), 400)
 		if m["error_enum"] != invoice.EnumWriteOffTooLarge {
 			t.Fatalf("error = %v", m)
 		}
-		iv.do(req("POST", iv.path("/invoices/payments"), iv.tok, payment(1, alloc(id, 1))), 400)
+		iv.Do(req("POST", iv.path("/invoices/payments"), iv.tok, payment(1, alloc(id, 1))), 400)
 	})
 
 	t.Run("invalid write-offs write nothing", func(t *testing.T) {
@@ -166,9 +166,9 @@ func TestWriteOffs(t *testing.T) {
 				r := req("POST", iv.path("/invoices/%s/write-off", tt.id), iv.tok, tt.body)
 				var m map[string]any
 				if tt.valid {
-					m = iv.do(r, tt.status)
+					m = iv.Do(r, tt.status)
 				} else {
-					m = iv.doInvalid(r, tt.status, "")
+					m = iv.DoInvalid(r, tt.status, "")
 				}
 				if tt.enum != "" && m["error_enum"] != tt.enum {
 					t.Fatalf("error = %v, want %s", m, tt.enum)
@@ -188,7 +188,7 @@ func TestWriteOffs(t *testing.T) {
 		w1 := iv.writeOff(id, map[string]any{"amount": 1000}, 201)
 		w2 := iv.writeOff(id, map[string]any{"amount": 2000, "write_off_mode": "REVENUE_REVERSAL"}, 201)
 		seq := iv.lastSeq()
-		voided := data(iv.do(req("POST", iv.path("/invoices/%s/void", id), iv.tok, nil), 200))
+		voided := data(iv.Do(req("POST", iv.path("/invoices/%s/void", id), iv.tok, nil), 200))
 		if voided["status"] != "VOIDED" || num(t, voided["outstanding_balance"]) != 0 {
 			t.Fatalf("voided = %v", voided)
 		}
@@ -208,7 +208,7 @@ func TestWriteOffs(t *testing.T) {
 			if !we.WriteOff.Voided {
 				t.Fatalf("write-off event = %+v", we.WriteOff)
 			}
-			g := data(iv.do(req("GET", iv.path("/invoices/%s/write-offs/%s", id, w["id"]), iv.tok, nil), 200))
+			g := data(iv.Do(req("GET", iv.path("/invoices/%s/write-offs/%s", id, w["id"]), iv.tok, nil), 200))
 			if g["voided_at"] == nil {
 				t.Fatalf("write-off = %v", g)
 			}
