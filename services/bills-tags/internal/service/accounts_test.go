@@ -16,7 +16,7 @@ import (
 // transactions consumer dead-lettered it (found by contract fuzzing).
 func TestAccountsNamedAreTheChart(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	vendor := e.create(bid, tok, map[string]any{"company_name": "Paper Co"}, 201)["id"].(string)
 	live, archived, unknown := uuid.New(), uuid.New(), uuid.NewString()
@@ -26,9 +26,9 @@ func TestAccountsNamedAreTheChart(t *testing.T) {
 	byName := func(n string) map[string]any { return map[string]any{"type": "StableName", "stable_name": n} }
 	b1 := e.simpleBill(bid, tok, vendor, 10000, "")
 	b2 := e.simpleBill(bid, tok, vendor, 10000, "")
-	credit := data(e.do(req("POST", base(bid)+"/bills/vendor-credits", tok, map[string]any{"vendor_id": vendor,
+	credit := data(e.Do(req("POST", base(bid)+"/bills/vendor-credits", tok, map[string]any{"vendor_id": vendor,
 		"received_at": "2026-02-15T09:00:00Z", "line_items": []any{map[string]any{"amount": 1000, "expense_account_identifier": byID(live.String())}}}), 201))["id"].(string)
-	pay := data(e.do(req("POST", base(bid)+"/bills/bill-payments", tok, map[string]any{"paid_at": "2026-02-10T12:00:00Z",
+	pay := data(e.Do(req("POST", base(bid)+"/bills/bill-payments", tok, map[string]any{"paid_at": "2026-02-10T12:00:00Z",
 		"method": "ACH", "amount": 1000, "payment_clearing_account_identifier": byID(live.String()),
 		"bill_payment_allocations": []any{alloc(b1, 1000)}}), 201))["id"].(string)
 
@@ -60,7 +60,7 @@ func TestAccountsNamedAreTheChart(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			e := e.with(t)
-			m := e.doInvalid(req(tt.method, base(bid)+tt.path, tok, tt.body), 400, app.EnumUnknownAccount)
+			m := e.DoInvalid(req(tt.method, base(bid)+tt.path, tok, tt.body), 400, app.EnumUnknownAccount)
 			if _, ok := fieldsOf(m)[tt.field]; !ok {
 				t.Fatalf("fields = %v, want %s", fieldsOf(m), tt.field)
 			}
@@ -73,10 +73,10 @@ func TestAccountsNamedAreTheChart(t *testing.T) {
 	// Until the business's chart has reached the service, naming an
 	// account is a 503 (retry); the defaults and the default chart's
 	// expense accounts by stable name need no chart.
-	other := e.svc.SeedBusiness(t, "client-a")
-	e.doInvalid(req("POST", base(other)+"/bills", tok, map[string]any{"vendor_external_id": "v", "received_at": "2026-02-01T00:00:00Z",
+	other := e.Svc.SeedBusiness(t, "client-a")
+	e.DoInvalid(req("POST", base(other)+"/bills", tok, map[string]any{"vendor_external_id": "v", "received_at": "2026-02-01T00:00:00Z",
 		"line_items": []any{map[string]any{"unit_price": 100, "account_identifier": byID(live.String())}}}), apperr.Status(apperr.Unavailable), "")
-	e.do(req("POST", base(other)+"/bills", tok, map[string]any{"vendor_external_id": "v", "received_at": "2026-02-01T00:00:00Z",
+	e.Do(req("POST", base(other)+"/bills", tok, map[string]any{"vendor_external_id": "v", "received_at": "2026-02-01T00:00:00Z",
 		"line_items": []any{map[string]any{"unit_price": 100, "account_identifier": byName("UNCATEGORIZED_EXPENSES")},
 			map[string]any{"unit_price": 100, "account_identifier": byName("RENT")}}}), 201)
 }

@@ -33,26 +33,26 @@ func checkBill(t *testing.T, b map[string]any) {
 
 // billEvents are the bill.upserted payloads of bill id, oldest first.
 func (e *env) billEvents(id string) []events.BillUpserted {
-	e.t.Helper()
+	e.T.Helper()
 	var rows []json.RawMessage
-	if err := e.db.NewRaw("SELECT data FROM outbox WHERE type = ? AND data->'bill'->>'id' = ? ORDER BY seq",
+	if err := e.DB.NewRaw("SELECT data FROM outbox WHERE type = ? AND data->'bill'->>'id' = ? ORDER BY seq",
 		events.TypeBillUpserted, id).Scan(context.Background(), &rows); err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	out := make([]events.BillUpserted, len(rows))
 	for i, r := range rows {
 		if err := json.Unmarshal(r, &out[i]); err != nil {
-			e.t.Fatal(err)
+			e.T.Fatal(err)
 		}
 	}
 	return out
 }
 
 func (e *env) billCount() int {
-	e.t.Helper()
+	e.T.Helper()
 	var n int
-	if err := e.db.NewRaw("SELECT count(*) FROM bills").Scan(context.Background(), &n); err != nil {
-		e.t.Fatal(err)
+	if err := e.DB.NewRaw("SELECT count(*) FROM bills").Scan(context.Background(), &n); err != nil {
+		e.T.Fatal(err)
 	}
 	return n
 }
@@ -74,11 +74,11 @@ func twoLineBill(vendor string) map[string]any {
 
 func TestCreateBill(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	vendor := e.create(bid, tok, map[string]any{"company_name": "Paper Co"}, 201)["id"].(string)
 
-	b := data(e.do(req("POST", base(bid)+"/bills", tok, twoLineBill(vendor)), 201))
+	b := data(e.Do(req("POST", base(bid)+"/bills", tok, twoLineBill(vendor)), 201))
 	checkBill(t, b)
 	// 4 × 12.50 − 5.00 + 3.60 = 48.60; 1.5 × 9.99 = 14.985 → 14.99; + 0.40.
 	want := map[string]float64{"subtotal": 6499, "sales_taxes_total": 400, "additional_sales_taxes_total": 40,
@@ -117,9 +117,9 @@ func TestCreateBill(t *testing.T) {
 		e := e.with(t)
 		body := twoLineBill(vendor)
 		body["external_id"] = "bill-ext-1"
-		first := data(e.do(req("POST", base(bid)+"/bills", tok, body), 201))
+		first := data(e.Do(req("POST", base(bid)+"/bills", tok, body), 201))
 		n := e.billCount()
-		again := data(e.do(req("POST", base(bid)+"/bills", tok, body), 200))
+		again := data(e.Do(req("POST", base(bid)+"/bills", tok, body), 200))
 		if again["id"] != first["id"] || e.billCount() != n {
 			t.Fatal("a retried create wrote a second bill")
 		}
@@ -132,12 +132,12 @@ func TestCreateBill(t *testing.T) {
 		body["vendor_external_id"] = "new-vendor-9"
 		delete(body, "bill_terms")
 		body["due_at"] = "2026-03-05T10:00:00Z"
-		got := data(e.do(req("POST", base(bid)+"/bills", tok, body), 201))
+		got := data(e.Do(req("POST", base(bid)+"/bills", tok, body), 201))
 		v := got["vendor"].(map[string]any)
 		if v["external_id"] != "new-vendor-9" || v["id"] == vendor || got["terms"] != nil {
 			t.Fatalf("bill = %v", got)
 		}
-		again := data(e.do(req("POST", base(bid)+"/bills", tok, body), 201))
+		again := data(e.Do(req("POST", base(bid)+"/bills", tok, body), 201))
 		if again["vendor"].(map[string]any)["id"] != v["id"] {
 			t.Fatal("the second bill made another vendor")
 		}
@@ -180,7 +180,7 @@ func TestCreateBill(t *testing.T) {
 				e := e.with(t)
 				body := twoLineBill(vendor)
 				c.mutate(body)
-				m := e.doInvalid(req("POST", base(bid)+"/bills", tok, body), 400, c.enum)
+				m := e.DoInvalid(req("POST", base(bid)+"/bills", tok, body), 400, c.enum)
 				if fieldsOf(m)[c.field] == nil {
 					t.Fatalf("fields %v do not name %s", fieldsOf(m), c.field)
 				}
@@ -188,10 +188,10 @@ func TestCreateBill(t *testing.T) {
 		}
 		body := twoLineBill(vendor)
 		body["surprise"] = 1
-		e.doInvalid(req("POST", base(bid)+"/bills", tok, body), 400, bill.EnumInvalidBill)
-		e.doInvalid(req("POST", base(bid)+"/bills", tok, "[1]"), 400, bill.EnumInvalidBill)
-		e.doInvalid(req("GET", base(bid)+"/bills/"+uuid.NewString(), tok, nil), 404, bill.EnumBillNotFound)
-		e.doInvalid(req("GET", base(bid)+"/bills/not-a-uuid", tok, nil), 400, "")
+		e.DoInvalid(req("POST", base(bid)+"/bills", tok, body), 400, bill.EnumInvalidBill)
+		e.DoInvalid(req("POST", base(bid)+"/bills", tok, "[1]"), 400, bill.EnumInvalidBill)
+		e.DoInvalid(req("GET", base(bid)+"/bills/"+uuid.NewString(), tok, nil), 404, bill.EnumBillNotFound)
+		e.DoInvalid(req("GET", base(bid)+"/bills/not-a-uuid", tok, nil), 400, "")
 		if e.billCount() != n {
 			t.Fatal("a refused create wrote")
 		}
@@ -200,15 +200,15 @@ func TestCreateBill(t *testing.T) {
 
 func TestBillUpdateVoid(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	vendor := e.create(bid, tok, map[string]any{"company_name": "V"}, 201)["id"].(string)
 	other := e.create(bid, tok, map[string]any{"company_name": "W", "external_id": "w-1"}, 201)["id"].(string)
-	b := data(e.do(req("POST", base(bid)+"/bills", tok, twoLineBill(vendor)), 201))
+	b := data(e.Do(req("POST", base(bid)+"/bills", tok, twoLineBill(vendor)), 201))
 	id := b["id"].(string)
 	path := base(bid) + "/bills/" + id
 
-	got := data(e.do(req("PATCH", path, tok, map[string]any{
+	got := data(e.Do(req("PATCH", path, tok, map[string]any{
 		"line_items": []any{map[string]any{"unit_price": 10000}}, "additional_sales_taxes": []any{},
 		"bill_terms": "NET_10", "memo": nil, "vendor_external_id": "w-1",
 	}), 200))
@@ -217,7 +217,7 @@ func TestBillUpdateVoid(t *testing.T) {
 		got["vendor"].(map[string]any)["id"] != other || got["bill_number"] != "B-1" {
 		t.Fatalf("patched = %v", got)
 	}
-	got = data(e.do(req("POST", path+"/update", tok, map[string]any{"bill_number": "B-2"}), 200))
+	got = data(e.Do(req("POST", path+"/update", tok, map[string]any{"bill_number": "B-2"}), 200))
 	if got["bill_number"] != "B-2" || got["total_amount"] != 10000.0 {
 		t.Fatalf("updated = %v", got)
 	}
@@ -225,12 +225,12 @@ func TestBillUpdateVoid(t *testing.T) {
 	if len(evts) != 3 || evts[2].Posting.Version != 3 || evts[2].Posting.Lines[1].Amount != 10000 {
 		t.Fatalf("events = %+v", evts)
 	}
-	e.doInvalid(req("PATCH", path, tok, map[string]any{"external_id": "x"}), 400, bill.EnumInvalidBill)
-	e.doInvalid(req("PATCH", path, tok, map[string]any{"vendor_id": nil}), 400, bill.EnumInvalidBill)
-	e.doInvalid(req("PATCH", path, tok, map[string]any{"received_at": "2027-01-01T00:00:00Z", "due_at": "2026-01-01T00:00:00Z"}), 400, bill.EnumInvalidBill)
-	e.doInvalid(req("PATCH", base(bid)+"/bills/"+uuid.NewString(), tok, map[string]any{"memo": "x"}), 404, bill.EnumBillNotFound)
+	e.DoInvalid(req("PATCH", path, tok, map[string]any{"external_id": "x"}), 400, bill.EnumInvalidBill)
+	e.DoInvalid(req("PATCH", path, tok, map[string]any{"vendor_id": nil}), 400, bill.EnumInvalidBill)
+	e.DoInvalid(req("PATCH", path, tok, map[string]any{"received_at": "2027-01-01T00:00:00Z", "due_at": "2026-01-01T00:00:00Z"}), 400, bill.EnumInvalidBill)
+	e.DoInvalid(req("PATCH", base(bid)+"/bills/"+uuid.NewString(), tok, map[string]any{"memo": "x"}), 404, bill.EnumBillNotFound)
 
-	v := data(e.do(req("POST", path+"/void", tok, nil), 200))
+	v := data(e.Do(req("POST", path+"/void", tok, nil), 200))
 	checkBill(t, v)
 	if v["status"] != "VOIDED" || v["voided_at"] == nil || v["outstanding_balance"] != 0.0 {
 		t.Fatalf("voided = %v", v)
@@ -240,18 +240,18 @@ func TestBillUpdateVoid(t *testing.T) {
 		t.Fatalf("void posting = %+v", p)
 	}
 	before := e.counts()
-	e.do(req("POST", path+"/void", tok, nil), 200)
+	e.Do(req("POST", path+"/void", tok, nil), 200)
 	if e.counts() != before {
 		t.Fatal("a repeated void wrote")
 	}
-	e.doInvalid(req("PATCH", path, tok, map[string]any{"memo": "x"}), 409, bill.EnumBillVoided)
-	e.doInvalid(req("POST", path+"/update", tok, map[string]any{"memo": "x"}), 409, bill.EnumBillVoided)
-	e.doInvalid(req("POST", base(bid)+"/bills/"+uuid.NewString()+"/void", tok, nil), 404, bill.EnumBillNotFound)
+	e.DoInvalid(req("PATCH", path, tok, map[string]any{"memo": "x"}), 409, bill.EnumBillVoided)
+	e.DoInvalid(req("POST", path+"/update", tok, map[string]any{"memo": "x"}), 409, bill.EnumBillVoided)
+	e.DoInvalid(req("POST", base(bid)+"/bills/"+uuid.NewString()+"/void", tok, nil), 404, bill.EnumBillNotFound)
 }
 
 func TestBillsBulkAndList(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	va := e.create(bid, tok, map[string]any{"company_name": "A", "external_id": "va"}, 201)["id"].(string)
 	vb := e.create(bid, tok, map[string]any{"company_name": "B"}, 201)["id"].(string)
@@ -259,7 +259,7 @@ func TestBillsBulkAndList(t *testing.T) {
 		return map[string]any{"vendor_id": vendor, "received_at": received, "reference_number": ref,
 			"line_items": []any{map[string]any{"unit_price": price}}}
 	}
-	list := e.do(req("POST", base(bid)+"/bills/bulk", tok, map[string]any{"bills": []any{
+	list := e.Do(req("POST", base(bid)+"/bills/bulk", tok, map[string]any{"bills": []any{
 		mk(va, "2026-01-10T00:00:00Z", 300, "R1"), mk(va, "2026-02-10T00:00:00Z", 100, "R2"), mk(vb, "2026-03-10T00:00:00Z", 200, "R3"),
 	}}), 201)["data"].([]any)
 	if len(list) != 3 {
@@ -267,18 +267,18 @@ func TestBillsBulkAndList(t *testing.T) {
 	}
 	// All or none: the third bill is bad, nothing is written.
 	n := e.billCount()
-	m := e.doInvalid(req("POST", base(bid)+"/bills/bulk", tok, []any{mk(va, "2026-01-01T00:00:00Z", 1, ""), map[string]any{"vendor_id": va}}), 400, bill.EnumInvalidBill)
+	m := e.DoInvalid(req("POST", base(bid)+"/bills/bulk", tok, []any{mk(va, "2026-01-01T00:00:00Z", 1, ""), map[string]any{"vendor_id": va}}), 400, bill.EnumInvalidBill)
 	if fieldsOf(m)["bills[1].received_at"] == nil || e.billCount() != n {
 		t.Fatalf("bulk error %v, bills %d -> %d", m, n, e.billCount())
 	}
-	e.doInvalid(req("POST", base(bid)+"/bills/bulk", tok, map[string]any{"bills": []any{}}), 400, bill.EnumInvalidBill)
+	e.DoInvalid(req("POST", base(bid)+"/bills/bulk", tok, map[string]any{"bills": []any{}}), 400, bill.EnumInvalidBill)
 	// The void of the first makes a status to filter on.
 	first := list[0].(map[string]any)["id"].(string)
-	e.do(req("POST", base(bid)+"/bills/"+first+"/void", tok, nil), 200)
+	e.Do(req("POST", base(bid)+"/bills/"+first+"/void", tok, nil), 200)
 
 	billIDs := func(query string) []string {
 		var out []string
-		for _, b := range e.do(req("GET", base(bid)+"/bills?"+query, tok, nil), 200)["data"].([]any) {
+		for _, b := range e.Do(req("GET", base(bid)+"/bills?"+query, tok, nil), 200)["data"].([]any) {
 			bm := b.(map[string]any)
 			checkBill(t, bm)
 			out = append(out, bm["reference_number"].(string))
@@ -305,11 +305,11 @@ func TestBillsBulkAndList(t *testing.T) {
 		}
 	}
 	for _, q := range []string{"status=NOPE", "vendor_id=x", "received_at_start=yesterday", "received_at_start=2026-03-01&received_at_end=2026-01-01", "sort_by=name"} {
-		e.doInvalid(req("GET", base(bid)+"/bills?"+q, tok, nil), 400, "")
+		e.DoInvalid(req("GET", base(bid)+"/bills?"+q, tok, nil), 400, "")
 	}
 
 	// Merging vendor b into a moves its bill.
-	e.do(req("POST", base(bid)+"/vendors/"+va+"/merge", tok, map[string]any{"vendor_to_archive_id": vb}), 200)
+	e.Do(req("POST", base(bid)+"/vendors/"+va+"/merge", tok, map[string]any{"vendor_to_archive_id": vb}), 200)
 	if got := strings.Join(billIDs("vendor_id="+va), ","); got != "R1,R2,R3" {
 		t.Fatalf("after the merge vendor a has %s", got)
 	}

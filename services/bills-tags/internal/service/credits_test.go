@@ -56,7 +56,7 @@ func checkCredit(t *testing.T, c map[string]any) {
 func creditLine(cents int) map[string]any { return map[string]any{"amount": cents} }
 
 func (e *env) creditEvents(id string) []events.VendorCreditUpserted {
-	e.t.Helper()
+	e.T.Helper()
 	return outboxOf[events.VendorCreditUpserted](e, events.TypeVendorCreditUpserted, "{vendor_credit,id}", id)
 }
 
@@ -75,7 +75,7 @@ func TestVendorCreditPathsDocumented(t *testing.T) {
 
 func TestVendorCredits(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	vendor := e.create(bid, tok, map[string]any{"company_name": "Paper Co", "external_id": "v-paper"}, 201)["id"].(string)
 	b1 := e.simpleBill(bid, tok, vendor, 10000, "")
@@ -94,7 +94,7 @@ func TestVendorCredits(t *testing.T) {
 		},
 		"allocations": []any{alloc(b1, 4000), alloc(b2, 2000)},
 	}
-	c := data(e.do(req("POST", base(bid)+"/bills/vendor-credits", tok, body), 201))
+	c := data(e.Do(req("POST", base(bid)+"/bills/vendor-credits", tok, body), 201))
 	checkCredit(t, c)
 	cid := c["id"].(string)
 	if c["total_amount"] != 7000.0 || c["unapplied_amount"] != 1000.0 || c["received_at"] != "2026-02-15T09:00:00Z" ||
@@ -149,7 +149,7 @@ func TestVendorCredits(t *testing.T) {
 
 	t.Run("idempotent on external_id", func(t *testing.T) {
 		e := e.with(t)
-		again := data(e.do(req("POST", base(bid)+"/bills/vendor-credits", tok, body), 200))
+		again := data(e.Do(req("POST", base(bid)+"/bills/vendor-credits", tok, body), 200))
 		if again["id"] != cid {
 			t.Fatalf("retry created %v", again["id"])
 		}
@@ -160,13 +160,13 @@ func TestVendorCredits(t *testing.T) {
 
 	t.Run("get and list", func(t *testing.T) {
 		e := e.with(t)
-		got := data(e.do(req("GET", base(bid)+"/bills/vendor-credits/"+cid, tok, nil), 200))
+		got := data(e.Do(req("GET", base(bid)+"/bills/vendor-credits/"+cid, tok, nil), 200))
 		checkCredit(t, got)
 		if got["metadata"].(map[string]any)["rma"] != 7.0 || len(got["transaction_tags"].([]any)) != 1 {
 			t.Fatalf("credit = %v", got)
 		}
 		// A second credit, without allocations.
-		other := data(e.do(req("POST", base(bid)+"/bills/vendor-credits", tok, map[string]any{
+		other := data(e.Do(req("POST", base(bid)+"/bills/vendor-credits", tok, map[string]any{
 			"received_at": "2026-03-20T00:00:00Z", "vendor_id": vendor, "memo": "Rent rebate", "reference_number": "CM-2",
 			"line_items": []any{creditLine(300)}}), 201))
 		if other["unapplied_amount"] != 300.0 || len(other["allocations"].([]any)) != 0 {
@@ -194,7 +194,7 @@ func TestVendorCredits(t *testing.T) {
 			if q != "" {
 				path += "?" + q
 			}
-			m := e.do(req("GET", path, tok, nil), 200)
+			m := e.Do(req("GET", path, tok, nil), 200)
 			var ids []string
 			for _, c := range m["data"].([]any) {
 				checkCredit(t, c.(map[string]any))
@@ -205,28 +205,28 @@ func TestVendorCredits(t *testing.T) {
 			}
 		}
 		// The next page.
-		first := e.do(req("GET", base(bid)+"/bills/vendor-credits?limit=1", tok, nil), 200)
+		first := e.Do(req("GET", base(bid)+"/bills/vendor-credits?limit=1", tok, nil), 200)
 		pg := first["meta"].(map[string]any)["pagination"].(map[string]any)
 		if pg["has_more"] != true {
 			t.Fatalf("pagination = %v", pg)
 		}
-		next := e.do(req("GET", base(bid)+"/bills/vendor-credits?limit=1&cursor="+pg["cursor"].(string), tok, nil), 200)
+		next := e.Do(req("GET", base(bid)+"/bills/vendor-credits?limit=1&cursor="+pg["cursor"].(string), tok, nil), 200)
 		if ids(next)[0] != other["id"] {
 			t.Fatalf("page 2 = %v", ids(next))
 		}
-		e.doInvalid(req("GET", base(bid)+"/bills/vendor-credits?vendor_id=x", tok, nil), 400, bill.EnumInvalidFilter)
-		e.doInvalid(req("GET", base(bid)+"/bills/vendor-credits?received_at_start=yesterday", tok, nil), 400, bill.EnumInvalidFilter)
+		e.DoInvalid(req("GET", base(bid)+"/bills/vendor-credits?vendor_id=x", tok, nil), 400, bill.EnumInvalidFilter)
+		e.DoInvalid(req("GET", base(bid)+"/bills/vendor-credits?received_at_start=yesterday", tok, nil), 400, bill.EnumInvalidFilter)
 	})
 
 	t.Run("a credited bill is locked", func(t *testing.T) {
 		e := e.with(t)
-		e.doInvalid(req("PATCH", base(bid)+"/bills/"+b1, tok, map[string]any{"memo": "x"}), 409, bill.EnumNotEditable)
-		e.doInvalid(req("POST", base(bid)+"/bills/"+b1+"/void", tok, nil), 409, bill.EnumHasPayments)
+		e.DoInvalid(req("PATCH", base(bid)+"/bills/"+b1, tok, map[string]any{"memo": "x"}), 409, bill.EnumNotEditable)
+		e.DoInvalid(req("POST", base(bid)+"/bills/"+b1+"/void", tok, nil), 409, bill.EnumHasPayments)
 	})
 
 	t.Run("update re-allocates", func(t *testing.T) {
 		e := e.with(t)
-		up := data(e.do(req("PATCH", base(bid)+"/bills/vendor-credits/"+cid, tok, map[string]any{
+		up := data(e.Do(req("PATCH", base(bid)+"/bills/vendor-credits/"+cid, tok, map[string]any{
 			"allocations": []any{alloc(b2, 5000)}, "memo": nil, "reference_number": "CM-1b",
 			"tags": []any{map[string]any{"key": "dept", "value": "ops"}, map[string]any{"key": "region", "value": "eu"}},
 		}), 200))
@@ -250,21 +250,21 @@ func TestVendorCredits(t *testing.T) {
 		}
 		// Over a bill with this credit's share taken back: b2 owes 5000
 		// before it.
-		m := e.doInvalid(req("PATCH", base(bid)+"/bills/vendor-credits/"+cid, tok, map[string]any{
+		m := e.DoInvalid(req("PATCH", base(bid)+"/bills/vendor-credits/"+cid, tok, map[string]any{
 			"allocations": []any{alloc(b2, 5001)}}), 400, bill.EnumOverpaid)
 		if _, ok := fieldsOf(m)["allocations[0].amount"]; !ok {
 			t.Fatalf("fields = %v", fieldsOf(m))
 		}
 		// Lines whose total falls under the allocations.
-		m = e.doInvalid(req("PATCH", base(bid)+"/bills/vendor-credits/"+cid, tok, map[string]any{
+		m = e.DoInvalid(req("PATCH", base(bid)+"/bills/vendor-credits/"+cid, tok, map[string]any{
 			"line_items": []any{creditLine(4999)}}), 400, bill.EnumAllocationMismatch)
 		if _, ok := fieldsOf(m)["allocations"]; !ok {
 			t.Fatalf("fields = %v", fieldsOf(m))
 		}
-		e.doInvalid(req("PATCH", base(bid)+"/bills/vendor-credits/"+cid, tok, map[string]any{"external_id": "x"}), 400, bill.EnumInvalidCredit)
-		e.doInvalid(req("PATCH", base(bid)+"/bills/vendor-credits/"+cid, tok, map[string]any{"vendor_id": vendor}), 400, bill.EnumInvalidCredit)
-		e.doInvalid(req("PATCH", base(bid)+"/bills/vendor-credits/"+cid, tok, map[string]any{"metadata": map[string]any{"k": strings.Repeat("x", 1100)}}), 400, bill.EnumMetadataTooLarge)
-		e.doInvalid(req("PATCH", base(bid)+"/bills/vendor-credits/"+uuid.NewString(), tok, map[string]any{"memo": "x"}), 404, bill.EnumCreditNotFound)
+		e.DoInvalid(req("PATCH", base(bid)+"/bills/vendor-credits/"+cid, tok, map[string]any{"external_id": "x"}), 400, bill.EnumInvalidCredit)
+		e.DoInvalid(req("PATCH", base(bid)+"/bills/vendor-credits/"+cid, tok, map[string]any{"vendor_id": vendor}), 400, bill.EnumInvalidCredit)
+		e.DoInvalid(req("PATCH", base(bid)+"/bills/vendor-credits/"+cid, tok, map[string]any{"metadata": map[string]any{"k": strings.Repeat("x", 1100)}}), 400, bill.EnumMetadataTooLarge)
+		e.DoInvalid(req("PATCH", base(bid)+"/bills/vendor-credits/"+uuid.NewString(), tok, map[string]any{"memo": "x"}), 404, bill.EnumCreditNotFound)
 		// Found by the contract fuzzer: a NUL reaching jsonb was a 500
 		// (SQLSTATE 22P05); every text input is a 400 naming its field.
 		for field, body := range map[string]string{
@@ -275,7 +275,7 @@ func TestVendorCredits(t *testing.T) {
 			"reference_number":               `{"reference_number": "r\u0000"}`,
 			"line_items[0].reference_number": `{"line_items": [{"amount": 5000, "reference_number": "\u0000"}]}`,
 		} {
-			m := e.doInvalid(req("PATCH", base(bid)+"/bills/vendor-credits/"+cid, tok, body), 400, "")
+			m := e.DoInvalid(req("PATCH", base(bid)+"/bills/vendor-credits/"+cid, tok, body), 400, "")
 			if _, ok := fieldsOf(m)[field]; !ok {
 				t.Fatalf("%s: %v does not name %s", body, m, field)
 			}
@@ -284,7 +284,7 @@ func TestVendorCredits(t *testing.T) {
 			t.Fatalf("a refused update published: %d events", len(ce))
 		}
 		// New lines and no allocations: every bill owes its total again.
-		up = data(e.do(req("PATCH", base(bid)+"/bills/vendor-credits/"+cid, tok, map[string]any{
+		up = data(e.Do(req("PATCH", base(bid)+"/bills/vendor-credits/"+cid, tok, map[string]any{
 			"allocations": []any{}, "line_items": []any{creditLine(2500)}, "received_at": "2026-02-16T00:00:00Z"}), 200))
 		if up["total_amount"] != 2500.0 || up["unapplied_amount"] != 2500.0 || len(up["allocations"].([]any)) != 0 {
 			t.Fatalf("updated = %v", up)
@@ -302,8 +302,8 @@ func TestVendorCredits(t *testing.T) {
 	t.Run("merge moves the credits", func(t *testing.T) {
 		e := e.with(t)
 		keep := e.create(bid, tok, map[string]any{"company_name": "Keeper"}, 201)["id"].(string)
-		e.do(req("POST", base(bid)+"/vendors/"+keep+"/merge", tok, map[string]any{"vendor_to_archive_id": vendor}), 200)
-		got := data(e.do(req("GET", base(bid)+"/bills/vendor-credits/"+cid, tok, nil), 200))
+		e.Do(req("POST", base(bid)+"/vendors/"+keep+"/merge", tok, map[string]any{"vendor_to_archive_id": vendor}), 200)
+		got := data(e.Do(req("GET", base(bid)+"/bills/vendor-credits/"+cid, tok, nil), 200))
 		if got["vendor"].(map[string]any)["id"] != keep {
 			t.Fatalf("credit's vendor = %v", got["vendor"])
 		}
@@ -312,14 +312,14 @@ func TestVendorCredits(t *testing.T) {
 			t.Fatalf("merge event = %+v", last)
 		}
 		// The moved bill and credit still match.
-		e.do(req("PATCH", base(bid)+"/bills/vendor-credits/"+cid, tok, map[string]any{"allocations": []any{alloc(b1, 100)}}), 200)
+		e.Do(req("PATCH", base(bid)+"/bills/vendor-credits/"+cid, tok, map[string]any{"allocations": []any{alloc(b1, 100)}}), 200)
 	})
 }
 
 // TestVendorCreditRules: each 400 names its field, and nothing is written.
 func TestVendorCreditRules(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	vendor := e.create(bid, tok, map[string]any{"company_name": "Paper Co"}, 201)["id"].(string)
 	stranger := e.create(bid, tok, map[string]any{"company_name": "Other Co"}, 201)["id"].(string)
@@ -327,7 +327,7 @@ func TestVendorCreditRules(t *testing.T) {
 	b2 := e.simpleBill(bid, tok, vendor, 1000, "")
 	theirs := e.simpleBill(bid, tok, stranger, 1000, "")
 	voided := e.simpleBill(bid, tok, vendor, 1000, "")
-	e.do(req("POST", base(bid)+"/bills/"+voided+"/void", tok, nil), 200)
+	e.Do(req("POST", base(bid)+"/bills/"+voided+"/void", tok, nil), 200)
 	ok := func() map[string]any {
 		return map[string]any{"received_at": "2026-02-10T00:00:00Z", "vendor_id": vendor, "line_items": []any{creditLine(500)},
 			"allocations": []any{alloc(b1, 500)}}
@@ -374,7 +374,7 @@ func TestVendorCreditRules(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := e.with(t)
-			m := e.doInvalid(req("POST", base(bid)+"/bills/vendor-credits", tok, c.body), 400, c.enum)
+			m := e.DoInvalid(req("POST", base(bid)+"/bills/vendor-credits", tok, c.body), 400, c.enum)
 			if c.field != "" {
 				if _, named := fieldsOf(m)[c.field]; !named {
 					t.Fatalf("fields = %v, want %s", fieldsOf(m), c.field)
@@ -390,18 +390,18 @@ func TestVendorCreditRules(t *testing.T) {
 			t.Fatalf("bill changed: %v", g)
 		}
 	}
-	e.doInvalid(req("GET", base(bid)+"/bills/vendor-credits/not-a-uuid", tok, nil), 400, "")
-	e.doInvalid(req("GET", base(bid)+"/bills/vendor-credits/"+uuid.NewString(), tok, nil), 404, bill.EnumCreditNotFound)
+	e.DoInvalid(req("GET", base(bid)+"/bills/vendor-credits/not-a-uuid", tok, nil), 400, "")
+	e.DoInvalid(req("GET", base(bid)+"/bills/vendor-credits/"+uuid.NewString(), tok, nil), 404, bill.EnumCreditNotFound)
 	// The whole credit on a part of a bill, then a credit paying a bill
 	// off: PAID on the credit's day.
-	c := data(e.do(req("POST", base(bid)+"/bills/vendor-credits", tok, with("allocations", []any{alloc(b2, 500)})), 201))
+	c := data(e.Do(req("POST", base(bid)+"/bills/vendor-credits", tok, with("allocations", []any{alloc(b2, 500)})), 201))
 	if c["unapplied_amount"] != 0.0 || c["total_amount"] != 500.0 {
 		t.Fatalf("credit = %v", c)
 	}
 	if g := e.getBill(bid, tok, b2); g["status"] != "PARTIALLY_PAID" || g["outstanding_balance"] != 500.0 {
 		t.Fatalf("bill = %v", g)
 	}
-	full := data(e.do(req("POST", base(bid)+"/bills/vendor-credits", tok, map[string]any{"received_at": "2026-02-11T00:00:00Z",
+	full := data(e.Do(req("POST", base(bid)+"/bills/vendor-credits", tok, map[string]any{"received_at": "2026-02-11T00:00:00Z",
 		"vendor_id": vendor, "line_items": []any{creditLine(1000)}, "allocations": []any{alloc(b1, 1000)}}), 201))
 	if full["unapplied_amount"] != 0.0 {
 		t.Fatalf("credit = %v", full)
@@ -410,7 +410,7 @@ func TestVendorCreditRules(t *testing.T) {
 		t.Fatalf("bill = %v", g)
 	}
 	// A credit from an unknown external vendor creates it (as a bill does).
-	nv := data(e.do(req("POST", base(bid)+"/bills/vendor-credits", tok, map[string]any{"received_at": "2026-02-11T00:00:00Z",
+	nv := data(e.Do(req("POST", base(bid)+"/bills/vendor-credits", tok, map[string]any{"received_at": "2026-02-11T00:00:00Z",
 		"vendor_external_id": "new-vendor", "line_items": []any{creditLine(10)}}), 201))
 	if v := nv["vendor"].(map[string]any); v["external_id"] != "new-vendor" {
 		t.Fatalf("vendor = %v", v)
@@ -422,7 +422,7 @@ func TestVendorCreditRules(t *testing.T) {
 // business of the same client.
 func TestVendorCreditsCrossTenant(t *testing.T) {
 	e := newEnv(t)
-	owner := e.token("client-a")
+	owner := e.Token("client-a")
 	bid := e.business("client-a")
 	mine := e.business("client-a")
 	vendor := e.create(bid, owner, map[string]any{"company_name": "Private Co"}, 201)["id"].(string)
@@ -430,7 +430,7 @@ func TestVendorCreditsCrossTenant(t *testing.T) {
 	b := base(bid)
 	body := map[string]any{"received_at": "2026-02-10T00:00:00Z", "vendor_id": vendor, "line_items": []any{creditLine(500)},
 		"allocations": []any{alloc(bl, 100)}}
-	cid := data(e.do(req("POST", b+"/bills/vendor-credits", owner, body), 201))["id"].(string)
+	cid := data(e.Do(req("POST", b+"/bills/vendor-credits", owner, body), 201))["id"].(string)
 	routes := []struct {
 		method, path string
 		body         any
@@ -442,17 +442,17 @@ func TestVendorCreditsCrossTenant(t *testing.T) {
 		{"PATCH", b + "/bills/vendor-credits/" + cid, map[string]any{"memo": "x", "allocations": []any{}}},
 	}
 	strangers := map[string]string{
-		"another client's platform token":   e.token("client-b"),
-		"a business token of another one":   e.svc.Tokens.Business(t, "client-a", mine),
-		"the other client's business token": e.svc.Tokens.Business(t, "client-b", e.business("client-b")),
-		"a token of an unknown business":    e.svc.Tokens.Business(t, "client-a", uuid.New()),
+		"another client's platform token":   e.Token("client-b"),
+		"a business token of another one":   e.Svc.Tokens.Business(t, "client-a", mine),
+		"the other client's business token": e.Svc.Tokens.Business(t, "client-b", e.business("client-b")),
+		"a token of an unknown business":    e.Svc.Tokens.Business(t, "client-a", uuid.New()),
 	}
 	before := e.counts()
 	for who, tok := range strangers {
 		for _, r := range routes {
 			t.Run(who+" "+r.method+" "+r.path[len(b):], func(t *testing.T) {
 				e := e.with(t)
-				m := e.doInvalid(req(r.method, r.path, tok, r.body), 404, "BusinessNotFound")
+				m := e.DoInvalid(req(r.method, r.path, tok, r.body), 404, "BusinessNotFound")
 				if m["type"] != "NotFound" {
 					t.Fatalf("error = %v", m)
 				}
@@ -463,16 +463,16 @@ func TestVendorCreditsCrossTenant(t *testing.T) {
 		t.Fatal("a refused request wrote")
 	}
 	other := base(mine)
-	e.doInvalid(req("GET", other+"/bills/vendor-credits/"+cid, owner, nil), 404, bill.EnumCreditNotFound)
-	e.doInvalid(req("PATCH", other+"/bills/vendor-credits/"+cid, owner, map[string]any{"allocations": []any{}}), 404, bill.EnumCreditNotFound)
-	e.doInvalid(req("POST", other+"/bills/vendor-credits", owner, body), 400, bill.EnumInvalidCredit)
-	if got := e.do(req("GET", other+"/bills/vendor-credits", owner, nil), 200)["data"].([]any); len(got) != 0 {
+	e.DoInvalid(req("GET", other+"/bills/vendor-credits/"+cid, owner, nil), 404, bill.EnumCreditNotFound)
+	e.DoInvalid(req("PATCH", other+"/bills/vendor-credits/"+cid, owner, map[string]any{"allocations": []any{}}), 404, bill.EnumCreditNotFound)
+	e.DoInvalid(req("POST", other+"/bills/vendor-credits", owner, body), 400, bill.EnumInvalidCredit)
+	if got := e.Do(req("GET", other+"/bills/vendor-credits", owner, nil), 200)["data"].([]any); len(got) != 0 {
 		t.Fatalf("the other business lists %d credits", len(got))
 	}
 	if g := e.getBill(bid, owner, bl); g["outstanding_balance"] != 900.0 {
 		t.Fatalf("the bill's balance changed: %v", g["outstanding_balance"])
 	}
-	if got := data(e.do(req("GET", b+"/bills/vendor-credits/"+cid, owner, nil), 200)); got["memo"] != nil || len(got["allocations"].([]any)) != 1 {
+	if got := data(e.Do(req("GET", b+"/bills/vendor-credits/"+cid, owner, nil), 200)); got["memo"] != nil || len(got["allocations"].([]any)) != 1 {
 		t.Fatalf("credit changed: %v", got)
 	}
 }

@@ -33,16 +33,16 @@ func checkPayment(t *testing.T, p map[string]any) {
 // outboxOf decodes the outbox payloads of type typ whose JSON path
 // (a Postgres #>> path such as '{payment,id}') equals id, oldest first.
 func outboxOf[T any](e *env, typ, path, id string) []T {
-	e.t.Helper()
+	e.T.Helper()
 	var rows []json.RawMessage
-	if err := e.db.NewRaw("SELECT data FROM outbox WHERE type = ? AND data #>> ? = ? ORDER BY seq", typ, path, id).
+	if err := e.DB.NewRaw("SELECT data FROM outbox WHERE type = ? AND data #>> ? = ? ORDER BY seq", typ, path, id).
 		Scan(context.Background(), &rows); err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	out := make([]T, len(rows))
 	for i, r := range rows {
 		if err := json.Unmarshal(r, &out[i]); err != nil {
-			e.t.Fatal(err)
+			e.T.Fatal(err)
 		}
 	}
 	return out
@@ -50,19 +50,19 @@ func outboxOf[T any](e *env, typ, path, id string) []T {
 
 // simpleBill posts a one-line bill of cents for vendor and returns its id.
 func (e *env) simpleBill(bid uuid.UUID, tok, vendor string, cents int, extID string) string {
-	e.t.Helper()
+	e.T.Helper()
 	body := map[string]any{"vendor_id": vendor, "received_at": "2026-02-01T00:00:00Z",
 		"line_items": []any{map[string]any{"unit_price": cents}}}
 	if extID != "" {
 		body["external_id"] = extID
 	}
-	return data(e.do(req("POST", base(bid)+"/bills", tok, body), 201))["id"].(string)
+	return data(e.Do(req("POST", base(bid)+"/bills", tok, body), 201))["id"].(string)
 }
 
 func (e *env) getBill(bid uuid.UUID, tok, id string) map[string]any {
-	e.t.Helper()
-	b := data(e.do(req("GET", base(bid)+"/bills/"+id, tok, nil), 200))
-	checkBill(e.t, b)
+	e.T.Helper()
+	b := data(e.Do(req("GET", base(bid)+"/bills/"+id, tok, nil), 200))
+	checkBill(e.T, b)
 	return b
 }
 
@@ -72,7 +72,7 @@ func alloc(bill string, amount int) map[string]any {
 
 func TestBillPayments(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	vendor := e.create(bid, tok, map[string]any{"company_name": "Paper Co"}, 201)["id"].(string)
 	b1 := e.simpleBill(bid, tok, vendor, 10000, "")
@@ -87,7 +87,7 @@ func TestBillPayments(t *testing.T) {
 			map[string]any{"bill_external_id": "bill-ext-2", "amount": 5000},
 		},
 	}
-	p := data(e.do(req("POST", base(bid)+"/bills/bill-payments", tok, body), 201))
+	p := data(e.Do(req("POST", base(bid)+"/bills/bill-payments", tok, body), 201))
 	checkPayment(t, p)
 	pid := p["id"].(string)
 	if p["amount"] != 9000.0 || p["method"] != "ACH" || p["at"] != "2026-02-10T12:00:00Z" ||
@@ -137,7 +137,7 @@ func TestBillPayments(t *testing.T) {
 
 	t.Run("idempotent on external_id", func(t *testing.T) {
 		e := e.with(t)
-		again := data(e.do(req("POST", base(bid)+"/bills/bill-payments", tok, body), 200))
+		again := data(e.Do(req("POST", base(bid)+"/bills/bill-payments", tok, body), 200))
 		if again["id"] != pid {
 			t.Fatalf("retry created %v", again["id"])
 		}
@@ -148,7 +148,7 @@ func TestBillPayments(t *testing.T) {
 
 	t.Run("get", func(t *testing.T) {
 		e := e.with(t)
-		got := data(e.do(req("GET", base(bid)+"/bills/bill-payments/"+pid, tok, nil), 200))
+		got := data(e.Do(req("GET", base(bid)+"/bills/bill-payments/"+pid, tok, nil), 200))
 		checkPayment(t, got)
 		if got["memo"] != "Feb run" || got["metadata"].(map[string]any)["batch"] != 3.0 {
 			t.Fatalf("payment = %v", got)
@@ -157,7 +157,7 @@ func TestBillPayments(t *testing.T) {
 
 	t.Run("update re-allocates", func(t *testing.T) {
 		e := e.with(t)
-		up := data(e.do(req("POST", base(bid)+"/bills/bill-payments/"+pid+"/update", tok, map[string]any{
+		up := data(e.Do(req("POST", base(bid)+"/bills/bill-payments/"+pid+"/update", tok, map[string]any{
 			"amount": 12000, "bill_payment_allocations": []any{alloc(b1, 10000), alloc(b2, 2000)},
 			"payment_clearing_account_identifier": map[string]any{"type": "StableName", "stable_name": "CASH"},
 		}), 200))
@@ -180,22 +180,22 @@ func TestBillPayments(t *testing.T) {
 		}
 		// Over the balance with this payment's share taken back: b2 owes
 		// 5000 before this payment.
-		e.doInvalid(req("POST", base(bid)+"/bills/bill-payments/"+pid+"/update", tok, map[string]any{
+		e.DoInvalid(req("POST", base(bid)+"/bills/bill-payments/"+pid+"/update", tok, map[string]any{
 			"amount": 5001, "bill_payment_allocations": []any{alloc(b2, 5001)}}), 400, bill.EnumOverpaid)
-		e.doInvalid(req("POST", base(bid)+"/bills/bill-payments/"+pid+"/update", tok, map[string]any{"amount": 11999}), 400, bill.EnumAllocationMismatch)
-		e.doInvalid(req("POST", base(bid)+"/bills/bill-payments/"+pid+"/update", tok, map[string]any{"external_id": "x"}), 400, bill.EnumInvalidPayment)
-		e.doInvalid(req("POST", base(bid)+"/bills/bill-payments/"+uuid.NewString()+"/update", tok, map[string]any{"memo": "x"}), 404, bill.EnumPaymentNotFound)
+		e.DoInvalid(req("POST", base(bid)+"/bills/bill-payments/"+pid+"/update", tok, map[string]any{"amount": 11999}), 400, bill.EnumAllocationMismatch)
+		e.DoInvalid(req("POST", base(bid)+"/bills/bill-payments/"+pid+"/update", tok, map[string]any{"external_id": "x"}), 400, bill.EnumInvalidPayment)
+		e.DoInvalid(req("POST", base(bid)+"/bills/bill-payments/"+uuid.NewString()+"/update", tok, map[string]any{"memo": "x"}), 404, bill.EnumPaymentNotFound)
 	})
 
 	t.Run("a paid bill is locked", func(t *testing.T) {
 		e := e.with(t)
-		e.doInvalid(req("PATCH", base(bid)+"/bills/"+b1, tok, map[string]any{"memo": "x"}), 409, bill.EnumNotEditable)
-		e.doInvalid(req("POST", base(bid)+"/bills/"+b1+"/void", tok, nil), 409, bill.EnumHasPayments)
+		e.DoInvalid(req("PATCH", base(bid)+"/bills/"+b1, tok, map[string]any{"memo": "x"}), 409, bill.EnumNotEditable)
+		e.DoInvalid(req("POST", base(bid)+"/bills/"+b1+"/void", tok, nil), 409, bill.EnumHasPayments)
 	})
 
 	t.Run("tags", func(t *testing.T) {
 		e := e.with(t)
-		m := e.do(req("POST", base(bid)+"/bills/bill-payments/tags", tok, map[string]any{
+		m := e.Do(req("POST", base(bid)+"/bills/bill-payments/tags", tok, map[string]any{
 			"key_values":      []any{map[string]any{"key": "Region", "value": "EU"}, map[string]any{"key": "dept", "value": "ops"}},
 			"transaction_ids": []any{pid}}), 200)
 		if _, wrapped := m["data"]; wrapped {
@@ -210,7 +210,7 @@ func TestBillPayments(t *testing.T) {
 		if tagID != want {
 			t.Fatalf("tag id %s, want the deterministic %s", tagID, want)
 		}
-		got := data(e.do(req("GET", base(bid)+"/bills/bill-payments/"+pid, tok, nil), 200))
+		got := data(e.Do(req("GET", base(bid)+"/bills/bill-payments/"+pid, tok, nil), 200))
 		if len(got["transaction_tags"].([]any)) != 2 {
 			t.Fatalf("tags = %v", got["transaction_tags"])
 		}
@@ -218,28 +218,28 @@ func TestBillPayments(t *testing.T) {
 		if last := pe[len(pe)-1]; last.Payment.Version != 3 || len(last.Payment.Tags) != 2 || len(last.Posting.Lines[2].Tags) != 2 {
 			t.Fatalf("tag event = %+v", last)
 		}
-		removed := e.do(req("DELETE", base(bid)+"/bills/bill-payments/tags", tok, map[string]any{"tag_ids": []any{tagID, uuid.NewString()}}), 200)["tags"].([]any)
+		removed := e.Do(req("DELETE", base(bid)+"/bills/bill-payments/tags", tok, map[string]any{"tag_ids": []any{tagID, uuid.NewString()}}), 200)["tags"].([]any)
 		if len(removed) != 1 || removed[0].(map[string]any)["id"] != tagID {
 			t.Fatalf("removed = %v", removed)
 		}
-		if again := e.do(req("DELETE", base(bid)+"/bills/bill-payments/tags", tok, map[string]any{"tag_ids": []any{tagID}}), 200)["tags"].([]any); len(again) != 0 {
+		if again := e.Do(req("DELETE", base(bid)+"/bills/bill-payments/tags", tok, map[string]any{"tag_ids": []any{tagID}}), 200)["tags"].([]any); len(again) != 0 {
 			t.Fatalf("removed twice: %v", again)
 		}
-		e.doInvalid(req("POST", base(bid)+"/bills/bill-payments/tags", tok, map[string]any{
+		e.DoInvalid(req("POST", base(bid)+"/bills/bill-payments/tags", tok, map[string]any{
 			"key_values": []any{map[string]any{"key": "a", "value": "b"}}, "transaction_ids": []any{pid, uuid.NewString()}}), 404, bill.EnumPaymentNotFound)
-		e.doInvalid(req("POST", base(bid)+"/bills/bill-payments/tags", tok, map[string]any{
+		e.DoInvalid(req("POST", base(bid)+"/bills/bill-payments/tags", tok, map[string]any{
 			"key_values": []any{}, "transaction_ids": []any{pid}}), 400, tags.EnumInvalidTags)
-		e.doInvalid(req("POST", base(bid)+"/bills/bill-payments/tags", tok, map[string]any{
+		e.DoInvalid(req("POST", base(bid)+"/bills/bill-payments/tags", tok, map[string]any{
 			"key_values": []any{map[string]any{"key": "a", "value": "b"}}, "transaction_ids": []any{}}), 400, bill.EnumInvalidPayment)
-		e.doInvalid(req("POST", base(bid)+"/bills/bill-payments/tags", tok, map[string]any{"nope": 1}), 400, bill.EnumInvalidPayment)
-		e.doInvalid(req("DELETE", base(bid)+"/bills/bill-payments/tags", tok, map[string]any{"tag_ids": []any{}}), 400, bill.EnumInvalidPayment)
+		e.DoInvalid(req("POST", base(bid)+"/bills/bill-payments/tags", tok, map[string]any{"nope": 1}), 400, bill.EnumInvalidPayment)
+		e.DoInvalid(req("DELETE", base(bid)+"/bills/bill-payments/tags", tok, map[string]any{"tag_ids": []any{}}), 400, bill.EnumInvalidPayment)
 	})
 
 	t.Run("delete restores the bills", func(t *testing.T) {
 		e := e.with(t)
 		before := outboxOf[events.BillPaymentUpserted](e, events.TypeBillPaymentUpserted, "{payment,id}", pid)
 		lastVersion := before[len(before)-1].Payment.Version
-		if resp, body := e.v.Do(t, e.http, req("DELETE", base(bid)+"/bills/bill-payments/"+pid, tok, nil)); resp.StatusCode != 204 || len(body) != 0 {
+		if resp, body := e.V.Do(t, e.HTTP, req("DELETE", base(bid)+"/bills/bill-payments/"+pid, tok, nil)); resp.StatusCode != 204 || len(body) != 0 {
 			t.Fatalf("delete: %d %s", resp.StatusCode, body)
 		}
 		g1, g2 := e.getBill(bid, tok, b1), e.getBill(bid, tok, b2)
@@ -254,23 +254,23 @@ func TestBillPayments(t *testing.T) {
 			del[0].Posting.SourceType != events.SourceBillPayment || del[0].Posting.Check() != nil {
 			t.Fatalf("deleted event = %+v", del)
 		}
-		e.doInvalid(req("GET", base(bid)+"/bills/bill-payments/"+pid, tok, nil), 404, bill.EnumPaymentNotFound)
-		e.doInvalid(req("DELETE", base(bid)+"/bills/bill-payments/"+pid, tok, nil), 404, bill.EnumPaymentNotFound)
+		e.DoInvalid(req("GET", base(bid)+"/bills/bill-payments/"+pid, tok, nil), 404, bill.EnumPaymentNotFound)
+		e.DoInvalid(req("DELETE", base(bid)+"/bills/bill-payments/"+pid, tok, nil), 404, bill.EnumPaymentNotFound)
 		// The bill is editable again.
-		e.do(req("PATCH", base(bid)+"/bills/"+b1, tok, map[string]any{"memo": "editable"}), 200)
+		e.Do(req("PATCH", base(bid)+"/bills/"+b1, tok, map[string]any{"memo": "editable"}), 200)
 	})
 }
 
 // TestBillPaymentRules: each 400 names its field, and nothing is written.
 func TestBillPaymentRules(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	vendor := e.create(bid, tok, map[string]any{"company_name": "Paper Co"}, 201)["id"].(string)
 	b1 := e.simpleBill(bid, tok, vendor, 1000, "")
 	b2 := e.simpleBill(bid, tok, vendor, 1000, "")
 	voided := e.simpleBill(bid, tok, vendor, 1000, "")
-	e.do(req("POST", base(bid)+"/bills/"+voided+"/void", tok, nil), 200)
+	e.Do(req("POST", base(bid)+"/bills/"+voided+"/void", tok, nil), 200)
 	ok := func() map[string]any {
 		return map[string]any{"paid_at": "2026-02-10T00:00:00Z", "method": "CASH", "amount": 500,
 			"bill_payment_allocations": []any{alloc(b1, 500)}}
@@ -315,7 +315,7 @@ func TestBillPaymentRules(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := e.with(t)
-			m := e.doInvalid(req("POST", base(bid)+"/bills/bill-payments", tok, c.body), 400, c.enum)
+			m := e.DoInvalid(req("POST", base(bid)+"/bills/bill-payments", tok, c.body), 400, c.enum)
 			if c.field != "" {
 				if _, named := fieldsOf(m)[c.field]; !named {
 					t.Fatalf("fields = %v, want %s", fieldsOf(m), c.field)
@@ -331,10 +331,10 @@ func TestBillPaymentRules(t *testing.T) {
 			t.Fatalf("bill changed: %v", g)
 		}
 	}
-	e.doInvalid(req("GET", base(bid)+"/bills/bill-payments/not-a-uuid", tok, nil), 400, "")
-	e.doInvalid(req("GET", base(bid)+"/bills/bill-payments/"+uuid.NewString(), tok, nil), 404, bill.EnumPaymentNotFound)
+	e.DoInvalid(req("GET", base(bid)+"/bills/bill-payments/not-a-uuid", tok, nil), 400, "")
+	e.DoInvalid(req("GET", base(bid)+"/bills/bill-payments/"+uuid.NewString(), tok, nil), 404, bill.EnumPaymentNotFound)
 	// The SDK's method labels are accepted.
-	p := data(e.do(req("POST", base(bid)+"/bills/bill-payments", tok, with("method", "Other")), 201))
+	p := data(e.Do(req("POST", base(bid)+"/bills/bill-payments", tok, with("method", "Other")), 201))
 	if p["method"] != "OTHER" {
 		t.Fatalf("method = %v", p["method"])
 	}

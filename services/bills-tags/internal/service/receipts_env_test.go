@@ -28,7 +28,6 @@ import (
 
 	"github.com/acctsuite/acct/pkg/openapi/openapitest"
 	"github.com/acctsuite/acct/pkg/receipts"
-	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
 	"github.com/acctsuite/acct/pkg/storage"
 	billstags "github.com/acctsuite/acct/services/bills-tags"
@@ -54,17 +53,9 @@ func newReceiptEnv(t testing.TB, withStorage bool) *receiptEnv {
 		}
 	}
 	var s *Service
-	svc := servicetest.StartService(t, func(env map[string]string) (servicekit.Definition, error) {
-		cfg, err := config.LoadFrom(env)
-		if err != nil {
-			return servicekit.Definition{}, err
-		}
-		var def servicekit.Definition
-		s, def = New(cfg)
-		return def, nil
-	}, servicetest.ServiceOptions{Env: vars})
+	svc := servicetest.StartService(t, servicetest.Build(config.LoadFrom, New, &s), servicetest.ServiceOptions{Env: vars})
 	tt, _ := t.(*testing.T)
-	e := &env{t: tt, svc: svc, s: s, http: svc.Kit.App(), v: openapitest.New(t, billstags.OpenAPI), db: svc.Kit.DB()}
+	e := &env{&servicetest.Env[Service]{T: tt, Svc: svc, S: s, HTTP: svc.Kit.App(), V: openapitest.New(t, billstags.OpenAPI), DB: svc.Kit.DB()}}
 	return &receiptEnv{env: e, dir: dir}
 }
 
@@ -74,7 +65,7 @@ func (e *receiptEnv) with(t *testing.T) *receiptEnv {
 
 // storedObjects counts the objects under the storage directory.
 func (e *receiptEnv) storedObjects() int {
-	e.t.Helper()
+	e.T.Helper()
 	n := 0
 	err := filepath.WalkDir(filepath.Join(e.dir, "objects"), func(p string, d fs.DirEntry, err error) error {
 		if os.IsNotExist(err) {
@@ -89,16 +80,16 @@ func (e *receiptEnv) storedObjects() int {
 		return nil
 	})
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	return n
 }
 
 func (e *receiptEnv) receiptCount() int {
-	e.t.Helper()
+	e.T.Helper()
 	var n int
-	if err := e.db.NewRaw("SELECT count(*) FROM receipts").Scan(context.Background(), &n); err != nil {
-		e.t.Fatal(err)
+	if err := e.DB.NewRaw("SELECT count(*) FROM receipts").Scan(context.Background(), &n); err != nil {
+		e.T.Fatal(err)
 	}
 	return n
 }
@@ -151,13 +142,13 @@ func importReq(bid uuid.UUID, token, name string, data []byte, context string) *
 
 // imported imports a file and returns the one receipt of the answer.
 func (e *receiptEnv) imported(bid uuid.UUID, token, name string, data []byte, context string) map[string]any {
-	e.t.Helper()
-	list := e.do(importReq(bid, token, name, data, context), 201)["data"].([]any)
+	e.T.Helper()
+	list := e.Do(importReq(bid, token, name, data, context), 201)["data"].([]any)
 	if len(list) != 1 {
-		e.t.Fatalf("import answered %d receipts", len(list))
+		e.T.Fatalf("import answered %d receipts", len(list))
 	}
 	r := list[0].(map[string]any)
-	checkReceipt(e.t, r)
+	checkReceipt(e.T, r)
 	return r
 }
 
@@ -345,21 +336,21 @@ func receiptIDs(m map[string]any) []string {
 // while reading the body never reaches app.Test's caller as a response)
 // and returns the error object of the answer, which must be want.
 func (e *receiptEnv) send(rq *http.Request, want int) map[string]any {
-	e.t.Helper()
+	e.T.Helper()
 	post := e.post
 	if want == http.StatusRequestEntityTooLarge {
 		post = e.postHeadersOnly
 	}
 	status, body, err := post(rq)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	if status != want {
-		e.t.Fatalf("%s %s: status %d, want %d: %s", rq.Method, rq.URL.Path, status, want, body)
+		e.T.Fatalf("%s %s: status %d, want %d: %s", rq.Method, rq.URL.Path, status, want, body)
 	}
 	var m map[string]any
 	if err := json.Unmarshal(body, &m); err != nil {
-		e.t.Fatalf("body %q: %v", body, err)
+		e.T.Fatalf("body %q: %v", body, err)
 	}
 	return m
 }
@@ -370,7 +361,7 @@ func (e *receiptEnv) send(rq *http.Request, want int) map[string]any {
 // before it is read, and no unread bytes make the server's close a reset
 // that would swallow the answer (as when a client is still writing it).
 func (e *receiptEnv) postHeadersOnly(rq *http.Request) (int, []byte, error) {
-	u, err := url.Parse(e.svc.URL)
+	u, err := url.Parse(e.Svc.URL)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -402,7 +393,7 @@ func (e *receiptEnv) postHeadersOnly(rq *http.Request) (int, []byte, error) {
 
 // post sends rq to the real listener.
 func (e *receiptEnv) post(rq *http.Request) (int, []byte, error) {
-	out, err := http.NewRequest(rq.Method, e.svc.URL+rq.URL.RequestURI(), rq.Body)
+	out, err := http.NewRequest(rq.Method, e.Svc.URL+rq.URL.RequestURI(), rq.Body)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -18,8 +18,8 @@ import (
 // The seeds run with plain `go test`.
 func FuzzReceiptImport(f *testing.F) {
 	e := newReceiptEnv(f, true)
-	tok := e.svc.Tokens.Platform(f, "client-a")
-	bid := e.svc.SeedBusiness(f, "client-a")
+	tok := e.Svc.Tokens.Platform(f, "client-a")
+	bid := e.Svc.SeedBusiness(f, "client-a")
 	path := base(bid) + "/receipts/import"
 
 	pdf := textPDF("ACME HARDWARE", "Date: 2026-03-14", "Copy paper 12.00", "TOTAL 12.00")

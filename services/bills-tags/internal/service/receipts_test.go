@@ -17,7 +17,7 @@ import (
 // the proposed amount for a new vendor of the proposed name.
 func TestReceiptTextPDF(t *testing.T) {
 	e := newReceiptEnv(t, true)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	tr, file := corpus(t, "r27")
 
@@ -39,26 +39,26 @@ func TestReceiptTextPDF(t *testing.T) {
 	id := r["business_document_id"].(string)
 	path := base(bid) + "/receipts/" + id
 
-	got := data(e.do(req("GET", path, tok, nil), 200))
+	got := data(e.Do(req("GET", path, tok, nil), 200))
 	checkReceipt(t, got)
 	if got["proposed_amount_cents"] != r["proposed_amount_cents"] || got["source_storage_document_id"] != r["source_storage_document_id"] {
 		t.Fatalf("fetched %v", got)
 	}
-	list := e.do(req("GET", base(bid)+"/receipts?status=READY_FOR_BILL,FAILED&show_total_count=true", tok, nil), 200)
+	list := e.Do(req("GET", base(bid)+"/receipts?status=READY_FOR_BILL,FAILED&show_total_count=true", tok, nil), 200)
 	if ids := receiptIDs(list); len(ids) != 1 || ids[0] != id {
 		t.Fatalf("list = %v", list)
 	}
-	if n := len(e.do(req("GET", base(bid)+"/receipts?status=BILL_CREATED", tok, nil), 200)["data"].([]any)); n != 0 {
+	if n := len(e.Do(req("GET", base(bid)+"/receipts?status=BILL_CREATED", tok, nil), 200)["data"].([]any)); n != 0 {
 		t.Fatalf("%d BILL_CREATED receipts", n)
 	}
 
-	done := data(e.do(req("POST", path+"/create-bill", tok, nil), 200))
+	done := data(e.Do(req("POST", path+"/create-bill", tok, nil), 200))
 	checkReceipt(t, done)
 	billID, _ := done["bill_id"].(string)
 	if done["status"] != "BILL_CREATED" || billID == "" {
 		t.Fatalf("after create-bill: %v", done)
 	}
-	b := data(e.do(req("GET", base(bid)+"/bills/"+billID, tok, nil), 200))
+	b := data(e.Do(req("GET", base(bid)+"/bills/"+billID, tok, nil), 200))
 	checkBill(t, b)
 	if b["total_amount"] != float64(tr.TotalCents) || b["received_at"] != tr.Date+"T00:00:00Z" || b["memo"] != "coffee with a client" ||
 		b["vendor"].(map[string]any)["company_name"] != r["proposed_vendor_display"] {
@@ -72,18 +72,18 @@ func TestReceiptTextPDF(t *testing.T) {
 	if evts := e.billEvents(billID); len(evts) != 1 || evts[0].Posting == nil || int64(evts[0].Bill.TotalAmount) != tr.TotalCents {
 		t.Fatalf("bill events = %+v", evts)
 	}
-	if ids := receiptIDs(e.do(req("GET", base(bid)+"/receipts?status=BILL_CREATED", tok, nil), 200)); len(ids) != 1 {
+	if ids := receiptIDs(e.Do(req("GET", base(bid)+"/receipts?status=BILL_CREATED", tok, nil), 200)); len(ids) != 1 {
 		t.Fatalf("BILL_CREATED receipts: %v", ids)
 	}
 
 	// 409: a second bill, a rejection after the bill.
 	n := e.billCount()
-	e.do(req("POST", path+"/create-bill", tok, nil), 409)
-	m := e.doInvalid(req("POST", path+"/create-bill", tok, nil), 409, "ReceiptBillCreated")
+	e.Do(req("POST", path+"/create-bill", tok, nil), 409)
+	m := e.DoInvalid(req("POST", path+"/create-bill", tok, nil), 409, "ReceiptBillCreated")
 	if m["type"] != "Conflict" {
 		t.Fatalf("error = %v", m)
 	}
-	e.doInvalid(req("POST", path+"/reject", tok, nil), 409, "ReceiptBillCreated")
+	e.DoInvalid(req("POST", path+"/reject", tok, nil), 409, "ReceiptBillCreated")
 	if e.billCount() != n {
 		t.Fatal("a refused create-bill wrote a bill")
 	}
@@ -97,7 +97,7 @@ func TestReceiptTextPDF(t *testing.T) {
 func TestReceiptImage(t *testing.T) {
 	requireOCR(t)
 	e := newReceiptEnv(t, true)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	tr, file := corpus(t, "r14") // Desk and Ink: office supplies
 
@@ -107,7 +107,7 @@ func TestReceiptImage(t *testing.T) {
 		return map[string]any{"description": "x", "unit_price": 100, "account_identifier": map[string]any{"type": "StableName", "stable_name": account}}
 	}
 	for _, lines := range [][]any{{line("EQUIPMENT"), line("OFFICE_EXPENSES")}, {line("EQUIPMENT")}} {
-		e.do(req("POST", base(bid)+"/bills", tok, map[string]any{"vendor_id": vendor, "received_at": "2026-01-01T00:00:00Z", "line_items": lines}), 201)
+		e.Do(req("POST", base(bid)+"/bills", tok, map[string]any{"vendor_id": vendor, "received_at": "2026-01-01T00:00:00Z", "line_items": lines}), 201)
 	}
 
 	r := e.imported(bid, tok, "scan.png", file, "")
@@ -121,9 +121,9 @@ func TestReceiptImage(t *testing.T) {
 			t.Errorf("line %v: want EQUIPMENT from the vendor's bills", l)
 		}
 	}
-	done := data(e.do(req("POST", base(bid)+"/receipts/"+r["business_document_id"].(string)+"/create-bill", tok,
+	done := data(e.Do(req("POST", base(bid)+"/receipts/"+r["business_document_id"].(string)+"/create-bill", tok,
 		map[string]any{"bill_number": "DAI-77", "bill_terms": "NET_30"}), 200))
-	b := data(e.do(req("GET", base(bid)+"/bills/"+done["bill_id"].(string), tok, nil), 200))
+	b := data(e.Do(req("GET", base(bid)+"/bills/"+done["bill_id"].(string), tok, nil), 200))
 	if b["total_amount"] != float64(tr.TotalCents) || b["vendor"].(map[string]any)["id"] != vendor || b["bill_number"] != "DAI-77" || b["terms"] != "NET_30" {
 		t.Fatalf("bill = %v", b)
 	}
@@ -133,7 +133,7 @@ func TestReceiptImage(t *testing.T) {
 // leave the receipt ready, rejection and its 409s, FAILED receipts.
 func TestReceiptOverridesAndRejection(t *testing.T) {
 	e := newReceiptEnv(t, true)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	pdf := textPDF("ACME HARDWARE", "Date: 2026-03-14", "Copy paper 12.00", "Unleaded fuel 30.00", "TOTAL 42.00")
 
@@ -153,18 +153,18 @@ func TestReceiptOverridesAndRejection(t *testing.T) {
 			`{"total": 1}`:                                                        "InvalidReceiptBill",
 			`[`:                                                                   "InvalidReceiptBill",
 		} {
-			e.doInvalid(req("POST", path+"/create-bill", tok, body), 400, enum)
+			e.DoInvalid(req("POST", path+"/create-bill", tok, body), 400, enum)
 		}
-		if e.billCount() != n || data(e.do(req("GET", path, tok, nil), 200))["status"] != "READY_FOR_BILL" {
+		if e.billCount() != n || data(e.Do(req("GET", path, tok, nil), 200))["status"] != "READY_FOR_BILL" {
 			t.Fatal("a refused create-bill changed something")
 		}
 		vendor := e.create(bid, tok, map[string]any{"company_name": "Someone Else"}, 201)["id"].(string)
-		done := data(e.do(req("POST", path+"/create-bill", tok, map[string]any{
+		done := data(e.Do(req("POST", path+"/create-bill", tok, map[string]any{
 			"vendor_id": vendor, "received_at": "2026-03-20T00:00:00Z",
 			"line_items": []any{map[string]any{"account_identifier": map[string]any{"type": "StableName", "stable_name": "SOFTWARE"}},
 				map[string]any{"amount": 2500}},
 		}), 200))
-		b := data(e.do(req("GET", base(bid)+"/bills/"+done["bill_id"].(string), tok, nil), 200))
+		b := data(e.Do(req("GET", base(bid)+"/bills/"+done["bill_id"].(string), tok, nil), 200))
 		bl := b["line_items"].([]any)
 		if b["total_amount"] != 3700.0 || b["vendor"].(map[string]any)["id"] != vendor || b["received_at"] != "2026-03-20T00:00:00Z" ||
 			bl[0].(map[string]any)["account_identifier"].(map[string]any)["stable_name"] != "SOFTWARE" ||
@@ -177,16 +177,16 @@ func TestReceiptOverridesAndRejection(t *testing.T) {
 		e := e.with(t)
 		r := e.imported(bid, tok, "b.pdf", pdf, "")
 		path := base(bid) + "/receipts/" + r["business_document_id"].(string)
-		rej := data(e.do(req("POST", path+"/reject", tok, nil), 200))
+		rej := data(e.Do(req("POST", path+"/reject", tok, nil), 200))
 		if rej["status"] != "REJECTED" || rej["rejected_at"] == nil {
 			t.Fatalf("rejected = %v", rej)
 		}
-		again := data(e.do(req("POST", path+"/reject", tok, nil), 200))
+		again := data(e.Do(req("POST", path+"/reject", tok, nil), 200))
 		if again["rejected_at"] != rej["rejected_at"] {
 			t.Fatal("a second rejection changed the receipt")
 		}
-		e.doInvalid(req("POST", path+"/create-bill", tok, nil), 409, "ReceiptRejected")
-		if ids := receiptIDs(e.do(req("GET", base(bid)+"/receipts?status=REJECTED", tok, nil), 200)); len(ids) != 1 {
+		e.DoInvalid(req("POST", path+"/create-bill", tok, nil), 409, "ReceiptRejected")
+		if ids := receiptIDs(e.Do(req("GET", base(bid)+"/receipts?status=REJECTED", tok, nil), 200)); len(ids) != 1 {
 			t.Fatalf("REJECTED receipts: %d", len(ids))
 		}
 	})
@@ -198,8 +198,8 @@ func TestReceiptOverridesAndRejection(t *testing.T) {
 			t.Fatalf("receipt = %v", r)
 		}
 		path := base(bid) + "/receipts/" + r["business_document_id"].(string)
-		e.doInvalid(req("POST", path+"/create-bill", tok, nil), 409, "ReceiptNotReady")
-		if data(e.do(req("POST", path+"/reject", tok, nil), 200))["status"] != "REJECTED" {
+		e.DoInvalid(req("POST", path+"/create-bill", tok, nil), 409, "ReceiptNotReady")
+		if data(e.Do(req("POST", path+"/reject", tok, nil), 200))["status"] != "REJECTED" {
 			t.Fatal("a failed receipt cannot be rejected")
 		}
 	})
@@ -218,7 +218,7 @@ func TestReceiptOverridesAndRejection(t *testing.T) {
 // the error object, nothing stored and no receipt written.
 func TestReceipt4xx(t *testing.T) {
 	e := newReceiptEnv(t, true)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	imp := base(bid) + "/receipts/import"
 	pdf := textPDF("ACME", "TOTAL 1.00")
@@ -287,12 +287,12 @@ func TestReceipt4xx(t *testing.T) {
 			case wire:
 				m = e.send(rq, c.status)
 			case c.valid:
-				m = e.do(rq, c.status)
+				m = e.Do(rq, c.status)
 				if c.enum != "" && m["error_enum"] != c.enum {
 					t.Fatalf("error_enum = %v, want %s (%v)", m["error_enum"], c.enum, m)
 				}
 			default:
-				m = e.doInvalid(rq, c.status, c.enum)
+				m = e.DoInvalid(rq, c.status, c.enum)
 			}
 			if m["description"] == "" || m["type"] == nil {
 				t.Fatalf("error object %v", m)
@@ -309,7 +309,7 @@ func TestReceipt4xx(t *testing.T) {
 // rest of the service works.
 func TestReceiptsWithoutStorage(t *testing.T) {
 	e := newReceiptEnv(t, false)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	id := uuid.NewString()
 	for _, rq := range []*httpRequest{
@@ -319,7 +319,7 @@ func TestReceiptsWithoutStorage(t *testing.T) {
 		req("POST", base(bid)+"/receipts/"+id+"/create-bill", tok, nil),
 		req("POST", base(bid)+"/receipts/"+id+"/reject", tok, nil),
 	} {
-		m := e.do(rq, 503)
+		m := e.Do(rq, 503)
 		if m["type"] != "Unavailable" || m["description"] != "receipt storage is not configured" {
 			t.Fatalf("%s %s: %v", rq.Method, rq.URL, m)
 		}
@@ -332,7 +332,7 @@ func TestReceiptsWithoutStorage(t *testing.T) {
 // client's other business does not see the receipt.
 func TestReceiptsCrossTenant(t *testing.T) {
 	e := newReceiptEnv(t, true)
-	owner := e.token("client-a")
+	owner := e.Token("client-a")
 	bid := e.business("client-a")
 	mine := e.business("client-a")
 	pdf := textPDF("ACME HARDWARE", "Copy paper 12.00", "TOTAL 12.00")
@@ -350,10 +350,10 @@ func TestReceiptsCrossTenant(t *testing.T) {
 		}
 	}
 	strangers := map[string]string{
-		"another client's platform token":   e.token("client-b"),
-		"a business token of another one":   e.svc.Tokens.Business(t, "client-a", mine),
-		"the other client's business token": e.svc.Tokens.Business(t, "client-b", e.business("client-b")),
-		"a token of an unknown business":    e.svc.Tokens.Business(t, "client-a", uuid.New()),
+		"another client's platform token":   e.Token("client-b"),
+		"a business token of another one":   e.Svc.Tokens.Business(t, "client-a", mine),
+		"the other client's business token": e.Svc.Tokens.Business(t, "client-b", e.business("client-b")),
+		"a token of an unknown business":    e.Svc.Tokens.Business(t, "client-a", uuid.New()),
 	}
 	objects, rows, bills := e.storedObjects(), e.receiptCount(), e.billCount()
 	for who, tok := range strangers {
@@ -361,7 +361,7 @@ func TestReceiptsCrossTenant(t *testing.T) {
 			rq := mk()
 			rq.Header.Set("Authorization", "Bearer "+tok)
 			t.Run(who+" "+rq.Method+" "+rq.URL.Path[len(b):], func(t *testing.T) {
-				m := e.with(t).doInvalid(rq, 404, "BusinessNotFound")
+				m := e.with(t).DoInvalid(rq, 404, "BusinessNotFound")
 				if m["type"] != "NotFound" {
 					t.Fatalf("route %d: %v", i, m)
 				}
@@ -373,15 +373,15 @@ func TestReceiptsCrossTenant(t *testing.T) {
 	for _, mk := range routes(other)[2:] {
 		rq := mk()
 		rq.Header.Set("Authorization", "Bearer "+owner)
-		e.doInvalid(rq, 404, "ReceiptNotFound")
+		e.DoInvalid(rq, 404, "ReceiptNotFound")
 	}
-	if n := len(e.do(req("GET", other+"/receipts", owner, nil), 200)["data"].([]any)); n != 0 {
+	if n := len(e.Do(req("GET", other+"/receipts", owner, nil), 200)["data"].([]any)); n != 0 {
 		t.Fatalf("the other business lists %d receipts", n)
 	}
 	if e.storedObjects() != objects || e.receiptCount() != rows || e.billCount() != bills {
 		t.Fatal("a refused request wrote")
 	}
-	if r := data(e.do(req("GET", b+"/receipts/"+id, owner, nil), 200)); r["status"] != "READY_FOR_BILL" {
+	if r := data(e.Do(req("GET", b+"/receipts/"+id, owner, nil), 200)); r["status"] != "READY_FOR_BILL" {
 		t.Fatalf("receipt changed: %v", r)
 	}
 }

@@ -26,10 +26,10 @@ func TestEveryEntityTypeIsSupported(t *testing.T) {
 	t.Cleanup(ts.Close)
 	t.Cleanup(is.Close)
 	e := newEnvWith(t, map[string]string{"TRANSACTIONS_URL": ts.URL, "CUSTOMERS_INVOICES_URL": is.URL})
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	for _, typ := range []tagreg.EntityType{tagreg.BankTransaction, tagreg.Invoice, tagreg.InvoicePayment, tagreg.Bill, tagreg.BillPayment} {
-		m := e.doInvalid(req("POST", base(bid)+"/tags", tok, map[string]any{
+		m := e.DoInvalid(req("POST", base(bid)+"/tags", tok, map[string]any{
 			"key_values": []any{map[string]any{"key": "k", "value": "v"}}, "entity_ids": []any{uuid.NewString()}, "entity_type": string(typ),
 		}), 404, "")
 		if m["error_enum"] == tagreg.EnumUnsupportedEntityType {
@@ -54,7 +54,7 @@ func TestTagInvoicesThroughPostTags(t *testing.T) {
 	srv := httptest.NewServer(fake)
 	t.Cleanup(srv.Close)
 	e := newEnvWith(t, map[string]string{"CUSTOMERS_INVOICES_URL": srv.URL, "CUSTOMERS_INVOICES_TIMEOUT": "1s"})
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	for _, c := range []struct {
 		typ, route, idsField, answerType string
@@ -80,7 +80,7 @@ func TestTagInvoicesThroughPostTags(t *testing.T) {
 			rq.Header.Set("X-Request-Id", "req-"+key)
 			const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
 			rq.Header.Set("traceparent", "00-"+traceID+"-00f067aa0ba902b7-01")
-			ans := e.do(rq, 200)
+			ans := e.Do(rq, 200)
 			if got := ans["tags"].([]any); len(got) != 1 || got[0].(map[string]any)["id"] != tag.ID.String() {
 				t.Fatalf("answer = %v", ans)
 			}
@@ -107,38 +107,38 @@ func TestTagInvoicesThroughPostTags(t *testing.T) {
 
 			// The owner's refusals become ours, its field names ours too.
 			fake.set(404, `{"type":"NotFound","description":"invoice not found","error_enum":"InvoiceNotFound","meta":{"field":"`+c.idsField+`","invoice_id":"`+entity.String()+`"}}`, 0)
-			m := e.doInvalid(req("POST", base(bid)+"/tags", tok, body), 404, "InvoiceNotFound")
+			m := e.DoInvalid(req("POST", base(bid)+"/tags", tok, body), 404, "InvoiceNotFound")
 			if meta := m["meta"].(map[string]any); meta["field"] != "entity_ids" || meta["entity_id"] != entity.String() || m["description"] != "invoice not found" {
 				t.Fatalf("404 = %v", m)
 			}
 			fake.set(400, `{"type":"InvalidPayload","description":"`+c.idsField+`: must hold 1 to 500 ids","error_enum":"InvalidPayload","meta":{"fields":{"`+c.idsField+`":"must hold 1 to 500 ids"}}}`, 0)
-			m = e.doInvalid(req("POST", base(bid)+"/tags", tok, body), 400, "InvalidPayload")
+			m = e.DoInvalid(req("POST", base(bid)+"/tags", tok, body), 400, "InvalidPayload")
 			if _, ok := fieldsOf(m)["entity_ids"]; !ok || strings.Contains(m["description"].(string), c.idsField) {
 				t.Fatalf("400 = %v", m)
 			}
 			fake.set(401, `{"type":"Unauthenticated","description":"token expired"}`, 0)
-			e.doInvalid(req("POST", base(bid)+"/tags", tok, body), 401, "")
+			e.DoInvalid(req("POST", base(bid)+"/tags", tok, body), 401, "")
 			fake.set(403, `not json`, 0)
-			e.doInvalid(req("POST", base(bid)+"/tags", tok, body), 403, "")
+			e.DoInvalid(req("POST", base(bid)+"/tags", tok, body), 403, "")
 			// Its failures, and no answer in time, are 503.
 			fake.set(500, `{"type":"Internal","description":"internal error"}`, 0)
-			if m := e.doInvalid(req("POST", base(bid)+"/tags", tok, body), 503, ""); !strings.Contains(m["description"].(string), "customers-invoices") {
+			if m := e.DoInvalid(req("POST", base(bid)+"/tags", tok, body), 503, ""); !strings.Contains(m["description"].(string), "customers-invoices") {
 				t.Fatalf("503 = %v", m)
 			}
 			fake.set(200, `not json`, 0)
-			e.doInvalid(req("POST", base(bid)+"/tags", tok, body), 503, "")
+			e.DoInvalid(req("POST", base(bid)+"/tags", tok, body), 503, "")
 			fake.set(200, `{"data":{}}`, 0)
-			e.doInvalid(req("POST", base(bid)+"/tags", tok, body), 503, "")
+			e.DoInvalid(req("POST", base(bid)+"/tags", tok, body), 503, "")
 			fake.set(200, `{}`, 1500*time.Millisecond)
 			start := time.Now()
-			e.doInvalid(req("POST", base(bid)+"/tags", tok, body), 503, "")
+			e.DoInvalid(req("POST", base(bid)+"/tags", tok, body), 503, "")
 			if d := time.Since(start); d > 1400*time.Millisecond+time.Second {
 				t.Fatalf("the timeout took %s", d)
 			}
 		})
 	}
 	srv.Close()
-	e.doInvalid(req("POST", base(bid)+"/tags", tok, map[string]any{
+	e.DoInvalid(req("POST", base(bid)+"/tags", tok, map[string]any{
 		"key_values": []any{map[string]any{"key": "k", "value": "v"}}, "entity_ids": []any{uuid.NewString()}, "entity_type": "INVOICE",
 	}), 503, "")
 }

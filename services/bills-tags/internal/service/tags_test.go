@@ -19,8 +19,6 @@ import (
 
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/openapi"
-	"github.com/acctsuite/acct/pkg/openapi/openapitest"
-	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
 	"github.com/acctsuite/acct/pkg/tags"
 	billstags "github.com/acctsuite/acct/services/bills-tags"
@@ -31,29 +29,19 @@ import (
 // newEnvWith is newEnv with extra environment (TRANSACTIONS_URL...).
 func newEnvWith(t *testing.T, extra map[string]string) *env {
 	t.Helper()
-	var s *Service
-	svc := servicetest.StartService(t, func(env map[string]string) (servicekit.Definition, error) {
-		cfg, err := config.LoadFrom(env)
-		if err != nil {
-			return servicekit.Definition{}, err
-		}
-		var def servicekit.Definition
-		s, def = New(cfg)
-		return def, nil
-	}, servicetest.ServiceOptions{Env: extra})
-	return &env{t: t, svc: svc, s: s, http: svc.Kit.App(), v: openapitest.New(t, billstags.OpenAPI), db: svc.Kit.DB()}
+	return &env{servicetest.Start(t, config.LoadFrom, New, billstags.OpenAPI, servicetest.ServiceOptions{Env: extra})}
 }
 
 // deliver applies events as the kit's consumer does, each in its own
 // transaction, through the registry's handler.
 func (e *env) deliver(evts ...events.Event) {
-	e.t.Helper()
-	h := kafkaadapter.RegistryEventHandler(e.s.Tags, nil)
+	e.T.Helper()
+	h := kafkaadapter.RegistryEventHandler(e.S.Tags, nil)
 	for _, evt := range evts {
-		if err := e.db.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := e.DB.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
 			return h(ctx, tx, evt)
 		}); err != nil {
-			e.t.Fatalf("deliver %s: %v", evt.Type, err)
+			e.T.Fatalf("deliver %s: %v", evt.Type, err)
 		}
 	}
 }
@@ -71,12 +59,12 @@ func sp(s string) *string { return &s }
 
 // dimensions is GET /tags/dimensions's list, by key.
 func (e *env) dimensions(bid uuid.UUID, tok, query string) map[string]map[string]any {
-	e.t.Helper()
+	e.T.Helper()
 	path := base(bid) + "/tags/dimensions"
 	if query != "" {
 		path += "?" + query
 	}
-	list := data(e.do(req("GET", path, tok, nil), 200))["dimensions"].([]any)
+	list := data(e.Do(req("GET", path, tok, nil), 200))["dimensions"].([]any)
 	out := map[string]map[string]any{}
 	for _, d := range list {
 		m := d.(map[string]any)
@@ -97,7 +85,7 @@ func values(d map[string]any) map[string]map[string]any {
 
 func TestTagDimensions(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	b := base(bid)
 
@@ -105,7 +93,7 @@ func TestTagDimensions(t *testing.T) {
 		t.Fatalf("a new business has dimensions: %v", got)
 	}
 	// The SDK's body: values as strings.
-	d := data(e.do(req("POST", b+"/tags/dimensions", tok, map[string]any{
+	d := data(e.Do(req("POST", b+"/tags/dimensions", tok, map[string]any{
 		"key": " Cost Center ", "strictness": "BALANCING", "display_name": "Cost center",
 		"defined_values": []any{"North", map[string]any{"value": "South", "display_name": "South region"}, "North"},
 	}), 201))
@@ -120,67 +108,67 @@ func TestTagDimensions(t *testing.T) {
 		t.Fatalf("values = %v", vals)
 	}
 	// A dimension without strictness or display name.
-	p := data(e.do(req("POST", b+"/tags/dimensions", tok, map[string]any{"key": "project"}), 201))
+	p := data(e.Do(req("POST", b+"/tags/dimensions", tok, map[string]any{"key": "project"}), 201))
 	if p["strictness"] != "NON_BALANCING" || p["display_name"] != "project" || len(p["defined_values"].([]any)) != 0 {
 		t.Fatalf("defaults = %v", p)
 	}
 
 	// The list: data {dimensions}, by key.
-	list := data(e.do(req("GET", b+"/tags/dimensions", tok, nil), 200))["dimensions"].([]any)
+	list := data(e.Do(req("GET", b+"/tags/dimensions", tok, nil), 200))["dimensions"].([]any)
 	if len(list) != 2 || list[0].(map[string]any)["key"] != "Cost Center" || list[1].(map[string]any)["key"] != "project" {
 		t.Fatalf("list = %v", list)
 	}
-	e.do(req("GET", b+"/tags/dimensions?include_deleted=true", tok, nil), 200)
+	e.Do(req("GET", b+"/tags/dimensions?include_deleted=true", tok, nil), 200)
 
 	// By key, percent-encoded.
-	byKey := data(e.do(req("GET", b+"/tags/dimensions/key/"+url.PathEscape("Cost Center"), tok, nil), 200))
+	byKey := data(e.Do(req("GET", b+"/tags/dimensions/key/"+url.PathEscape("Cost Center"), tok, nil), 200))
 	if byKey["id"] != dimID.String() || len(byKey["defined_values"].([]any)) != 2 {
 		t.Fatalf("by key = %v", byKey)
 	}
 
 	// PATCH: display name, strictness, visibility; null resets the name.
-	pd := data(e.do(req("PATCH", b+"/tags/dimensions/"+dimID.String(), tok, map[string]any{
+	pd := data(e.Do(req("PATCH", b+"/tags/dimensions/"+dimID.String(), tok, map[string]any{
 		"display_name": "Centre", "strictness": "NON_BALANCING", "user_visible": false}), 200))
 	if pd["display_name"] != "Centre" || pd["strictness"] != "NON_BALANCING" || pd["user_visible"] != false || pd["updated_at"] == d["updated_at"] {
 		t.Fatalf("patched = %v", pd)
 	}
-	if pd := data(e.do(req("PATCH", b+"/tags/dimensions/"+dimID.String(), tok, map[string]any{"display_name": nil}), 200)); pd["display_name"] != "Cost Center" || pd["user_visible"] != false {
+	if pd := data(e.Do(req("PATCH", b+"/tags/dimensions/"+dimID.String(), tok, map[string]any{"display_name": nil}), 200)); pd["display_name"] != "Cost Center" || pd["user_visible"] != false {
 		t.Fatalf("reset = %v", pd)
 	}
 
 	// Values: 201 new, 200 existing (the SDK's displayName renames it).
-	v := data(e.do(req("POST", b+"/tags/dimensions/"+dimID.String()+"/values", tok, map[string]any{"value": "East"}), 201))
+	v := data(e.Do(req("POST", b+"/tags/dimensions/"+dimID.String()+"/values", tok, map[string]any{"value": "East"}), 201))
 	eastID := tags.DefinitionID(bid, "Cost Center", "East").String()
 	if v["id"] != eastID || v["key"] != "Cost Center" || v["display_name"] != "East" || v["archived_at"] != nil {
 		t.Fatalf("value = %v", v)
 	}
-	if v := data(e.do(req("POST", b+"/tags/dimensions/"+dimID.String()+"/values", tok, map[string]any{"value": "East", "displayName": "Eastern"}), 200)); v["id"] != eastID || v["display_name"] != "Eastern" {
+	if v := data(e.Do(req("POST", b+"/tags/dimensions/"+dimID.String()+"/values", tok, map[string]any{"value": "East", "displayName": "Eastern"}), 200)); v["id"] != eastID || v["display_name"] != "Eastern" {
 		t.Fatalf("existing value = %v", v)
 	}
 	// Archive (twice: the same answer), then a re-definition restores it.
-	a := data(e.do(req("POST", b+"/tags/dimensions/"+dimID.String()+"/values/"+eastID+"/archive", tok, nil), 200))
+	a := data(e.Do(req("POST", b+"/tags/dimensions/"+dimID.String()+"/values/"+eastID+"/archive", tok, nil), 200))
 	if a["archived_at"] == nil {
 		t.Fatalf("archived = %v", a)
 	}
-	if again := data(e.do(req("POST", b+"/tags/dimensions/"+dimID.String()+"/values/"+eastID+"/archive", tok, nil), 200)); again["archived_at"] != a["archived_at"] {
+	if again := data(e.Do(req("POST", b+"/tags/dimensions/"+dimID.String()+"/values/"+eastID+"/archive", tok, nil), 200)); again["archived_at"] != a["archived_at"] {
 		t.Fatalf("archived again = %v, first %v", again, a)
 	}
 	if got := values(e.dimensions(bid, tok, "")["Cost Center"])["East"]; got["archived_at"] != a["archived_at"] {
 		t.Fatalf("listed = %v", got)
 	}
-	if v := data(e.do(req("POST", b+"/tags/dimensions/"+dimID.String()+"/values", tok, map[string]any{"value": "East"}), 200)); v["archived_at"] != nil || v["display_name"] != "Eastern" {
+	if v := data(e.Do(req("POST", b+"/tags/dimensions/"+dimID.String()+"/values", tok, map[string]any{"value": "East"}), 200)); v["archived_at"] != nil || v["display_name"] != "Eastern" {
 		t.Fatalf("restored = %v", v)
 	}
 }
 
 func TestCreateTagDimensionExistingKey(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	path := base(bid) + "/tags/dimensions"
-	e.do(req("POST", path, tok, map[string]any{"key": "dept", "strictness": "BALANCING", "defined_values": []any{"ops"}}), 201)
+	e.Do(req("POST", path, tok, map[string]any{"key": "dept", "strictness": "BALANCING", "defined_values": []any{"ops"}}), 201)
 	// A repeat (same strictness, no display name) adds the values it lacks.
-	d := data(e.do(req("POST", path, tok, map[string]any{"key": "dept", "strictness": "BALANCING", "defined_values": []any{"ops", "sales"}}), 200))
+	d := data(e.Do(req("POST", path, tok, map[string]any{"key": "dept", "strictness": "BALANCING", "defined_values": []any{"ops", "sales"}}), 200))
 	if vals := values(d); len(vals) != 2 || vals["sales"] == nil {
 		t.Fatalf("repeat = %v", d)
 	}
@@ -189,7 +177,7 @@ func TestCreateTagDimensionExistingKey(t *testing.T) {
 		{"key": "dept", "strictness": "NON_BALANCING"},
 		{"key": "dept", "strictness": "BALANCING", "display_name": "Department"},
 	} {
-		m := e.doInvalid(req("POST", path, tok, body), 409, "TagDimensionExists")
+		m := e.DoInvalid(req("POST", path, tok, body), 409, "TagDimensionExists")
 		if meta := m["meta"].(map[string]any); meta["dimension_id"] != tags.DimensionID(bid, "dept").String() {
 			t.Fatalf("409 = %v", m)
 		}
@@ -202,10 +190,10 @@ func TestCreateTagDimensionExistingKey(t *testing.T) {
 // TestTagRegistryRejects: one case per 4xx rule, each naming its field.
 func TestTagRegistryRejects(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	b := base(bid)
-	dim := data(e.do(req("POST", b+"/tags/dimensions", tok, map[string]any{"key": "dept", "defined_values": []any{"ops"}}), 201))["id"].(string)
+	dim := data(e.Do(req("POST", b+"/tags/dimensions", tok, map[string]any{"key": "dept", "defined_values": []any{"ops"}}), 201))["id"].(string)
 	long := strings.Repeat("x", 201)
 	tests := []struct {
 		name, method, path string
@@ -258,7 +246,7 @@ func TestTagRegistryRejects(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			e := e.with(t)
-			m := e.doInvalid(req(tc.method, b+tc.path, tok, tc.body), tc.status, tc.enum)
+			m := e.DoInvalid(req(tc.method, b+tc.path, tok, tc.body), tc.status, tc.enum)
 			if tc.field != "" {
 				if _, ok := fieldsOf(m)[tc.field]; !ok {
 					t.Fatalf("error %v does not name %s", m, tc.field)
@@ -269,9 +257,9 @@ func TestTagRegistryRejects(t *testing.T) {
 	// Media type and size.
 	rq := req("POST", b+"/tags/dimensions", tok, `{"key":"k"}`)
 	rq.Header.Set("Content-Type", "text/plain")
-	e.doInvalid(rq, 415, "")
-	e.doInvalid(req("POST", b+"/tags", tok, `{"key_values":"`+strings.Repeat("x", 300<<10)+`"}`), 413, "")
-	e.doInvalid(req("POST", b+"/tags/dimensions/"+dim+"/values", tok, `{"value":"`+strings.Repeat("x", 9<<10)+`"}`), 413, "")
+	e.DoInvalid(rq, 415, "")
+	e.DoInvalid(req("POST", b+"/tags", tok, `{"key_values":"`+strings.Repeat("x", 300<<10)+`"}`), 413, "")
+	e.DoInvalid(req("POST", b+"/tags/dimensions/"+dim+"/values", tok, `{"value":"`+strings.Repeat("x", 9<<10)+`"}`), 413, "")
 	// Nothing was written by the refusals.
 	if got := e.dimensions(bid, tok, ""); len(got) != 1 || len(got["dept"]["defined_values"].([]any)) != 1 {
 		t.Fatalf("dimensions after refusals: %v", got)
@@ -280,7 +268,7 @@ func TestTagRegistryRejects(t *testing.T) {
 
 func TestRegistryLearnsFromEvents(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	other := e.business("client-b")
 	ltag := func(k, v string, dn, vn *string) events.LedgerTag {
@@ -347,19 +335,19 @@ func TestRegistryLearnsFromEvents(t *testing.T) {
 		t.Fatalf("renamed by a later event: %v", p)
 	}
 	// A defined dimension keeps its strictness when its tags are used.
-	e.do(req("POST", base(bid)+"/tags/dimensions", tok, map[string]any{"key": "cost", "strictness": "BALANCING"}), 201)
+	e.Do(req("POST", base(bid)+"/tags/dimensions", tok, map[string]any{"key": "cost", "strictness": "BALANCING"}), 201)
 	e.deliver(event(t, events.TopicLedger, events.TypeLedgerEntryPosted, bid, events.LedgerEntryPosted{BusinessID: bid, Tags: []events.LedgerTag{ltag("cost", "a", sp("X"), nil)}}))
 	if c := e.dimensions(bid, tok, "")["cost"]; c["strictness"] != "BALANCING" || c["display_name"] != "cost" || len(values(c)) != 1 {
 		t.Fatalf("cost = %v", c)
 	}
 	// The other business learned only its own.
-	if o := e.dimensions(other, e.token("client-b"), ""); len(o) != 1 || o["secret"] == nil {
+	if o := e.dimensions(other, e.Token("client-b"), ""); len(o) != 1 || o["secret"] == nil {
 		t.Fatalf("other business = %v", o)
 	}
 	// A payload that does not decode is an error (dead letters), not a skip.
 	bad := events.Event{ID: uuid.New(), Type: events.TypeLedgerEntryPosted, Topic: events.TopicLedger, Data: json.RawMessage(`{"lines": 5}`)}
-	if err := e.db.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
-		return kafkaadapter.RegistryEventHandler(e.s.Tags, nil)(ctx, tx, bad)
+	if err := e.DB.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
+		return kafkaadapter.RegistryEventHandler(e.S.Tags, nil)(ctx, tx, bad)
 	}); err == nil {
 		t.Fatal("a malformed event was accepted")
 	}
@@ -369,11 +357,11 @@ func TestRegistryLearnsFromEvents(t *testing.T) {
 // topics; an event published on acct.ledger.v1 reaches the registry.
 func TestRegistryLearnsThroughTheBroker(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	entry := events.LedgerEntryPosted{EntryID: uuid.New(), BusinessID: bid, Tags: []events.LedgerTag{{Key: "via", Value: "broker"}}}
 	ev := event(t, events.TopicLedger, events.TypeLedgerEntryPosted, bid, entry)
-	w := &kafka.Writer{Addr: kafka.TCP(e.svc.Broker.Addrs()...), Balancer: &kafka.Hash{}, BatchTimeout: 5 * time.Millisecond}
+	w := &kafka.Writer{Addr: kafka.TCP(e.Svc.Broker.Addrs()...), Balancer: &kafka.Hash{}, BatchTimeout: 5 * time.Millisecond}
 	defer w.Close()
 	if err := w.WriteMessages(context.Background(), events.ToMessage(ev)); err != nil {
 		t.Fatal(err)
@@ -399,18 +387,18 @@ func billTagsOf(m map[string]any) []string {
 
 func TestTagBills(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	b := base(bid)
 	vendor := e.create(bid, tok, map[string]any{"company_name": "Paper Co"}, 201)["id"].(string)
-	b1 := data(e.do(req("POST", b+"/bills", tok, twoLineBill(vendor)), 201))["id"].(string)
-	b2 := data(e.do(req("POST", b+"/bills", tok, twoLineBill(vendor)), 201))["id"].(string)
+	b1 := data(e.Do(req("POST", b+"/bills", tok, twoLineBill(vendor)), 201))["id"].(string)
+	b2 := data(e.Do(req("POST", b+"/bills", tok, twoLineBill(vendor)), 201))["id"].(string)
 	body := map[string]any{
 		"key_values": []any{map[string]any{"key": "project", "value": "apollo", "dimension_display_name": "Project"},
 			map[string]any{"key": "dept", "value": "ops"}},
 		"entity_ids": []any{b1, b2, b1}, "entity_type": "BILL",
 	}
-	ans := e.do(req("POST", b+"/tags", tok, body), 200)
+	ans := e.Do(req("POST", b+"/tags", tok, body), 200)
 	added := ans["data"].(map[string]any)["tags"].([]any)
 	if len(added) != 2 || len(ans["tags"].([]any)) != 2 || ans["data"].(map[string]any)["type"] != "Tags" {
 		t.Fatalf("added = %v (dept=ops was there already)", ans)
@@ -429,7 +417,7 @@ func TestTagBills(t *testing.T) {
 		t.Fatalf("no deterministic tag id for bill 1 in %v", added)
 	}
 	for _, id := range []string{b1, b2} {
-		got := data(e.do(req("GET", b+"/bills/"+id, tok, nil), 200))
+		got := data(e.Do(req("GET", b+"/bills/"+id, tok, nil), 200))
 		if strings.Join(billTagsOf(got), ",") != "dept=ops,project=apollo" {
 			t.Fatalf("bill tags = %v", billTagsOf(got))
 		}
@@ -438,7 +426,7 @@ func TestTagBills(t *testing.T) {
 	var rows []struct {
 		Data json.RawMessage `bun:"data"`
 	}
-	if err := e.db.NewRaw("SELECT data FROM outbox WHERE type = ? AND data->'bill'->>'id' = ? ORDER BY seq", events.TypeBillUpserted, b1).
+	if err := e.DB.NewRaw("SELECT data FROM outbox WHERE type = ? AND data->'bill'->>'id' = ? ORDER BY seq", events.TypeBillUpserted, b1).
 		Scan(context.Background(), &rows); err != nil {
 		t.Fatal(err)
 	}
@@ -458,25 +446,25 @@ func TestTagBills(t *testing.T) {
 		t.Fatalf("registry = %v", p)
 	}
 	// A repeat adds nothing and publishes nothing.
-	if again := e.do(req("POST", b+"/tags", tok, body), 200); len(again["tags"].([]any)) != 0 {
+	if again := e.Do(req("POST", b+"/tags", tok, body), 200); len(again["tags"].([]any)) != 0 {
 		t.Fatalf("repeat = %v", again)
 	}
 	var n int
-	if err := e.db.NewRaw("SELECT count(*) FROM outbox WHERE type = ?", events.TypeBillUpserted).Scan(context.Background(), &n); err != nil || n != 4 {
+	if err := e.DB.NewRaw("SELECT count(*) FROM outbox WHERE type = ?", events.TypeBillUpserted).Scan(context.Background(), &n); err != nil || n != 4 {
 		t.Fatalf("bill.upserted rows = %d (%v), want 4", n, err)
 	}
 	// A voided bill can be tagged too (its posting stays without lines).
-	e.do(req("POST", b+"/bills/"+b2+"/void", tok, nil), 200)
-	e.do(req("POST", b+"/tags", tok, map[string]any{"key_values": []any{map[string]any{"key": "k", "value": "v"}}, "entity_ids": []any{b2}, "entity_type": "BILL"}), 200)
+	e.Do(req("POST", b+"/bills/"+b2+"/void", tok, nil), 200)
+	e.Do(req("POST", b+"/tags", tok, map[string]any{"key_values": []any{map[string]any{"key": "k", "value": "v"}}, "entity_ids": []any{b2}, "entity_type": "BILL"}), 200)
 
 	// An unknown bill: 404, and nothing changes on the others.
-	m := e.doInvalid(req("POST", b+"/tags", tok, map[string]any{
+	m := e.DoInvalid(req("POST", b+"/tags", tok, map[string]any{
 		"key_values": []any{map[string]any{"key": "new", "value": "x"}}, "entity_ids": []any{b1, uuid.NewString()}, "entity_type": "BILL",
 	}), 404, "BillNotFound")
 	if m["meta"].(map[string]any)["field"] != "entity_ids" {
 		t.Fatalf("404 = %v", m)
 	}
-	if got := billTagsOf(data(e.do(req("GET", b+"/bills/"+b1, tok, nil), 200))); len(got) != 2 {
+	if got := billTagsOf(data(e.Do(req("GET", b+"/bills/"+b1, tok, nil), 200))); len(got) != 2 {
 		t.Fatalf("a refused tagging changed bill 1: %v", got)
 	}
 	if e.dimensions(bid, tok, "")["new"] != nil {
@@ -527,7 +515,7 @@ func TestTagBankTransactions(t *testing.T) {
 	srv := httptest.NewServer(fake)
 	t.Cleanup(srv.Close)
 	e := newEnvWith(t, map[string]string{"TRANSACTIONS_URL": srv.URL, "TRANSACTIONS_TIMEOUT": "1s"})
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	txn := uuid.New()
 	tag := tags.NewTag(bid, txn, tags.KeyValue{Key: "project", Value: "apollo"}, time.Now().UTC().Truncate(time.Microsecond))
@@ -537,7 +525,7 @@ func TestTagBankTransactions(t *testing.T) {
 		"key_values": []any{map[string]any{"key": " project ", "value": "apollo", "value_display_name": "Apollo"}},
 		"entity_ids": []any{txn.String()}, "entity_type": "BANK_TRANSACTION",
 	}
-	ans := e.do(req("POST", base(bid)+"/tags", tok, body), 200)
+	ans := e.Do(req("POST", base(bid)+"/tags", tok, body), 200)
 	got := ans["tags"].([]any)
 	if len(got) != 1 || got[0].(map[string]any)["id"] != tag.ID.String() {
 		t.Fatalf("answer = %v", ans)
@@ -561,32 +549,32 @@ func TestTagBankTransactions(t *testing.T) {
 
 	// The owner's refusals become ours, its field names ours too.
 	fake.set(404, `{"type":"NotFound","description":"bank transaction not found","error_enum":"BankTransactionNotFound","meta":{"field":"transaction_ids"}}`, 0)
-	m := e.doInvalid(req("POST", base(bid)+"/tags", tok, body), 404, "BankTransactionNotFound")
+	m := e.DoInvalid(req("POST", base(bid)+"/tags", tok, body), 404, "BankTransactionNotFound")
 	if m["meta"].(map[string]any)["field"] != "entity_ids" || m["description"] != "bank transaction not found" {
 		t.Fatalf("404 = %v", m)
 	}
 	fake.set(400, `{"type":"InvalidPayload","description":"transaction_ids: must hold 1 to 500 ids","error_enum":"InvalidPayload","meta":{"fields":{"transaction_ids":"must hold 1 to 500 ids"}}}`, 0)
-	m = e.doInvalid(req("POST", base(bid)+"/tags", tok, body), 400, "InvalidPayload")
+	m = e.DoInvalid(req("POST", base(bid)+"/tags", tok, body), 400, "InvalidPayload")
 	if _, ok := fieldsOf(m)["entity_ids"]; !ok {
 		t.Fatalf("400 = %v", m)
 	}
 	fake.set(401, `{"type":"Unauthenticated","description":"token expired"}`, 0)
-	e.doInvalid(req("POST", base(bid)+"/tags", tok, body), 401, "")
+	e.DoInvalid(req("POST", base(bid)+"/tags", tok, body), 401, "")
 	fake.set(403, `not json`, 0)
-	e.doInvalid(req("POST", base(bid)+"/tags", tok, body), 403, "")
+	e.DoInvalid(req("POST", base(bid)+"/tags", tok, body), 403, "")
 	// Its failures, and no answer in time, are 503.
 	fake.set(500, `{"type":"Internal","description":"internal error"}`, 0)
-	e.doInvalid(req("POST", base(bid)+"/tags", tok, body), 503, "")
+	e.DoInvalid(req("POST", base(bid)+"/tags", tok, body), 503, "")
 	fake.set(200, `not json`, 0)
-	e.doInvalid(req("POST", base(bid)+"/tags", tok, body), 503, "")
+	e.DoInvalid(req("POST", base(bid)+"/tags", tok, body), 503, "")
 	fake.set(200, `{}`, 1500*time.Millisecond)
 	start := time.Now()
-	e.doInvalid(req("POST", base(bid)+"/tags", tok, body), 503, "")
+	e.DoInvalid(req("POST", base(bid)+"/tags", tok, body), 503, "")
 	if d := time.Since(start); d > 1400*time.Millisecond+time.Second {
 		t.Fatalf("the timeout took %s", d)
 	}
 	srv.Close()
-	e.doInvalid(req("POST", base(bid)+"/tags", tok, body), 503, "")
+	e.DoInvalid(req("POST", base(bid)+"/tags", tok, body), 503, "")
 }
 
 // TestTagRoutesCrossTenant: every registry route under another client's
@@ -598,15 +586,15 @@ func TestTagRoutesCrossTenant(t *testing.T) {
 	srv := httptest.NewServer(fake)
 	t.Cleanup(srv.Close)
 	e := newEnvWith(t, map[string]string{"TRANSACTIONS_URL": srv.URL, "CUSTOMERS_INVOICES_URL": srv.URL})
-	owner := e.token("client-a")
+	owner := e.Token("client-a")
 	bid := e.business("client-a")
 	mine := e.business("client-a")
 	b := base(bid)
-	dim := data(e.do(req("POST", b+"/tags/dimensions", owner, map[string]any{"key": "dept", "defined_values": []any{"ops"}}), 201))
+	dim := data(e.Do(req("POST", b+"/tags/dimensions", owner, map[string]any{"key": "dept", "defined_values": []any{"ops"}}), 201))
 	dimID := dim["id"].(string)
 	valID := dim["defined_values"].([]any)[0].(map[string]any)["id"].(string)
 	vendor := e.create(bid, owner, map[string]any{"company_name": "V"}, 201)["id"].(string)
-	bill := data(e.do(req("POST", b+"/bills", owner, twoLineBill(vendor)), 201))["id"].(string)
+	bill := data(e.Do(req("POST", b+"/bills", owner, twoLineBill(vendor)), 201))["id"].(string)
 	kv := []any{map[string]any{"key": "k", "value": "v"}}
 	routes := []struct {
 		method, path string
@@ -625,15 +613,15 @@ func TestTagRoutesCrossTenant(t *testing.T) {
 		{"POST", "/tags", map[string]any{"key_values": kv, "entity_ids": []any{uuid.NewString()}, "entity_type": "INVOICE_PAYMENT"}},
 	}
 	strangers := map[string]string{
-		"another client's platform token": e.token("client-b"),
-		"a business token of another one": e.svc.Tokens.Business(t, "client-a", mine),
-		"the other client's business":     e.svc.Tokens.Business(t, "client-b", e.business("client-b")),
+		"another client's platform token": e.Token("client-b"),
+		"a business token of another one": e.Svc.Tokens.Business(t, "client-a", mine),
+		"the other client's business":     e.Svc.Tokens.Business(t, "client-b", e.business("client-b")),
 	}
 	for who, tok := range strangers {
 		for _, r := range routes {
 			t.Run(who+" "+r.method+" "+r.path, func(t *testing.T) {
 				e := e.with(t)
-				m := e.doInvalid(req(r.method, b+r.path, tok, r.body), 404, "BusinessNotFound")
+				m := e.DoInvalid(req(r.method, b+r.path, tok, r.body), 404, "BusinessNotFound")
 				if m["type"] != "NotFound" {
 					t.Fatalf("error = %v", m)
 				}
@@ -647,16 +635,16 @@ func TestTagRoutesCrossTenant(t *testing.T) {
 	if len(d) != 1 || d["dept"]["display_name"] != "dept" || len(values(d["dept"])) != 1 || values(d["dept"])["ops"]["archived_at"] != nil {
 		t.Fatalf("the registry changed: %v", d)
 	}
-	if got := billTagsOf(data(e.do(req("GET", b+"/bills/"+bill, owner, nil), 200))); len(got) != 1 {
+	if got := billTagsOf(data(e.Do(req("GET", b+"/bills/"+bill, owner, nil), 200))); len(got) != 1 {
 		t.Fatalf("the bill changed: %v", got)
 	}
 	// The owner, through its other business: the dimension and the bill are not there.
 	other := base(mine)
-	e.doInvalid(req("GET", other+"/tags/dimensions/key/dept", owner, nil), 404, "TagDimensionNotFound")
-	e.doInvalid(req("PATCH", other+"/tags/dimensions/"+dimID, owner, map[string]any{"user_visible": false}), 404, "TagDimensionNotFound")
-	e.doInvalid(req("POST", other+"/tags/dimensions/"+dimID+"/values", owner, map[string]any{"value": "x"}), 404, "TagDimensionNotFound")
-	e.doInvalid(req("POST", other+"/tags/dimensions/"+dimID+"/values/"+valID+"/archive", owner, nil), 404, "TagDimensionNotFound")
-	e.doInvalid(req("POST", other+"/tags", owner, map[string]any{"key_values": kv, "entity_ids": []any{bill}, "entity_type": "BILL"}), 404, "BillNotFound")
+	e.DoInvalid(req("GET", other+"/tags/dimensions/key/dept", owner, nil), 404, "TagDimensionNotFound")
+	e.DoInvalid(req("PATCH", other+"/tags/dimensions/"+dimID, owner, map[string]any{"user_visible": false}), 404, "TagDimensionNotFound")
+	e.DoInvalid(req("POST", other+"/tags/dimensions/"+dimID+"/values", owner, map[string]any{"value": "x"}), 404, "TagDimensionNotFound")
+	e.DoInvalid(req("POST", other+"/tags/dimensions/"+dimID+"/values/"+valID+"/archive", owner, nil), 404, "TagDimensionNotFound")
+	e.DoInvalid(req("POST", other+"/tags", owner, map[string]any{"key_values": kv, "entity_ids": []any{bill}, "entity_type": "BILL"}), 404, "BillNotFound")
 	if got := e.dimensions(mine, owner, ""); len(got) != 0 {
 		t.Fatalf("the other business lists %v", got)
 	}
@@ -689,21 +677,21 @@ func TestOpenAPIDocumentsTagRoutes(t *testing.T) {
 // nothing changed.
 func TestTagBillPaymentsThroughPostTags(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	vendor := e.create(bid, tok, map[string]any{"company_name": "Ink Co"}, 201)["id"].(string)
 	b := e.simpleBill(bid, tok, vendor, 10000, "")
-	p := data(e.do(req("POST", base(bid)+"/bills/bill-payments", tok, map[string]any{
+	p := data(e.Do(req("POST", base(bid)+"/bills/bill-payments", tok, map[string]any{
 		"paid_at": "2026-02-10T12:00:00Z", "method": "ACH", "amount": 4000,
 		"bill_payment_allocations": []any{alloc(b, 4000)},
 	}), 201))
 	pid := p["id"].(string)
 	body := map[string]any{"key_values": []any{map[string]any{"key": "region", "value": "west"}}, "entity_ids": []any{pid}, "entity_type": "BILL_PAYMENT"}
-	out := e.do(req("POST", base(bid)+"/tags", tok, body), 200)
+	out := e.Do(req("POST", base(bid)+"/tags", tok, body), 200)
 	if tagsOf(out) != 1 {
 		t.Fatalf("tagging answer %v", out)
 	}
-	got := data(e.do(req("GET", base(bid)+"/bills/bill-payments/"+pid, tok, nil), 200))
+	got := data(e.Do(req("GET", base(bid)+"/bills/bill-payments/"+pid, tok, nil), 200))
 	tt, _ := got["transaction_tags"].([]any)
 	if len(tt) != 1 || tt[0].(map[string]any)["key"] != "region" || tt[0].(map[string]any)["value"] != "west" {
 		t.Fatalf("payment tags %v", got["transaction_tags"])
@@ -711,11 +699,11 @@ func TestTagBillPaymentsThroughPostTags(t *testing.T) {
 	if dims := e.dimensions(bid, tok, ""); dims["region"] == nil {
 		t.Fatalf("the registry did not learn region: %v", dims)
 	}
-	if again := e.do(req("POST", base(bid)+"/tags", tok, body), 200); tagsOf(again) != 0 {
+	if again := e.Do(req("POST", base(bid)+"/tags", tok, body), 200); tagsOf(again) != 0 {
 		t.Fatalf("a repeat added tags: %v", again)
 	}
 	body["entity_ids"] = []any{uuid.NewString()}
-	e.doInvalid(req("POST", base(bid)+"/tags", tok, body), 404, "")
+	e.DoInvalid(req("POST", base(bid)+"/tags", tok, body), 404, "")
 }
 
 // tagsOf is how many tags a POST /tags answer lists.

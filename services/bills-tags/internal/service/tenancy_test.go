@@ -17,16 +17,16 @@ import (
 // too.
 func TestCrossTenant(t *testing.T) {
 	e := newEnv(t)
-	owner := e.token("client-a")
+	owner := e.Token("client-a")
 	bid := e.business("client-a")
 	mine := e.business("client-a") // the same client's other business
 	c := e.create(bid, owner, map[string]any{"company_name": "Private Co", "external_id": "secret-1"}, 201)
 	id := c["id"].(string)
 	b := base(bid)
-	bill := data(e.do(req("POST", b+"/bills", owner, twoLineBill(id)), 201))["id"].(string)
+	bill := data(e.Do(req("POST", b+"/bills", owner, twoLineBill(id)), 201))["id"].(string)
 	payBody := map[string]any{"paid_at": "2026-03-05T00:00:00Z", "method": "CASH", "amount": 100,
 		"bill_payment_allocations": []any{alloc(bill, 100)}}
-	pay := data(e.do(req("POST", b+"/bills/bill-payments", owner, payBody), 201))["id"].(string)
+	pay := data(e.Do(req("POST", b+"/bills/bill-payments", owner, payBody), 201))["id"].(string)
 	tagBody := map[string]any{"key_values": []any{map[string]any{"key": "k", "value": "v"}}, "transaction_ids": []any{pay}}
 	untagBody := map[string]any{"tag_ids": []any{uuid.NewString()}}
 	routes := []struct {
@@ -56,17 +56,17 @@ func TestCrossTenant(t *testing.T) {
 		{"DELETE", b + "/bills/bill-payments/tags", untagBody},
 	}
 	strangers := map[string]string{
-		"another client's platform token":   e.token("client-b"),
-		"a business token of another one":   e.svc.Tokens.Business(t, "client-a", mine),
-		"the other client's business token": e.svc.Tokens.Business(t, "client-b", e.business("client-b")),
-		"a token of an unknown business":    e.svc.Tokens.Business(t, "client-a", uuid.New()),
+		"another client's platform token":   e.Token("client-b"),
+		"a business token of another one":   e.Svc.Tokens.Business(t, "client-a", mine),
+		"the other client's business token": e.Svc.Tokens.Business(t, "client-b", e.business("client-b")),
+		"a token of an unknown business":    e.Svc.Tokens.Business(t, "client-a", uuid.New()),
 	}
 	before := e.counts()
 	for who, tok := range strangers {
 		for _, r := range routes {
 			t.Run(who+" "+r.method+" "+r.path[len(b):], func(t *testing.T) {
 				e := e.with(t)
-				m := e.doInvalid(req(r.method, r.path, tok, r.body), 404, "BusinessNotFound")
+				m := e.DoInvalid(req(r.method, r.path, tok, r.body), 404, "BusinessNotFound")
 				if m["type"] != "NotFound" {
 					t.Fatalf("error = %v", m)
 				}
@@ -76,7 +76,7 @@ func TestCrossTenant(t *testing.T) {
 	if e.counts() != before {
 		t.Fatal("a refused request wrote")
 	}
-	if got := data(e.do(req("GET", b+"/vendors/"+id, owner, nil), 200)); got["company_name"] != "Private Co" || got["status"] != "ACTIVE" {
+	if got := data(e.Do(req("GET", b+"/vendors/"+id, owner, nil), 200)); got["company_name"] != "Private Co" || got["status"] != "ACTIVE" {
 		t.Fatalf("vendor changed: %v", got)
 	}
 
@@ -92,7 +92,7 @@ func TestCrossTenant(t *testing.T) {
 		{"POST", other + "/vendors/" + id + "/archive", nil},
 		{"POST", other + "/vendors/" + id + "/merge", map[string]any{"vendor_to_archive_id": uuid.NewString()}},
 	} {
-		e.doInvalid(req(r.method, r.path, owner, r.body), 404, domain.EnumVendorNotFound)
+		e.DoInvalid(req(r.method, r.path, owner, r.body), 404, domain.EnumVendorNotFound)
 	}
 	// The other business's bill routes: its bill is 404, its vendor unknown.
 	for _, r := range []struct {
@@ -104,9 +104,9 @@ func TestCrossTenant(t *testing.T) {
 		{"POST", other + "/bills/" + bill + "/update", map[string]any{"memo": "x"}},
 		{"POST", other + "/bills/" + bill + "/void", nil},
 	} {
-		e.doInvalid(req(r.method, r.path, owner, r.body), 404, billpkg.EnumBillNotFound)
+		e.DoInvalid(req(r.method, r.path, owner, r.body), 404, billpkg.EnumBillNotFound)
 	}
-	e.doInvalid(req("POST", other+"/bills", owner, twoLineBill(id)), 400, billpkg.EnumInvalidBill)
+	e.DoInvalid(req("POST", other+"/bills", owner, twoLineBill(id)), 400, billpkg.EnumInvalidBill)
 	// Its payment routes: the payment is 404, the bill unknown.
 	for _, r := range []struct {
 		method, path string
@@ -117,17 +117,17 @@ func TestCrossTenant(t *testing.T) {
 		{"DELETE", other + "/bills/bill-payments/" + pay, nil},
 		{"POST", other + "/bills/bill-payments/tags", tagBody},
 	} {
-		e.doInvalid(req(r.method, r.path, owner, r.body), 404, billpkg.EnumPaymentNotFound)
+		e.DoInvalid(req(r.method, r.path, owner, r.body), 404, billpkg.EnumPaymentNotFound)
 	}
-	e.doInvalid(req("POST", other+"/bills/bill-payments", owner, payBody), 400, billpkg.EnumInvalidPayment)
-	if removed := e.do(req("DELETE", other+"/bills/bill-payments/tags", owner, map[string]any{
+	e.DoInvalid(req("POST", other+"/bills/bill-payments", owner, payBody), 400, billpkg.EnumInvalidPayment)
+	if removed := e.Do(req("DELETE", other+"/bills/bill-payments/tags", owner, map[string]any{
 		"tag_ids": []any{tags.TagID(tags.DefinitionID(bid, "k", "v"), uuid.MustParse(pay)).String()}}), 200)["tags"].([]any); len(removed) != 0 {
 		t.Fatalf("the other business removed %v", removed)
 	}
-	if got := data(e.do(req("GET", b+"/bills/"+bill, owner, nil), 200)); got["outstanding_balance"] != got["total_amount"].(float64)-100 {
+	if got := data(e.Do(req("GET", b+"/bills/"+bill, owner, nil), 200)); got["outstanding_balance"] != got["total_amount"].(float64)-100 {
 		t.Fatalf("the bill's balance changed: %v", got["outstanding_balance"])
 	}
-	if got := e.do(req("GET", other+"/bills", owner, nil), 200)["data"].([]any); len(got) != 0 {
+	if got := e.Do(req("GET", other+"/bills", owner, nil), 200)["data"].([]any); len(got) != 0 {
 		t.Fatalf("the other business lists %d bills", len(got))
 	}
 	if list := e.list(mine, owner, "include_archived=true")["data"].([]any); len(list) != 0 {

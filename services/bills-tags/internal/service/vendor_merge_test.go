@@ -12,18 +12,18 @@ import (
 // rules.
 func TestUpdateVendorByPost(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	v := e.create(bid, tok, map[string]any{"company_name": "Post Co", "memo": "m"}, 201)
 	id := v["id"].(string)
-	got := data(e.do(req("POST", base(bid)+"/vendors/"+id+"/update", tok, map[string]any{"email": "ap@post.example", "notes": "n2"}), 200))
+	got := data(e.Do(req("POST", base(bid)+"/vendors/"+id+"/update", tok, map[string]any{"email": "ap@post.example", "notes": "n2"}), 200))
 	checkShape(t, got)
 	if got["email"] != "ap@post.example" || got["memo"] != "n2" || got["company_name"] != "Post Co" {
 		t.Fatalf("updated = %v", got)
 	}
-	e.doInvalid(req("POST", base(bid)+"/vendors/"+id+"/update", tok, map[string]any{"company_name": nil}), 400, domain.EnumVendorNameRequired)
-	e.doInvalid(req("POST", base(bid)+"/vendors/"+id+"/update", tok, map[string]any{"status": "GONE"}), 400, domain.EnumInvalidVendor)
-	e.doInvalid(req("POST", base(bid)+"/vendors/"+uuid.NewString()+"/update", tok, map[string]any{"memo": "x"}), 404, domain.EnumVendorNotFound)
+	e.DoInvalid(req("POST", base(bid)+"/vendors/"+id+"/update", tok, map[string]any{"company_name": nil}), 400, domain.EnumVendorNameRequired)
+	e.DoInvalid(req("POST", base(bid)+"/vendors/"+id+"/update", tok, map[string]any{"status": "GONE"}), 400, domain.EnumInvalidVendor)
+	e.DoInvalid(req("POST", base(bid)+"/vendors/"+uuid.NewString()+"/update", tok, map[string]any{"memo": "x"}), 404, domain.EnumVendorNotFound)
 	if n := len(e.events(bid, id)); n != 2 {
 		t.Fatalf("%d events, want 2", n)
 	}
@@ -34,33 +34,33 @@ func TestUpdateVendorByPost(t *testing.T) {
 // nothing.
 func TestMergeVendor(t *testing.T) {
 	e := newEnv(t)
-	tok := e.token("client-a")
+	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	keep := e.create(bid, tok, map[string]any{"company_name": "Keep Co"}, 201)["id"].(string)
 	gone := e.create(bid, tok, map[string]any{"company_name": "Gone Co", "external_id": "gone-1"}, 201)["id"].(string)
 	merge := func(into string, body any, want int) map[string]any {
 		t.Helper()
-		return e.do(req("POST", base(bid)+"/vendors/"+into+"/merge", tok, body), want)
+		return e.Do(req("POST", base(bid)+"/vendors/"+into+"/merge", tok, body), want)
 	}
 
 	t.Run("4xx", func(t *testing.T) {
 		e := e.with(t)
 		before := e.counts()
 		path := base(bid) + "/vendors/" + keep + "/merge"
-		e.doInvalid(req("POST", path, tok, map[string]any{"vendor_to_archive_id": keep}), 400, domain.EnumInvalidMerge)
-		e.doInvalid(req("POST", path, tok, map[string]any{"vendor_to_archive_id": "nope"}), 400, domain.EnumInvalidMerge)
-		e.doInvalid(req("POST", path, tok, map[string]any{}), 400, domain.EnumInvalidMerge)
-		e.doInvalid(req("POST", path, tok, map[string]any{"vendor_to_archive_id": gone, "x": 1}), 400, domain.EnumInvalidVendor)
-		e.doInvalid(req("POST", path, tok, "[]"), 400, domain.EnumInvalidMerge)
-		m := e.doInvalid(req("POST", path, tok, map[string]any{"vendor_to_archive_id": uuid.NewString()}), 404, domain.EnumVendorNotFound)
+		e.DoInvalid(req("POST", path, tok, map[string]any{"vendor_to_archive_id": keep}), 400, domain.EnumInvalidMerge)
+		e.DoInvalid(req("POST", path, tok, map[string]any{"vendor_to_archive_id": "nope"}), 400, domain.EnumInvalidMerge)
+		e.DoInvalid(req("POST", path, tok, map[string]any{}), 400, domain.EnumInvalidMerge)
+		e.DoInvalid(req("POST", path, tok, map[string]any{"vendor_to_archive_id": gone, "x": 1}), 400, domain.EnumInvalidVendor)
+		e.DoInvalid(req("POST", path, tok, "[]"), 400, domain.EnumInvalidMerge)
+		m := e.DoInvalid(req("POST", path, tok, map[string]any{"vendor_to_archive_id": uuid.NewString()}), 404, domain.EnumVendorNotFound)
 		if fieldsOf(m)["vendor_to_archive_id"] == nil {
 			t.Errorf("404 does not name vendor_to_archive_id: %v", m)
 		}
-		e.doInvalid(req("POST", base(bid)+"/vendors/"+uuid.NewString()+"/merge", tok, map[string]any{"vendor_to_archive_id": gone}), 404, domain.EnumVendorNotFound)
+		e.DoInvalid(req("POST", base(bid)+"/vendors/"+uuid.NewString()+"/merge", tok, map[string]any{"vendor_to_archive_id": gone}), 404, domain.EnumVendorNotFound)
 		archived := e.create(bid, tok, map[string]any{"company_name": "Archived Co"}, 201)["id"].(string)
-		e.do(req("POST", base(bid)+"/vendors/"+archived+"/archive", tok, nil), 200)
+		e.Do(req("POST", base(bid)+"/vendors/"+archived+"/archive", tok, nil), 200)
 		before = e.counts()
-		e.doInvalid(req("POST", base(bid)+"/vendors/"+archived+"/merge", tok, map[string]any{"vendor_to_archive_id": gone}), 409, domain.EnumVendorArchived)
+		e.DoInvalid(req("POST", base(bid)+"/vendors/"+archived+"/merge", tok, map[string]any{"vendor_to_archive_id": gone}), 409, domain.EnumVendorArchived)
 		if e.counts() != before {
 			t.Fatal("a refused merge wrote")
 		}
@@ -71,7 +71,7 @@ func TestMergeVendor(t *testing.T) {
 	if got["id"] != keep || got["status"] != "ACTIVE" || got["merged_into_id"] != nil {
 		t.Fatalf("kept vendor = %v", got)
 	}
-	g := data(e.do(req("GET", base(bid)+"/vendors/"+gone, tok, nil), 200))
+	g := data(e.Do(req("GET", base(bid)+"/vendors/"+gone, tok, nil), 200))
 	checkShape(t, g)
 	if g["status"] != "ARCHIVED" || g["merged_into_id"] != keep {
 		t.Fatalf("merged vendor = %v", g)
@@ -87,7 +87,7 @@ func TestMergeVendor(t *testing.T) {
 		t.Fatal("a repeated merge wrote")
 	}
 	// Reactivated, the merged vendor stands alone again.
-	r := data(e.do(req("PATCH", base(bid)+"/vendors/"+gone, tok, map[string]any{"status": "ACTIVE"}), 200))
+	r := data(e.Do(req("PATCH", base(bid)+"/vendors/"+gone, tok, map[string]any{"status": "ACTIVE"}), 200))
 	if r["status"] != "ACTIVE" || r["merged_into_id"] != nil || r["archived_at"] != nil {
 		t.Fatalf("reactivated = %v", r)
 	}
