@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/acctsuite/acct/pkg/httpauth"
+	"github.com/acctsuite/acct/pkg/httpguard"
 	"io"
 	"log/slog"
 	"net"
@@ -413,6 +414,12 @@ func (k *Kit) RequireBusiness() fiber.Handler {
 		panic("servicekit: RequireBusiness without an owner lookup: set Definition.Businesses or call SetOwners")
 	}
 	return httpauth.RequireBusiness(BusinessParam, k.owners)
+}
+
+// Guards are the route guards of the service's business routes:
+// Authenticate, RequireBusiness, Idempotency and the cursor codec.
+func (k *Kit) Guards() httpguard.Guards {
+	return httpguard.Guards{Auth: k.Authenticate(), Business: k.RequireBusiness(), Idempotency: k.Idempotency(), Cursors: k.Cursors()}
 }
 
 // BusinessParam is the path parameter naming the business on every

@@ -3,6 +3,7 @@ package servicetest
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/gofiber/fiber/v2"
@@ -129,4 +130,42 @@ func FieldsOf(m map[string]any) map[string]any {
 	meta, _ := m["meta"].(map[string]any)
 	fields, _ := meta["fields"].(map[string]any)
 	return fields
+}
+
+// Route is one request of a tenancy test.
+type Route struct {
+	Method, Path string
+	Body         any
+}
+
+// Strangers are the tokens that must not reach a business of client:
+// another client's platform token (other), a business token of another
+// business of client (mine), the other client's business token (theirs,
+// a business of other), and a token of a business nobody has.
+func (e *Env[S]) Strangers(client, other string, mine, theirs uuid.UUID) map[string]string {
+	e.T.Helper()
+	return map[string]string{
+		"another client's platform token":   e.Token(other),
+		"a business token of another one":   e.Svc.Tokens.Business(e.T, client, mine),
+		"the other client's business token": e.Svc.Tokens.Business(e.T, other, theirs),
+		"a token of an unknown business":    e.Svc.Tokens.Business(e.T, client, uuid.New()),
+	}
+}
+
+// RefuseStrangers sends every route with each token of strangers, each in
+// a subtest named after the token and the route (its path less prefix):
+// every answer must be the 404 BusinessNotFound error object, which tells
+// nothing of what the business has.
+func (e *Env[S]) RefuseStrangers(strangers map[string]string, prefix string, routes []Route) {
+	e.T.Helper()
+	for who, tok := range strangers {
+		for _, r := range routes {
+			e.T.Run(who+" "+r.Method+" "+strings.TrimPrefix(r.Path, prefix), func(t *testing.T) {
+				m := e.With(t).DoInvalid(Req(r.Method, r.Path, tok, r.Body), http.StatusNotFound, "BusinessNotFound")
+				if m["type"] != "NotFound" {
+					t.Fatalf("error = %v", m)
+				}
+			})
+		}
+	}
 }

@@ -91,16 +91,13 @@ func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Ki
 		k.Logger().Warn("receipt storage is not configured (STORAGE_DIR is empty): the receipt endpoints answer 503")
 	}
 	httpadapter.Register(k.App(), httpadapter.Options{
-		Vendors:     s.Vendors,
-		Bills:       s.Bills,
-		Payments:    s.Payments,
-		Tags:        s.Tags,
-		Credits:     s.Credits,
-		Receipts:    s.Receipts,
-		Auth:        k.Authenticate(),
-		Business:    k.RequireBusiness(),
-		Idempotency: k.Idempotency(),
-		Cursors:     k.Cursors(),
+		Vendors:  s.Vendors,
+		Bills:    s.Bills,
+		Payments: s.Payments,
+		Tags:     s.Tags,
+		Credits:  s.Credits,
+		Receipts: s.Receipts,
+		Guards:   k.Guards(),
 	})
 	return nil
 }

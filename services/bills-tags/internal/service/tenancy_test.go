@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
 	"github.com/acctsuite/acct/pkg/tags"
 
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain"
@@ -29,50 +30,31 @@ func TestCrossTenant(t *testing.T) {
 	pay := data(e.Do(req("POST", b+"/bills/bill-payments", owner, payBody), 201))["id"].(string)
 	tagBody := map[string]any{"key_values": []any{map[string]any{"key": "k", "value": "v"}}, "transaction_ids": []any{pay}}
 	untagBody := map[string]any{"tag_ids": []any{uuid.NewString()}}
-	routes := []struct {
-		method, path string
-		body         any
-	}{
-		{"POST", b + "/vendors", map[string]any{"company_name": "Intruder", "external_id": "secret-1"}},
-		{"GET", b + "/vendors", nil},
-		{"GET", b + "/vendors?external_id=secret-1", nil},
-		{"GET", b + "/vendors/" + id, nil},
-		{"PATCH", b + "/vendors/" + id, map[string]any{"company_name": "Hijacked"}},
-		{"POST", b + "/vendors/" + id + "/update", map[string]any{"company_name": "Hijacked"}},
-		{"POST", b + "/vendors/" + id + "/archive", nil},
-		{"POST", b + "/vendors/" + id + "/merge", map[string]any{"vendor_to_archive_id": uuid.NewString()}},
-		{"POST", b + "/bills", twoLineBill(id)},
-		{"POST", b + "/bills/bulk", []any{twoLineBill(id)}},
-		{"GET", b + "/bills", nil},
-		{"GET", b + "/bills/" + bill, nil},
-		{"PATCH", b + "/bills/" + bill, map[string]any{"memo": "x"}},
-		{"POST", b + "/bills/" + bill + "/update", map[string]any{"memo": "x"}},
-		{"POST", b + "/bills/" + bill + "/void", nil},
-		{"POST", b + "/bills/bill-payments", payBody},
-		{"GET", b + "/bills/bill-payments/" + pay, nil},
-		{"POST", b + "/bills/bill-payments/" + pay + "/update", map[string]any{"memo": "x"}},
-		{"DELETE", b + "/bills/bill-payments/" + pay, nil},
-		{"POST", b + "/bills/bill-payments/tags", tagBody},
-		{"DELETE", b + "/bills/bill-payments/tags", untagBody},
-	}
-	strangers := map[string]string{
-		"another client's platform token":   e.Token("client-b"),
-		"a business token of another one":   e.Svc.Tokens.Business(t, "client-a", mine),
-		"the other client's business token": e.Svc.Tokens.Business(t, "client-b", e.business("client-b")),
-		"a token of an unknown business":    e.Svc.Tokens.Business(t, "client-a", uuid.New()),
+	routes := []servicetest.Route{
+		{Method: "POST", Path: b + "/vendors", Body: map[string]any{"company_name": "Intruder", "external_id": "secret-1"}},
+		{Method: "GET", Path: b + "/vendors"},
+		{Method: "GET", Path: b + "/vendors?external_id=secret-1"},
+		{Method: "GET", Path: b + "/vendors/" + id},
+		{Method: "PATCH", Path: b + "/vendors/" + id, Body: map[string]any{"company_name": "Hijacked"}},
+		{Method: "POST", Path: b + "/vendors/" + id + "/update", Body: map[string]any{"company_name": "Hijacked"}},
+		{Method: "POST", Path: b + "/vendors/" + id + "/archive"},
+		{Method: "POST", Path: b + "/vendors/" + id + "/merge", Body: map[string]any{"vendor_to_archive_id": uuid.NewString()}},
+		{Method: "POST", Path: b + "/bills", Body: twoLineBill(id)},
+		{Method: "POST", Path: b + "/bills/bulk", Body: []any{twoLineBill(id)}},
+		{Method: "GET", Path: b + "/bills"},
+		{Method: "GET", Path: b + "/bills/" + bill},
+		{Method: "PATCH", Path: b + "/bills/" + bill, Body: map[string]any{"memo": "x"}},
+		{Method: "POST", Path: b + "/bills/" + bill + "/update", Body: map[string]any{"memo": "x"}},
+		{Method: "POST", Path: b + "/bills/" + bill + "/void"},
+		{Method: "POST", Path: b + "/bills/bill-payments", Body: payBody},
+		{Method: "GET", Path: b + "/bills/bill-payments/" + pay},
+		{Method: "POST", Path: b + "/bills/bill-payments/" + pay + "/update", Body: map[string]any{"memo": "x"}},
+		{Method: "DELETE", Path: b + "/bills/bill-payments/" + pay},
+		{Method: "POST", Path: b + "/bills/bill-payments/tags", Body: tagBody},
+		{Method: "DELETE", Path: b + "/bills/bill-payments/tags", Body: untagBody},
 	}
 	before := e.counts()
-	for who, tok := range strangers {
-		for _, r := range routes {
-			t.Run(who+" "+r.method+" "+r.path[len(b):], func(t *testing.T) {
-				e := e.with(t)
-				m := e.DoInvalid(req(r.method, r.path, tok, r.body), 404, "BusinessNotFound")
-				if m["type"] != "NotFound" {
-					t.Fatalf("error = %v", m)
-				}
-			})
-		}
-	}
+	e.RefuseStrangers(e.Strangers("client-a", "client-b", mine, e.business("client-b")), b, routes)
 	if e.counts() != before {
 		t.Fatal("a refused request wrote")
 	}

@@ -3,8 +3,7 @@ package service
 import (
 	"testing"
 
-	"github.com/google/uuid"
-
+	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
 	"github.com/acctsuite/acct/services/customers-invoices/internal/app"
 )
 
@@ -23,46 +22,27 @@ func TestInvoicesCrossTenant(t *testing.T) {
 	wid := w["id"].(string)
 	b := base(iv.bid)
 	pay := map[string]any{"amount": 100, "method": "CASH", "paid_at": "2026-03-10T00:00:00Z"}
-	routes := []struct {
-		method, path string
-		body         any
-	}{
-		{"POST", b + "/invoices", with(simple("intruder", 100), "external_id", "secret-inv")},
-		{"GET", b + "/invoices", nil},
-		{"GET", b + "/invoices?customer_external_id=secret-cust", nil},
-		{"GET", b + "/invoices/" + id, nil},
-		{"PATCH", b + "/invoices/" + id, map[string]any{"memo": "hijacked"}},
-		{"DELETE", b + "/invoices/" + id, nil},
-		{"POST", b + "/invoices/" + id + "/void", nil},
-		{"POST", b + "/invoices/" + id + "/payment", pay},
-		{"POST", b + "/invoices/" + id + "/payment/", pay},
-		{"POST", b + "/invoices/payments", payment(100, alloc(id, 100))},
-		{"POST", b + "/invoices/payments/bulk-delete", map[string]any{"ids": []any{pid}}},
-		{"GET", b + "/invoices/payments/" + pid, nil},
-		{"GET", b + "/invoices/payments/" + pid + "/tags", nil},
-		{"POST", b + "/invoices/tags", map[string]any{"key_values": []any{map[string]any{"key": "k", "value": "v"}}, "invoice_ids": []any{id}}},
-		{"POST", b + "/invoices/payments/tags", map[string]any{"key_values": []any{map[string]any{"key": "k", "value": "v"}}, "payment_ids": []any{pid}}},
-		{"POST", b + "/invoices/" + id + "/write-off", map[string]any{"amount": 100}},
-		{"GET", b + "/invoices/" + id + "/write-offs/" + wid, nil},
-	}
-	strangers := map[string]string{
-		"another client's platform token":   iv.Token("client-b"),
-		"a business token of another one":   iv.Svc.Tokens.Business(t, "client-a", mine),
-		"the other client's business token": iv.Svc.Tokens.Business(t, "client-b", iv.Business("client-b")),
-		"a token of an unknown business":    iv.Svc.Tokens.Business(t, "client-a", uuid.New()),
+	routes := []servicetest.Route{
+		{Method: "POST", Path: b + "/invoices", Body: with(simple("intruder", 100), "external_id", "secret-inv")},
+		{Method: "GET", Path: b + "/invoices"},
+		{Method: "GET", Path: b + "/invoices?customer_external_id=secret-cust"},
+		{Method: "GET", Path: b + "/invoices/" + id},
+		{Method: "PATCH", Path: b + "/invoices/" + id, Body: map[string]any{"memo": "hijacked"}},
+		{Method: "DELETE", Path: b + "/invoices/" + id},
+		{Method: "POST", Path: b + "/invoices/" + id + "/void"},
+		{Method: "POST", Path: b + "/invoices/" + id + "/payment", Body: pay},
+		{Method: "POST", Path: b + "/invoices/" + id + "/payment/", Body: pay},
+		{Method: "POST", Path: b + "/invoices/payments", Body: payment(100, alloc(id, 100))},
+		{Method: "POST", Path: b + "/invoices/payments/bulk-delete", Body: map[string]any{"ids": []any{pid}}},
+		{Method: "GET", Path: b + "/invoices/payments/" + pid},
+		{Method: "GET", Path: b + "/invoices/payments/" + pid + "/tags"},
+		{Method: "POST", Path: b + "/invoices/tags", Body: map[string]any{"key_values": []any{map[string]any{"key": "k", "value": "v"}}, "invoice_ids": []any{id}}},
+		{Method: "POST", Path: b + "/invoices/payments/tags", Body: map[string]any{"key_values": []any{map[string]any{"key": "k", "value": "v"}}, "payment_ids": []any{pid}}},
+		{Method: "POST", Path: b + "/invoices/" + id + "/write-off", Body: map[string]any{"amount": 100}},
+		{Method: "GET", Path: b + "/invoices/" + id + "/write-offs/" + wid},
 	}
 	before := iv.rowCounts()
-	for who, tok := range strangers {
-		for _, r := range routes {
-			t.Run(who+" "+r.method+" "+r.path[len(b):], func(t *testing.T) {
-				iv := iv.with(t)
-				m := iv.DoInvalid(req(r.method, r.path, tok, r.body), 404, "BusinessNotFound")
-				if m["type"] != "NotFound" {
-					t.Fatalf("error = %v", m)
-				}
-			})
-		}
-	}
+	iv.RefuseStrangers(iv.Strangers("client-a", "client-b", mine, iv.Business("client-b")), b, routes)
 	iv.sameCounts(before)
 	if got := iv.get(id); got["memo"] != nil || got["status"] != "PARTIALLY_WRITTEN_OFF" || num(t, got["outstanding_balance"]) != 3500 {
 		t.Fatalf("invoice changed: %v", got)

@@ -52,12 +52,9 @@ func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 	// The ledger's charts, to check the accounts invoices name.
 	k.Consume(events.TopicAccounts, chart.Handler(store))
 	httpadapter.Register(k.App(), httpadapter.Options{
-		Customers:   s.Customers,
-		Invoicing:   s.Invoicing,
-		Auth:        k.Authenticate(),
-		Business:    k.RequireBusiness(),
-		Idempotency: k.Idempotency(),
-		Cursors:     k.Cursors(),
+		Customers: s.Customers,
+		Invoicing: s.Invoicing,
+		Guards:    k.Guards(),
 	})
 	return nil
 }

@@ -3,8 +3,7 @@ package service
 import (
 	"testing"
 
-	"github.com/google/uuid"
-
+	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
 	"github.com/acctsuite/acct/services/customers-invoices/internal/domain"
 )
 
@@ -20,35 +19,16 @@ func TestCrossTenant(t *testing.T) {
 	c := e.create(bid, owner, map[string]any{"company_name": "Private Co", "external_id": "secret-1"}, 201)
 	id := c["id"].(string)
 	b := base(bid)
-	routes := []struct {
-		method, path string
-		body         any
-	}{
-		{"POST", b + "/customers", map[string]any{"company_name": "Intruder", "external_id": "secret-1"}},
-		{"GET", b + "/customers", nil},
-		{"GET", b + "/customers?external_id=secret-1", nil},
-		{"GET", b + "/customers/" + id, nil},
-		{"PATCH", b + "/customers/" + id, map[string]any{"company_name": "Hijacked"}},
-		{"POST", b + "/customers/" + id + "/archive", nil},
-	}
-	strangers := map[string]string{
-		"another client's platform token":   e.Token("client-b"),
-		"a business token of another one":   e.Svc.Tokens.Business(t, "client-a", mine),
-		"the other client's business token": e.Svc.Tokens.Business(t, "client-b", e.Business("client-b")),
-		"a token of an unknown business":    e.Svc.Tokens.Business(t, "client-a", uuid.New()),
+	routes := []servicetest.Route{
+		{Method: "POST", Path: b + "/customers", Body: map[string]any{"company_name": "Intruder", "external_id": "secret-1"}},
+		{Method: "GET", Path: b + "/customers"},
+		{Method: "GET", Path: b + "/customers?external_id=secret-1"},
+		{Method: "GET", Path: b + "/customers/" + id},
+		{Method: "PATCH", Path: b + "/customers/" + id, Body: map[string]any{"company_name": "Hijacked"}},
+		{Method: "POST", Path: b + "/customers/" + id + "/archive"},
 	}
 	before := e.counts()
-	for who, tok := range strangers {
-		for _, r := range routes {
-			t.Run(who+" "+r.method+" "+r.path[len(b):], func(t *testing.T) {
-				e := e.with(t)
-				m := e.DoInvalid(req(r.method, r.path, tok, r.body), 404, "BusinessNotFound")
-				if m["type"] != "NotFound" {
-					t.Fatalf("error = %v", m)
-				}
-			})
-		}
-	}
+	e.RefuseStrangers(e.Strangers("client-a", "client-b", mine, e.Business("client-b")), b, routes)
 	if e.counts() != before {
 		t.Fatal("a refused request wrote")
 	}

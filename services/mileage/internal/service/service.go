@@ -45,11 +45,8 @@ func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 	store := postgres.New(k.DB())
 	s.Mileage = app.New(outbox.UnitOfWork{DB: k.DB()}, store, store, outbox.Events{DB: k.DB()}, k.Logger())
 	httpadapter.Register(k.App(), httpadapter.Options{
-		Mileage:     s.Mileage,
-		Auth:        k.Authenticate(),
-		Business:    k.RequireBusiness(),
-		Idempotency: k.Idempotency(),
-		Cursors:     k.Cursors(),
+		Mileage: s.Mileage,
+		Guards:  k.Guards(),
 	})
 	return nil
 }

@@ -3,8 +3,7 @@ package service
 import (
 	"testing"
 
-	"github.com/google/uuid"
-
+	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
 	"github.com/acctsuite/acct/services/mileage/internal/domain"
 )
 
@@ -21,42 +20,24 @@ func TestCrossTenant(t *testing.T) {
 	tr := e.trip(bid, owner, map[string]any{"vehicle_id": v, "distance": "5", "trip_date": "2024-02-02", "purpose": "BUSINESS"}, 201)["id"].(string)
 	b := base(bid) + "/mileage"
 	tripBody := map[string]any{"vehicle_id": v, "distance": "1", "trip_date": "2024-01-01"}
-	routes := []struct {
-		method, path string
-		body         any
-	}{
-		{"POST", b + "/vehicles", map[string]any{"make_and_model": "Intruder", "external_id": "v-1"}},
-		{"GET", b + "/vehicles", nil},
-		{"GET", b + "/vehicles/" + v, nil},
-		{"PATCH", b + "/vehicles/" + v, map[string]any{"make_and_model": "Hijacked"}},
-		{"DELETE", b + "/vehicles/" + v, nil},
-		{"POST", b + "/vehicles/" + v + "/archive", nil},
-		{"POST", b + "/vehicles/" + v + "/reactivate", nil},
-		{"POST", b + "/trips", tripBody},
-		{"POST", b + "/trips/bulk", map[string]any{"trips": []any{tripBody}}},
-		{"GET", b + "/trips", nil},
-		{"GET", b + "/trips/" + tr, nil},
-		{"PATCH", b + "/trips/" + tr, map[string]any{"purpose": "PERSONAL"}},
-		{"DELETE", b + "/trips/" + tr, nil},
-		{"GET", b + "/summary", nil},
-	}
-	strangers := map[string]string{
-		"another client's platform token":   e.Token("client-b"),
-		"a business token of another one":   e.Svc.Tokens.Business(t, "client-a", mine),
-		"the other client's business token": e.Svc.Tokens.Business(t, "client-b", e.Business("client-b")),
-		"a token of an unknown business":    e.Svc.Tokens.Business(t, "client-a", uuid.New()),
+	routes := []servicetest.Route{
+		{Method: "POST", Path: b + "/vehicles", Body: map[string]any{"make_and_model": "Intruder", "external_id": "v-1"}},
+		{Method: "GET", Path: b + "/vehicles"},
+		{Method: "GET", Path: b + "/vehicles/" + v},
+		{Method: "PATCH", Path: b + "/vehicles/" + v, Body: map[string]any{"make_and_model": "Hijacked"}},
+		{Method: "DELETE", Path: b + "/vehicles/" + v},
+		{Method: "POST", Path: b + "/vehicles/" + v + "/archive"},
+		{Method: "POST", Path: b + "/vehicles/" + v + "/reactivate"},
+		{Method: "POST", Path: b + "/trips", Body: tripBody},
+		{Method: "POST", Path: b + "/trips/bulk", Body: map[string]any{"trips": []any{tripBody}}},
+		{Method: "GET", Path: b + "/trips"},
+		{Method: "GET", Path: b + "/trips/" + tr},
+		{Method: "PATCH", Path: b + "/trips/" + tr, Body: map[string]any{"purpose": "PERSONAL"}},
+		{Method: "DELETE", Path: b + "/trips/" + tr},
+		{Method: "GET", Path: b + "/summary"},
 	}
 	before := e.counts()
-	for who, tok := range strangers {
-		for _, r := range routes {
-			t.Run(who+" "+r.method+" "+r.path[len(b):], func(t *testing.T) {
-				m := e.with(t).DoInvalid(req(r.method, r.path, tok, r.body), 404, "BusinessNotFound")
-				if m["type"] != "NotFound" {
-					t.Fatalf("error = %v", m)
-				}
-			})
-		}
-	}
+	e.RefuseStrangers(e.Strangers("client-a", "client-b", mine, e.Business("client-b")), b, routes)
 	if e.counts() != before {
 		t.Fatal("a refused request wrote")
 	}

@@ -82,12 +82,9 @@ func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Ki
 	// journal entries the same way.
 	k.Consume(events.TopicBills, kafkaadapter.PostingHandler(s.Ledger, k.Logger()))
 	httpadapter.Register(k.App(), httpadapter.Options{
-		Ledger:      s.Ledger,
-		Banking:     s.Banking,
-		Auth:        k.Authenticate(),
-		Business:    k.RequireBusiness(),
-		Idempotency: k.Idempotency(),
-		Cursors:     k.Cursors(),
+		Ledger:  s.Ledger,
+		Banking: s.Banking,
+		Guards:  k.Guards(),
 	})
 	return s.setupAcctsync(cfg, k)
 }

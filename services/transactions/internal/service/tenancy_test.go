@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
 )
 
@@ -23,52 +24,34 @@ func TestCrossTenant(t *testing.T) {
 	custom := data(e.Do(req("POST", base(bid)+"/custom-accounts", owner, map[string]any{"account_name": "Box", "account_type": "DEPOSITORY"}), 201))["id"].(string)
 	txn := e.customTxns(bid, owner, custom, []any{map[string]any{"amount": 5, "direction": "DEBIT", "date": "2026-01-01"}}, 201)[0].(map[string]any)["id"].(string)
 	b := base(bid)
-	routes := []struct {
-		method, path string
-		body         any
-	}{
-		{"GET", b + "/ledger/chart", nil},
-		{"GET", b + "/ledger/accounts/" + account, nil},
-		{"POST", b + "/ledger/accounts", map[string]any{"name": "X", "account_type": "EXPENSE"}},
-		{"PUT", b + "/ledger/accounts/" + account, map[string]any{"name": "X"}},
-		{"POST", b + "/ledger/accounts/" + account + "/archive", nil},
-		{"GET", b + "/categories", nil},
-		{"GET", b + "/ledger/entries", nil},
-		{"GET", b + "/ledger/entries/" + entry, nil},
-		{"POST", b + "/ledger/entries/" + entry + "/reverse", nil},
-		{"POST", b + "/ledger/journal-entries", map[string]any{"line_items": []any{line(stable("CASH"), 1, "DEBIT"), line(stable("SALES"), 1, "CREDIT")}}},
-		{"GET", b + "/ledger/balances", nil},
-		{"POST", b + "/custom-accounts", map[string]any{"account_name": "Petty cash", "account_type": "DEPOSITORY"}},
-		{"GET", b + "/custom-accounts", nil},
-		{"POST", b + "/bank-transactions/bulk", map[string]any{"transactions": []any{imported("API", "t", "a", 1, "DEBIT", "2026-01-01")}}},
-		{"GET", b + "/bank-transactions", nil},
-		{"POST", b + "/categorization-rules", map[string]any{"category": stable("MEALS")}},
-		{"GET", b + "/categorization-rules", nil},
-		{"DELETE", b + "/categorization-rules/" + uuid.NewString(), nil},
-		{"POST", b + "/bank-transactions/tags", map[string]any{"transaction_ids": []any{txn}, "key_values": []any{map[string]any{"key": "k", "value": "v"}}}},
-		{"DELETE", b + "/bank-transactions/tags", map[string]any{"tag_ids": []any{uuid.NewString()}}},
-		{"GET", b + "/bank-transactions/" + txn, nil},
-		{"PUT", b + "/bank-transactions/" + txn + "/categorize", map[string]any{"type": "Category", "category": stable("MEALS")}},
-		{"POST", b + "/bank-transactions/" + txn + "/categorize", map[string]any{"type": "Category", "category": stable("MEALS")}},
-		{"POST", b + "/custom-accounts/" + custom + "/transactions", map[string]any{"transactions": []any{map[string]any{"amount": 1, "direction": "DEBIT", "date": "2026-01-01"}}}},
-	}
-	strangers := map[string]string{
-		"another client's platform token":   e.Token("client-b"),
-		"a business token of another one":   e.Svc.Tokens.Business(t, "client-a", mine),
-		"the other client's business token": e.Svc.Tokens.Business(t, "client-b", e.business("client-b", "US")),
+	routes := []servicetest.Route{
+		{Method: "GET", Path: b + "/ledger/chart"},
+		{Method: "GET", Path: b + "/ledger/accounts/" + account},
+		{Method: "POST", Path: b + "/ledger/accounts", Body: map[string]any{"name": "X", "account_type": "EXPENSE"}},
+		{Method: "PUT", Path: b + "/ledger/accounts/" + account, Body: map[string]any{"name": "X"}},
+		{Method: "POST", Path: b + "/ledger/accounts/" + account + "/archive"},
+		{Method: "GET", Path: b + "/categories"},
+		{Method: "GET", Path: b + "/ledger/entries"},
+		{Method: "GET", Path: b + "/ledger/entries/" + entry},
+		{Method: "POST", Path: b + "/ledger/entries/" + entry + "/reverse"},
+		{Method: "POST", Path: b + "/ledger/journal-entries", Body: map[string]any{"line_items": []any{line(stable("CASH"), 1, "DEBIT"), line(stable("SALES"), 1, "CREDIT")}}},
+		{Method: "GET", Path: b + "/ledger/balances"},
+		{Method: "POST", Path: b + "/custom-accounts", Body: map[string]any{"account_name": "Petty cash", "account_type": "DEPOSITORY"}},
+		{Method: "GET", Path: b + "/custom-accounts"},
+		{Method: "POST", Path: b + "/bank-transactions/bulk", Body: map[string]any{"transactions": []any{imported("API", "t", "a", 1, "DEBIT", "2026-01-01")}}},
+		{Method: "GET", Path: b + "/bank-transactions"},
+		{Method: "POST", Path: b + "/categorization-rules", Body: map[string]any{"category": stable("MEALS")}},
+		{Method: "GET", Path: b + "/categorization-rules"},
+		{Method: "DELETE", Path: b + "/categorization-rules/" + uuid.NewString()},
+		{Method: "POST", Path: b + "/bank-transactions/tags", Body: map[string]any{"transaction_ids": []any{txn}, "key_values": []any{map[string]any{"key": "k", "value": "v"}}}},
+		{Method: "DELETE", Path: b + "/bank-transactions/tags", Body: map[string]any{"tag_ids": []any{uuid.NewString()}}},
+		{Method: "GET", Path: b + "/bank-transactions/" + txn},
+		{Method: "PUT", Path: b + "/bank-transactions/" + txn + "/categorize", Body: map[string]any{"type": "Category", "category": stable("MEALS")}},
+		{Method: "POST", Path: b + "/bank-transactions/" + txn + "/categorize", Body: map[string]any{"type": "Category", "category": stable("MEALS")}},
+		{Method: "POST", Path: b + "/custom-accounts/" + custom + "/transactions", Body: map[string]any{"transactions": []any{map[string]any{"amount": 1, "direction": "DEBIT", "date": "2026-01-01"}}}},
 	}
 	before := e.counts()
-	for who, tok := range strangers {
-		for _, r := range routes {
-			t.Run(who+" "+r.method+" "+r.path[len(b):], func(t *testing.T) {
-				e := e.with(t)
-				m := e.DoInvalid(req(r.method, r.path, tok, r.body), 404, "BusinessNotFound")
-				if m["type"] != "NotFound" {
-					t.Fatalf("error = %v", m)
-				}
-			})
-		}
-	}
+	e.RefuseStrangers(e.Strangers("client-a", "client-b", mine, e.business("client-b", "US")), b, routes)
 	if e.counts() != before {
 		t.Fatal("a refused request wrote rows")
 	}

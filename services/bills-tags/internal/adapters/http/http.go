@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/httpauth"
+	"github.com/acctsuite/acct/pkg/httpguard"
 	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/services/bills-tags/internal/app"
@@ -16,16 +17,15 @@ import (
 
 // Options are the collaborators of the handlers.
 type Options struct {
-	Vendors     *app.Vendors
-	Bills       *app.Bills
-	Payments    *app.Payments
-	Tags        *app.Tags // the tag registry and POST /tags (nil: not mounted)
-	Credits     *app.Credits
-	Receipts    *app.Receipts
-	Auth        fiber.Handler // bearer-token verification
-	Business    fiber.Handler // tenancy check of :businessId
-	Idempotency fiber.Handler // Idempotency-Key on creating POSTs
-	Cursors     *page.Codec
+	Vendors  *app.Vendors
+	Bills    *app.Bills
+	Payments *app.Payments
+	Tags     *app.Tags // the tag registry and POST /tags (nil: not mounted)
+	Credits  *app.Credits
+	Receipts *app.Receipts
+	// Guards are the kit's route guards (token, tenancy, idempotency,
+	// cursor codec).
+	httpguard.Guards
 }
 
 type handlers struct {
@@ -39,10 +39,7 @@ type handlers struct {
 // Register mounts every route of the service on r.
 func Register(r fiber.Router, o Options) {
 	h := &handlers{vendors: o.Vendors, bills: o.Bills, payments: o.Payments, credits: o.Credits, codec: o.Cursors}
-	idem := o.Idempotency
-	if idem == nil {
-		idem = func(c *fiber.Ctx) error { return c.Next() }
-	}
+	idem := o.Idem()
 	const p = "/v1/businesses/:businessId"
 	auth, biz := o.Auth, o.Business
 

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/httpauth"
+	"github.com/acctsuite/acct/pkg/httpguard"
 	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/tags"
@@ -17,12 +18,11 @@ import (
 
 // Options are the collaborators of the handlers.
 type Options struct {
-	Customers   *app.Customers
-	Invoicing   *app.Invoicing
-	Auth        fiber.Handler // bearer-token verification
-	Business    fiber.Handler // tenancy check of :businessId
-	Idempotency fiber.Handler // Idempotency-Key on creating POSTs
-	Cursors     *page.Codec
+	Customers *app.Customers
+	Invoicing *app.Invoicing
+	// Guards are the kit's route guards (token, tenancy, idempotency,
+	// cursor codec).
+	httpguard.Guards
 }
 
 type handlers struct {
@@ -34,10 +34,7 @@ type handlers struct {
 // Register mounts every route of the service on r.
 func Register(r fiber.Router, o Options) {
 	h := &handlers{customers: o.Customers, invoicing: o.Invoicing, codec: o.Cursors}
-	idem := o.Idempotency
-	if idem == nil {
-		idem = func(c *fiber.Ctx) error { return c.Next() }
-	}
+	idem := o.Idem()
 	const p = "/v1/businesses/:businessId"
 	auth, biz := o.Auth, o.Business
 

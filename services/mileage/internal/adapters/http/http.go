@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/httpauth"
+	"github.com/acctsuite/acct/pkg/httpguard"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/services/mileage/internal/app"
 )
@@ -21,11 +22,10 @@ const (
 
 // Options are the collaborators of the handlers.
 type Options struct {
-	Mileage     *app.Mileage
-	Auth        fiber.Handler // bearer-token verification
-	Business    fiber.Handler // tenancy check of :businessId
-	Idempotency fiber.Handler // Idempotency-Key on creating POSTs
-	Cursors     *page.Codec
+	Mileage *app.Mileage
+	// Guards are the kit's route guards (token, tenancy, idempotency,
+	// cursor codec).
+	httpguard.Guards
 }
 
 type handlers struct {
@@ -36,10 +36,7 @@ type handlers struct {
 // Register mounts every route of the service on r.
 func Register(r fiber.Router, o Options) {
 	h := &handlers{app: o.Mileage, codec: o.Cursors}
-	idem := o.Idempotency
-	if idem == nil {
-		idem = func(c *fiber.Ctx) error { return c.Next() }
-	}
+	idem := o.Idem()
 	const p = "/v1/businesses/:businessId/mileage"
 	auth, biz := o.Auth, o.Business
 

@@ -13,6 +13,7 @@ package http
 
 import (
 	"github.com/acctsuite/acct/pkg/httpauth"
+	"github.com/acctsuite/acct/pkg/httpguard"
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
@@ -23,12 +24,11 @@ import (
 
 // Options are the collaborators of the handlers.
 type Options struct {
-	Ledger      *app.Ledger
-	Banking     *app.Banking
-	Auth        fiber.Handler // bearer-token verification
-	Business    fiber.Handler // tenancy check of :businessId
-	Idempotency fiber.Handler // Idempotency-Key on creating POSTs
-	Cursors     *page.Codec
+	Ledger  *app.Ledger
+	Banking *app.Banking
+	// Guards are the kit's route guards (token, tenancy, idempotency,
+	// cursor codec).
+	httpguard.Guards
 }
 
 type handlers struct {
@@ -40,10 +40,7 @@ type handlers struct {
 // Register mounts every ledger and bank-account route on r.
 func Register(r fiber.Router, o Options) {
 	h := &handlers{ledger: o.Ledger, banking: o.Banking, codec: o.Cursors}
-	idem := o.Idempotency
-	if idem == nil {
-		idem = func(c *fiber.Ctx) error { return c.Next() }
-	}
+	idem := o.Idem()
 	const p = "/v1/businesses/:businessId"
 	auth, biz := o.Auth, o.Business
 
