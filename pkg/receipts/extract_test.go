@@ -18,6 +18,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/acctsuite/acct/pkg/receipts/receiptpdf"
 )
 
 // fakeOCR answers a fixed text, counting the calls running at once.
@@ -86,29 +88,6 @@ func pngHeader(w, h uint32) []byte {
 	return b.Bytes()
 }
 
-// minimalPDF writes a PDF whose objects are given (object 1 is the
-// catalog), with a correct cross-reference table.
-func minimalPDF(objs ...string) []byte {
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offs := make([]int, len(objs))
-	for i, o := range objs {
-		offs[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	x := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, o := range offs {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, x)
-	return b.Bytes()
-}
-
-func pdfStream(dict string, data []byte) string {
-	return fmt.Sprintf("<< %s /Length %d >>\nstream\n%s\nendstream", dict, len(data), data)
-}
-
 func textPDFBytes(lines ...string) []byte {
 	var c strings.Builder
 	y := 700
@@ -116,12 +95,12 @@ func textPDFBytes(lines ...string) []byte {
 		fmt.Fprintf(&c, "BT /F1 10 Tf 1 0 0 1 40 %d Tm (%s) Tj ET\n", y, l)
 		y -= 14
 	}
-	return minimalPDF(
+	return receiptpdf.PDF(
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 800] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>",
-		pdfStream("", []byte(c.String())),
+		receiptpdf.Stream("", []byte(c.String())),
 	)
 }
 
@@ -195,26 +174,26 @@ func TestExtractRejects(t *testing.T) {
 		{"corrupt jpeg", jpegBytes(t, 64, 64)[:100], ErrBadInput},
 		{"pdf header only", []byte("%PDF-1.7\n"), ErrBadInput},
 		{"pdf garbage", append([]byte("%PDF-1.4\n"), bytes.Repeat([]byte("garbage "), 500)...), ErrBadInput},
-		{"pdf too many pages", minimalPDF(objs...), ErrBadInput},
-		{"pdf cyclic page tree", minimalPDF(
+		{"pdf too many pages", receiptpdf.PDF(objs...), ErrBadInput},
+		{"pdf cyclic page tree", receiptpdf.PDF(
 			"<< /Type /Catalog /Pages 2 0 R >>",
 			"<< /Type /Pages /Kids [2 0 R] /Count 1 >>",
 		), ErrBadInput},
-		{"pdf no pages", minimalPDF(
+		{"pdf no pages", receiptpdf.PDF(
 			"<< /Type /Catalog /Pages 2 0 R >>",
 			"<< /Type /Pages /Kids [] /Count 0 >>",
 		), ErrBadInput},
-		{"pdf flate bomb", minimalPDF(
+		{"pdf flate bomb", receiptpdf.PDF(
 			"<< /Type /Catalog /Pages 2 0 R >>",
 			"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 			"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] /Contents 4 0 R >>",
-			pdfStream("/Filter /FlateDecode", deflateBomb),
+			receiptpdf.Stream("/Filter /FlateDecode", deflateBomb),
 		), ErrBadInput},
-		{"pdf unknown filter", minimalPDF(
+		{"pdf unknown filter", receiptpdf.PDF(
 			"<< /Type /Catalog /Pages 2 0 R >>",
 			"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 			"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] /Contents 4 0 R >>",
-			pdfStream("/Filter /JBIG2Decode", []byte("xxxx")),
+			receiptpdf.Stream("/Filter /JBIG2Decode", []byte("xxxx")),
 		), ErrBadInput},
 	}
 	for _, tc := range tests {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/acctsuite/acct/pkg/receipts/receiptpdf"
 )
 
 // FuzzParse: Parse never panics, proposes no negative amount, at most
@@ -61,7 +63,7 @@ func FuzzParse(f *testing.F) {
 // go test ./pkg/receipts -run '^$' -fuzz FuzzExtract -fuzztime 30s
 func FuzzExtract(f *testing.F) {
 	f.Add(textPDFBytes("CITY BOOKS", "TOTAL 4.99"))
-	f.Add(minimalPDF("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [2 0 R] /Count 1 >>"))
+	f.Add(receiptpdf.PDF("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [2 0 R] /Count 1 >>"))
 	f.Add(pngBytes(f, 20, 20))
 	f.Add(jpegBytes(f, 20, 20))
 	f.Add(pngHeader(100000, 100000))

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"image"
 	"strings"
+
+	"github.com/acctsuite/acct/pkg/receipts/receiptpdf"
 )
 
 // pdfDoc writes a minimal, valid one-page PDF: numbered objects and a
@@ -17,32 +19,6 @@ type pdfDoc struct {
 func (d *pdfDoc) add(body string) int {
 	d.objs = append(d.objs, body)
 	return len(d.objs)
-}
-
-func (d *pdfDoc) bytes() []byte {
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-	offsets := make([]int, len(d.objs))
-	for i, o := range d.objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(d.objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(d.objs)+1, xref)
-	return b.Bytes()
-}
-
-func stream(dict string, data []byte) string {
-	return fmt.Sprintf("<< %s /Length %d >>\nstream\n%s\nendstream", dict, len(data), data)
-}
-
-// pdfEscape escapes a PDF literal string.
-func pdfEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `(`, `\(`, `)`, `\)`).Replace(s)
 }
 
 // textPDF lays the lines out on an 80 mm wide page in a standard font
@@ -69,11 +45,11 @@ func textPDF(ls []line, fontName string) []byte {
 			if l.align == alignCenter {
 				x = (pageW - float64(len(l.left))*charW*fs/size) / 2
 			}
-			fmt.Fprintf(&c, "BT /F1 %.1f Tf 1 0 0 1 %.2f %.2f Tm (%s) Tj ET\n", fs, x, y, pdfEscape(l.left))
+			fmt.Fprintf(&c, "BT /F1 %.1f Tf 1 0 0 1 %.2f %.2f Tm (%s) Tj ET\n", fs, x, y, receiptpdf.Escape(l.left))
 		}
 		if l.right != "" {
 			x := pageW - 14 - float64(len(l.right))*charW
-			fmt.Fprintf(&c, "BT /F1 %.1f Tf 1 0 0 1 %.2f %.2f Tm (%s) Tj ET\n", size, x, y, pdfEscape(l.right))
+			fmt.Fprintf(&c, "BT /F1 %.1f Tf 1 0 0 1 %.2f %.2f Tm (%s) Tj ET\n", size, x, y, receiptpdf.Escape(l.right))
 		}
 		y -= lead
 	}
@@ -82,8 +58,8 @@ func textPDF(ls []line, fontName string) []byte {
 	d.add("<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
 	d.add(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %.0f %.0f] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>", pageW, pageH))
 	d.add(fmt.Sprintf("<< /Type /Font /Subtype /Type1 /BaseFont /%s /Encoding /WinAnsiEncoding >>", fontName))
-	d.add(stream("", []byte(c.String())))
-	return d.bytes()
+	d.add(receiptpdf.Stream("", []byte(c.String())))
+	return receiptpdf.PDF(d.objs...)
 }
 
 // imagePDF wraps a gray image in a one-page PDF as a scanner would: no
@@ -102,7 +78,7 @@ func imagePDF(img *image.Gray, dpi float64) []byte {
 	d.add("<< /Type /Catalog /Pages 2 0 R >>")
 	d.add("<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
 	d.add(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %.2f %.2f] /Resources << /XObject << /Im1 4 0 R >> >> /Contents 5 0 R >>", pw, ph))
-	d.add(stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode", w, h), z.Bytes()))
-	d.add(stream("", []byte(content)))
-	return d.bytes()
+	d.add(receiptpdf.Stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode", w, h), z.Bytes()))
+	d.add(receiptpdf.Stream("", []byte(content)))
+	return receiptpdf.PDF(d.objs...)
 }

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/acctsuite/acct/pkg/receipts/receiptpdf"
 )
 
 // The tenancy matrix: every route of the gateway's routing table (read
@@ -203,37 +205,6 @@ func multipartReq(path, token, fileName string, data []byte, fields map[string]s
 	return mreq{method: http.MethodPost, path: path, token: token, contentType: w.FormDataContentType(), body: b.Bytes()}
 }
 
-// receiptPDF is a one-page PDF with a text receipt.
-func receiptPDF(lines ...string) []byte {
-	var content strings.Builder
-	content.WriteString("BT /F1 12 Tf 20 380 Td 14 TL\n")
-	for _, l := range lines {
-		fmt.Fprintf(&content, "(%s) Tj T*\n", l)
-	}
-	content.WriteString("ET")
-	objs := []string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 400] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", content.Len(), content.String()),
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
-	}
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
-}
-
 func stableName(name string) map[string]any {
 	return map[string]any{"type": "StableName", "stable_name": name}
 }
@@ -304,7 +275,7 @@ func makeFixtures(t *testing.T, name, tenant, bid, tok string) fixtures {
 			"description": "Matrix lunch", "counterparty_name": "Cafe"}}}), "data", 0, "id")
 	f.ids["transactionId"], f.ids["bankTransactionId"] = txn, txn
 	f.ids["documentId"] = must("document", multipartReq(base+"/bank-transactions/"+txn+"/documents", tok, "receipt.pdf",
-		receiptPDF("Cafe", "Lunch 42.50"), map[string]string{}), "data", "id")
+		receiptpdf.Text("Cafe", "Lunch 42.50"), map[string]string{}), "data", "id")
 	f.ids["ruleId"] = must("categorization rule", jsonReq("POST", base+"/categorization-rules", tok,
 		map[string]any{"name": "matrix " + name, "counterparty": map[string]any{"match": "CONTAINS", "pattern": "matrix"}, "category": stableName("MEALS")}), "data", "id")
 	f.ids["customerId"] = must("customer", jsonReq("POST", base+"/customers", tok,
@@ -337,7 +308,7 @@ func makeFixtures(t *testing.T, name, tenant, bid, tok string) fixtures {
 		"received_at": "2026-07-05T09:00:00Z", "vendor_id": f.ids["vendorId"], "external_id": ext("credit"),
 		"line_items": []any{map[string]any{"amount": 500, "expense_account_identifier": stableName("RENT")}}}), "data", "id")
 	f.ids["businessDocumentId"] = must("receipt", multipartReq(base+"/receipts/import", tok, "receipt.pdf",
-		receiptPDF("Corner Cafe", "2026-05-04", "Coffee 4.50", "Total 4.50"), map[string]string{"context": "matrix"}), "data", 0, "business_document_id")
+		receiptpdf.Text("Corner Cafe", "2026-05-04", "Coffee 4.50", "Total 4.50"), map[string]string{"context": "matrix"}), "data", 0, "business_document_id")
 	f.ids["vehicleId"] = must("vehicle", jsonReq("POST", base+"/mileage/vehicles", tok,
 		map[string]any{"make_and_model": "Matrix van", "year": 2021, "external_id": ext("van")}), "data", "id")
 	f.ids["acctsyncAccountId"] = uuid.NewString() // see noFixture
@@ -439,7 +410,7 @@ func body(r matrixRoute, method string) (contentType string, b []byte) {
 	}
 	switch {
 	case strings.HasSuffix(r.Path, "/documents"), strings.HasSuffix(r.Path, "/receipts/import"):
-		m := multipartReq("", "", "r.pdf", receiptPDF("Matrix"), nil)
+		m := multipartReq("", "", "r.pdf", receiptpdf.Text("Matrix"), nil)
 		return m.contentType, m.body
 	}
 	return "application/json", []byte("{}")

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/acctsuite/acct/pkg/receipts/receiptpdf"
 )
 
 // FuzzReceiptImport sends random multipart bodies, boundaries, files and
@@ -22,7 +24,7 @@ func FuzzReceiptImport(f *testing.F) {
 	bid := e.Svc.SeedBusiness(f, "client-a")
 	path := base(bid) + "/receipts/import"
 
-	pdf := textPDF("ACME HARDWARE", "Date: 2026-03-14", "Copy paper 12.00", "TOTAL 12.00")
+	pdf := receiptpdf.Text("ACME HARDWARE", "Date: 2026-03-14", "Copy paper 12.00", "TOTAL 12.00")
 	corpusPDF, _ := os.ReadFile(filepath.Join(corpusDir, "r27.pdf"))
 	well, _ := multipartBody(part{name: "file", filename: "a.pdf", data: pdf})
 	f.Add("XyZ", pdf, "team lunch", []byte(nil))

@@ -9,6 +9,8 @@ import (
 
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
+
+	"github.com/acctsuite/acct/pkg/receipts/receiptpdf"
 )
 
 // TestReceiptTextPDF imports a text PDF of the corpus (no OCR needed):
@@ -135,7 +137,7 @@ func TestReceiptOverridesAndRejection(t *testing.T) {
 	e := newReceiptEnv(t, true)
 	tok := e.Token("client-a")
 	bid := e.business("client-a")
-	pdf := textPDF("ACME HARDWARE", "Date: 2026-03-14", "Copy paper 12.00", "Unleaded fuel 30.00", "TOTAL 42.00")
+	pdf := receiptpdf.Text("ACME HARDWARE", "Date: 2026-03-14", "Copy paper 12.00", "Unleaded fuel 30.00", "TOTAL 42.00")
 
 	t.Run("overrides", func(t *testing.T) {
 		e := e.with(t)
@@ -193,7 +195,7 @@ func TestReceiptOverridesAndRejection(t *testing.T) {
 
 	t.Run("failed: no amount", func(t *testing.T) {
 		e := e.with(t)
-		r := e.imported(bid, tok, "c.pdf", textPDF("Thank you for visiting", "See you soon"), "")
+		r := e.imported(bid, tok, "c.pdf", receiptpdf.Text("Thank you for visiting", "See you soon"), "")
 		if r["status"] != "FAILED" || r["failure_reason"] == nil || r["proposed_amount_cents"] != nil {
 			t.Fatalf("receipt = %v", r)
 		}
@@ -221,7 +223,7 @@ func TestReceipt4xx(t *testing.T) {
 	tok := e.Token("client-a")
 	bid := e.business("client-a")
 	imp := base(bid) + "/receipts/import"
-	pdf := textPDF("ACME", "TOTAL 1.00")
+	pdf := receiptpdf.Text("ACME", "TOTAL 1.00")
 	truncated := smallPNG(300, 300)
 	truncated = truncated[:len(truncated)-30]
 	big := append(smallPNG(1, 1), bytes.Repeat([]byte{0}, 10<<20)...)
@@ -313,7 +315,7 @@ func TestReceiptsWithoutStorage(t *testing.T) {
 	bid := e.business("client-a")
 	id := uuid.NewString()
 	for _, rq := range []*httpRequest{
-		importReq(bid, tok, "a.pdf", textPDF("ACME", "TOTAL 1.00"), "x"),
+		importReq(bid, tok, "a.pdf", receiptpdf.Text("ACME", "TOTAL 1.00"), "x"),
 		req("GET", base(bid)+"/receipts", tok, nil),
 		req("GET", base(bid)+"/receipts/"+id, tok, nil),
 		req("POST", base(bid)+"/receipts/"+id+"/create-bill", tok, nil),
@@ -335,7 +337,7 @@ func TestReceiptsCrossTenant(t *testing.T) {
 	owner := e.Token("client-a")
 	bid := e.business("client-a")
 	mine := e.business("client-a")
-	pdf := textPDF("ACME HARDWARE", "Copy paper 12.00", "TOTAL 12.00")
+	pdf := receiptpdf.Text("ACME HARDWARE", "Copy paper 12.00", "TOTAL 12.00")
 	id := e.imported(bid, owner, "a.pdf", pdf, "")["business_document_id"].(string)
 	b := base(bid)
 	routes := func(b string) []func() *httpRequest {
