@@ -7,8 +7,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
+	"github.com/acctsuite/acct/pkg/httplist"
 	"github.com/acctsuite/acct/pkg/httpx"
-	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/bills-tags/internal/app"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
@@ -219,25 +219,9 @@ func (h *handlers) createBills(c *fiber.Ctx) error {
 
 // listBills is GET /bills.
 func (h *handlers) listBills(c *fiber.Ctx) error {
-	q := httpx.Query(c)
-	f, err := bill.ParseFilter(q)
-	if err != nil {
-		return err
-	}
-	bid := businessID(c)
-	p, err := page.Parse(q, app.BillPageSpec, h.codec, bid.String()+"|"+f.Fingerprint())
-	if err != nil {
-		return err
-	}
-	list, meta, err := h.bills.Bills(c.UserContext(), bid, f, p)
-	if err != nil {
-		return err
-	}
-	out := make([]billJSON, len(list))
-	for i, v := range list {
-		out[i] = toBill(v)
-	}
-	return httpx.List(c, out, meta)
+	return httplist.List[bill.Filter, app.BillView, billJSON]{
+		Spec: app.BillPageSpec, Codec: h.codec, Filter: bill.ParseFilter, Find: h.bills.Bills, Render: toBill,
+	}.Handle(c)
 }
 
 // getBill is GET /bills/{billId}.

@@ -8,8 +8,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/httplist"
 	"github.com/acctsuite/acct/pkg/httpx"
-	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/bills-tags/internal/app"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
@@ -141,25 +141,9 @@ func (h *handlers) createCredit(c *fiber.Ctx) error {
 
 // listCredits is GET /bills/vendor-credits.
 func (h *handlers) listCredits(c *fiber.Ctx) error {
-	q := httpx.Query(c)
-	f, err := bill.ParseCreditFilter(q)
-	if err != nil {
-		return err
-	}
-	bid := businessID(c)
-	p, err := page.Parse(q, app.CreditPageSpec, h.codec, bid.String()+"|"+f.Fingerprint())
-	if err != nil {
-		return err
-	}
-	list, meta, err := h.credits.Credits(c.UserContext(), bid, f, p)
-	if err != nil {
-		return err
-	}
-	out := make([]creditJSON, len(list))
-	for i, v := range list {
-		out[i] = toCredit(v)
-	}
-	return httpx.List(c, out, meta)
+	return httplist.List[bill.CreditFilter, app.CreditView, creditJSON]{
+		Spec: app.CreditPageSpec, Codec: h.codec, Filter: bill.ParseCreditFilter, Find: h.credits.Credits, Render: toCredit,
+	}.Handle(c)
 }
 
 // getCredit is GET /bills/vendor-credits/{vendorCreditId}.

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/httplist"
 	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/services/bills-tags/internal/app"
@@ -230,25 +231,9 @@ func (h *receiptHandlers) importReceipt(c *fiber.Ctx) error {
 
 // listReceipts is GET /receipts.
 func (h *receiptHandlers) listReceipts(c *fiber.Ctx) error {
-	q := httpx.Query(c)
-	f, err := receipt.ParseFilter(q)
-	if err != nil {
-		return err
-	}
-	bid := businessID(c)
-	p, err := page.Parse(q, app.ReceiptPageSpec, h.codec, bid.String()+"|"+f.Fingerprint())
-	if err != nil {
-		return err
-	}
-	list, meta, err := h.receipts.Receipts(c.UserContext(), bid, f, p)
-	if err != nil {
-		return err
-	}
-	out := make([]receiptJSON, len(list))
-	for i, v := range list {
-		out[i] = toReceipt(v)
-	}
-	return httpx.List(c, out, meta)
+	return httplist.List[receipt.Filter, app.ReceiptView, receiptJSON]{
+		Spec: app.ReceiptPageSpec, Codec: h.codec, Filter: receipt.ParseFilter, Find: h.receipts.Receipts, Render: toReceipt,
+	}.Handle(c)
 }
 
 // getReceipt is GET /receipts/{businessDocumentId}.
