@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/page"
 )
 
 // MaxSearchLength bounds q, name_contains and external_id_contains.
@@ -127,4 +128,20 @@ func (f Filter) Canonical() string {
 func (f Filter) Fingerprint() string {
 	sum := sha256.Sum256([]byte(f.Canonical()))
 	return hex.EncodeToString(sum[:16])
+}
+
+// PageSpec is the pagination of a counterparty listing: sort_by name (the
+// display name, case-insensitive), created_at or updated_at, each backed
+// by a (business_id, key, id) index; name by default; limit default 100,
+// at most 500. The columns are those of the tables of pkg/party/partybun
+// (alias c).
+var PageSpec = page.Spec{
+	Keys: map[string]page.Key{
+		"name":       {Column: "c.sort_name", Kind: page.KindString},
+		"created_at": {Column: "c.created_at", Kind: page.KindTime},
+		"updated_at": {Column: "c.updated_at", Kind: page.KindTime},
+	},
+	Default:      "name",
+	DefaultLimit: 100,
+	MaxLimit:     500,
 }

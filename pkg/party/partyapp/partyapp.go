@@ -1,9 +1,9 @@
 // Package partyapp is the use-case skeleton the customers' and the
 // vendors' services share: create (idempotent on the external id), read,
-// list, patch and archive a counterparty, each write in one outbox
-// transaction with the counterparty's upserted event. The service names
-// its entity P (a customer, a vendor) and plugs in its store and
-// publisher.
+// list, patch and archive a counterparty, each write in one unit of work
+// with the counterparty's upserted event. The service names its entity P
+// (a customer, a vendor) and plugs in its store and publisher, whose
+// functions take the context only: a write's transaction travels in it.
 package partyapp
 
 import (
@@ -12,10 +12,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
-	"github.com/acctsuite/acct/pkg/outbox"
+	"github.com/acctsuite/acct/pkg/clock"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/party"
 )
@@ -28,9 +27,9 @@ type Entity[P any] interface {
 }
 
 // Ports are the service's pieces: its entity's constructor, store and
-// publisher (method values), and its errors. Every store function runs on
-// the db it is given (the use case's transaction, or the pool for reads)
-// and filters by business.
+// publisher (method values), and its errors. Every store function runs in
+// the unit of work its context carries (the pool outside one) and filters
+// by business.
 type Ports[P Entity[P]] struct {
 	// Noun names the entity in internal errors ("customer").
 	Noun string
@@ -38,33 +37,39 @@ type Ports[P Entity[P]] struct {
 	New func(businessID, id uuid.UUID, in party.Input, now time.Time) P
 	// Insert inserts c unless the business already has one with c's
 	// external id; inserted reports which.
-	Insert           func(ctx context.Context, db bun.IDB, c P) (inserted bool, err error)
-	Find             func(ctx context.Context, db bun.IDB, businessID, id uuid.UUID, forUpdate bool) (P, bool, error)
-	FindByExternalID func(ctx context.Context, db bun.IDB, businessID uuid.UUID, externalID string) (P, bool, error)
+	Insert           func(ctx context.Context, c P) (inserted bool, err error)
+	Find             func(ctx context.Context, businessID, id uuid.UUID, forUpdate bool) (P, bool, error)
+	FindByExternalID func(ctx context.Context, businessID uuid.UUID, externalID string) (P, bool, error)
 	// Update writes every field of c; an external id another one of the
 	// business has is DuplicateExternalID.
-	Update func(ctx context.Context, db bun.IDB, c P) error
-	List   func(ctx context.Context, db bun.IDB, businessID uuid.UUID, f party.Filter, p page.Params) ([]P, page.Meta, error)
-	// Upserted enqueues the entity's upserted event in db's transaction.
-	Upserted            func(ctx context.Context, db bun.IDB, c P) error
+	Update func(ctx context.Context, c P) error
+	List   func(ctx context.Context, businessID uuid.UUID, f party.Filter, p page.Params) ([]P, page.Meta, error)
+	// Upserted publishes the entity's upserted event in the unit of work.
+	Upserted            func(ctx context.Context, c P) error
 	NotFound            func() *apperr.Error
 	DuplicateExternalID func(externalID string) *apperr.Error
 }
 
-// UseCases holds the counterparty use cases on db.
+// UnitOfWork runs fn in one database transaction carried by fn's context
+// (outbox.UnitOfWork).
+type UnitOfWork interface {
+	Do(ctx context.Context, fn func(ctx context.Context) error) error
+}
+
+// UseCases holds the counterparty use cases.
 type UseCases[P Entity[P]] struct {
-	db    *bun.DB
+	uow   UnitOfWork
 	ports Ports[P]
-	now   func() time.Time
+	clk   clock.Clock
 }
 
 // New assembles the use cases.
-func New[P Entity[P]](db *bun.DB, ports Ports[P]) *UseCases[P] {
-	return &UseCases[P]{db: db, ports: ports, now: time.Now}
+func New[P Entity[P]](uow UnitOfWork, ports Ports[P]) *UseCases[P] {
+	return &UseCases[P]{uow: uow, ports: ports, clk: clock.System}
 }
 
 // Clock is now as PostgreSQL stores it (microseconds, UTC).
-func (a *UseCases[P]) Clock() time.Time { return a.now().UTC().Truncate(time.Microsecond) }
+func (a *UseCases[P]) Clock() time.Time { return a.clk.Now() }
 
 // Create is the POST: a new ACTIVE counterparty and its upserted event,
 // with created true. When the business already has one with the input's
@@ -76,9 +81,9 @@ func (a *UseCases[P]) Create(ctx context.Context, businessID uuid.UUID, in party
 		created bool
 		noun    = a.ports.Noun
 	)
-	err := outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
+	err := a.uow.Do(ctx, func(ctx context.Context) error {
 		c := a.ports.New(businessID, uuid.Must(uuid.NewV7()), in, a.Clock())
-		inserted, err := a.ports.Insert(ctx, tx, c)
+		inserted, err := a.ports.Insert(ctx, c)
 		if err != nil {
 			return fmt.Errorf("insert %s: %w", noun, err)
 		}
@@ -86,7 +91,7 @@ func (a *UseCases[P]) Create(ctx context.Context, businessID uuid.UUID, in party
 			if in.ExternalID == nil {
 				return fmt.Errorf("%s without external id not inserted", noun)
 			}
-			existing, ok, err := a.ports.FindByExternalID(ctx, tx, businessID, *in.ExternalID)
+			existing, ok, err := a.ports.FindByExternalID(ctx, businessID, *in.ExternalID)
 			if err != nil {
 				return fmt.Errorf("find %s by external id: %w", noun, err)
 			}
@@ -97,7 +102,7 @@ func (a *UseCases[P]) Create(ctx context.Context, businessID uuid.UUID, in party
 			return nil
 		}
 		out, created = c, true
-		return a.ports.Upserted(ctx, tx, c)
+		return a.ports.Upserted(ctx, c)
 	})
 	if err != nil {
 		var zero P
@@ -108,7 +113,7 @@ func (a *UseCases[P]) Create(ctx context.Context, businessID uuid.UUID, in party
 
 // Get is the GET by id (archived ones included), or the 404 NotFound.
 func (a *UseCases[P]) Get(ctx context.Context, businessID, id uuid.UUID) (P, error) {
-	c, ok, err := a.ports.Find(ctx, a.db, businessID, id, false)
+	c, ok, err := a.ports.Find(ctx, businessID, id, false)
 	var zero P
 	if err != nil {
 		return zero, fmt.Errorf("find %s %s: %w", a.ports.Noun, id, err)
@@ -121,7 +126,7 @@ func (a *UseCases[P]) Get(ctx context.Context, businessID, id uuid.UUID) (P, err
 
 // List is the GET of the collection: one page.
 func (a *UseCases[P]) List(ctx context.Context, businessID uuid.UUID, f party.Filter, p page.Params) ([]P, page.Meta, error) {
-	out, meta, err := a.ports.List(ctx, a.db, businessID, f, p)
+	out, meta, err := a.ports.List(ctx, businessID, f, p)
 	if err != nil {
 		return nil, page.Meta{}, fmt.Errorf("list %ss of %s: %w", a.ports.Noun, businessID, err)
 	}
@@ -134,8 +139,8 @@ func (a *UseCases[P]) List(ctx context.Context, businessID uuid.UUID, f party.Fi
 // counterparty as it is.
 func (a *UseCases[P]) Update(ctx context.Context, businessID, id uuid.UUID, p party.Patch) (P, error) {
 	var out P
-	err := outbox.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		c, ok, err := a.ports.Find(ctx, tx, businessID, id, true)
+	err := a.uow.Do(ctx, func(ctx context.Context) error {
+		c, ok, err := a.ports.Find(ctx, businessID, id, true)
 		if err != nil {
 			return fmt.Errorf("lock %s %s: %w", a.ports.Noun, id, err)
 		}
@@ -152,7 +157,7 @@ func (a *UseCases[P]) Update(ctx context.Context, businessID, id uuid.UUID, p pa
 		}
 		_, was := c.Identity()
 		if _, x := next.Identity(); x != nil && (was == nil || *x != *was) {
-			other, taken, err := a.ports.FindByExternalID(ctx, tx, businessID, *x)
+			other, taken, err := a.ports.FindByExternalID(ctx, businessID, *x)
 			if err != nil {
 				return fmt.Errorf("find %s by external id: %w", a.ports.Noun, err)
 			}
@@ -160,11 +165,11 @@ func (a *UseCases[P]) Update(ctx context.Context, businessID, id uuid.UUID, p pa
 				return a.ports.DuplicateExternalID(*x)
 			}
 		}
-		if err := a.ports.Update(ctx, tx, next); err != nil {
+		if err := a.ports.Update(ctx, next); err != nil {
 			return err
 		}
 		out = next
-		return a.ports.Upserted(ctx, tx, next)
+		return a.ports.Upserted(ctx, next)
 	})
 	if err != nil {
 		var zero P

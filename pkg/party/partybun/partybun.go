@@ -12,25 +12,13 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
-	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/party"
 	"github.com/acctsuite/acct/pkg/tags"
 )
 
-// PageSpec is the pagination of a counterparty listing: sort_by name (the
-// display name, case-insensitive), created_at or updated_at, each backed
-// by a (business_id, key, id) index; name by default; limit default 100,
-// at most 500.
-var PageSpec = page.Spec{
-	Keys: map[string]page.Key{
-		"name":       {Column: "c.sort_name", Kind: page.KindString},
-		"created_at": {Column: "c.created_at", Kind: page.KindTime},
-		"updated_at": {Column: "c.updated_at", Kind: page.KindTime},
-	},
-	Default:      "name",
-	DefaultLimit: 100,
-	MaxLimit:     500,
-}
+// PageSpec is party.PageSpec, the counterparties' pagination, whose sort
+// keys name this package's columns.
+var PageSpec = party.PageSpec
 
 // Row is the columns of a counterparty's table; a service's row embeds it
 // after its bun.BaseModel (the table, aliased c).

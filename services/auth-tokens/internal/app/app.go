@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/acctsuite/acct/pkg/clock"
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/credentials"
@@ -77,7 +78,7 @@ type App struct {
 	checker    *credentials.Checker
 	cfg        Config
 	log        *slog.Logger
-	now        func() time.Time
+	clk        clock.Clock
 }
 
 // New assembles the use cases.
@@ -94,9 +95,11 @@ func New(cfg Config, clients ClientStore, businesses BusinessStore, keys *KeyRin
 	}
 	// Microseconds: what PostgreSQL keeps, so a create answers the same
 	// timestamps a later read does.
-	now := func() time.Time { return cfg.Now().UTC().Truncate(time.Microsecond) }
-	return &App{clients: clients, businesses: businesses, keys: keys, checker: checker, cfg: cfg, log: logger, now: now}, nil
+	return &App{clients: clients, businesses: businesses, keys: keys, checker: checker, cfg: cfg, log: logger, clk: clock.Fixed(cfg.Now)}, nil
 }
+
+// now is the time a use case stamps (pkg/clock: UTC, microseconds).
+func (a *App) now() time.Time { return a.clk.Now() }
 
 // Keys is the signing key ring.
 func (a *App) Keys() *KeyRing { return a.keys }

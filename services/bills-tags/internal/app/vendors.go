@@ -10,14 +10,14 @@ import (
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/clock"
 	"github.com/acctsuite/acct/pkg/page"
+	"github.com/acctsuite/acct/pkg/party"
 	"github.com/acctsuite/acct/pkg/party/partyapp"
-	"github.com/acctsuite/acct/pkg/party/partybun"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain"
 )
 
 // VendorPageSpec is the pagination of GET /vendors: pkg/party's listing
 // of counterparties (sort_by name, created_at or updated_at).
-var VendorPageSpec = partybun.PageSpec
+var VendorPageSpec = party.PageSpec
 
 // VendorStore is the vendors' persistence. Every method runs in the unit
 // of work ctx carries (else on the pool) and filters by business.
@@ -41,14 +41,6 @@ type VendorStore interface {
 	FindVendors(ctx context.Context, businessID uuid.UUID, f domain.VendorFilter, p page.Params) ([]domain.Vendor, page.Meta, error)
 }
 
-// VendorParty builds pkg/party/partyapp's vendor use cases (create, read,
-// list, patch, archive) whose every change publishes its vendor.upserted
-// through upserted, in the change's transaction. partyapp hands its store
-// functions the connection they run on; the adapter that builds them
-// (adapters/postgres.VendorParty) carries it to the VendorStore and to
-// upserted in the context, as a unit of work does.
-type VendorParty func(upserted func(ctx context.Context, v domain.Vendor) error) *partyapp.UseCases[domain.Vendor]
-
 // Vendors holds the vendor use cases (pkg/party/partyapp's: Create,
 // Update, Archive; and Merge).
 type Vendors struct {
@@ -60,10 +52,17 @@ type Vendors struct {
 	clk   clock.Clock
 }
 
-// NewVendors assembles the vendor use cases; party builds partyapp's.
-func NewVendors(uow UnitOfWork, store VendorStore, pub Publisher, party VendorParty, _ *slog.Logger) *Vendors {
+// NewVendors assembles the vendor use cases: pkg/party/partyapp's on the
+// VendorStore, each change publishing its vendor.upserted in its unit of
+// work, and Merge.
+func NewVendors(uow UnitOfWork, store VendorStore, pub Publisher, _ *slog.Logger) *Vendors {
 	a := &Vendors{uow: uow, store: store, pub: pub, clk: clock.System}
-	a.UseCases = party(a.upserted)
+	a.UseCases = partyapp.New(uow, partyapp.Ports[domain.Vendor]{
+		Noun: "vendor", New: domain.NewVendor,
+		Insert: store.InsertVendor, Find: store.FindVendor, FindByExternalID: store.FindVendorByExternalID,
+		Update: store.UpdateVendor, List: store.FindVendors, Upserted: a.upserted,
+		NotFound: domain.ErrVendorNotFound, DuplicateExternalID: domain.ErrDuplicateExternalID,
+	})
 	return a
 }
 

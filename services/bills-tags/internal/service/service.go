@@ -63,7 +63,7 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Kit) error {
 	store := postgres.New(k.DB())
 	uow, pub := outbox.UnitOfWork{DB: k.DB()}, outbox.Events{DB: k.DB()}
-	s.Vendors = app.NewVendors(uow, store, pub, postgres.VendorParty(k.DB(), store), k.Logger())
+	s.Vendors = app.NewVendors(uow, store, pub, k.Logger())
 	s.Bills = app.NewBills(uow, store, store, pub, k.Logger())
 	s.Payments = app.NewPayments(uow, store, store, pub, k.Logger())
 	s.Credits = app.NewCredits(uow, store, store, store, pub, k.Logger())

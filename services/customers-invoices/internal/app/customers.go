@@ -6,25 +6,16 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/page"
+	"github.com/acctsuite/acct/pkg/party"
 	"github.com/acctsuite/acct/pkg/party/partyapp"
 	"github.com/acctsuite/acct/services/customers-invoices/internal/domain"
 )
 
-// CustomerPageSpec is the pagination of GET /customers: sort_by name (the
-// display name, case-insensitive; the default), created_at or updated_at,
-// each backed by a (business_id, key, id) index; limit default 100, at
-// most 500. It is the counterparty listing's (pkg/party/partybun.PageSpec,
-// whose store reads the page).
-var CustomerPageSpec = page.Spec{
-	Keys: map[string]page.Key{
-		"name":       {Column: "c.sort_name", Kind: page.KindString},
-		"created_at": {Column: "c.created_at", Kind: page.KindTime},
-		"updated_at": {Column: "c.updated_at", Kind: page.KindTime},
-	},
-	Default:      "name",
-	DefaultLimit: 100,
-	MaxLimit:     500,
-}
+// CustomerPageSpec is the pagination of GET /customers: the
+// counterparties' (pkg/party.PageSpec): sort_by name (the display name,
+// case-insensitive; the default), created_at or updated_at; limit default
+// 100, at most 500.
+var CustomerPageSpec = party.PageSpec
 
 // CustomerStore is the customers' persistence. Every method runs in the
 // unit of work its context carries (else on its own) and filters by
@@ -50,19 +41,21 @@ type CustomerStore interface {
 }
 
 // Customers holds the customer use cases: pkg/party/partyapp's Create,
-// Get, List, Update and Archive, on the CustomerStore and with
-// PublishCustomer as their publication (the wiring assembles them).
+// Get, List, Update and Archive, on the CustomerStore, each write in one
+// unit of work with its customer.upserted.
 type Customers struct {
 	*partyapp.UseCases[domain.Customer]
 }
 
-// NewCustomers holds the customer use cases uc.
-func NewCustomers(uc *partyapp.UseCases[domain.Customer]) *Customers { return &Customers{uc} }
-
-// PublishCustomer is the customer use cases' publication: c's
-// customer.upserted, published with pub in the unit of work of ctx.
-func PublishCustomer(pub Publisher) func(ctx context.Context, c domain.Customer) error {
-	return func(ctx context.Context, c domain.Customer) error { return publish(ctx, pub, customerEvent(c)) }
+// NewCustomers assembles the customer use cases.
+func NewCustomers(uow UnitOfWork, store CustomerStore, pub Publisher) *Customers {
+	return &Customers{partyapp.New(uow, partyapp.Ports[domain.Customer]{
+		Noun: "customer", New: domain.NewCustomer,
+		Insert: store.InsertCustomer, Find: store.FindCustomer, FindByExternalID: store.FindCustomerByExternalID,
+		Update: store.UpdateCustomer, List: store.FindCustomers,
+		Upserted: func(ctx context.Context, c domain.Customer) error { return publish(ctx, pub, customerEvent(c)) },
+		NotFound: domain.ErrCustomerNotFound, DuplicateExternalID: domain.ErrDuplicateExternalID,
+	})}
 }
 
 // Customer is GET /customers/{id} (archived customers included), or the

@@ -46,9 +46,9 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 
 func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 	store := postgres.New(k.DB())
-	pub := outbox.Events{DB: k.DB()}
-	s.Customers = app.NewCustomers(store.CustomerUseCases(app.PublishCustomer(pub)))
-	s.Invoicing = app.NewInvoicing(outbox.UnitOfWork{DB: k.DB()}, store, store, store, pub, k.Logger())
+	uow, pub := outbox.UnitOfWork{DB: k.DB()}, outbox.Events{DB: k.DB()}
+	s.Customers = app.NewCustomers(uow, store, pub)
+	s.Invoicing = app.NewInvoicing(uow, store, store, store, pub, k.Logger())
 	// The ledger's charts, to check the accounts invoices name.
 	k.Consume(events.TopicAccounts, chart.Handler(store))
 	httpadapter.Register(k.App(), httpadapter.Options{

@@ -8,9 +8,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/page"
-	"github.com/acctsuite/acct/pkg/party/partyapp"
 	"github.com/acctsuite/acct/pkg/party/partybun"
-	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/services/bills-tags/internal/app"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain"
 )
@@ -78,46 +76,4 @@ func (s *Store) UpdateVendor(ctx context.Context, v domain.Vendor) error {
 func (s *Store) FindVendors(ctx context.Context, businessID uuid.UUID, f domain.VendorFilter, p page.Params) ([]domain.Vendor, page.Meta, error) {
 	db := s.conn(ctx)
 	return vendors.List(ctx, db, businessID, f, p)
-}
-
-// VendorParty is app.VendorParty on db: pkg/party/partyapp's vendor use
-// cases over store. partyapp runs each write in its own transaction on db
-// and hands every store function the connection to run on (that
-// transaction, or db for reads); each one here carries that connection in
-// the context (pgdb.WithTx) to store and to the upserted publication, as
-// a unit of work does.
-func VendorParty(db *bun.DB, store app.VendorStore) app.VendorParty {
-	return func(upserted func(ctx context.Context, v domain.Vendor) error) *partyapp.UseCases[domain.Vendor] {
-		return partyapp.New(db, partyapp.Ports[domain.Vendor]{
-			Noun: "vendor", New: domain.NewVendor,
-			Insert: func(ctx context.Context, conn bun.IDB, v domain.Vendor) (bool, error) {
-				return store.InsertVendor(withConn(ctx, conn), v)
-			},
-			Find: func(ctx context.Context, conn bun.IDB, businessID, id uuid.UUID, forUpdate bool) (domain.Vendor, bool, error) {
-				return store.FindVendor(withConn(ctx, conn), businessID, id, forUpdate)
-			},
-			FindByExternalID: func(ctx context.Context, conn bun.IDB, businessID uuid.UUID, externalID string) (domain.Vendor, bool, error) {
-				return store.FindVendorByExternalID(withConn(ctx, conn), businessID, externalID)
-			},
-			Update: func(ctx context.Context, conn bun.IDB, v domain.Vendor) error {
-				return store.UpdateVendor(withConn(ctx, conn), v)
-			},
-			List: func(ctx context.Context, conn bun.IDB, businessID uuid.UUID, f domain.VendorFilter, p page.Params) ([]domain.Vendor, page.Meta, error) {
-				return store.FindVendors(withConn(ctx, conn), businessID, f, p)
-			},
-			Upserted: func(ctx context.Context, conn bun.IDB, v domain.Vendor) error {
-				return upserted(withConn(ctx, conn), v)
-			},
-			NotFound: domain.ErrVendorNotFound, DuplicateExternalID: domain.ErrDuplicateExternalID,
-		})
-	}
-}
-
-// withConn is ctx carrying conn when conn is a transaction; the pool
-// needs no carrying (pgdb.Conn falls back to it).
-func withConn(ctx context.Context, conn bun.IDB) context.Context {
-	if tx, ok := conn.(bun.Tx); ok {
-		return pgdb.WithTx(ctx, tx)
-	}
-	return ctx
 }

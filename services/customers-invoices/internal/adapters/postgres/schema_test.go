@@ -10,7 +10,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/page"
-	"github.com/acctsuite/acct/pkg/party/partybun"
 	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/pkg/testkit"
@@ -95,13 +94,5 @@ func TestStoreRoundTrip(t *testing.T) {
 	list, _, err := s.FindCustomers(ctx, bid, domain.CustomerFilter{}, p)
 	if err != nil || len(list) != 1 || list[0].ID != c.ID {
 		t.Fatalf("list = %v, %v", list, err)
-	}
-}
-
-// TestCustomerPageSpec: GET /customers's pagination (app.CustomerPageSpec)
-// is the one partybun's listing reads its pages with.
-func TestCustomerPageSpec(t *testing.T) {
-	if !reflect.DeepEqual(app.CustomerPageSpec, partybun.PageSpec) {
-		t.Fatalf("app.CustomerPageSpec = %+v, partybun.PageSpec = %+v", app.CustomerPageSpec, partybun.PageSpec)
 	}
 }
