@@ -77,7 +77,7 @@ func TestRuleFindsKnownParsers(t *testing.T) {
 		"github.com/acctsuite/acct/pkg/events.Event.Decode",
 		"github.com/acctsuite/acct/services/transactions/internal/domain/banking.ParseRecordRequest",
 		"github.com/acctsuite/acct/services/transactions/internal/acctsync/qbo.ParseAccountsPage",
-		"github.com/acctsuite/acct/services/customers-invoices/internal/adapters/http.parseInvoice",
+		"github.com/acctsuite/acct/services/customers-invoices/internal/domain/invoice.ParseInvoice",
 	} {
 		if !found[k] {
 			t.Errorf("the rule no longer finds %s", k)

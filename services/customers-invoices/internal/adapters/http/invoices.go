@@ -173,26 +173,6 @@ func toInvoice(inv app.InvoiceView) invoiceOutJSON {
 	return out
 }
 
-// parseInvoice reads a create body: decoded strictly (unknown properties
-// are 400), checked by the domain (invoice.InvoiceBody.Input).
-func parseInvoice(body []byte) (invoice.Input, error) {
-	var b invoice.InvoiceBody
-	if err := httpx.DecodeJSON(body, &b); err != nil {
-		return invoice.Input{}, err
-	}
-	return b.Input()
-}
-
-// parseInvoicePatch reads a patch body: a JSON object, checked by the
-// domain (invoice.PatchBody.Patch).
-func parseInvoicePatch(body []byte) (invoice.Patch, error) {
-	var b invoice.PatchBody
-	if err := httpx.DecodeJSON(body, &b); err != nil {
-		return invoice.Patch{}, err
-	}
-	return b.Patch()
-}
-
 func invoiceParam(c *fiber.Ctx) (uuid.UUID, error) { return httpx.UUIDParam(c, "invoiceId") }
 
 // createInvoice is POST /v1/businesses/{businessId}/invoices: 201 with the
@@ -202,7 +182,7 @@ func (h *handlers) createInvoice(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	in, err := parseInvoice(body)
+	in, err := invoice.ParseInvoice(body)
 	if err != nil {
 		return err
 	}
@@ -239,7 +219,7 @@ func (h *handlers) patchInvoice(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	p, err := parseInvoicePatch(body)
+	p, err := invoice.ParsePatch(body)
 	if err != nil {
 		return err
 	}

@@ -53,17 +53,6 @@ func toPayment(p invoice.Payment) paymentOutJSON {
 	return out
 }
 
-// parsePayment reads a payment body: decoded strictly (unknown properties
-// are 400), checked by the domain (invoice.PaymentBody.Input); shortcut
-// is the invoice of POST /invoices/{id}/payment.
-func parsePayment(body []byte, shortcut *uuid.UUID) (invoice.PaymentInput, error) {
-	var b invoice.PaymentBody
-	if err := httpx.DecodeJSON(body, &b); err != nil {
-		return invoice.PaymentInput{}, err
-	}
-	return b.Input(shortcut)
-}
-
 // createPayment is POST /v1/businesses/{businessId}/invoices/payments.
 func (h *handlers) createPayment(c *fiber.Ctx) error {
 	return h.payment(c, nil)
@@ -84,7 +73,7 @@ func (h *handlers) payment(c *fiber.Ctx, invoiceID *uuid.UUID) error {
 	if err != nil {
 		return err
 	}
-	in, err := parsePayment(body, invoiceID)
+	in, err := invoice.ParsePayment(body, invoiceID)
 	if err != nil {
 		return err
 	}

@@ -50,16 +50,6 @@ func toWriteOff(w invoice.WriteOff) writeOffOutJSON {
 	return out
 }
 
-// parseWriteOff reads a write-off body: decoded strictly (unknown
-// properties are 400), checked by the domain (invoice.WriteOffBody.Input).
-func parseWriteOff(body []byte) (invoice.WriteOffInput, error) {
-	var b invoice.WriteOffBody
-	if err := httpx.DecodeJSON(body, &b); err != nil {
-		return invoice.WriteOffInput{}, err
-	}
-	return b.Input()
-}
-
 // writeOff is POST /v1/businesses/{businessId}/invoices/{invoiceId}/write-off.
 func (h *handlers) writeOff(c *fiber.Ctx) error {
 	id, err := invoiceParam(c)
@@ -70,7 +60,7 @@ func (h *handlers) writeOff(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	in, err := parseWriteOff(body)
+	in, err := invoice.ParseWriteOff(body)
 	if err != nil {
 		return err
 	}

@@ -125,3 +125,14 @@ func (b PaymentBody) Input(pathInvoice *uuid.UUID) (PaymentInput, error) {
 	}
 	return out, nil
 }
+
+// ParsePayment reads a payment body: decoded strictly, then checked
+// (PaymentBody.Input); pathInvoice is the invoice of POST
+// /invoices/{id}/payment.
+func ParsePayment(raw []byte, pathInvoice *uuid.UUID) (PaymentInput, error) {
+	var b PaymentBody
+	if err := jsonraw.Decode(raw, &b); err != nil {
+		return PaymentInput{}, err
+	}
+	return b.Input(pathInvoice)
+}

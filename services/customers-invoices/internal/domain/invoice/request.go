@@ -486,3 +486,24 @@ func decodeStrict(raw json.RawMessage, v any) error {
 	}
 	return nil
 }
+
+// ParseInvoice reads an invoice create body: decoded strictly (an unknown
+// property, a wrong type or malformed JSON is a 400 naming it), then
+// checked (InvoiceBody.Input).
+func ParseInvoice(raw []byte) (Input, error) {
+	var b InvoiceBody
+	if err := jsonraw.Decode(raw, &b); err != nil {
+		return Input{}, err
+	}
+	return b.Input()
+}
+
+// ParsePatch reads an invoice patch body: decoded strictly, then checked
+// (PatchBody.Patch).
+func ParsePatch(raw []byte) (Patch, error) {
+	var b PatchBody
+	if err := jsonraw.Decode(raw, &b); err != nil {
+		return Patch{}, err
+	}
+	return b.Patch()
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/acctsuite/acct/pkg/jsonraw"
 	"github.com/acctsuite/acct/pkg/money"
 	"github.com/acctsuite/acct/pkg/tags"
 )
@@ -63,4 +64,14 @@ func (b WriteOffBody) Input() (WriteOffInput, error) {
 		return WriteOffInput{}, invalidRequest(bad)
 	}
 	return out, nil
+}
+
+// ParseWriteOff reads a write-off body: decoded strictly, then checked
+// (WriteOffBody.Input).
+func ParseWriteOff(raw []byte) (WriteOffInput, error) {
+	var b WriteOffBody
+	if err := jsonraw.Decode(raw, &b); err != nil {
+		return WriteOffInput{}, err
+	}
+	return b.Input()
 }

@@ -1,4 +1,4 @@
-package http
+package invoice
 
 import (
 	"strings"
@@ -11,15 +11,15 @@ import (
 // create parser refuses one with a 400 naming the field (it was a 500).
 func TestParseInvoiceRefusesNUL(t *testing.T) {
 	for _, field := range []string{"memo", "invoice_number", "external_id"} {
-		_, err := parseInvoice([]byte(`{"` + field + `":"a\u0000b"}`))
+		_, err := ParseInvoice([]byte(`{"` + field + `":"a\u0000b"}`))
 		ae := apperr.From(err)
-		if err == nil || ae.Status() != 400 || !strings.Contains(strings.Join(keys(ae.Meta), ","), field) {
+		if err == nil || ae.Status() != 400 || !strings.Contains(strings.Join(fieldKeys(ae.Meta), ","), field) {
 			t.Fatalf("%s: %v (%v), want a 400 naming it", field, err, ae.Meta)
 		}
 	}
 }
 
-func keys(meta map[string]any) []string {
+func fieldKeys(meta map[string]any) []string {
 	var out []string
 	switch f := meta["fields"].(type) {
 	case map[string]string:

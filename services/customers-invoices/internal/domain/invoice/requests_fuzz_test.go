@@ -1,4 +1,4 @@
-package http
+package invoice
 
 import (
 	"testing"
@@ -8,7 +8,6 @@ import (
 	"github.com/acctsuite/acct/pkg/apperr/apperrtest"
 	"github.com/acctsuite/acct/pkg/jsonraw"
 	"github.com/acctsuite/acct/pkg/money"
-	"github.com/acctsuite/acct/services/customers-invoices/internal/domain/invoice"
 )
 
 const fuzzInvoice = `{"external_id":"inv-1","invoice_number":"1001","sent_at":"2026-03-01T00:00:00Z","due_at":"2026-03-31T00:00:00Z",
@@ -36,7 +35,7 @@ func FuzzParseInvoice(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		in, err := parseInvoice(body)
+		in, err := ParseInvoice(body)
 		if err != nil {
 			apperrtest.Require4xx(t, err)
 			return
@@ -44,17 +43,17 @@ func FuzzParseInvoice(f *testing.F) {
 		if in.SentAt == nil || in.CustomerID == nil && in.CustomerExternalID == nil {
 			t.Fatalf("accepted an invoice without sent_at or customer: %s", body)
 		}
-		c, err := invoice.Compute(in.Draft)
+		c, err := Compute(in.Draft)
 		if err != nil {
 			apperrtest.Require4xx(t, err)
 			return
 		}
 		var debit, credit money.Cents
-		for _, l := range invoice.InvoicePosting(c.Lines, c.AdditionalSalesTaxes, c.Totals, in.Tags) {
+		for _, l := range InvoicePosting(c.Lines, c.AdditionalSalesTaxes, c.Totals, in.Tags) {
 			if l.Amount < 0 {
 				t.Fatalf("posting line with a negative amount %d", l.Amount)
 			}
-			if l.Direction == invoice.Debit {
+			if l.Direction == Debit {
 				debit += l.Amount
 			} else {
 				credit += l.Amount
@@ -75,7 +74,7 @@ func FuzzParseInvoicePatch(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		if _, err := parseInvoicePatch(body); err != nil {
+		if _, err := ParsePatch(body); err != nil {
 			apperrtest.Require4xx(t, err)
 		}
 	})
@@ -83,7 +82,7 @@ func FuzzParseInvoicePatch(f *testing.F) {
 
 // FuzzParsePayment feeds invoice payment bodies (both the list form and
 // the one-invoice shortcut): refusals are 400 error objects; an accepted
-// shortcut payment allocates exactly its amount to the path's invoice.
+// shortcut payment allocates exactly its amount to the path's
 func FuzzParsePayment(f *testing.F) {
 	for _, s := range []string{`{"paid_at":"2026-03-05T00:00:00Z","method":"ACH","amount":12500,"fee":25,"invoice_payments":[{"invoice_id":"0190c4c4-0000-7000-8000-000000000001","amount":12500}]}`,
 		`{"paid_at":"2026-03-05T00:00:00Z","method":"CREDIT_CARD","processor":"stripe","amount":"1.50"}`,
@@ -100,7 +99,7 @@ func FuzzParsePayment(f *testing.F) {
 		if shortcut {
 			path = &inv
 		}
-		p, err := parsePayment(body, path)
+		p, err := ParsePayment(body, path)
 		if err != nil {
 			apperrtest.Require4xx(t, err)
 			return
@@ -125,7 +124,7 @@ func FuzzParseWriteOff(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		w, err := parseWriteOff(body)
+		w, err := ParseWriteOff(body)
 		if err != nil {
 			apperrtest.Require4xx(t, err)
 			return
