@@ -12,6 +12,7 @@ import (
 	"github.com/acctsuite/acct/pkg/money"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/page/pagebun"
+	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
 )
@@ -79,19 +80,21 @@ func (s *Store) InsertCredit(ctx context.Context, c bill.Credit) (bool, error) {
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return false, wrap("insert vendor credit", err)
 	}
-	return true, s.insertCreditAllocations(ctx, db, c)
+	if len(c.Allocations) == 0 {
+		return true, nil
+	}
+	rows := creditAllocationRows(c)
+	_, err = db.NewInsert().Model(&rows).Exec(ctx)
+	return true, wrap("insert vendor credit allocations", err)
 }
 
-func (s *Store) insertCreditAllocations(ctx context.Context, db bun.IDB, c bill.Credit) error {
-	if len(c.Allocations) == 0 {
-		return nil
-	}
+// creditAllocationRows are c's allocations as rows, in order.
+func creditAllocationRows(c bill.Credit) []creditAllocationRow {
 	rows := make([]creditAllocationRow, len(c.Allocations))
 	for i, a := range c.Allocations {
 		rows[i] = creditAllocationRow{BusinessID: c.BusinessID, CreditID: c.ID, BillID: a.BillID, ID: a.ID, Position: i, Amount: int64(a.Amount)}
 	}
-	_, err := db.NewInsert().Model(&rows).Exec(ctx)
-	return wrap("insert vendor credit allocations", err)
+	return rows
 }
 
 // UpdateCredit writes every mutable column of c and replaces its
@@ -103,11 +106,8 @@ func (s *Store) UpdateCredit(ctx context.Context, c bill.Credit) error {
 		WherePK().Exec(ctx); err != nil {
 		return wrap("update vendor credit", err)
 	}
-	if _, err := db.NewDelete().Model((*creditAllocationRow)(nil)).
-		Where("business_id = ? AND credit_id = ?", c.BusinessID, c.ID).Exec(ctx); err != nil {
-		return wrap("replace vendor credit allocations", err)
-	}
-	return s.insertCreditAllocations(ctx, db, c)
+	rows := creditAllocationRows(c)
+	return wrap("replace vendor credit allocations", pgdb.ReplaceChildren(ctx, db, (*creditAllocationRow)(nil), "credit_id", c.BusinessID, c.ID, &rows))
 }
 
 // FindCredit reads the business's credit id with its allocations;

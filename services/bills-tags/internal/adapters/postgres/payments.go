@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/acctsuite/acct/pkg/money"
+	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
 )
@@ -84,17 +85,19 @@ func (s *Store) InsertPayment(ctx context.Context, p bill.Payment) (bool, error)
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return false, wrap("insert bill payment", err)
 	}
-	return true, s.insertPaymentAllocations(ctx, db, p)
+	rows := paymentAllocationRows(p)
+	_, err = db.NewInsert().Model(&rows).Exec(ctx)
+	return true, wrap("insert bill payment allocations", err)
 }
 
-func (s *Store) insertPaymentAllocations(ctx context.Context, db bun.IDB, p bill.Payment) error {
+// paymentAllocationRows are p's allocations as rows, in order.
+func paymentAllocationRows(p bill.Payment) []paymentAllocationRow {
 	rows := make([]paymentAllocationRow, len(p.Allocations))
 	for i, a := range p.Allocations {
 		rows[i] = paymentAllocationRow{BusinessID: p.BusinessID, PaymentID: p.ID, BillID: a.BillID, ID: a.ID, Position: i,
 			Amount: int64(a.Amount), Memo: a.Memo, ReferenceNumber: a.ReferenceNumber, Metadata: a.Metadata, Tags: nonNil(a.Tags)}
 	}
-	_, err := db.NewInsert().Model(&rows).Exec(ctx)
-	return wrap("insert bill payment allocations", err)
+	return rows
 }
 
 // UpdatePayment writes every mutable column of p and replaces its
@@ -105,11 +108,8 @@ func (s *Store) UpdatePayment(ctx context.Context, p bill.Payment) error {
 	if _, err := db.NewUpdate().Model(&r).ExcludeColumn("business_id", "id", "external_id", "imported_at").WherePK().Exec(ctx); err != nil {
 		return wrap("update bill payment", err)
 	}
-	if _, err := db.NewDelete().Model((*paymentAllocationRow)(nil)).
-		Where("business_id = ? AND payment_id = ?", p.BusinessID, p.ID).Exec(ctx); err != nil {
-		return wrap("replace bill payment allocations", err)
-	}
-	return s.insertPaymentAllocations(ctx, db, p)
+	rows := paymentAllocationRows(p)
+	return wrap("replace bill payment allocations", pgdb.ReplaceChildren(ctx, db, (*paymentAllocationRow)(nil), "payment_id", p.BusinessID, p.ID, &rows))
 }
 
 // FindPayment reads the business's payment id with its allocations;
@@ -201,20 +201,7 @@ func (s *Store) DeletePayment(ctx context.Context, businessID, id uuid.UUID) err
 // BillIDsByExternalID maps the business's bills' external ids among
 // externalIDs to their ids.
 func (s *Store) BillIDsByExternalID(ctx context.Context, businessID uuid.UUID, externalIDs []string) (map[string]uuid.UUID, error) {
-	db := s.conn(ctx)
-	var rows []struct {
-		ID         uuid.UUID `bun:"id,type:uuid"`
-		ExternalID string    `bun:"external_id"`
-	}
-	if err := db.NewRaw(`SELECT id, external_id FROM bills WHERE business_id = ? AND external_id = ANY(?::text[])`,
-		businessID, pgdialect.Array(externalIDs)).Scan(ctx, &rows); err != nil {
-		return nil, wrap("find bills by external id", err)
-	}
-	out := make(map[string]uuid.UUID, len(rows))
-	for _, r := range rows {
-		out[r.ExternalID] = r.ID
-	}
-	return out, nil
+	return pgdb.IDsByExternalID(ctx, s.conn(ctx), "bills", businessID, externalIDs)
 }
 
 // PaymentIDsWithTags are the ids of the business's payments carrying a
