@@ -50,6 +50,14 @@ func (o *owner) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.WriteString(w, answer)
 }
 
+// seen is what the fake received so far (read under its lock: the
+// handler may still be running when a timed-out call returns).
+func (o *owner) seen() ([]*http.Request, []string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]*http.Request(nil), o.requests...), append([]string(nil), o.bodies...)
+}
+
 // tagCall is a call as a tagging adapter makes it: its body names the
 // other service's ids field, renamed to ours in refusals.
 var tagCall = internalclient.Call{
@@ -157,10 +165,11 @@ func TestDo(t *testing.T) {
 			}
 			tt.want(t, err, ans)
 
-			if len(o.requests) != 1 {
-				t.Fatalf("%d requests, want 1", len(o.requests))
+			requests, bodies := o.seen()
+			if len(requests) != 1 {
+				t.Fatalf("%d requests, want 1", len(requests))
 			}
-			r := o.requests[0]
+			r := requests[0]
 			if r.Method != call.Method && !(call.Method == "" && r.Method == http.MethodPost) || r.URL.Path != call.Path {
 				t.Fatalf("request %s %s, want %s", r.Method, r.URL.Path, call.Path)
 			}
@@ -170,14 +179,14 @@ func TestDo(t *testing.T) {
 				t.Fatalf("headers %v", h)
 			}
 			if call.Body == nil {
-				if o.bodies[0] != "" || h.Get("Content-Type") != "" {
-					t.Fatalf("a call without a body sent %q (%s)", o.bodies[0], h.Get("Content-Type"))
+				if bodies[0] != "" || h.Get("Content-Type") != "" {
+					t.Fatalf("a call without a body sent %q (%s)", bodies[0], h.Get("Content-Type"))
 				}
 				return
 			}
 			var sent map[string]any
-			if err := json.Unmarshal([]byte(o.bodies[0]), &sent); err != nil || h.Get("Content-Type") != "application/json" {
-				t.Fatalf("sent %q (%s): %v", o.bodies[0], h.Get("Content-Type"), err)
+			if err := json.Unmarshal([]byte(bodies[0]), &sent); err != nil || h.Get("Content-Type") != "application/json" {
+				t.Fatalf("sent %q (%s): %v", bodies[0], h.Get("Content-Type"), err)
 			}
 			if ids, _ := sent["invoice_ids"].([]any); len(ids) != 1 || ids[0] != "i1" {
 				t.Fatalf("sent %v", sent)

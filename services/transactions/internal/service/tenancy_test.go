@@ -50,8 +50,10 @@ func TestCrossTenant(t *testing.T) {
 		{Method: "POST", Path: b + "/bank-transactions/" + txn + "/categorize", Body: map[string]any{"type": "Category", "category": stable("MEALS")}},
 		{Method: "POST", Path: b + "/custom-accounts/" + custom + "/transactions", Body: map[string]any{"transactions": []any{map[string]any{"amount": 1, "direction": "DEBIT", "date": "2026-01-01"}}}},
 	}
+	// Every business exists before the counts are taken.
+	strangers := e.Strangers("client-a", "client-b", mine, e.business("client-b", "US"))
 	before := e.counts()
-	e.RefuseStrangers(e.Strangers("client-a", "client-b", mine, e.business("client-b", "US")), b, routes)
+	e.RefuseStrangers(strangers, b, routes)
 	if e.counts() != before {
 		t.Fatal("a refused request wrote rows")
 	}
