@@ -173,7 +173,7 @@ func TestPlatformAndBusinessTokens(t *testing.T) {
 		assertErrorObject(t, r, http.StatusNotFound, "NotFound")
 	})
 
-	// Issue 8's customers: the customers-invoices container learns the
+	// The customers: the customers-invoices container learns the
 	// business from business.created (tenancy), then a platform creates a
 	// customer idempotently, finds it as the client SDK searches, patches
 	// and archives it; the business token reads its own customers only.
@@ -218,7 +218,7 @@ func TestPlatformAndBusinessTokens(t *testing.T) {
 		assertErrorObject(t, r, http.StatusBadRequest, "InvalidParameters")
 	})
 
-	// Issue 8's scenario: customer → invoice with a tax and a discount →
+	// The scenario: customer → invoice with a tax and a discount →
 	// partial payment → write-off of the rest → statuses and balances →
 	// the customer archived (its invoices kept) → the payment bulk-deleted
 	// → balances restored → the ledger's A/R equals the open balances.
@@ -287,20 +287,20 @@ func TestPlatformAndBusinessTokens(t *testing.T) {
 		}
 	})
 
-	// Issue 9's scenario: bank transactions and invoices over three months
+	// The scenario: bank transactions and invoices over three months
 	// and two tags, the comparison on both bases, its CSV export.
 	t.Run("reports on both bases", func(t *testing.T) { reportsScenario(t, api, stack, platform) })
 
-	// Issue 10's scenario: vendor, bill, tagged partial payment, vendor
+	// The scenario: vendor, bill, tagged partial payment, vendor
 	// credit, receipt import → bill; the ledger's A/P equals the open bills.
 	t.Run("bills, credits and a receipt", func(t *testing.T) { billsScenario(t, api, platform) })
 
-	// Issue 11's scenario: two vehicles, trips of each purpose over two
+	// The scenario: two vehicles, trips of each purpose over two
 	// years (across the 2022 mid-year rate change), one deleted; the
 	// summary by year and month, filtered by vehicle, purpose and dates.
 	t.Run("mileage summary", func(t *testing.T) { mileageScenario(t, api, platform) })
 
-	// Issue 7's scenario: a Canadian business, a custom account, imported
+	// The scenario: a Canadian business, a custom account, imported
 	// transactions categorized single, split and with HST; the balances and
 	// the journal reflect it; recategorizing leaves one live entry.
 	t.Run("bank transactions post to the ledger", func(t *testing.T) {

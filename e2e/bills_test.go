@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// billsScenario is issue 10's: a vendor, a bill with two lines, a partial
+// billsScenario: a vendor, a bill with two lines, a partial
 // payment tagged through the spec's endpoint, a vendor credit applied to
 // the bill, a receipt (a fixture image, read by OCR in the container)
 // imported and turned into a bill; then the ledger's A/P equals the open

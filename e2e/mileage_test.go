@@ -64,7 +64,7 @@ func checkMileageSummary(t *testing.T, what string, years []any, want []mileageY
 	}
 }
 
-// mileageScenario is issue 11's: two vehicles, trips of each purpose over
+// mileageScenario: two vehicles, trips of each purpose over
 // 2022 (across the 2022-07-01 rate change) and 2023, one deleted; the
 // summary by year and month equals the hand-computed miles and deductions
 // (each business trip's miles × the rate on its date, rounded half up

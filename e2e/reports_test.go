@@ -15,7 +15,7 @@ import (
 // pnlFigures are the figures a scenario checks in one comparison result.
 type pnlFigures struct{ Income, Expenses, Net float64 }
 
-// reportsScenario is issue 9's: a business with bank transactions
+// reportsScenario: a business with bank transactions
 // categorized under two dept tags and invoices paid over three months; the
 // P&L comparison for 3 months × 2 tag filters equals the hand-computed
 // figures to the cent on the accrual and the cash basis; the comparison's

@@ -24,7 +24,7 @@ const corpusDir = "testdata/corpus"
 // corpusNow is the "now" of the corpus: after every receipt's date.
 var corpusNow = time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC)
 
-// The thresholds of issue 10: the accuracy test fails below them.
+// The thresholds: the accuracy test fails below them.
 const (
 	minTotalAccuracy  = 0.95
 	minDateAccuracy   = 0.95

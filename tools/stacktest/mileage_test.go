@@ -32,7 +32,7 @@ type summaryYear struct {
 	months []summaryMonth
 }
 
-// TestMileageThroughTheSuite is issue 11's scenario through the real
+// TestMileageThroughTheSuite is the mileage scenario through the real
 // processes: a business created on auth-tokens reaches mileage through
 // acct.business.v1; two vehicles, trips of each purpose over 2022 (across
 // the 2022-07-01 rate change) and 2023, one deleted; the summary through

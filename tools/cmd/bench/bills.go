@@ -20,7 +20,7 @@ import (
 	"github.com/acctsuite/acct/tools/internal/stack"
 )
 
-// The bills benchmarks of issue 10: receipts parsed per second (receipts.go)
+// The bills benchmarks: receipts parsed per second (receipts.go)
 // and bill creation at concurrency 32 through the gateway against pgbench
 // running the statements one creation issues, in the same run.
 const (

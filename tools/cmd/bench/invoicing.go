@@ -22,7 +22,7 @@ import (
 	"github.com/acctsuite/acct/tools/internal/stack"
 )
 
-// The customers-invoices benchmarks of issue 8, each against a baseline of
+// The customers-invoices benchmarks, each against a baseline of
 // the same run.
 const (
 	invoiceRows      = 500_000

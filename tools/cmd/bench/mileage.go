@@ -15,7 +15,7 @@ import (
 	"github.com/acctsuite/acct/tools/internal/stack"
 )
 
-// The mileage benchmark of issue 11: GET /mileage/summary over a business
+// The mileage benchmark: GET /mileage/summary over a business
 // with many trips, through the gateway, against the raw GROUP BY over the
 // trips (rawSummarySQL, the bench's own text) in the same run.
 const (

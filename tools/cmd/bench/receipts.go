@@ -17,7 +17,7 @@ import (
 	"github.com/acctsuite/acct/pkg/receipts"
 )
 
-// The receipts benchmark of issue 10: receipts read and parsed per second
+// The receipts benchmark: receipts read and parsed per second
 // by pkg/receipts (Extract then Parse) over the committed corpus, against
 // the bare command-line tools on the same files with the same parallelism
 // in the same run. It runs in process: the service's POST /receipts/import

@@ -20,7 +20,7 @@ import (
 	"github.com/acctsuite/acct/tools/internal/stack"
 )
 
-// The reports benchmarks of issue 9.
+// The reports benchmarks.
 const (
 	reportLines      = 1_000_000 // journal lines the comparison runs over (500,000 entries)
 	reportSamples    = 60

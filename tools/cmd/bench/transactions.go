@@ -25,7 +25,7 @@ import (
 	"github.com/acctsuite/acct/tools/internal/stack"
 )
 
-// The transactions benchmarks of issue 7. Each figure is a ratio to a
+// The transactions benchmarks. Each figure is a ratio to a
 // baseline taken in the same run on the same PostgreSQL: the machine is
 // shared, so absolute numbers move from run to run, ratios much less.
 const (
