@@ -199,11 +199,11 @@ func (b *txbench) benchBills(ctx context.Context, d time.Duration) (string, []re
 	res := []result{{Part: "bills", Section: "create", Name: fmt.Sprintf("bill creation through the gateway, %d clients", billConns),
 		Unit: "bills/s", Value: apiRate, Note: "p50 " + msText(p.p50) + ", p99 " + msText(p.p99),
 		Baseline: fmt.Sprintf("pgbench -c %d, the same statements (tps)", billConns), BaselineValue: pg.tps,
-		TargetNote: "none in the issue"}}
+		TargetNote: "none"}}
 	if n := failed.Load(); n > 0 {
 		res[0].Failure = fmt.Sprintf("%d bills failed", n)
 	}
-	return fmt.Sprintf("  bill creation @%d: gateway %.0f bills/s (p50 %s, p99 %s), pgbench %.0f tps, ratio %.2f (no target in the issue)%s\n",
+	return fmt.Sprintf("  bill creation @%d: gateway %.0f bills/s (p50 %s, p99 %s), pgbench %.0f tps, ratio %.2f (no target)%s\n",
 		billConns, apiRate, p.p50, p.p99, pg.tps, ratio, failNote), res, nil
 }
 

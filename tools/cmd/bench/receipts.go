@@ -186,7 +186,7 @@ func benchReceipts(ctx context.Context, root string, d time.Duration) (string, [
 			// No process and no pool: the text layer is read in Go, by
 			// as many callers as the baseline runs processes.
 			callers: workers, procs: workers, bin: "pdftotext", before: []string{"-layout"}, after: []string{"-"},
-			baseline: "pdftotext -layout FILE -", targetNote: "no target in the issue",
+			baseline: "pdftotext -layout FILE -", targetNote: "no target",
 		},
 		{
 			name: "image OCR (PNG)", formats: []string{"png"}, source: receipts.SourceOCR,
