@@ -41,6 +41,7 @@ type businessRow struct {
 	ActivationAt          *string   `bun:"activation_at"`
 	NAICSCode             *string   `bun:"naics_code"`
 	DefaultReportingBasis string    `bun:"default_reporting_basis"`
+	FiscalYearStartMonth  int       `bun:"fiscal_year_start_month"`
 	CreatedAt             time.Time `bun:"created_at"`
 	UpdatedAt             time.Time `bun:"updated_at"`
 	LastEventTime         time.Time `bun:"last_event_time"`
@@ -51,7 +52,7 @@ func (r businessRow) business() events.Business {
 		ID: r.ID, ClientID: r.ClientID, ExternalID: r.ExternalID, LegalName: r.LegalName,
 		USState: r.USState, Country: r.Country, EntityType: r.EntityType, PhoneNumber: r.PhoneNumber,
 		ActivationAt: r.ActivationAt, NAICSCode: r.NAICSCode, DefaultReportingBasis: r.DefaultReportingBasis,
-		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+		FiscalYearStartMonth: r.FiscalYearStartMonth, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 	}
 }
 
@@ -78,7 +79,7 @@ func Handle(ctx context.Context, tx bun.Tx, e events.Event) error {
 		ID: b.ID, ClientID: b.ClientID, ExternalID: b.ExternalID, LegalName: b.LegalName,
 		Country: b.Country, USState: b.USState, EntityType: b.EntityType, PhoneNumber: b.PhoneNumber,
 		ActivationAt: b.ActivationAt, NAICSCode: b.NAICSCode, DefaultReportingBasis: b.DefaultReportingBasis,
-		CreatedAt: b.CreatedAt.UTC(), UpdatedAt: b.UpdatedAt.UTC(), LastEventTime: eventTime.UTC(),
+		FiscalYearStartMonth: b.FiscalYearStart(), CreatedAt: b.CreatedAt.UTC(), UpdatedAt: b.UpdatedAt.UTC(), LastEventTime: eventTime.UTC(),
 	}
 	_, err := tx.NewInsert().Model(r).
 		On("CONFLICT (id) DO UPDATE").
@@ -92,6 +93,7 @@ func Handle(ctx context.Context, tx bun.Tx, e events.Event) error {
 		Set("activation_at = EXCLUDED.activation_at").
 		Set("naics_code = EXCLUDED.naics_code").
 		Set("default_reporting_basis = EXCLUDED.default_reporting_basis").
+		Set("fiscal_year_start_month = EXCLUDED.fiscal_year_start_month").
 		Set("created_at = EXCLUDED.created_at").
 		Set("updated_at = EXCLUDED.updated_at").
 		Set("last_event_time = EXCLUDED.last_event_time").

@@ -292,3 +292,38 @@ func TestCachedDirectory(t *testing.T) {
 		time.Sleep(ttl / 3)
 	}
 }
+
+// TestFiscalYearProjected: the projection keeps the month a business's
+// fiscal year starts in; an event without it (older auth-tokens) means
+// January, and a later event moves it.
+func TestFiscalYearProjected(t *testing.T) {
+	url := testkit.NewDatabase(t)
+	db := testkit.OpenSchema(t, url, "svc", businessdir.Migrations)
+	ctx := context.Background()
+	dir := businessdir.New(db)
+	id := uuid.Must(uuid.NewV7())
+	steps := []struct {
+		name  string
+		month int // of the event; 0: absent
+		at    time.Time
+		want  int
+	}{
+		{"older event without the month", 0, t0, 1},
+		{"a fiscal year from July", 7, t0.Add(time.Hour), 7},
+		{"an out-of-range month reads as January", 13, t0.Add(2 * time.Hour), 1},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			b := business(id, "x", s.at)
+			b.FiscalYearStartMonth = s.month
+			e := event(t, events.TypeBusinessUpdated, b)
+			if err := pgdb.InTx(ctx, db, func(ctx context.Context, tx bun.Tx) error { return businessdir.Handle(ctx, tx, e) }); err != nil {
+				t.Fatal(err)
+			}
+			got, ok, err := dir.Find(ctx, id)
+			if err != nil || !ok || got.FiscalYearStart() != s.want || got.FiscalYearStartMonth != s.want {
+				t.Fatalf("projected %+v (%v, %v), want fiscal year from month %d", got, ok, err, s.want)
+			}
+		})
+	}
+}

@@ -25,4 +25,16 @@ type Business struct {
 	UpdatedAt             time.Time `json:"updated_at"`
 	// IsDemo marks a sandbox business; absent (older events) means false.
 	IsDemo bool `json:"is_demo,omitempty"`
+	// FiscalYearStartMonth is the month (1–12) the business's fiscal year
+	// starts in; absent (older events) means January (FiscalYearStart).
+	FiscalYearStartMonth int `json:"fiscal_year_start_month,omitempty"`
+}
+
+// FiscalYearStart is the month (1–12) the business's fiscal year starts
+// in: January unless the event says another.
+func (b Business) FiscalYearStart() int {
+	if b.FiscalYearStartMonth >= 1 && b.FiscalYearStartMonth <= 12 {
+		return b.FiscalYearStartMonth
+	}
+	return 1
 }

@@ -129,7 +129,7 @@ func businessEvent(eventType string, b domain.Business) (events.Event, error) {
 		USState: b.USState, Country: b.Country, EntityType: et, PhoneNumber: b.PhoneNumber,
 		ActivationAt: &activation, NAICSCode: b.NAICSCode,
 		DefaultReportingBasis: string(b.DefaultReportingBasis), CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
-		IsDemo: b.IsDemo,
+		IsDemo: b.IsDemo, FiscalYearStartMonth: b.FiscalYearStartMonth,
 	}
 	return events.New(events.TopicBusiness, eventType, EventSource, b.ID, payload)
 }

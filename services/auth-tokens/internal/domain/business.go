@@ -64,6 +64,9 @@ type Business struct {
 	ActivationAt          time.Time
 	NAICSCode             *string
 	DefaultReportingBasis ReportingBasis
+	// FiscalYearStartMonth is the month (1–12) the fiscal year starts in:
+	// reports close retained earnings at the end of each fiscal year.
+	FiscalYearStartMonth int
 	// IsDemo marks a sandbox business a platform created to try things out;
 	// fixed at creation.
 	IsDemo    bool
@@ -110,6 +113,7 @@ type BusinessInput struct {
 	ActivationAt          Opt[string]
 	NAICSCode             Opt[string]
 	DefaultReportingBasis Opt[string]
+	FiscalYearStartMonth  Opt[int]
 	IsDemo                Opt[bool] // create only
 }
 
@@ -120,6 +124,7 @@ func NewBusiness(id uuid.UUID, clientID string, in BusinessInput, now time.Time)
 		ClientID:              clientID,
 		Country:               DefaultCountry,
 		DefaultReportingBasis: Accrual,
+		FiscalYearStartMonth:  1,
 		ActivationAt:          now,
 		CreatedAt:             now,
 		UpdatedAt:             now,
@@ -237,6 +242,13 @@ func (b *Business) apply(in BusinessInput, creating bool) error {
 			b.DefaultReportingBasis = ReportingBasis(*v)
 		default:
 			bad("default_reporting_basis", "must be ACCRUAL or CASH")
+		}
+	}
+	if in.FiscalYearStartMonth.Set {
+		if v := in.FiscalYearStartMonth.Value; v == nil || *v < 1 || *v > 12 {
+			bad("fiscal_year_start_month", "must be a month number from 1 (January) to 12")
+		} else {
+			b.FiscalYearStartMonth = *v
 		}
 	}
 	// A state only means something for a US business.

@@ -57,6 +57,11 @@ func TestNewBusinessValidation(t *testing.T) {
 		{"date-time without zone", with(func(in *BusinessInput) { in.ActivationAt = Some("2024-01-01T09:30:00") }), []string{"activation_at"}},
 		{"activation not a time", with(func(in *BusinessInput) { in.ActivationAt = Some("soon") }), []string{"activation_at"}},
 		{"demo", with(func(in *BusinessInput) { in.IsDemo = Some(true) }), nil},
+		{"fiscal year from July", with(func(in *BusinessInput) { in.FiscalYearStartMonth = Some(7) }), nil},
+		{"fiscal year from December", with(func(in *BusinessInput) { in.FiscalYearStartMonth = Some(12) }), nil},
+		{"fiscal year month 0", with(func(in *BusinessInput) { in.FiscalYearStartMonth = Some(0) }), []string{"fiscal_year_start_month"}},
+		{"fiscal year month 13", with(func(in *BusinessInput) { in.FiscalYearStartMonth = Some(13) }), []string{"fiscal_year_start_month"}},
+		{"fiscal year null", with(func(in *BusinessInput) { in.FiscalYearStartMonth = Opt[int]{Set: true} }), []string{"fiscal_year_start_month"}},
 		{"demo null", with(func(in *BusinessInput) { in.IsDemo = Opt[bool]{Set: true} }), []string{"is_demo"}},
 		{"naics one digit", with(func(in *BusinessInput) { in.NAICSCode = Some("5") }), []string{"naics_code"}},
 		{"naics seven digits", with(func(in *BusinessInput) { in.NAICSCode = Some("5412111") }), []string{"naics_code"}},
@@ -164,6 +169,16 @@ func TestUpdate(t *testing.T) {
 	}
 	if err := b.Update(BusinessInput{ActivationAt: Opt[string]{Set: true}}, later); err != nil || !b.ActivationAt.Equal(now) {
 		t.Fatalf("null activation_at: %v, %s", err, b.ActivationTime())
+	}
+	// The fiscal year starts in January until a patch moves it; a bad month changes nothing.
+	if b.FiscalYearStartMonth != 1 {
+		t.Fatalf("default fiscal year start %d", b.FiscalYearStartMonth)
+	}
+	if err := b.Update(BusinessInput{FiscalYearStartMonth: Some(4)}, later); err != nil || b.FiscalYearStartMonth != 4 {
+		t.Fatalf("fiscal year from April: %v, %d", err, b.FiscalYearStartMonth)
+	}
+	if err := b.Update(BusinessInput{FiscalYearStartMonth: Some(-1)}, later); fieldsOf(t, err)["fiscal_year_start_month"] == "" || b.FiscalYearStartMonth != 4 {
+		t.Fatalf("month -1: %v, %d", err, b.FiscalYearStartMonth)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -290,6 +291,74 @@ func TestBusinesses(t *testing.T) {
 	e.doInvalid(req("GET", "/v1/businesses/not-a-uuid", demo, nil), 400, "InvalidParameters")
 	e.doInvalid(req("GET", "/v1/businesses?sort_by=tin", demo, nil), 400, "InvalidParameters")
 	e.doInvalid(req("GET", "/v1/businesses?cursor=forged", demo, nil), 400, "InvalidParameters")
+}
+
+// TestAccountingConfig: the fiscal year start (January unless given, 1–12)
+// and the default basis, set on create and by PATCH, carried on
+// acct.business.v1 and read at /accounting-config, by a business token too.
+func TestAccountingConfig(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	demo := e.platformToken("demo", "demo-secret")
+	other := e.platformToken("other", "other-secret")
+	config := func(tok, id string, want int) map[string]any {
+		t.Helper()
+		return data(e.do(req("GET", "/v1/businesses/"+id+"/accounting-config", tok, nil), want))
+	}
+	plain := data(e.do(req("POST", "/v1/businesses", demo, map[string]any{"legal_name": "Plain Co"}), 201))
+	if plain["fiscal_year_start_month"] != float64(1) {
+		t.Fatalf("default fiscal year start = %v", plain["fiscal_year_start_month"])
+	}
+	b := data(e.do(req("POST", "/v1/businesses", demo, map[string]any{"legal_name": "July Co", "fiscal_year_start_month": 7,
+		"default_reporting_basis": "CASH"}), 201))
+	id := b["id"].(string)
+	if got := config(demo, id, 200); got["type"] != "Accounting_Config" || got["business_id"] != id ||
+		got["fiscal_year_start_month"] != float64(7) || got["default_reporting_basis"] != "CASH" {
+		t.Fatalf("accounting config = %v", got)
+	}
+	if p := data(e.do(req("PATCH", "/v1/businesses/"+id, demo, map[string]any{"fiscal_year_start_month": 10}), 200)); p["fiscal_year_start_month"] != float64(10) {
+		t.Fatalf("patched = %v", p)
+	}
+	// A business token reads its own business's configuration.
+	var tok struct {
+		Data struct {
+			AccessToken string `json:"access_token"`
+		} `json:"data"`
+	}
+	raw, _ := json.Marshal(e.do(req("POST", "/v1/businesses/"+id+"/auth-token", demo, map[string]any{}), 200))
+	if err := json.Unmarshal(raw, &tok); err != nil || tok.Data.AccessToken == "" {
+		t.Fatalf("business token: %s (%v)", raw, err)
+	}
+	if got := config(tok.Data.AccessToken, id, 200); got["fiscal_year_start_month"] != float64(10) {
+		t.Fatalf("read with a business token = %v", got)
+	}
+	// The events carry it.
+	var payloads [][]byte
+	if err := e.db.NewSelect().Table("outbox").Column("data").Where("subject = ?", id).Order("seq").Scan(ctx, &payloads); err != nil {
+		t.Fatal(err)
+	}
+	var months []float64
+	for _, p := range payloads {
+		var m map[string]any
+		if err := json.Unmarshal(p, &m); err != nil {
+			t.Fatal(err)
+		}
+		months = append(months, m["fiscal_year_start_month"].(float64))
+	}
+	if fmt.Sprint(months) != "[7 10]" {
+		t.Fatalf("events' fiscal year starts = %v", months)
+	}
+	// Bad months are 400 naming the field; another client's business is 404.
+	for _, bad := range []any{0, 13, "7", 3.5, nil} {
+		m := e.doInvalid(req("PATCH", "/v1/businesses/"+id, demo, map[string]any{"fiscal_year_start_month": bad}), 400, "InvalidPayload")
+		if !strings.Contains(fmt.Sprint(m), "fiscal_year_start_month") {
+			t.Fatalf("month %v: %v", bad, m)
+		}
+	}
+	e.doInvalid(req("GET", "/v1/businesses/"+id+"/accounting-config", other, nil), 404, "NotFound")
+	if got := config(demo, id, 200); got["fiscal_year_start_month"] != float64(10) {
+		t.Fatalf("a refused patch changed it: %v", got)
+	}
 }
 
 func TestBusinessTokens(t *testing.T) {

@@ -107,6 +107,7 @@ var Table = []Route{
 	// auth-tokens answers 403 to a business token changing its business;
 	// the gateway says the same without a round trip.
 	{Methods: []string{http.MethodPatch}, Path: "/v1/businesses/:businessId", Upstream: AuthTokens, Auth: Token, Tenancy: Business | PlatformOnly},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/accounting-config", Upstream: AuthTokens, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/auth-token", Upstream: AuthTokens, Auth: Token, Tenancy: Business | PlatformOnly},
 
 	// transactions: the ledger and the chart of accounts.

@@ -68,7 +68,7 @@ func TestTenancyHasAndString(t *testing.T) {
 
 func TestPathsAndMethods(t *testing.T) {
 	order, allowed := Paths(Table)
-	if len(order) != 88 {
+	if len(order) != 89 {
 		t.Fatalf("distinct paths = %v", order)
 	}
 	if got := allowed["/v1/businesses"]; !slices.Equal(got, []string{http.MethodGet, http.MethodHead, http.MethodPost}) {
@@ -76,6 +76,9 @@ func TestPathsAndMethods(t *testing.T) {
 	}
 	if got := allowed["/v1/businesses/:businessId"]; !slices.Equal(got, []string{http.MethodGet, http.MethodHead, http.MethodPatch}) {
 		t.Errorf("allowed(/v1/businesses/:businessId) = %v", got)
+	}
+	if got := allowed["/v1/businesses/:businessId/accounting-config"]; !slices.Equal(got, []string{http.MethodGet, http.MethodHead}) {
+		t.Errorf("allowed(/v1/businesses/:businessId/accounting-config) = %v", got)
 	}
 	if got := allowed["/oauth2/token"]; !slices.Equal(got, []string{http.MethodPost}) {
 		t.Errorf("allowed(/oauth2/token) = %v", got)

@@ -25,6 +25,7 @@ type businessBody struct {
 	ActivationAt          domain.Opt[string] `json:"activation_at"`
 	NAICSCode             domain.Opt[string] `json:"naics_code"`
 	DefaultReportingBasis domain.Opt[string] `json:"default_reporting_basis"`
+	FiscalYearStartMonth  domain.Opt[int]    `json:"fiscal_year_start_month"`
 	IsDemo                domain.Opt[bool]   `json:"is_demo"`
 }
 
@@ -44,6 +45,7 @@ type businessJSON struct {
 	ActivationAt          string    `json:"activation_at"`
 	NAICSCode             *string   `json:"naics_code"`
 	DefaultReportingBasis string    `json:"default_reporting_basis"`
+	FiscalYearStartMonth  int       `json:"fiscal_year_start_month"`
 	IsDemo                bool      `json:"is_demo"`
 	CreatedAt             time.Time `json:"created_at"`
 	UpdatedAt             time.Time `json:"updated_at"`
@@ -60,8 +62,18 @@ func toBusinessJSON(b domain.Business) businessJSON {
 		Type: "Business", ID: b.ID, ExternalID: b.ExternalID, LegalName: b.LegalName, TIN: b.TIN,
 		USState: b.USState, Country: b.Country, EntityType: et, PhoneNumber: b.PhoneNumber,
 		ActivationAt: b.ActivationTime(), NAICSCode: b.NAICSCode, IsDemo: b.IsDemo,
-		DefaultReportingBasis: string(b.DefaultReportingBasis), CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
+		DefaultReportingBasis: string(b.DefaultReportingBasis), FiscalYearStartMonth: b.FiscalYearStartMonth,
+		CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
 	}
+}
+
+// accountingConfigJSON is a business's accounting configuration: how its
+// reports count (the default basis) and when its fiscal year starts.
+type accountingConfigJSON struct {
+	Type                  string    `json:"type"`
+	BusinessID            uuid.UUID `json:"business_id"`
+	DefaultReportingBasis string    `json:"default_reporting_basis"`
+	FiscalYearStartMonth  int       `json:"fiscal_year_start_month"`
 }
 
 // createBusiness is POST /v1/businesses: 201 for a new business, 200 with
@@ -110,6 +122,19 @@ func (h *Handlers) getBusiness(c *fiber.Ctx) error {
 		return err
 	}
 	return httpx.OK(c, toBusinessJSON(b))
+}
+
+// accountingConfig is GET /v1/businesses/{businessId}/accounting-config:
+// the business's default reporting basis and fiscal year start, changed
+// with PATCH /v1/businesses/{businessId}.
+func (h *Handlers) accountingConfig(c *fiber.Ctx) error {
+	bid, _ := httpauth.BusinessIDFrom(c)
+	b, err := h.app.GetBusiness(c.UserContext(), identity(c), bid)
+	if err != nil {
+		return err
+	}
+	return httpx.OK(c, accountingConfigJSON{Type: "Accounting_Config", BusinessID: b.ID,
+		DefaultReportingBasis: string(b.DefaultReportingBasis), FiscalYearStartMonth: b.FiscalYearStartMonth})
 }
 
 // updateBusiness is PATCH /v1/businesses/{businessId}.

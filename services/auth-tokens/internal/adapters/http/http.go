@@ -67,6 +67,7 @@ func (h *Handlers) Register(r fiber.Router) {
 	r.Post("/v1/businesses", auth, httpauth.RequirePlatform(), idem, h.createBusiness)
 	r.Get("/v1/businesses", auth, h.listBusinesses)
 	r.Get("/v1/businesses/:businessId", auth, business, h.getBusiness)
+	r.Get("/v1/businesses/:businessId/accounting-config", auth, business, h.accountingConfig)
 	r.Patch("/v1/businesses/:businessId", auth, business, httpauth.RequirePlatform(), h.updateBusiness)
 	r.Post("/v1/businesses/:businessId/auth-token", auth, business, httpauth.RequirePlatform(), tokenIdem, h.createBusinessToken)
 

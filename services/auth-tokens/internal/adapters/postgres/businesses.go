@@ -33,6 +33,7 @@ type businessRow struct {
 	ActivationAt          time.Time `bun:"activation_at"`
 	NAICSCode             *string   `bun:"naics_code"`
 	DefaultReportingBasis string    `bun:"default_reporting_basis"`
+	FiscalYearStartMonth  int       `bun:"fiscal_year_start_month"`
 	IsDemo                bool      `bun:"is_demo"`
 	CreatedAt             time.Time `bun:"created_at"`
 	UpdatedAt             time.Time `bun:"updated_at"`
@@ -48,7 +49,8 @@ func toBusinessRow(b domain.Business) businessRow {
 		ID: b.ID, ClientID: b.ClientID, ExternalID: b.ExternalID, LegalName: b.LegalName, TIN: b.TIN,
 		USState: b.USState, Country: b.Country, EntityType: et, PhoneNumber: b.PhoneNumber,
 		ActivationAt: b.ActivationAt, NAICSCode: b.NAICSCode, IsDemo: b.IsDemo,
-		DefaultReportingBasis: string(b.DefaultReportingBasis), CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
+		DefaultReportingBasis: string(b.DefaultReportingBasis), FiscalYearStartMonth: b.FiscalYearStartMonth,
+		CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
 	}
 }
 
@@ -57,7 +59,8 @@ func (r businessRow) domain() (domain.Business, error) {
 		ID: r.ID, ClientID: r.ClientID, ExternalID: r.ExternalID, LegalName: r.LegalName, TIN: r.TIN,
 		USState: r.USState, Country: r.Country, PhoneNumber: r.PhoneNumber, NAICSCode: r.NAICSCode,
 		DefaultReportingBasis: domain.ReportingBasis(r.DefaultReportingBasis), IsDemo: r.IsDemo,
-		ActivationAt: r.ActivationAt.UTC(), CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+		FiscalYearStartMonth: r.FiscalYearStartMonth,
+		ActivationAt:         r.ActivationAt.UTC(), CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 	}
 	if r.EntityType != nil {
 		et := domain.EntityType(*r.EntityType)
