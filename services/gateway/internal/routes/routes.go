@@ -202,6 +202,7 @@ var Table = []Route{
 	// comparison's CSV export); the transactions CSV and XLSX exports from
 	// its bank transactions read model.
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/profit-and-loss", Upstream: Reports, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/profit-and-loss-summaries", Upstream: Reports, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/reports/profit-and-loss-comparison", Upstream: Reports, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/reports/profit-and-loss/exports/comparison-csv", Upstream: Reports, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/transactions/exports/csv", Upstream: Reports, Auth: Token, Tenancy: Business},

@@ -39,6 +39,9 @@ type Store interface {
 	LastEventAt(ctx context.Context, bid uuid.UUID) (*time.Time, error)
 	UpsertBankTransaction(ctx context.Context, b domain.BankTransaction, day, eventTime time.Time) error
 	Uncategorized(ctx context.Context, bid uuid.UUID, starts, ends []time.Time) ([]bool, error)
+	// TransactionCounts are, per period, the business's bank transactions
+	// dated in it that are uncategorized and categorized.
+	TransactionCounts(ctx context.Context, bid uuid.UUID, starts, ends []time.Time) ([][2]int, error)
 }
 
 // UnitOfWork runs fn in one database transaction, carried by fn's
@@ -328,4 +331,57 @@ func (r *Reports) Rebuild(ctx context.Context, bid uuid.UUID) (int, error) {
 // Businesses is every business of the journal copy.
 func (r *Reports) Businesses(ctx context.Context) ([]uuid.UUID, error) {
 	return r.store.JournalBusinesses(ctx)
+}
+
+// SummariesReport is the P&L summaries of a range of months with their
+// basis and freshness.
+type SummariesReport struct {
+	BusinessID  uuid.UUID
+	Basis       string
+	Months      []domain.Summary
+	LastEventAt *time.Time
+}
+
+// Summaries is GET /reports/profit-and-loss-summaries: for each month of
+// q, on q's basis (else the business's default) and with q's tag filter,
+// the P&L's figures (the same as GET /reports/profit-and-loss for that
+// month) and the month's bank transactions to review, from one snapshot.
+func (r *Reports) Summaries(ctx context.Context, bid uuid.UUID, q domain.SummariesQuery) (SummariesReport, error) {
+	out := SummariesReport{BusinessID: bid}
+	var err error
+	if out.Basis, err = r.basis(ctx, bid, q.Basis); err != nil {
+		return out, err
+	}
+	months := q.Months()
+	starts, ends := make([]time.Time, len(months)), make([]time.Time, len(months))
+	for i, m := range months {
+		starts[i], ends[i] = m.Start(), m.End()
+	}
+	err = r.snapshot.Do(ctx, func(ctx context.Context) error {
+		accounts, err := r.store.Accounts(ctx, bid)
+		if err != nil {
+			return err
+		}
+		unc, err := r.store.Uncategorized(ctx, bid, starts, ends)
+		if err != nil {
+			return err
+		}
+		counts, err := r.store.TransactionCounts(ctx, bid, starts, ends)
+		if err != nil {
+			return err
+		}
+		out.Months = make([]domain.Summary, len(months))
+		for i, m := range months {
+			amounts, err := r.store.Amounts(ctx, bid, out.Basis, starts[i], ends[i], q.Filter)
+			if err != nil {
+				return err
+			}
+			pnl := domain.BuildPnL(accounts, amounts, domain.StructureDefault)
+			pnl.FullyCategorized = !unc[i]
+			out.Months[i] = domain.Summarize(m, pnl, accounts, amounts, counts[i][0], counts[i][1])
+		}
+		out.LastEventAt, err = r.store.LastEventAt(ctx, bid)
+		return err
+	})
+	return out, err
 }

@@ -37,6 +37,7 @@ func Register(r fiber.Router, o Options) {
 	const p = "/v1/businesses/:businessId"
 	r.Get(p+"/reports/profit-and-loss", o.Auth, o.Business, h.profitAndLoss)
 	r.Post(p+"/reports/profit-and-loss-comparison", o.Auth, o.Business, h.comparison)
+	r.Get(p+"/reports/profit-and-loss-summaries", o.Auth, o.Business, h.summaries)
 	r.Get(p+"/reports/transactions/exports/csv", o.Auth, o.Business, h.transactionsCSV)
 	r.Get(p+"/reports/transactions/exports/excel", o.Auth, o.Business, h.transactionsXLSX)
 	r.Post(p+"/reports/profit-and-loss/exports/comparison-csv", o.Auth, o.Business, h.comparisonCSV)

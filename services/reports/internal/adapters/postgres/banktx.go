@@ -66,6 +66,37 @@ func (s *Store) Uncategorized(ctx context.Context, bid uuid.UUID, starts, ends [
 	return out, nil
 }
 
+// TransactionCounts implements app.Store: one statement for every period.
+func (s *Store) TransactionCounts(ctx context.Context, bid uuid.UUID, starts, ends []time.Time) ([][2]int, error) {
+	db := s.conn(ctx)
+	days := func(ts []time.Time) []string {
+		out := make([]string, len(ts))
+		for i, t := range ts {
+			out[i] = t.Format(domain.DateLayout)
+		}
+		return out
+	}
+	var rows []struct {
+		Idx           int `bun:"idx"`
+		Uncategorized int `bun:"uncategorized"`
+		Categorized   int `bun:"categorized"`
+	}
+	if err := db.NewRaw(`SELECT p.idx,
+			(SELECT count(*) FROM bank_transactions t WHERE t.business_id = ? AND NOT t.categorized
+				AND t.day BETWEEN p.start_day AND p.end_day) AS uncategorized,
+			(SELECT count(*) FROM bank_transactions t WHERE t.business_id = ? AND t.categorized
+				AND t.day BETWEEN p.start_day AND p.end_day) AS categorized
+		FROM unnest(?::date[], ?::date[]) WITH ORDINALITY AS p(start_day, end_day, idx)`,
+		bid, bid, pgdialect.Array(days(starts)), pgdialect.Array(days(ends))).Scan(ctx, &rows); err != nil {
+		return nil, wrap("count bank transactions", err)
+	}
+	out := make([][2]int, len(starts))
+	for _, r := range rows {
+		out[r.Idx-1] = [2]int{r.Uncategorized, r.Categorized}
+	}
+	return out, nil
+}
+
 // StreamBankTransactions calls fn with every bank transaction of business
 // bid that q selects, in date order, row by row from the database cursor:
 // nothing is gathered in memory, whatever the number of rows.
