@@ -58,25 +58,7 @@ func ParsePnLQuery(q url.Values) (PnLQuery, error) {
 		bad["end_date"] = "must not be before start_date"
 		errEnum = EnumInvalidDateRange
 	}
-	out.Filter.Key = strings.TrimSpace(q.Get("tag_key"))
-	for _, v := range q["tag_values"] {
-		for _, s := range strings.Split(v, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				out.Filter.Values = append(out.Filter.Values, s)
-			}
-		}
-	}
-	if len(out.Filter.Values) > 0 && out.Filter.Key == "" {
-		bad["tag_values"] = "needs tag_key"
-		errEnum = EnumInvalidTagFilter
-	}
-	switch b := q.Get("reporting_basis"); b {
-	case "", BasisAccrual, BasisCash:
-		out.Basis = b
-	default:
-		bad["reporting_basis"] = "must be ACCRUAL or CASH"
-		errEnum = EnumUnsupportedReportingBasis
-	}
+	out.Filter, out.Basis = parseFilterAndBasis(q, bad, &errEnum)
 	var ok bool
 	if out.Structure, ok = ParseStructure(q.Get("structure")); !ok {
 		bad["structure"] = structureValues
@@ -86,4 +68,32 @@ func ParsePnLQuery(q url.Values) (PnLQuery, error) {
 		return PnLQuery{}, apperr.FieldErrors(enum, bad).WithEnum(errEnum)
 	}
 	return out, nil
+}
+
+// parseFilterAndBasis reads tag_key and tag_values (comma-separated or
+// repeated; values only with a key) and reporting_basis (ACCRUAL, CASH or
+// absent), noting each violation in bad and its enum in errEnum.
+func parseFilterAndBasis(q url.Values, bad map[string]string, errEnum *string) (TagFilter, string) {
+	var f TagFilter
+	f.Key = strings.TrimSpace(q.Get("tag_key"))
+	for _, v := range q["tag_values"] {
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				f.Values = append(f.Values, s)
+			}
+		}
+	}
+	if len(f.Values) > 0 && f.Key == "" {
+		bad["tag_values"] = "needs tag_key"
+		*errEnum = EnumInvalidTagFilter
+	}
+	basis := q.Get("reporting_basis")
+	switch basis {
+	case "", BasisAccrual, BasisCash:
+	default:
+		bad["reporting_basis"] = "must be ACCRUAL or CASH"
+		*errEnum = EnumUnsupportedReportingBasis
+		basis = ""
+	}
+	return f, basis
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -83,25 +82,7 @@ func ParseSummariesQuery(q url.Values) (SummariesQuery, error) {
 		bad["end_month"] = fmt.Sprintf("at most %d months per request", MaxSummaryMonths)
 		errEnum = EnumInvalidDateRange
 	}
-	out.Filter.Key = strings.TrimSpace(q.Get("tag_key"))
-	for _, v := range q["tag_values"] {
-		for _, s := range strings.Split(v, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				out.Filter.Values = append(out.Filter.Values, s)
-			}
-		}
-	}
-	if len(out.Filter.Values) > 0 && out.Filter.Key == "" {
-		bad["tag_values"] = "needs tag_key"
-		errEnum = EnumInvalidTagFilter
-	}
-	switch b := q.Get("reporting_basis"); b {
-	case "", BasisAccrual, BasisCash:
-		out.Basis = b
-	default:
-		bad["reporting_basis"] = "must be ACCRUAL or CASH"
-		errEnum = EnumUnsupportedReportingBasis
-	}
+	out.Filter, out.Basis = parseFilterAndBasis(q, bad, &errEnum)
 	if len(bad) > 0 {
 		return SummariesQuery{}, apperr.FieldErrors(apperr.InvalidParameters, bad).WithEnum(errEnum)
 	}

@@ -42,13 +42,6 @@ func (s *Store) UpsertBankTransaction(ctx context.Context, b domain.BankTransact
 // dated in it.
 func (s *Store) Uncategorized(ctx context.Context, bid uuid.UUID, starts, ends []time.Time) ([]bool, error) {
 	db := s.conn(ctx)
-	ds := func(ts []time.Time) []string {
-		out := make([]string, len(ts))
-		for i, t := range ts {
-			out[i] = t.Format(domain.DateLayout)
-		}
-		return out
-	}
 	var rows []struct {
 		Idx int  `bun:"idx"`
 		Any bool `bun:"any"`
@@ -56,7 +49,7 @@ func (s *Store) Uncategorized(ctx context.Context, bid uuid.UUID, starts, ends [
 	if err := db.NewRaw(`SELECT p.idx, EXISTS (SELECT 1 FROM bank_transactions t WHERE t.business_id = ? AND NOT t.categorized
 			AND t.day BETWEEN p.start_day AND p.end_day) AS any
 		FROM unnest(?::date[], ?::date[]) WITH ORDINALITY AS p(start_day, end_day, idx)`,
-		bid, pgdialect.Array(ds(starts)), pgdialect.Array(ds(ends))).Scan(ctx, &rows); err != nil {
+		bid, pgdialect.Array(dayStrings(starts)), pgdialect.Array(dayStrings(ends))).Scan(ctx, &rows); err != nil {
 		return nil, wrap("read uncategorized", err)
 	}
 	out := make([]bool, len(starts))
@@ -69,13 +62,6 @@ func (s *Store) Uncategorized(ctx context.Context, bid uuid.UUID, starts, ends [
 // TransactionCounts implements app.Store: one statement for every period.
 func (s *Store) TransactionCounts(ctx context.Context, bid uuid.UUID, starts, ends []time.Time) ([][2]int, error) {
 	db := s.conn(ctx)
-	days := func(ts []time.Time) []string {
-		out := make([]string, len(ts))
-		for i, t := range ts {
-			out[i] = t.Format(domain.DateLayout)
-		}
-		return out
-	}
 	var rows []struct {
 		Idx           int `bun:"idx"`
 		Uncategorized int `bun:"uncategorized"`
@@ -87,7 +73,7 @@ func (s *Store) TransactionCounts(ctx context.Context, bid uuid.UUID, starts, en
 			(SELECT count(*) FROM bank_transactions t WHERE t.business_id = ? AND t.categorized
 				AND t.day BETWEEN p.start_day AND p.end_day) AS categorized
 		FROM unnest(?::date[], ?::date[]) WITH ORDINALITY AS p(start_day, end_day, idx)`,
-		bid, bid, pgdialect.Array(days(starts)), pgdialect.Array(days(ends))).Scan(ctx, &rows); err != nil {
+		bid, bid, pgdialect.Array(dayStrings(starts)), pgdialect.Array(dayStrings(ends))).Scan(ctx, &rows); err != nil {
 		return nil, wrap("count bank transactions", err)
 	}
 	out := make([][2]int, len(starts))
@@ -166,4 +152,13 @@ func (s *Store) StreamBankTransactions(ctx context.Context, bid uuid.UUID, q dom
 		}
 	}
 	return wrap("read bank transactions", rows.Err())
+}
+
+// dayStrings are ts as YYYY-MM-DD, for a date[] parameter.
+func dayStrings(ts []time.Time) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Format(domain.DateLayout)
+	}
+	return out
 }
