@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/outbox"
@@ -48,7 +49,7 @@ func TestUnitOfWork(t *testing.T) {
 	}{
 		{"committed together", func(ctx context.Context) error {
 			return uow.Do(ctx, func(ctx context.Context) error {
-				if !pgdb.HasTx(ctx) {
+				if _, ok := pgdb.Conn(ctx, db).(bun.Tx); !ok {
 					t.Error("no transaction in the context")
 				}
 				if err := insert(ctx); err != nil {
@@ -92,7 +93,7 @@ func TestUnitOfWork(t *testing.T) {
 			})
 		}, [2]int{1, 2}, nil},
 		{"outside a unit of work", func(ctx context.Context) error {
-			if pgdb.HasTx(ctx) {
+			if pgdb.Conn(ctx, db) != bun.IDB(db) {
 				t.Error("a transaction in a plain context")
 			}
 			if err := insert(ctx); err != nil {

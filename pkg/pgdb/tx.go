@@ -23,9 +23,3 @@ func Conn(ctx context.Context, db bun.IDB) bun.IDB {
 	}
 	return db
 }
-
-// HasTx reports whether ctx carries a unit of work's transaction.
-func HasTx(ctx context.Context) bool {
-	_, ok := ctx.Value(txKey{}).(bun.Tx)
-	return ok
-}

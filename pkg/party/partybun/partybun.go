@@ -16,10 +16,6 @@ import (
 	"github.com/acctsuite/acct/pkg/tags"
 )
 
-// PageSpec is party.PageSpec, the counterparties' pagination, whose sort
-// keys name this package's columns.
-var PageSpec = party.PageSpec
-
 // Row is the columns of a counterparty's table; a service's row embeds it
 // after its bun.BaseModel (the table, aliased c).
 type Row struct {
@@ -108,7 +104,7 @@ func Where(q *bun.SelectQuery, businessID uuid.UUID, f party.Filter) *bun.Select
 	return q
 }
 
-// PageKey is r's keyset position under sortBy (PageSpec's keys).
+// PageKey is r's keyset position under sortBy (party.PageSpec's keys).
 func PageKey(sortBy string, r Row) (any, uuid.UUID) {
 	switch sortBy {
 	case "created_at":

@@ -78,8 +78,8 @@ func TestPageKey(t *testing.T) {
 		if k, id := PageKey(sortBy, r); k != want || id != r.ID {
 			t.Errorf("%q: %v %s", sortBy, k, id)
 		}
-		if _, ok := PageSpec.Keys[sortBy]; !ok && sortBy != "" {
-			t.Errorf("%q is not a key of PageSpec", sortBy)
+		if _, ok := party.PageSpec.Keys[sortBy]; !ok && sortBy != "" {
+			t.Errorf("%q is not a key of party.PageSpec", sortBy)
 		}
 	}
 }
