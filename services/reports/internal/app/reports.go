@@ -35,6 +35,8 @@ type Store interface {
 	JournalPage(ctx context.Context, bid, after uuid.UUID, limit int) ([]JournalEntry, error)
 	Accounts(ctx context.Context, bid uuid.UUID) (map[uuid.UUID]domain.Account, error)
 	Amounts(ctx context.Context, bid uuid.UUID, basis string, start, end time.Time, f domain.TagFilter) (map[uuid.UUID]int64, error)
+	// FilteredPeriodAmounts is Amounts for every period starts[i]..ends[i].
+	FilteredPeriodAmounts(ctx context.Context, bid uuid.UUID, basis string, starts, ends []time.Time, f domain.TagFilter) ([]map[uuid.UUID]int64, error)
 	PeriodAmounts(ctx context.Context, bid uuid.UUID, basis string, starts, ends []time.Time, filters []domain.RequiredTags) ([][]map[uuid.UUID]int64, error)
 	LastEventAt(ctx context.Context, bid uuid.UUID) (*time.Time, error)
 	UpsertBankTransaction(ctx context.Context, b domain.BankTransaction, day, eventTime time.Time) error
@@ -345,7 +347,8 @@ type SummariesReport struct {
 // Summaries is GET /reports/profit-and-loss-summaries: for each month of
 // q, on q's basis (else the business's default) and with q's tag filter,
 // the P&L's figures (the same as GET /reports/profit-and-loss for that
-// month) and the month's bank transactions to review, from one snapshot.
+// month) and the month's bank transactions to review, from one snapshot
+// (one statement for every month's amounts).
 func (r *Reports) Summaries(ctx context.Context, bid uuid.UUID, q domain.SummariesQuery) (SummariesReport, error) {
 	out := SummariesReport{BusinessID: bid}
 	var err error
@@ -370,15 +373,15 @@ func (r *Reports) Summaries(ctx context.Context, bid uuid.UUID, q domain.Summari
 		if err != nil {
 			return err
 		}
+		amounts, err := r.store.FilteredPeriodAmounts(ctx, bid, out.Basis, starts, ends, q.Filter)
+		if err != nil {
+			return err
+		}
 		out.Months = make([]domain.Summary, len(months))
 		for i, m := range months {
-			amounts, err := r.store.Amounts(ctx, bid, out.Basis, starts[i], ends[i], q.Filter)
-			if err != nil {
-				return err
-			}
-			pnl := domain.BuildPnL(accounts, amounts, domain.StructureDefault)
+			pnl := domain.BuildPnL(accounts, amounts[i], domain.StructureDefault)
 			pnl.FullyCategorized = !unc[i]
-			out.Months[i] = domain.Summarize(m, pnl, accounts, amounts, counts[i][0], counts[i][1])
+			out.Months[i] = domain.Summarize(m, pnl, accounts, amounts[i], counts[i][0], counts[i][1])
 		}
 		out.LastEventAt, err = r.store.LastEventAt(ctx, bid)
 		return err
