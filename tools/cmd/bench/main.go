@@ -62,10 +62,12 @@ type options struct {
 	gwEnv    envList
 	only     string // gateway, transactions, invoicing, reports, mileage, bills or all
 	table    string // the performance summary to update ("" or "none": none)
-	txParts  string // transactions parts: "all" or "list" (the listing alone)
-	reports  reportsSize
-	trips    int // mileage: trips in the summary's business
-	bills    billsOptions
+	txParts  string // transactions parts: "all", "list" (the listing alone) or "ledger" (the general ledger alone)
+	// ledgerLines is the number of lines of the general ledger's account.
+	ledgerLines int
+	reports     reportsSize
+	trips       int // mileage: trips in the summary's business
+	bills       billsOptions
 }
 
 // envList is a repeatable KEY=VALUE flag.
@@ -85,7 +87,8 @@ func main() {
 	flag.StringVar(&o.nginxBin, "nginx", "nginx", "nginx binary (Debian: apt-get install -y nginx-light)")
 	flag.StringVar(&o.pprofDir, "pprof-dir", "", "save a CPU profile of the gateway's saturation runs here")
 	flag.StringVar(&o.only, "only", "gateway", "which part: gateway (GET /whoami and a database read, `make bench-gateway`), transactions (import, categorize, listing: `make bench-transactions`), invoicing (invoice listing, payments: `make bench-invoicing`), reports (catch-up, P&L comparison, CSV export: `make bench-reports`), mileage (the summary over 200,000 trips: `make bench-mileage`), bills (receipts parsed per second, bill creation: `make bench-bills`), or all (`make bench`)")
-	flag.StringVar(&o.txParts, "tx-parts", "all", "transactions parts: all (import, categorize, listing) or list (the listing alone)")
+	flag.StringVar(&o.txParts, "tx-parts", "all", "transactions parts: all (import, categorize, listing, general ledger), list (the listing alone) or ledger (the general ledger alone)")
+	flag.IntVar(&o.ledgerLines, "ledger-lines", 1_000_000, "transactions general ledger: lines on the measured account (1,000,000 by default; smaller while developing)")
 	flag.IntVar(&o.reports.catchUpEntries, "reports-entries", 500_000, "reports catch-up: two-line ledger entries published (1,000,000 lines by default; smaller while developing)")
 	flag.IntVar(&o.reports.exportRows, "reports-export-rows", 1_000_000, "reports CSV export: bank transactions exported")
 	flag.IntVar(&o.trips, "mileage-trips", 200_000, "mileage summary: trips in the business (200,000 by default; smaller while developing)")
@@ -326,7 +329,7 @@ func (o options) runPart(ctx context.Context, part string, st *stack.Stack, data
 	case "gateway":
 		return o.runGateway(ctx, st, dataDir, bareAddr, token)
 	case "transactions":
-		return runTransactions(ctx, st, token, o.txParts)
+		return runTransactions(ctx, st, token, o.txParts, o.ledgerLines)
 	case "invoicing":
 		return printInvoicing(ctx, st, token)
 	case "reports":

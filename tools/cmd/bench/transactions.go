@@ -58,12 +58,16 @@ type importedTxn struct {
 	credit bool
 }
 
-// runTransactions runs the three transactions benchmarks in order and
+// runTransactions runs the four transactions benchmarks in order and
 // prints a summary; an error of one part stops the others (they depend
-// on its data).
-func runTransactions(ctx context.Context, st *stack.Stack, token, parts string) ([]result, error) {
-	if parts != "all" && parts != "list" {
-		return nil, fmt.Errorf("-tx-parts must be all or list, not %q", parts)
+// on its data). parts "list" and "ledger" run the listing or the general
+// ledger alone; ledgerLines is the size of the general ledger's account.
+func runTransactions(ctx context.Context, st *stack.Stack, token, parts string, ledgerLines int) ([]result, error) {
+	if parts != "all" && parts != "list" && parts != "ledger" {
+		return nil, fmt.Errorf("-tx-parts must be all, list or ledger, not %q", parts)
+	}
+	if ledgerLines < ledgerPage*3 {
+		return nil, fmt.Errorf("-ledger-lines must be at least %d, not %d", ledgerPage*3, ledgerLines)
 	}
 	db, err := pgx.Connect(ctx, st.DatabaseURL)
 	if err != nil {
@@ -82,6 +86,14 @@ func runTransactions(ctx context.Context, st *stack.Stack, token, parts string) 
 			return nil, fmt.Errorf("listing: %w", err)
 		}
 		fmt.Printf("\ntransactions summary (load average now: %s):\n%s", loadAverage(), lst)
+		return res, nil
+	}
+	if parts == "ledger" {
+		gl, res, err := b.benchLedger(ctx, ledgerLines)
+		if err != nil {
+			return res, fmt.Errorf("general ledger: %w", err)
+		}
+		fmt.Printf("\ntransactions summary (load average now: %s):\n%s", loadAverage(), gl)
 		return res, nil
 	}
 	// One business per import client: the outbox orders a business's
@@ -114,8 +126,16 @@ func runTransactions(ctx context.Context, st *stack.Stack, token, parts string) 
 		return all, fmt.Errorf("listing: %w", err)
 	}
 	all = append(all, res...)
+	if err := b.settle(ctx); err != nil {
+		return all, err
+	}
+	gl, res, err := b.benchLedger(ctx, ledgerLines)
+	if err != nil {
+		return all, fmt.Errorf("general ledger: %w", err)
+	}
+	all = append(all, res...)
 	fmt.Printf("\ntransactions summary (load average now: %s):\n", loadAverage())
-	for _, s := range []string{imp, cat, lst} {
+	for _, s := range []string{imp, cat, lst, gl} {
 		fmt.Print(s)
 	}
 	return all, nil
@@ -579,9 +599,9 @@ const categorizeScript = `\set n %[6]d + 4000 * random(0, %[5]d) + random(0, 999
 BEGIN;
 SELECT quote_literal(bt.id) AS txn, quote_literal(bt.ledger_account_id) AS bank, bt.amount AS amt, bt.version AS ver, quote_literal(bt.date) AS d, (SELECT coalesce(json_agg(json_build_object('id', t.id, 'key', t.key, 'value', t.value, 'dimension_id', t.dimension_id, 'definition_id', t.definition_id, 'dimension_display_name', t.dimension_display_name, 'value_display_name', t.value_display_name, 'created_at', t.created_at, 'updated_at', t.updated_at) ORDER BY t.key, t.value), '[]') FROM transactions.bank_transaction_tags t WHERE t.business_id = bt.business_id AND t.transaction_id = bt.id) AS tags_json, (SELECT coalesce(array_agg(d.id::text ORDER BY d.created_at, d.id), '{}') FROM transactions.bank_transaction_documents d WHERE d.business_id = bt.business_id AND d.transaction_id = bt.id AND d.archived_at IS NULL) AS document_ids FROM transactions.bank_transactions AS bt WHERE bt.business_id = '%[1]s' AND bt.source = 'API' AND bt.source_transaction_id = 'bench-' || :n FOR UPDATE \gset
 WITH RECURSIVE live AS (SELECT * FROM transactions.ledger_entries e WHERE e.business_id = '%[1]s' AND e.source_type = 'BANK_TRANSACTION' AND e.source_id = :txn AND e.reversal_of_id IS NULL AND e.reversal_id IS NULL), live_lines AS (SELECT l.* FROM transactions.ledger_lines l JOIN live e ON l.business_id = e.business_id AND l.entry_id = e.id), picked AS (SELECT a.* FROM transactions.ledger_accounts a WHERE a.business_id = '%[1]s' AND (a.id = ANY(ARRAY[:bank]::uuid[]) OR a.stable_name = ANY('{"OFFICE_EXPENSES"}'::text[]) OR a.id IN (SELECT account_id FROM live_lines)) FOR KEY SHARE), up AS (SELECT * FROM picked UNION SELECT p.* FROM transactions.ledger_accounts p JOIN up ON p.id = up.parent_id AND p.business_id = up.business_id) SELECT (SELECT row_to_json(live) FROM live) AS entry, (SELECT json_agg(l ORDER BY l.line_number) FROM live_lines l) AS lines, (SELECT json_agg(up ORDER BY up.id) FROM up) AS accounts, (SELECT quote_literal(id) FROM live) AS live, (SELECT quote_literal(entry_at) FROM live) AS eat, (SELECT quote_literal(source_version) FROM live) AS lver, (SELECT quote_literal(account_id) FROM live_lines WHERE line_number = 1) AS a1, (SELECT quote_literal(account_id) FROM live_lines WHERE line_number = 2) AS a2, (SELECT quote_literal(CASE direction WHEN 'DEBIT' THEN 'CREDIT' ELSE 'DEBIT' END) FROM live_lines WHERE line_number = 1) AS r1, (SELECT quote_literal(CASE direction WHEN 'DEBIT' THEN 'CREDIT' ELSE 'DEBIT' END) FROM live_lines WHERE line_number = 2) AS r2 \gset
-WITH r AS (INSERT INTO transactions.ledger_entries AS e (id, business_id, entry_type, agent, date, entry_at, source_type, source_id, source_version, reversal_of_id, memo, reference_number, metadata, tags, created_at) VALUES (gen_random_uuid(), '%[1]s', 'BANK', 'API', :d, :eat, 'BANK_TRANSACTION', :txn, :lver, :live, DEFAULT, DEFAULT, 'null', '[]', now()) ON CONFLICT DO NOTHING RETURNING id, entry_number), mark AS (UPDATE transactions.ledger_entries SET reversal_id = r.id FROM r WHERE ledger_entries.business_id = '%[1]s' AND ledger_entries.id = :live AND ledger_entries.reversal_id IS NULL RETURNING ledger_entries.id) SELECT quote_literal(r.id) AS rid, r.entry_number, (SELECT count(*) FROM mark) AS marked FROM r \gset
-INSERT INTO transactions.ledger_entries AS e (id, business_id, entry_type, agent, date, entry_at, source_type, source_id, source_version, reversal_of_id, memo, reference_number, metadata, tags, created_at) VALUES (gen_random_uuid(), '%[1]s', 'BANK', 'API', :d, :eat, 'BANK_TRANSACTION', :txn, (:ver + 1)::text, DEFAULT, DEFAULT, DEFAULT, 'null', '[]', now()) ON CONFLICT DO NOTHING RETURNING quote_literal(id) AS nid, entry_number \gset
-INSERT INTO transactions.ledger_lines (id, entry_id, business_id, line_number, account_id, direction, amount, entry_at, memo, tags, created_at) VALUES (gen_random_uuid(), :rid, '%[1]s', 1, :a1, :r1, :amt, :eat, DEFAULT, '[]', now()), (gen_random_uuid(), :rid, '%[1]s', 2, :a2, :r2, :amt, :eat, DEFAULT, '[]', now()), (gen_random_uuid(), :nid, '%[1]s', 1, '%[2]s', 'DEBIT', :amt, :eat, DEFAULT, '[]', now()), (gen_random_uuid(), :nid, '%[1]s', 2, :bank, 'CREDIT', :amt, :eat, DEFAULT, '[]', now()) RETURNING memo;
+WITH r AS (INSERT INTO transactions.ledger_entries AS e (id, business_id, entry_type, agent, date, entry_at, source_type, source_id, source_version, reversal_of_id, memo, reference_number, metadata, tags, created_at) VALUES (gen_random_uuid(), '%[1]s', 'BANK', 'API', :d, :eat, 'BANK_TRANSACTION', :txn, :lver, :live, DEFAULT, DEFAULT, 'null', '[]', now()) ON CONFLICT DO NOTHING RETURNING id, entry_number), mark AS (UPDATE transactions.ledger_entries SET reversal_id = r.id FROM r WHERE ledger_entries.business_id = '%[1]s' AND ledger_entries.id = :live AND ledger_entries.reversal_id IS NULL RETURNING ledger_entries.id) SELECT quote_literal(r.id) AS rid, r.entry_number AS rnum, (SELECT count(*) FROM mark) AS marked FROM r \gset
+INSERT INTO transactions.ledger_entries AS e (id, business_id, entry_type, agent, date, entry_at, source_type, source_id, source_version, reversal_of_id, memo, reference_number, metadata, tags, created_at) VALUES (gen_random_uuid(), '%[1]s', 'BANK', 'API', :d, :eat, 'BANK_TRANSACTION', :txn, (:ver + 1)::text, DEFAULT, DEFAULT, DEFAULT, 'null', '[]', now()) ON CONFLICT DO NOTHING RETURNING quote_literal(id) AS nid, entry_number AS nnum \gset
+INSERT INTO transactions.ledger_lines (id, entry_id, business_id, line_number, account_id, direction, amount, entry_at, entry_number, memo, tags, created_at) VALUES (gen_random_uuid(), :rid, '%[1]s', 1, :a1, :r1, :amt, :eat, :rnum, DEFAULT, '[]', now()), (gen_random_uuid(), :rid, '%[1]s', 2, :a2, :r2, :amt, :eat, :rnum, DEFAULT, '[]', now()), (gen_random_uuid(), :nid, '%[1]s', 1, '%[2]s', 'DEBIT', :amt, :eat, :nnum, DEFAULT, '[]', now()), (gen_random_uuid(), :nid, '%[1]s', 2, :bank, 'CREDIT', :amt, :eat, :nnum, DEFAULT, '[]', now()) RETURNING memo;
 UPDATE transactions.bank_transactions AS bt SET categorization_status = 'CATEGORIZED', categorization_method = 'API', category = '%[3]s', tax_code = DEFAULT, memo = DEFAULT, updated_at = now(), version = :ver + 1 WHERE bt.business_id = '%[1]s' AND bt.id = :txn;
 WITH lk AS MATERIALIZED (SELECT pg_notify('acct_outbox_transactions', ''), (SELECT count(pg_advisory_xact_lock(hashtextextended('acct_outbox_key:transactions:' || k, 0))) FROM (SELECT DISTINCT k FROM unnest('{"%[1]s"}'::text[]) AS k ORDER BY k) AS keys)) INSERT INTO transactions.outbox (id, topic, key, type, source, subject, time, headers, data) SELECT v.id::uuid, v.topic, v.key, v.type, v.source, v.subject, v.time::timestamptz, v.headers::json, v.data::json FROM lk CROSS JOIN (VALUES %[4]s) AS v (id, topic, key, type, source, subject, time, headers, data);
 COMMIT;

@@ -69,6 +69,7 @@ import (
 	"github.com/acctsuite/acct/pkg/clock"
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/page"
+	"github.com/acctsuite/acct/pkg/storage"
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
 )
 
@@ -123,6 +124,10 @@ type Store interface {
 	LiveEntryAndAccounts(ctx context.Context, businessID uuid.UUID, sourceType, sourceID string, refs []domain.AccountRef, lock Lock) (domain.Entry, bool, []domain.Account, error)
 	// AccountsWithAncestors returns the accounts and every account above them.
 	AccountsWithAncestors(ctx context.Context, businessID uuid.UUID, ids []uuid.UUID) ([]domain.Account, error)
+	// AccountWithDescendants returns the account id, first, and every
+	// account below it (archived ones too); nothing when the business has
+	// no such account.
+	AccountWithDescendants(ctx context.Context, businessID, id uuid.UUID) ([]domain.Account, error)
 	// ListAccounts lists the business's accounts, archived ones when asked.
 	ListAccounts(ctx context.Context, businessID uuid.UUID, withArchived bool) ([]domain.Account, error)
 	// UpdateAccount saves the name, number, stable name, subtype, archive
@@ -151,6 +156,18 @@ type Store interface {
 	FindEntries(ctx context.Context, f EntryFilter, p page.Params) ([]domain.Entry, page.Meta, error)
 	// AccountTotals sums the business's lines per account over the period.
 	AccountTotals(ctx context.Context, businessID uuid.UUID, f PeriodFilter) (map[uuid.UUID]domain.DebitCredit, error)
+	// FindAccountLines reads one page of the lines of f's accounts in
+	// chronological order (domain.ChronologicalCompare) or its reverse,
+	// each with its entry's number, type, source, memo, tags and reversal
+	// links; the account of a line carries only its id. It also sums, in
+	// the same snapshot, every line of those accounts before the page's
+	// start in the listing's order, whatever f's dates: the lines before the
+	// first listed line (ascending) or up to and including it (descending).
+	FindAccountLines(ctx context.Context, f AccountLineFilter, p page.Params) ([]domain.AccountLine, domain.DebitCredit, page.Meta, error)
+	// StreamExportLines calls fn with every line of the business over the
+	// period, in chronological order (entry_at, entry number, line number),
+	// row by row from the database cursor.
+	StreamExportLines(ctx context.Context, businessID uuid.UUID, f PeriodFilter, fn func(domain.ExportLine) error) error
 
 	// LockExternalID serialises requests for one journal-entry external id
 	// until the transaction ends.
@@ -177,6 +194,8 @@ type Ledger struct {
 	uow   UnitOfWork
 	store Store
 	pub   Publisher
+	// files holds the CSV exports; nil while storage is not configured.
+	files storage.Store
 	log   *slog.Logger
 	clk   clock.Clock
 }

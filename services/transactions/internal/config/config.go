@@ -27,8 +27,8 @@ type Config struct {
 	// Acctsync is the external accounting software connection (ACCTSYNC_*).
 	Acctsync acctsync.Config
 
-	// Storage is where receipts go (STORAGE_*). It is optional: see
-	// storage.Optional.
+	// Storage is where receipts and the ledger's CSV exports go
+	// (STORAGE_*). It is optional: see storage.Optional.
 	Storage storage.Optional
 }
 

@@ -267,9 +267,13 @@ type Line struct {
 // LineTags are the tags that apply to the amount of line i: the line's
 // own tags followed by the entry's tags it lacks (by value definition).
 // A bank transaction's tags are its entry's, so every line carries them.
-func (e Entry) LineTags(i int) []tags.Tag {
-	out := slices.Clone(e.Lines[i].Tags)
-	for _, t := range e.Tags {
+func (e Entry) LineTags(i int) []tags.Tag { return AppliedTags(e.Lines[i].Tags, e.Tags) }
+
+// AppliedTags are the tags that apply to a line's amount: its own tags
+// followed by its entry's tags it lacks (by value definition).
+func AppliedTags(own, entry []tags.Tag) []tags.Tag {
+	out := slices.Clone(own)
+	for _, t := range entry {
 		if !slices.ContainsFunc(out, func(x tags.Tag) bool { return x.DefinitionID == t.DefinitionID }) {
 			out = append(out, t)
 		}

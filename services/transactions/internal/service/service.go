@@ -66,11 +66,12 @@ func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Ki
 	if cfg.Storage.Enabled() {
 		files, err := storage.Open(ctx, cfg.Storage.Config())
 		if err != nil {
-			return fmt.Errorf("open receipt storage: %w", err)
+			return fmt.Errorf("open receipt and export storage: %w", err)
 		}
 		s.Banking.UseReceiptStore(files)
+		s.Ledger.UseExportStore(files)
 	} else {
-		k.Logger().Warn("receipt storage is not configured (STORAGE_DIR is empty): the receipt endpoints answer 503")
+		k.Logger().Warn("storage is not configured (STORAGE_DIR is empty): the receipt and ledger export endpoints answer 503")
 	}
 	// Runs in the inbox transaction, after the business directory's handler.
 	k.Consume(events.TopicBusiness, kafkaadapter.BusinessHandler(s.Ledger))

@@ -36,6 +36,9 @@ func TestCrossTenant(t *testing.T) {
 		{Method: "POST", Path: b + "/ledger/entries/" + entry + "/reverse"},
 		{Method: "POST", Path: b + "/ledger/journal-entries", Body: map[string]any{"line_items": []any{line(stable("CASH"), 1, "DEBIT"), line(stable("SALES"), 1, "CREDIT")}}},
 		{Method: "GET", Path: b + "/ledger/balances"},
+		{Method: "GET", Path: b + "/ledger/accounts/" + account + "/lines"},
+		{Method: "GET", Path: b + "/ledger/entries/exports/csv"},
+		{Method: "GET", Path: b + "/ledger/balances/exports/csv"},
 		{Method: "POST", Path: b + "/custom-accounts", Body: map[string]any{"account_name": "Petty cash", "account_type": "DEPOSITORY"}},
 		{Method: "GET", Path: b + "/custom-accounts"},
 		{Method: "POST", Path: b + "/bank-transactions/bulk", Body: map[string]any{"transactions": []any{imported("API", "t", "a", 1, "DEBIT", "2026-01-01")}}},
@@ -70,6 +73,7 @@ func TestCrossTenant(t *testing.T) {
 		enum         string
 	}{
 		{"GET", other + "/ledger/accounts/" + account, nil, domain.EnumAccountNotFound},
+		{"GET", other + "/ledger/accounts/" + account + "/lines", nil, domain.EnumAccountNotFound},
 		{"PUT", other + "/ledger/accounts/" + account, map[string]any{"name": "X"}, domain.EnumAccountNotFound},
 		{"POST", other + "/ledger/accounts/" + account + "/archive", nil, domain.EnumAccountNotFound},
 		{"GET", other + "/ledger/entries/" + entry, nil, domain.EnumEntryNotFound},

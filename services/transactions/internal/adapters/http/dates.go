@@ -10,13 +10,14 @@ import (
 const dateLayout = "2006-01-02"
 
 // parseInstant reads a date (YYYY-MM-DD, midnight UTC) or an RFC 3339
-// date-time; dateOnly reports which it was.
+// date-time; dateOnly reports which it was. Instants before year 1 (UTC)
+// are refused: PostgreSQL has no year 0.
 func parseInstant(s string) (t time.Time, dateOnly bool, ok bool) {
 	if d, err := time.Parse(dateLayout, s); err == nil {
-		return d, true, true
+		return d, true, d.Year() >= 1
 	}
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC(), false, true
+		return t.UTC(), false, t.UTC().Year() >= 1
 	}
 	return time.Time{}, false, false
 }

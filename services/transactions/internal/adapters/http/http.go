@@ -46,16 +46,19 @@ func Register(r fiber.Router, o Options) {
 
 	r.Get(p+"/ledger/chart", auth, biz, h.getChart)
 	r.Get(p+"/ledger/accounts/:accountId", auth, biz, h.getAccount)
+	r.Get(p+"/ledger/accounts/:accountId/lines", auth, biz, h.listAccountLines)
 	r.Post(p+"/ledger/accounts", auth, biz, idem, h.createAccount)
 	r.Put(p+"/ledger/accounts/:accountId", auth, biz, h.updateAccount)
 	r.Post(p+"/ledger/accounts/:accountId/archive", auth, biz, h.archiveAccount)
 	r.Get(p+"/categories", auth, biz, h.listCategories)
 
 	r.Get(p+"/ledger/entries", auth, biz, h.listEntries)
+	r.Get(p+"/ledger/entries/exports/csv", auth, biz, h.exportEntries)
 	r.Get(p+"/ledger/entries/:entryId", auth, biz, h.getEntry)
 	r.Post(p+"/ledger/entries/:entryId/reverse", auth, biz, idem, h.reverseEntry)
 	r.Post(p+"/ledger/journal-entries", auth, biz, idem, h.createJournalEntry)
 	r.Get(p+"/ledger/balances", auth, biz, h.getBalances)
+	r.Get(p+"/ledger/balances/exports/csv", auth, biz, h.exportBalances)
 
 	r.Post(p+"/custom-accounts", auth, biz, idem, h.createCustomAccount)
 	r.Get(p+"/custom-accounts", auth, biz, h.listCustomAccounts)

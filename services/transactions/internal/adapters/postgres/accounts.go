@@ -174,6 +174,28 @@ func (s *Store) AccountsWithAncestors(ctx context.Context, businessID uuid.UUID,
 	return accounts(rows), nil
 }
 
+// AccountWithDescendants implements app.Store with a recursive query down
+// the parent index.
+func (s *Store) AccountWithDescendants(ctx context.Context, businessID, id uuid.UUID) ([]domain.Account, error) {
+	db := s.conn(ctx)
+	var rows []accountRow
+	err := db.NewRaw(`
+		WITH RECURSIVE down AS (
+			SELECT a.*, 0 AS depth FROM ledger_accounts a WHERE a.business_id = ? AND a.id = ?
+			UNION ALL
+			SELECT c.*, down.depth + 1 FROM ledger_accounts c
+			JOIN down ON c.parent_id = down.id AND c.business_id = down.business_id
+			WHERE down.depth < 64
+		)
+		SELECT id, business_id, parent_id, name, account_number, stable_name, normality, account_type,
+			account_subtype, is_default, position, archived_at, created_at, updated_at
+		FROM down ORDER BY depth`, businessID, id).Scan(ctx, &rows)
+	if err != nil {
+		return nil, wrap("account with descendants", err)
+	}
+	return accounts(rows), nil
+}
+
 // ListAccounts implements app.Store.
 func (s *Store) ListAccounts(ctx context.Context, businessID uuid.UUID, withArchived bool) ([]domain.Account, error) {
 	db := s.conn(ctx)

@@ -62,17 +62,20 @@ func (r entryRow) entry() domain.Entry {
 type lineRow struct {
 	bun.BaseModel `bun:"table:ledger_lines,alias:l"`
 
-	ID         uuid.UUID  `bun:"id,pk,type:uuid" json:"id"`
-	EntryID    uuid.UUID  `bun:"entry_id,type:uuid" json:"entry_id"`
-	BusinessID uuid.UUID  `bun:"business_id,type:uuid" json:"business_id"`
-	LineNumber int        `bun:"line_number" json:"line_number"`
-	AccountID  uuid.UUID  `bun:"account_id,type:uuid" json:"account_id"`
-	Direction  string     `bun:"direction" json:"direction"`
-	Amount     int64      `bun:"amount" json:"amount"`
-	EntryAt    time.Time  `bun:"entry_at" json:"entry_at"`
-	Memo       *string    `bun:"memo" json:"memo"`
-	Tags       []tags.Tag `bun:"tags,type:jsonb" json:"tags"`
-	CreatedAt  time.Time  `bun:"created_at" json:"created_at"`
+	ID         uuid.UUID `bun:"id,pk,type:uuid" json:"id"`
+	EntryID    uuid.UUID `bun:"entry_id,type:uuid" json:"entry_id"`
+	BusinessID uuid.UUID `bun:"business_id,type:uuid" json:"business_id"`
+	LineNumber int       `bun:"line_number" json:"line_number"`
+	AccountID  uuid.UUID `bun:"account_id,type:uuid" json:"account_id"`
+	Direction  string    `bun:"direction" json:"direction"`
+	Amount     int64     `bun:"amount" json:"amount"`
+	EntryAt    time.Time `bun:"entry_at" json:"entry_at"`
+	// EntryNumber is the entry's, copied so that an account's lines sort
+	// on one index; 0 (NULL) lets the database copy it.
+	EntryNumber int64      `bun:"entry_number,nullzero" json:"entry_number"`
+	Memo        *string    `bun:"memo" json:"memo"`
+	Tags        []tags.Tag `bun:"tags,type:jsonb" json:"tags"`
+	CreatedAt   time.Time  `bun:"created_at" json:"created_at"`
 }
 
 // line is the domain line of r, on account a.
@@ -195,8 +198,8 @@ func (s *Store) InsertLines(ctx context.Context, es []*domain.Entry) error {
 		for _, l := range e.Lines {
 			lines = append(lines, lineRow{
 				ID: l.ID, EntryID: e.ID, BusinessID: e.BusinessID, LineNumber: l.Number, AccountID: l.Account.ID,
-				Direction: string(l.Direction), Amount: int64(l.Amount), EntryAt: l.EntryAt, Memo: l.Memo,
-				Tags: nonNilTags(l.Tags), CreatedAt: l.CreatedAt,
+				Direction: string(l.Direction), Amount: int64(l.Amount), EntryAt: l.EntryAt, EntryNumber: e.EntryNumber,
+				Memo: l.Memo, Tags: nonNilTags(l.Tags), CreatedAt: l.CreatedAt,
 			})
 		}
 	}
