@@ -292,6 +292,14 @@ func runReports(ctx context.Context, st *stack.Stack, token string, size reports
 		reportCatchUpEntries, 2*reportCatchUpEntries, rate, 2*rate, copyLines, catchUpRatio,
 		a.p50, a.p99, z.p50, float64(a.p50)/float64(z.p50), verdict(ok))
 
+	// 2b. The statements over the same lines.
+	stm, stmRes, err := b.benchStatements(ctx, bid, len(raw))
+	res = append(res, stmRes...)
+	if err != nil {
+		return "", res, err
+	}
+	sum += stm
+
 	// 3. The transactions CSV export.
 	exp, expRes, err := b.benchExport(ctx, bid, size.exportRows)
 	res = append(res, expRes...)

@@ -115,8 +115,13 @@ var Table = []Route{
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/ledger/accounts", Upstream: Transactions, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet, http.MethodPut}, Path: "/v1/businesses/:businessId/ledger/accounts/:accountId", Upstream: Transactions, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/ledger/accounts/:accountId/archive", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	// The general ledger detail of an account, and the journal's and the
+	// balances' CSV exports (static segments, matched before :entryId).
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/ledger/accounts/:accountId/lines", Upstream: Transactions, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/ledger/balances", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/ledger/balances/exports/csv", Upstream: Transactions, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/ledger/entries", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/ledger/entries/exports/csv", Upstream: Transactions, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/ledger/entries/:entryId", Upstream: Transactions, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/ledger/entries/:entryId/reverse", Upstream: Transactions, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/ledger/journal-entries", Upstream: Transactions, Auth: Token, Tenancy: Business},
@@ -203,10 +208,28 @@ var Table = []Route{
 	// its bank transactions read model.
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/profit-and-loss", Upstream: Reports, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/profit-and-loss-summaries", Upstream: Reports, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/profit-and-loss/lines", Upstream: Reports, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/profit-and-loss/exports/excel", Upstream: Reports, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/profit-and-loss/lines/exports/excel", Upstream: Reports, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/balance-sheet", Upstream: Reports, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/balance-sheet/exports/csv", Upstream: Reports, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/balance-sheet/exports/excel", Upstream: Reports, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/cashflow-statement", Upstream: Reports, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/cashflow-statement/exports/csv", Upstream: Reports, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/reports/profit-and-loss-comparison", Upstream: Reports, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/reports/profit-and-loss/exports/comparison-csv", Upstream: Reports, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/transactions/exports/csv", Upstream: Reports, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/transactions/exports/excel", Upstream: Reports, Auth: Token, Tenancy: Business},
+	// reports: the unified reports (the client's generic table): their
+	// config, then each report and its spreadsheet export by route (a
+	// route is a static path here: a report is no tenant's row).
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/config", Upstream: Reports, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/unified/trial-balance", Upstream: Reports, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/unified/trial-balance/exports/excel", Upstream: Reports, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/unified/ar-aging", Upstream: Reports, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/unified/ar-aging/exports/excel", Upstream: Reports, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/unified/ap-aging", Upstream: Reports, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/reports/unified/ap-aging/exports/excel", Upstream: Reports, Auth: Token, Tenancy: Business},
 
 	// mileage: vehicles, trips and the mileage summary. Static segments
 	// (bulk) are matched before :tripId by the router.

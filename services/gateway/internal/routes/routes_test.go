@@ -68,7 +68,7 @@ func TestTenancyHasAndString(t *testing.T) {
 
 func TestPathsAndMethods(t *testing.T) {
 	order, allowed := Paths(Table)
-	if len(order) != 90 {
+	if len(order) != 108 {
 		t.Fatalf("distinct paths = %v", order)
 	}
 	if got := allowed["/v1/businesses"]; !slices.Equal(got, []string{http.MethodGet, http.MethodHead, http.MethodPost}) {
@@ -164,6 +164,29 @@ func TestReportsExportRoutes(t *testing.T) {
 		}
 		delete(want, r.Path)
 		if !slices.Equal(r.Methods, []string{m}) || r.Upstream != Reports || r.Auth != Token || r.Tenancy != Business {
+			t.Errorf("%+v", r)
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("missing routes %v", want)
+	}
+}
+
+// TestLedgerDetailRoutes: the general ledger detail and the ledger's CSV
+// exports go to the transactions service, behind a token and the
+// business's tenancy.
+func TestLedgerDetailRoutes(t *testing.T) {
+	want := map[string]bool{
+		"/v1/businesses/:businessId/ledger/accounts/:accountId/lines": true,
+		"/v1/businesses/:businessId/ledger/entries/exports/csv":       true,
+		"/v1/businesses/:businessId/ledger/balances/exports/csv":      true,
+	}
+	for _, r := range Table {
+		if !want[r.Path] {
+			continue
+		}
+		delete(want, r.Path)
+		if !slices.Equal(r.Methods, []string{http.MethodGet}) || r.Upstream != Transactions || r.Auth != Token || r.Tenancy != Business {
 			t.Errorf("%+v", r)
 		}
 	}

@@ -15,7 +15,7 @@ import (
 // every method runs in the transaction ctx carries, else on its own.
 type CashStore interface {
 	AddCashDays(ctx context.Context, bid uuid.UUID, amounts map[domain.DayKey]int64) error
-	AddDocLines(ctx context.Context, bid uuid.UUID, doc domain.DocKey, lines map[domain.LineKey]int64, total int64) error
+	AddDocLines(ctx context.Context, bid uuid.UUID, doc domain.DocKey, lines []domain.DocLine, total int64) error
 	CashDoc(ctx context.Context, bid uuid.UUID, doc domain.DocKey) ([]domain.DocLine, int64, []domain.Allocation, error)
 	ReplaceRecognized(ctx context.Context, bid uuid.UUID, doc domain.DocKey, rows map[domain.DayKey]int64) (map[domain.DayKey]int64, error)
 	UpsertPayment(ctx context.Context, bid uuid.UUID, paymentType string, id uuid.UUID, version int64, deleted bool, allocs []domain.Allocation) (bool, []domain.DocKey, error)
@@ -47,22 +47,27 @@ func (r *Reports) applyCash(ctx context.Context, p events.LedgerEntryPosted, day
 	}
 	doc := domain.DocKey{SourceType: p.SourceType, SourceID: p.SourceID}
 	out := map[domain.DayKey]int64{}
-	lines := map[domain.LineKey]int64{}
+	var lines []domain.DocLine
 	var total int64
 	for _, l := range p.Lines {
-		if domain.IsPnLType(l.AccountType) {
-			ts := make([]domain.Tag, len(l.Tags))
-			for i, t := range l.Tags {
-				ts[i] = domain.Tag{Key: t.Key, Value: t.Value}
-			}
-			tid := domain.NewTagSet(ts).ID(p.BusinessID)
-			out[domain.DayKey{Day: day, Account: l.AccountID, TagSet: tid}] -= l.SignedAmount
-			lines[domain.LineKey{Account: l.AccountID, TagSet: tid}] += l.SignedAmount
-			continue
+		ts := make([]domain.Tag, len(l.Tags))
+		for i, t := range l.Tags {
+			ts[i] = domain.Tag{Key: t.Key, Value: t.Value}
 		}
-		if rule.Control != "" && isControl(l, rule.Control) {
+		tid := domain.NewTagSet(ts).ID(p.BusinessID)
+		// Every line leaves the cash basis on the entry's day (so the
+		// document's receivable or payable and its taxes are left out
+		// with its revenue or expenses, and the basis stays balanced).
+		out[domain.DayKey{Day: day, Account: l.AccountID, TagSet: tid}] -= l.SignedAmount
+		role := domain.RoleOther
+		switch {
+		case domain.IsPnLType(l.AccountType):
+			role = domain.RolePnL
+		case rule.Control != "" && isControl(l, rule.Control):
+			role = domain.RoleControl
 			total += rule.ControlSign * l.SignedAmount
 		}
+		lines = append(lines, domain.DocLine{Account: l.AccountID, TagSet: tid, Role: role, Amount: l.SignedAmount})
 	}
 	if err := r.cash.AddCashDays(ctx, p.BusinessID, out); err != nil {
 		return doc, false, err

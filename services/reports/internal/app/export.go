@@ -48,15 +48,20 @@ type Exports struct {
 	snapshot   Snapshot
 	store      ExportStore
 	reports    Comparer
+	statements Statements
 	businesses BusinessFinder
 	files      storage.Store // nil: exports answer 503
 	clk        clock.Clock
 }
 
 // NewExports makes the export use cases: the rows of an export are read
-// in snapshot; files may be nil (storage not configured).
-func NewExports(snapshot Snapshot, store ExportStore, reports Comparer, businesses BusinessFinder, files storage.Store) *Exports {
-	return &Exports{snapshot: snapshot, store: store, reports: reports, businesses: businesses, files: files, clk: clock.System}
+// in snapshot; the statements come from reports; files may be nil
+// (storage not configured).
+func NewExports(snapshot Snapshot, store ExportStore, reports interface {
+	Comparer
+	Statements
+}, businesses BusinessFinder, files storage.Store) *Exports {
+	return &Exports{snapshot: snapshot, store: store, reports: reports, statements: reports, businesses: businesses, files: files, clk: clock.System}
 }
 
 // Download is a stored export and its pre-signed URL.

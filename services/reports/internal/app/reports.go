@@ -25,12 +25,16 @@ import (
 // transaction ctx carries, else on its own.
 type Store interface {
 	CashStore
+	AgingStore
 	// LockBusiness serialises the writers of business bid's read model
 	// (the consumers and a rebuild) until the transaction ends.
 	LockBusiness(ctx context.Context, bid uuid.UUID) error
 	RecordEntries(ctx context.Context, es []JournalEntry) ([]JournalEntry, error)
 	ApplyLines(ctx context.Context, es []JournalEntry) error
 	ClearBusiness(ctx context.Context, bid uuid.UUID) error
+	// PendingRebuilds are the businesses a migration queued for a
+	// rebuild (ClearBusiness takes a business off the queue).
+	PendingRebuilds(ctx context.Context) ([]uuid.UUID, error)
 	JournalBusinesses(ctx context.Context) ([]uuid.UUID, error)
 	JournalPage(ctx context.Context, bid, after uuid.UUID, limit int) ([]JournalEntry, error)
 	Accounts(ctx context.Context, bid uuid.UUID) (map[uuid.UUID]domain.Account, error)
@@ -38,7 +42,15 @@ type Store interface {
 	// FilteredPeriodAmounts is Amounts for every period starts[i]..ends[i].
 	FilteredPeriodAmounts(ctx context.Context, bid uuid.UUID, basis string, starts, ends []time.Time, f domain.TagFilter) ([]map[uuid.UUID]int64, error)
 	PeriodAmounts(ctx context.Context, bid uuid.UUID, basis string, starts, ends []time.Time, filters []domain.RequiredTags) ([][]map[uuid.UUID]int64, error)
+	// Balances is, per range, the signed cents per account on basis (all
+	// tag sets; accounts netting to zero left out).
+	Balances(ctx context.Context, bid uuid.UUID, basis string, ranges []domain.DayRange) ([]map[uuid.UUID]int64, error)
 	LastEventAt(ctx context.Context, bid uuid.UUID) (*time.Time, error)
+	// EntryLines are the journal copy's lines on accounts dated
+	// start..end (at most limit+1); RecognizedLines what payments
+	// recognized on them on the cash basis.
+	EntryLines(ctx context.Context, bid uuid.UUID, start, end time.Time, accounts map[uuid.UUID]bool, limit int) ([]domain.DetailLine, error)
+	RecognizedLines(ctx context.Context, bid uuid.UUID, start, end time.Time, accounts map[uuid.UUID]bool, limit int) ([]domain.DetailLine, error)
 	UpsertBankTransaction(ctx context.Context, b domain.BankTransaction, day, eventTime time.Time) error
 	Uncategorized(ctx context.Context, bid uuid.UUID, starts, ends []time.Time) ([]bool, error)
 	// TransactionCounts are, per period, the business's bank transactions
@@ -163,7 +175,10 @@ func (r *Reports) ApplyEntries(ctx context.Context, es []PostedEntry) error {
 	if err := r.store.ApplyLines(ctx, fresh); err != nil {
 		return err
 	}
-	return r.applyCashEntries(ctx, fresh)
+	if err := r.applyCashEntries(ctx, fresh); err != nil {
+		return err
+	}
+	return r.applyAging(ctx, fresh)
 }
 
 // ApplyBankTransaction keeps snapshot p of a bank transaction in the
@@ -309,6 +324,9 @@ func (r *Reports) Rebuild(ctx context.Context, bid uuid.UUID) (int, error) {
 						return err
 					}
 				}
+				if err := r.applyAging(ctx, page); err != nil {
+					return err
+				}
 				after = page[len(page)-1].Entry.EntryID
 			}
 			n += len(page)
@@ -325,7 +343,7 @@ func (r *Reports) Rebuild(ctx context.Context, bid uuid.UUID) (int, error) {
 				return err
 			}
 		}
-		return nil
+		return r.rebuildAging(ctx, bid)
 	})
 	return n, err
 }

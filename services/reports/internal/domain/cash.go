@@ -2,6 +2,7 @@ package domain
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/acctsuite/acct/pkg/money"
 )
@@ -105,10 +106,7 @@ func Recognize(lines []int64, total int64, paid []int64) ([][]int64, error) {
 		return out, nil
 	}
 	var cum, recognized int64
-	left := make([]int64, len(lines))
-	for i, l := range lines {
-		left[i] = l
-	}
+	left := slices.Clone(lines)
 	for k, a := range paid {
 		prev := cum
 		cum = min(max(cum+a, 0), total)
@@ -131,33 +129,61 @@ func Recognize(lines []int64, total int64, paid []int64) ([][]int64, error) {
 			return nil, fmt.Errorf("recognize: %w", err)
 		}
 		share := int64(target) - recognized
-		if share == 0 {
-			continue
-		}
 		recognized = int64(target)
-		weights := make([]int64, len(lines))
-		for i, l := range left {
-			weights[i] = abs(l)
-		}
-		var wsum int64
-		for _, w := range weights {
-			wsum += w
-		}
-		if wsum == 0 { // a payment taken back after everything was recognized
-			for i, l := range lines {
-				weights[i] = abs(l)
-			}
-		}
-		parts, err := money.Allocate(money.Cents(share), weights)
-		if err != nil {
+		if err := spreadShare(lines, left, share, out[k]); err != nil {
 			return nil, fmt.Errorf("recognize: %w", err)
-		}
-		for i, p := range parts {
-			out[k][i] = int64(p)
-			left[i] -= int64(p)
 		}
 	}
 	return out, nil
+}
+
+// Spread divides shares (one per payment, in order) over lines: each share
+// in proportion to what each line has left (money.Allocate: the parts sum
+// exactly to the share), so that when the shares add up to the lines' sum
+// and keep its sign every line is reached exactly.
+func Spread(lines []int64, shares []int64) ([][]int64, error) {
+	out := make([][]int64, len(shares))
+	left := slices.Clone(lines)
+	for k, share := range shares {
+		out[k] = make([]int64, len(lines))
+		if err := spreadShare(lines, left, share, out[k]); err != nil {
+			return nil, fmt.Errorf("spread: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// spreadShare writes into row share divided over lines in proportion to
+// left (what each has left, updated), or to the lines themselves when
+// nothing is left (a payment taken back after everything was recognized).
+func spreadShare(lines, left []int64, share int64, row []int64) error {
+	if share == 0 || len(lines) == 0 {
+		return nil
+	}
+	weights := make([]int64, len(lines))
+	var wsum int64
+	for i, l := range left {
+		weights[i] = abs(l)
+		wsum += weights[i]
+	}
+	if wsum == 0 {
+		for i, l := range lines {
+			weights[i] = abs(l)
+			wsum += weights[i]
+		}
+	}
+	if wsum == 0 { // every line is zero: the first takes the share
+		weights[0] = 1
+	}
+	parts, err := money.Allocate(money.Cents(share), weights)
+	if err != nil {
+		return err
+	}
+	for i, p := range parts {
+		row[i] = int64(p)
+		left[i] -= int64(p)
+	}
+	return nil
 }
 
 func abs(v int64) int64 {

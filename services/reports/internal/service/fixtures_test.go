@@ -36,6 +36,14 @@ var chart = map[string]acct{
 	"ITEMS_FOR_RESALE":       {"ITEMS_FOR_RESALE", "Items for resale", "EXPENSE", "COST_OF_GOODS_SOLD", "DEBIT", []string{"EXPENSES", "COST_OF_GOODS_SOLD"}},
 	"INSURANCE":              {"INSURANCE", "Insurance", "EXPENSE", "OPERATING_EXPENSES", "DEBIT", []string{"EXPENSES", "OPERATING_EXPENSES"}},
 	"PAYROLL_REGULAR_WAGES":  {"PAYROLL_REGULAR_WAGES", "Regular wages", "EXPENSE", "PAYROLL", "DEBIT", []string{"EXPENSES", "OPERATING_EXPENSES", "PAYROLL"}},
+	"FIXED_ASSETS":           {"FIXED_ASSETS", "Fixed assets", "ASSET", "FIXED_ASSETS", "DEBIT", []string{"ASSETS"}},
+	"BANK_ACCOUNTS":          {"BANK_ACCOUNTS", "Bank accounts", "ASSET", "BANK_ACCOUNTS", "DEBIT", []string{"ASSETS"}},
+	"NOTES_PAYABLE":          {"NOTES_PAYABLE", "Notes payable", "LIABILITY", "NOTES_PAYABLE", "CREDIT", []string{"LIABILITIES"}},
+	"CREDIT_CARDS":           {"CREDIT_CARDS", "Credit cards", "LIABILITY", "CREDIT_CARDS", "CREDIT", []string{"LIABILITIES"}},
+	"CONTRIBUTIONS":          {"CONTRIBUTIONS", "Owner contributions", "EQUITY", "CONTRIBUTIONS", "CREDIT", []string{"EQUITY"}},
+	"OWNERS_DRAW":            {"OWNERS_DRAW", "Owner's draw", "EQUITY", "DISTRIBUTIONS", "DEBIT", []string{"EQUITY", "DISTRIBUTIONS"}},
+	"RETAINED_EARNINGS":      {"RETAINED_EARNINGS", "Retained earnings", "EQUITY", "RETAINED_EARNINGS", "CREDIT", []string{"EQUITY"}},
+	"INTEREST_EXPENSE":       {"INTEREST_EXPENSE", "Interest expense", "EXPENSE", "INTEREST_EXPENSE", "DEBIT", []string{"EXPENSES", "OPERATING_EXPENSES"}},
 	// Custom accounts, as a platform creates them.
 	"DIESEL_FUEL": {"", "Diesel fuel", "EXPENSE", "OPERATING_EXPENSES", "DEBIT", []string{"EXPENSES", "OPERATING_EXPENSES"}},
 	"LICENSES":    {"", "Licenses & permits", "EXPENSE", "OPERATING_EXPENSES", "DEBIT", []string{"EXPENSES", "OPERATING_EXPENSES"}},
@@ -45,7 +53,7 @@ var chart = map[string]acct{
 var parentNames = map[string]string{
 	"ASSETS": "Assets", "LIABILITIES": "Liabilities", "REVENUE": "Revenue", "RETURNS_AND_ALLOWANCES": "Returns and allowances", "EXPENSES": "Expenses",
 	"COST_OF_GOODS_SOLD": "Cost of goods sold", "OPERATING_EXPENSES": "Operating expenses", "FEES": "Fees", "TAXES": "Taxes",
-	"PAYROLL": "Payroll",
+	"PAYROLL": "Payroll", "EQUITY": "Equity", "DISTRIBUTIONS": "Distributions",
 }
 
 func ptr[T any](v T) *T { return &v }

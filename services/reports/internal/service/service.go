@@ -74,6 +74,9 @@ func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Ki
 		k.Logger().Warn("export storage is not configured (STORAGE_DIR is empty): the export endpoints answer 503")
 	}
 	s.Exports = app.NewExports(snapshot, store, s.Reports, k.Businesses(), files)
+	// Businesses a migration queued are rebuilt once, in the background,
+	// while the consumers go on (a rebuild takes the business's lock).
+	k.Go(func(ctx context.Context) { s.Reports.RebuildPending(ctx) })
 	k.ConsumeBatch(events.TopicLedger, kafkaadapter.LedgerBatchHandler(s.Reports))
 	k.Consume(events.TopicTransactions, kafkaadapter.TransactionsHandler(s.Reports))
 	k.Consume(events.TopicInvoicing, kafkaadapter.InvoicingHandler(s.Reports))

@@ -38,9 +38,22 @@ func Register(r fiber.Router, o Options) {
 	r.Get(p+"/reports/profit-and-loss", o.Auth, o.Business, h.profitAndLoss)
 	r.Post(p+"/reports/profit-and-loss-comparison", o.Auth, o.Business, h.comparison)
 	r.Get(p+"/reports/profit-and-loss-summaries", o.Auth, o.Business, h.summaries)
+	r.Get(p+"/reports/profit-and-loss/lines", o.Auth, o.Business, h.pnlLines)
+	r.Get(p+"/reports/profit-and-loss/exports/excel", o.Auth, o.Business, h.pnlXLSX)
+	r.Get(p+"/reports/profit-and-loss/lines/exports/excel", o.Auth, o.Business, h.pnlLinesXLSX)
+	r.Get(p+"/reports/balance-sheet", o.Auth, o.Business, h.balanceSheet)
+	r.Get(p+"/reports/cashflow-statement", o.Auth, o.Business, h.cashFlow)
+	r.Get(p+"/reports/balance-sheet/exports/csv", o.Auth, o.Business, h.balanceSheetExport("csv", DocBalanceSheetCSV))
+	r.Get(p+"/reports/balance-sheet/exports/excel", o.Auth, o.Business, h.balanceSheetExport("xlsx", DocBalanceSheetExcel))
+	r.Get(p+"/reports/cashflow-statement/exports/csv", o.Auth, o.Business, h.cashFlowCSV)
 	r.Get(p+"/reports/transactions/exports/csv", o.Auth, o.Business, h.transactionsCSV)
 	r.Get(p+"/reports/transactions/exports/excel", o.Auth, o.Business, h.transactionsXLSX)
 	r.Post(p+"/reports/profit-and-loss/exports/comparison-csv", o.Auth, o.Business, h.comparisonCSV)
+	// Unified reports (unified.go): one route for every report route of
+	// one segment (ar-aging, ap-aging, trial-balance...).
+	r.Get(p+"/reports/config", o.Auth, o.Business, h.reportsConfig)
+	r.Get(p+"/reports/unified/:report", o.Auth, o.Business, h.unifiedReport)
+	r.Get(p+"/reports/unified/:report/exports/excel", o.Auth, o.Business, h.unifiedExcel)
 }
 
 // presignedURL is the spec's pre-signed download (as the transactions

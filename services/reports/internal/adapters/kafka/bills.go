@@ -18,11 +18,12 @@ import (
 const PaymentBill = "BILL_PAYMENT"
 
 // BillsHandler keeps what the bills service's payments and vendor credits
-// paid on which bill, and when (acct.bills.v1), for the cash basis; the
-// documents' own figures come from their ledger entries, and the topic's
-// other event types are ignored. A vendor credit applied to bills counts
-// as a payment of those bills on the credit's day, and as the use of as
-// much of the credit itself.
+// paid on which bill, and when (acct.bills.v1), for the cash basis and the
+// A/P aging, and for the aging the bills' vendors and due dates and the
+// vendors' names; the documents' own figures come from their ledger
+// entries, and the topic's other event types are ignored. A vendor credit
+// applied to bills counts as a payment of those bills on the credit's day,
+// and as the use of as much of the credit itself.
 func BillsHandler(r *app.Reports) consumer.Handler {
 	return func(ctx context.Context, tx bun.Tx, e events.Event) error {
 		switch e.Type {
@@ -42,7 +43,7 @@ func BillsHandler(r *app.Reports) consumer.Handler {
 				}
 				pay.Paid = append(pay.Paid, app.PaidDoc{DocID: a.BillID.String(), Amount: a.Amount})
 			}
-			return r.ApplyPayment(pgdb.WithTx(ctx, tx), pay, e.Time)
+			return r.ApplyPaymentAndAging(pgdb.WithTx(ctx, tx), pay, e.Time)
 		case events.TypeBillPaymentDeleted:
 			var p events.BillPaymentDeleted
 			if err := e.Decode(&p); err != nil {
@@ -51,7 +52,7 @@ func BillsHandler(r *app.Reports) consumer.Handler {
 			if p.PaymentID == uuid.Nil || p.BusinessID == uuid.Nil || p.Posting == nil || p.Posting.Version <= 0 {
 				return fmt.Errorf("bill_payment.deleted %s: payment id, business id and the posting's version are required", e.ID)
 			}
-			return r.ApplyPayment(pgdb.WithTx(ctx, tx), app.Payment{BusinessID: p.BusinessID, Type: PaymentBill, ID: p.PaymentID,
+			return r.ApplyPaymentAndAging(pgdb.WithTx(ctx, tx), app.Payment{BusinessID: p.BusinessID, Type: PaymentBill, ID: p.PaymentID,
 				Version: p.Posting.Version, Deleted: true}, e.Time)
 		case events.TypeVendorCreditUpserted:
 			var p events.VendorCreditUpserted
@@ -74,12 +75,32 @@ func BillsHandler(r *app.Reports) consumer.Handler {
 				toBills.Paid = append(toBills.Paid, app.PaidDoc{DocID: a.BillID.String(), Amount: a.Amount})
 				applied += a.Amount
 			}
-			if err := r.ApplyPayment(pgdb.WithTx(ctx, tx), toBills, e.Time); err != nil {
+			if err := r.ApplyPaymentAndAging(pgdb.WithTx(ctx, tx), toBills, e.Time); err != nil {
 				return err
 			}
 			used := app.Payment{BusinessID: c.BusinessID, Type: domain.PaymentCreditUsed, ID: c.ID, Version: c.Version, Day: day, Deleted: voided,
 				Paid: []app.PaidDoc{{DocID: c.ID.String(), Amount: applied}}}
-			return r.ApplyPayment(pgdb.WithTx(ctx, tx), used, e.Time)
+			return r.ApplyPaymentAndAging(pgdb.WithTx(ctx, tx), used, e.Time)
+		case events.TypeBillUpserted:
+			var p events.BillUpserted
+			if err := e.Decode(&p); err != nil {
+				return err
+			}
+			b := p.Bill
+			if b.ID == uuid.Nil || b.BusinessID == uuid.Nil || b.Version <= 0 || b.ReceivedAt.IsZero() {
+				return fmt.Errorf("bill.upserted %s: bill id, business id, a positive version and received_at are required", e.ID)
+			}
+			return r.ApplyAgingDocument(pgdb.WithTx(ctx, tx), b.BusinessID,
+				app.NewAgingDocument(domain.AgingAP, b.ID, b.VendorID, b.ReceivedAt, b.DueAt, b.Version), e.Time)
+		case events.TypeVendorUpserted:
+			var p events.VendorUpserted
+			if err := e.Decode(&p); err != nil {
+				return err
+			}
+			if p.VendorID == uuid.Nil || p.BusinessID == uuid.Nil || p.Version <= 0 {
+				return fmt.Errorf("vendor.upserted %s: vendor id, business id and a positive version are required", e.ID)
+			}
+			return r.ApplyAgingParty(pgdb.WithTx(ctx, tx), p.BusinessID, domain.AgingAP, p.VendorID, p.DisplayName, int64(p.Version))
 		}
 		return nil
 	}

@@ -1,7 +1,10 @@
 package postgres
 
 import (
+	"bytes"
+	"cmp"
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,37 +17,65 @@ import (
 // accrual basis (cash_days).
 func (s *Store) AddCashDays(ctx context.Context, bid uuid.UUID, amounts map[domain.DayKey]int64) error {
 	db := s.conn(ctx)
-	vals := make([]string, 0, len(amounts))
-	args := make([]any, 0, 5*len(amounts))
+	days := map[dayKey]int64{}
+	var order []dayKey
 	for k, amt := range amounts {
 		if amt == 0 {
 			continue
 		}
-		vals = append(vals, "(?, ?::date, ?, ?, ?::bigint)")
-		args = append(args, bid, k.Day.Format(domain.DateLayout), k.Account, k.TagSet, amt)
+		dk := dayKey{bid, k.Day.Format(domain.DateLayout), k.Account, k.TagSet}
+		if _, ok := days[dk]; !ok {
+			order = append(order, dk)
+		}
+		days[dk] += amt
 	}
-	if len(vals) == 0 {
+	if len(order) == 0 {
 		return nil
 	}
-	_, err := db.NewRaw(`INSERT INTO cash_days AS d (business_id, day, account_id, tag_set_id, amount) VALUES `+strings.Join(vals, ", ")+`
-		ON CONFLICT (business_id, day, account_id, tag_set_id) DO UPDATE SET amount = d.amount + EXCLUDED.amount`, args...).Exec(ctx)
-	return wrap("add cash days", err)
+	slices.SortFunc(order, func(a, b dayKey) int { // a stable statement, rows locked in one order
+		return cmp.Or(strings.Compare(a.day, b.day), bytes.Compare(a.account[:], b.account[:]), bytes.Compare(a.tagSet[:], b.tagSet[:]))
+	})
+	vals := make([]string, 0, len(order))
+	args := make([]any, 0, 5*len(order))
+	for _, k := range order {
+		vals = append(vals, "(?, ?::date, ?, ?, ?::bigint)")
+		args = append(args, bid, k.day, k.account, k.tagSet, days[k])
+	}
+	if _, err := db.NewRaw(`INSERT INTO cash_days AS d (business_id, day, account_id, tag_set_id, amount) VALUES `+strings.Join(vals, ", ")+`
+		ON CONFLICT (business_id, day, account_id, tag_set_id) DO UPDATE SET amount = d.amount + EXCLUDED.amount`, args...).Exec(ctx); err != nil {
+		return wrap("add cash days", err)
+	}
+	sums, keys := monthsOf(order, days)
+	return addMonths(ctx, db, "cash_months", sums, keys)
 }
 
-// AddDocLines adds an entry's profit-and-loss lines and control amount to
-// deferred document doc.
-func (s *Store) AddDocLines(ctx context.Context, bid uuid.UUID, doc domain.DocKey, lines map[domain.LineKey]int64, total int64) error {
+// AddDocLines adds an entry's lines (summed per account, tag set and
+// role) and control amount to deferred document doc.
+func (s *Store) AddDocLines(ctx context.Context, bid uuid.UUID, doc domain.DocKey, lines []domain.DocLine, total int64) error {
 	db := s.conn(ctx)
-	if len(lines) > 0 {
-		vals := make([]string, 0, len(lines))
-		args := make([]any, 0, 6*len(lines))
-		for k, amt := range lines {
-			vals = append(vals, "(?, ?, ?, ?, ?, ?::bigint)")
-			args = append(args, bid, doc.SourceType, doc.SourceID, k.Account, k.TagSet, amt)
+	type key struct {
+		account, tagSet uuid.UUID
+		role            domain.LineRole
+	}
+	sums := map[key]int64{}
+	var order []key
+	for _, l := range lines {
+		k := key{l.Account, l.TagSet, l.Role}
+		if _, ok := sums[k]; !ok {
+			order = append(order, k)
 		}
-		if _, err := db.NewRaw(`INSERT INTO cash_doc_lines AS l (business_id, source_type, source_id, account_id, tag_set_id, amount)
+		sums[k] += l.Amount
+	}
+	if len(order) > 0 {
+		vals := make([]string, 0, len(order))
+		args := make([]any, 0, 7*len(order))
+		for _, k := range order {
+			vals = append(vals, "(?, ?, ?, ?, ?, ?::smallint, ?::bigint)")
+			args = append(args, bid, doc.SourceType, doc.SourceID, k.account, k.tagSet, k.role, sums[k])
+		}
+		if _, err := db.NewRaw(`INSERT INTO cash_doc_lines AS l (business_id, source_type, source_id, account_id, tag_set_id, role, amount)
 			VALUES `+strings.Join(vals, ", ")+`
-			ON CONFLICT (business_id, source_type, source_id, account_id, tag_set_id) DO UPDATE SET amount = l.amount + EXCLUDED.amount`,
+			ON CONFLICT (business_id, source_type, source_id, account_id, tag_set_id) DO UPDATE SET amount = l.amount + EXCLUDED.amount, role = EXCLUDED.role`,
 			args...).Exec(ctx); err != nil {
 			return wrap("add document lines", err)
 		}
@@ -64,9 +95,10 @@ func (s *Store) CashDoc(ctx context.Context, bid uuid.UUID, doc domain.DocKey) (
 	var lines []struct {
 		AccountID uuid.UUID `bun:"account_id"`
 		TagSetID  uuid.UUID `bun:"tag_set_id"`
+		Role      int16     `bun:"role"`
 		Amount    int64     `bun:"amount"`
 	}
-	if err := db.NewRaw(`SELECT account_id, tag_set_id, amount FROM cash_doc_lines
+	if err := db.NewRaw(`SELECT account_id, tag_set_id, role, amount FROM cash_doc_lines
 		WHERE business_id = ? AND source_type = ? AND source_id = ? AND amount <> 0 ORDER BY account_id, tag_set_id`,
 		bid, doc.SourceType, doc.SourceID).Scan(ctx, &lines); err != nil {
 		return nil, 0, nil, wrap("read document lines", err)
@@ -88,7 +120,7 @@ func (s *Store) CashDoc(ctx context.Context, bid uuid.UUID, doc domain.DocKey) (
 	}
 	outLines := make([]domain.DocLine, len(lines))
 	for i, l := range lines {
-		outLines[i] = domain.DocLine{Account: l.AccountID, TagSet: l.TagSetID, Amount: l.Amount}
+		outLines[i] = domain.DocLine{Account: l.AccountID, TagSet: l.TagSetID, Role: domain.LineRole(l.Role), Amount: l.Amount}
 	}
 	var total int64
 	if len(totals) > 0 {

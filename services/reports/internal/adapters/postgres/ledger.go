@@ -234,6 +234,10 @@ func (s *Store) ApplyLines(ctx context.Context, es []app.JournalEntry) error {
 			ON CONFLICT (business_id, day, account_id, tag_set_id) DO UPDATE SET amount = d.amount + EXCLUDED.amount`, args...).Exec(ctx); err != nil {
 			return wrap("add amounts", err)
 		}
+		sums, keys := monthsOf(dayOrder, amounts)
+		if err := addMonths(ctx, db, "account_months", sums, keys); err != nil {
+			return err
+		}
 	}
 	if len(bizOrder) == 0 {
 		return nil
@@ -259,15 +263,23 @@ func nonEmpty(s string) *string {
 // ClearBusiness removes the read model of business bid that its journal
 // copy recomputes: not the journal copy, not the latest snapshots (bank
 // transactions, payments and their allocations) and not its freshness
-// (the last event applied stays the last applied).
+// (the last event applied stays the last applied); and it takes the
+// business off the queue of pending rebuilds.
 func (s *Store) ClearBusiness(ctx context.Context, bid uuid.UUID) error {
 	db := s.conn(ctx)
-	for _, t := range []string{"account_days", "cash_days", "cash_doc_lines", "cash_docs", "cash_recognized", "tag_sets", "accounts"} {
+	for _, t := range []string{"rebuild_pending", "account_days", "account_months", "cash_days", "cash_months", "cash_doc_lines", "cash_docs", "cash_recognized", "tag_sets", "accounts", "aging_moves", "aging_holders"} {
 		if _, err := db.NewRaw("DELETE FROM ? WHERE business_id = ?", bun.Ident(t), bid).Exec(ctx); err != nil {
 			return wrap("clear "+t, err)
 		}
 	}
 	return nil
+}
+
+// PendingRebuilds implements app.Store, oldest first.
+func (s *Store) PendingRebuilds(ctx context.Context) ([]uuid.UUID, error) {
+	var ids []uuid.UUID
+	err := s.conn(ctx).NewRaw("SELECT business_id FROM rebuild_pending ORDER BY queued_at, business_id").Scan(ctx, &ids)
+	return ids, wrap("read pending rebuilds", err)
 }
 
 // JournalBusinesses is every business of the journal copy.
@@ -299,4 +311,46 @@ func (s *Store) JournalPage(ctx context.Context, bid, after uuid.UUID, limit int
 		out[i].Day, out[i].EventTime = r.Day, r.EventTime
 	}
 	return out, nil
+}
+
+// monthKey is a business, month (its first day, YYYY-MM-DD) and account.
+type monthKey struct {
+	business uuid.UUID
+	month    string
+	account  uuid.UUID
+}
+
+// monthsOf sums per-day amounts per month and account (all tag sets).
+func monthsOf(order []dayKey, amounts map[dayKey]int64) (map[monthKey]int64, []monthKey) {
+	out := map[monthKey]int64{}
+	var keys []monthKey
+	for _, k := range order {
+		mk := monthKey{k.business, k.day[:8] + "01", k.account}
+		if _, ok := out[mk]; !ok {
+			keys = append(keys, mk)
+		}
+		out[mk] += amounts[k]
+	}
+	return out, keys
+}
+
+// addMonths adds month totals to table (account_months or cash_months), in
+// one statement, in the transaction that wrote their days.
+func addMonths(ctx context.Context, db bun.IDB, table string, sums map[monthKey]int64, keys []monthKey) error {
+	vals := make([]string, 0, len(keys))
+	args := make([]any, 0, 4*len(keys)+1)
+	args = append(args, bun.Ident(table))
+	for _, k := range keys {
+		if sums[k] == 0 {
+			continue
+		}
+		vals = append(vals, "(?, ?::date, ?, ?::bigint)")
+		args = append(args, k.business, k.month, k.account, sums[k])
+	}
+	if len(vals) == 0 {
+		return nil
+	}
+	_, err := db.NewRaw(`INSERT INTO ? AS m (business_id, month, account_id, amount) VALUES `+strings.Join(vals, ", ")+`
+		ON CONFLICT (business_id, month, account_id) DO UPDATE SET amount = m.amount + EXCLUDED.amount`, args...).Exec(ctx)
+	return wrap("add "+table, err)
 }

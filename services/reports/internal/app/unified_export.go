@@ -1,0 +1,218 @@
+package app
+
+import (
+	"archive/zip"
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/xuri/excelize/v2"
+
+	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/services/reports/internal/domain"
+)
+
+// The unified reports: the real client's one generic table (see
+// domain.UnifiedReport). Each report of this service is an entry of
+// unifiedReports by its report_route; GET /reports/config lists them and
+// one spreadsheet export serves them all.
+
+// UnifiedResult is a unified report with its config (which report it is)
+// and a label of its query for file names (its effective date...).
+type UnifiedResult struct {
+	Config domain.ReportConfig
+	Report domain.UnifiedReport
+	Label  string
+}
+
+// unifiedBuilder builds a unified report of business bid from the
+// request's query (its 400s first).
+type unifiedBuilder func(r *Reports, ctx context.Context, bid uuid.UUID, q url.Values) (UnifiedResult, error)
+
+// unifiedReports are the unified reports served, by report_route.
+var unifiedReports = map[string]unifiedBuilder{
+	domain.AgingAR.Route: func(r *Reports, ctx context.Context, bid uuid.UUID, q url.Values) (UnifiedResult, error) {
+		return r.Aging(ctx, bid, domain.AgingAR, q)
+	},
+	domain.AgingAP.Route: func(r *Reports, ctx context.Context, bid uuid.UUID, q url.Values) (UnifiedResult, error) {
+		return r.Aging(ctx, bid, domain.AgingAP, q)
+	},
+}
+
+// EnumUnknownReport is the error enum of a report route this service does
+// not serve.
+const EnumUnknownReport = "UnknownReport"
+
+// Unified is the unified report at route of business bid for query q:
+// 404 for a route this service does not serve.
+func (r *Reports) Unified(ctx context.Context, bid uuid.UUID, route string, q url.Values) (UnifiedResult, error) {
+	build, ok := unifiedReports[route]
+	if !ok {
+		return UnifiedResult{}, apperr.Newf(apperr.NotFound, "no unified report %q", route).WithEnum(EnumUnknownReport)
+	}
+	return build(r, ctx, bid, q)
+}
+
+// The trial balance's key and route (trial.go), and the groups of the
+// reports menu.
+const (
+	ReportTrialBalance       = "TRIAL_BALANCE"
+	RouteTrialBalance        = "trial-balance"
+	GroupAccounting          = "ACCOUNTING"
+	GroupAccountingName      = "Accounting"
+	GroupReceivablesPayables = "RECEIVABLES_AND_PAYABLES"
+	GroupReceivablesName     = "Receivables and payables"
+)
+
+// ReportGroups is GET /reports/config for business bid: the unified
+// reports this service serves, grouped as the client's reports menu shows
+// them. The trial balance opens first (is_default_report), on the
+// business's default basis.
+func (r *Reports) ReportGroups(ctx context.Context, bid uuid.UUID) ([]domain.ReportGroup, error) {
+	basis, err := r.basis(ctx, bid, "")
+	if err != nil {
+		return nil, err
+	}
+	return []domain.ReportGroup{
+		{GroupType: GroupAccounting, DisplayName: GroupAccountingName, Reports: []domain.ReportConfig{r.trialBalanceConfig(basis)}},
+		{GroupType: GroupReceivablesPayables, DisplayName: GroupReceivablesName, Reports: []domain.ReportConfig{
+			domain.AgingConfig(domain.AgingAR), domain.AgingConfig(domain.AgingAP),
+		}},
+	}, nil
+}
+
+// UnifiedSheet is the name of a unified report export's sheet.
+const UnifiedSheet = "Report"
+
+// UnifiedXLSX writes report u of business bid as an XLSX workbook to
+// storage and returns its download (503 without storage): one sheet, the
+// leaf columns' display names as a bold, frozen header, then every row
+// depth first, a child row's first cell indented by two spaces per level
+// (and the sheet's outline level), Currency cells as dollar numbers,
+// Text cells as strings (never formulas), Empty cells and nulls blank,
+// bold cells bold. The file is small (a row per account or party): built
+// in memory, then stored.
+func (x *Exports) UnifiedXLSX(ctx context.Context, bid uuid.UUID, u UnifiedResult) (Download, error) {
+	if err := x.storageOn(); err != nil {
+		return Download{}, err
+	}
+	now := x.clk.Now()
+	name := strings.NewReplacer("/", "_", "-", "_").Replace(u.Config.ReportRoute)
+	if u.Label != "" {
+		name += "_" + u.Label
+	}
+	d := Download{ID: uuid.Must(uuid.NewV7()), FileType: "xlsx", CreatedAt: now, FileName: name + ".xlsx"}
+	key := fmt.Sprintf("reports/%s/unified/%s.xlsx", bid, d.ID)
+	if err := x.put(ctx, key, XLSXContentType, func(w io.Writer) error { return writeUnifiedXLSX(w, u.Report) }); err != nil {
+		return Download{}, err
+	}
+	return x.presign(ctx, key, d)
+}
+
+// writeUnifiedXLSX writes report u's workbook to w.
+func writeUnifiedXLSX(w io.Writer, u domain.UnifiedReport) (err error) {
+	f := excelize.NewFile()
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("close workbook: %w", cerr)
+		}
+	}()
+	if err := f.SetSheetName(f.GetSheetName(0), UnifiedSheet); err != nil {
+		return err
+	}
+	sw, err := f.NewStreamWriter(UnifiedSheet)
+	if err != nil {
+		return err
+	}
+	styles := map[[2]bool]int{} // {bold, money}
+	for _, bold := range []bool{false, true} {
+		for _, money := range []bool{false, true} {
+			st := &excelize.Style{Font: &excelize.Font{Bold: bold}}
+			if money {
+				st.CustomNumFmt = &xlsxMoneyFormat
+			}
+			if styles[[2]bool{bold, money}], err = f.NewStyle(st); err != nil {
+				return err
+			}
+		}
+	}
+	cols := u.LeafColumns()
+	for i := range cols {
+		width := 16.0
+		if i == 0 {
+			width = 40
+		}
+		if err := sw.SetColWidth(i+1, i+1, width); err != nil {
+			return err
+		}
+	}
+	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
+		return err
+	}
+	cells := make([]any, len(cols))
+	for i, c := range cols {
+		cells[i] = excelize.Cell{StyleID: styles[[2]bool{true, false}], Value: c.DisplayName}
+	}
+	if err := sw.SetRow("A1", cells); err != nil {
+		return err
+	}
+	n := 1
+	var walk func(rows []domain.UnifiedReportRow, depth int) error
+	walk = func(rows []domain.UnifiedReportRow, depth int) error {
+		for _, row := range rows {
+			n++
+			if n > xlsxMaxRows {
+				return apperr.New(apperr.InvalidParameters, "the report has more rows than a sheet holds")
+			}
+			for i, c := range cols {
+				cells[i] = xlsxUnifiedCell(row.Cells[c.ColumnKey], i == 0, depth, styles)
+			}
+			ref, err := excelize.CoordinatesToCellName(1, n)
+			if err != nil {
+				return err
+			}
+			var opts []excelize.RowOpts
+			if depth > 0 {
+				opts = append(opts, excelize.RowOpts{OutlineLevel: min(depth, 7)})
+			}
+			if err := sw.SetRow(ref, cells, opts...); err != nil {
+				return err
+			}
+			if err := walk(row.Rows, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(u.Rows, 0); err != nil {
+		return err
+	}
+	if err := sw.Flush(); err != nil {
+		return err
+	}
+	f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return zip.NewWriter(w) })
+	return f.Write(io.Discard)
+}
+
+// xlsxUnifiedCell is cell c (nil: blank) of a row at depth; the first
+// column's text is indented by two spaces per level.
+func xlsxUnifiedCell(c *domain.UnifiedReportCell, first bool, depth int, styles map[[2]bool]int) any {
+	if c == nil {
+		return nil
+	}
+	bold := c.Format != nil && c.Format.Bold
+	if cents, ok := c.Value.Cents(); ok {
+		return excelize.Cell{StyleID: styles[[2]bool{bold, true}], Value: domain.Dollars(cents)}
+	}
+	s, ok := c.Value.Text()
+	if !ok {
+		return nil
+	}
+	if first && depth > 0 {
+		s = strings.Repeat("  ", depth) + s
+	}
+	return excelize.Cell{StyleID: styles[[2]bool{bold, false}], Value: s}
+}
