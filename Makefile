@@ -60,7 +60,7 @@ bench-invoicing: build ## customers-invoices only: invoice listing (500k, 3 filt
 	@$(BIN)/bench -root . -only invoicing
 
 .PHONY: bench-reports
-bench-reports: build ## reports only: catch-up of 1M ledger lines vs COPY, P&L comparison over 1M lines vs a raw GROUP BY, CSV export of 1M rows vs COPY TO
+bench-reports: build ## reports only: catch-up of 1M ledger lines vs COPY, P&L comparison and the statements over 1M lines vs raw SQL, A/R aging over 100k open invoices, CSV export of 1M rows vs COPY TO
 	@$(BIN)/bench -root . -only reports
 
 .PHONY: bench-mileage

@@ -257,3 +257,88 @@ func zero(format string) string {
 	}
 	return "0.00"
 }
+
+// TestStatementsThroughTheSuite: journal entries posted to the ledger
+// reach the statements through the gateway: the balance sheet balances
+// (owner's money, a loan, the month's profit in equity), the trial
+// balance's debits equal its credits, the statement of cash flows
+// explains the cash, the report config lists the unified reports, and
+// the balance sheet's workbook downloads through its pre-signed URL.
+func TestStatementsThroughTheSuite(t *testing.T) {
+	tok := platformToken(t)
+	bid := createBusiness(t, tok, "statements-"+time.Now().Format("150405.000000"))
+	base := "/v1/businesses/" + bid
+	post := func(external, debit, credit string, amount int64) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+			r := jsonCall(t, http.MethodPost, base+"/ledger/journal-entries", tok, map[string]any{
+				"external_id": external, "entry_at": "2026-05-04", "created_by": "stacktest",
+				"line_items": []map[string]any{
+					{"account_identifier": map[string]any{"type": "StableName", "stable_name": debit}, "amount": amount, "direction": "DEBIT"},
+					{"account_identifier": map[string]any{"type": "StableName", "stable_name": credit}, "amount": amount, "direction": "CREDIT"},
+				},
+			})
+			if r.status == http.StatusCreated || r.status == http.StatusOK {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("journal entry %s: %d %s", external, r.status, r.body)
+			}
+		}
+	}
+	post("contribution", "CASH", "CONTRIBUTIONS", 100000)
+	post("loan", "CASH", "NOTES_PAYABLE", 30000)
+	post("sale", "CASH", "SALES", 50000)
+	post("rent", "RENT", "CASH", 12000)
+
+	value := func(m map[string]any, key string) float64 {
+		v, _ := m[key].(map[string]any)["value"].(float64)
+		return v
+	}
+	var r reply
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		r = call(t, http.MethodGet, base+"/reports/balance-sheet?effective_date=2026-05-31", tok, "", nil, true)
+		if r.status == http.StatusOK {
+			d := r.json["data"].(map[string]any)
+			if value(d, "assets") == 168000 && value(d, "liabilities_and_equity") == 168000 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("balance sheet: %d %s, want assets 168000 = liabilities and equity", r.status, r.body)
+		}
+	}
+	tb := call(t, http.MethodGet, base+"/reports/unified/trial-balance?effective_date=2026-05-31&reporting_basis=ACCRUAL", tok, "", nil, true)
+	if tb.status != http.StatusOK {
+		t.Fatalf("trial balance: %d %s", tb.status, tb.body)
+	}
+	rows := tb.json["data"].(map[string]any)["rows"].([]any)
+	total := rows[len(rows)-1].(map[string]any)["cells"].(map[string]any)
+	if value(total["debit"].(map[string]any), "value") != 180000 || value(total["credit"].(map[string]any), "value") != 180000 {
+		t.Fatalf("trial balance totals: %s", tb.body)
+	}
+	cf := call(t, http.MethodGet, base+"/reports/cashflow-statement?start_date=2026-05-01&end_date=2026-05-31", tok, "", nil, true)
+	if cf.status != http.StatusOK {
+		t.Fatalf("cash flows: %d %s", cf.status, cf.body)
+	}
+	d := cf.json["data"].(map[string]any)
+	if value(d, "operating_activities") != 38000 || value(d, "financing_activities") != 130000 || d["period_net_cash_increase"] != 168000.0 ||
+		d["cash_at_start_of_period"] != 0.0 || d["cash_at_end_of_period"] != 168000.0 {
+		t.Fatalf("cash flows: %s", cf.body)
+	}
+	cfg := call(t, http.MethodGet, base+"/reports/config", tok, "", nil, true)
+	if cfg.status != http.StatusOK || !strings.Contains(string(cfg.body), `"report_route":"trial-balance"`) ||
+		!strings.Contains(string(cfg.body), `"report_route":"ar-aging"`) {
+		t.Fatalf("report config: %d %s", cfg.status, cfg.body)
+	}
+	x := call(t, http.MethodGet, base+"/reports/balance-sheet/exports/excel?effective_date=2026-05-31", tok, "", nil, true)
+	f, err := excelize.OpenReader(bytes.NewReader(downloadExport(t, x, "xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sheet, err := f.GetRows("Balance sheet", excelize.Options{RawCellValue: true})
+	if err != nil || len(sheet) < 3 || sheet[1][0] != "Assets" || sheet[1][1] != "1680" {
+		t.Fatalf("balance sheet workbook: %q %v", sheet, err)
+	}
+}

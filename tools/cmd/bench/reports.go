@@ -299,6 +299,12 @@ func runReports(ctx context.Context, st *stack.Stack, token string, size reports
 		return "", res, err
 	}
 	sum += stm
+	ag, agRes, err := b.benchAging(ctx, bid)
+	res = append(res, agRes...)
+	if err != nil {
+		return "", res, err
+	}
+	sum += ag
 
 	// 3. The transactions CSV export.
 	exp, expRes, err := b.benchExport(ctx, bid, size.exportRows)

@@ -253,6 +253,7 @@ var sections = []section{
 	{"invoicing", "payments", "payment creation at 32 clients vs pgbench of the same statements (target ≥ 0.5×)", "make bench-invoicing"},
 	{"reports", "catch-up", "catch-up of 1,000,000 ledger lines from the broker vs COPY (minutes, not 30+)", "make bench-reports"},
 	{"reports", "comparison", "P&L comparison over 1,000,000 lines vs raw GROUP BY (≤ 40 ms and ≤ 0.1×)", "make bench-reports"},
+	{"reports", "aging", "A/R aging over 100,000 open invoices through the gateway (≤ 100 ms)", "make bench-reports"},
 	{"reports", "statements", "balance sheet over 1,000,000 lines vs raw SUM GROUP BY (≤ 20 ms and ≤ 0.05×); cash flows 12 months (≤ 40 ms), trial balance (≤ 20 ms), P&L summaries 24 months (≤ 30 ms)", "make bench-reports"},
 	{"reports", "export", "CSV export of 1,000,000 rows vs COPY TO (≥ 0.5×), peak RSS (< 150 MB)", "make bench-reports"},
 	{"mileage", "summary", "GET /mileage/summary over 200,000 trips vs raw GROUP BY (≤ 20 ms and ≤ 0.2×)", "make bench-mileage"},

@@ -27,8 +27,11 @@ func (b *txbench) copyMonthSums(ctx context.Context, bid uuid.UUID) error {
 	_, err := b.db.Exec(ctx, `INSERT INTO reports.account_months (business_id, month, account_id, amount)
 		SELECT business_id, date_trunc('month', day)::date, account_id, sum(amount) FROM reports.account_days
 		WHERE business_id = $1 AND day < '2025-01-01' GROUP BY 1, 2, 3
-		ON CONFLICT (business_id, month, account_id) DO UPDATE SET amount = reports.account_months.amount + EXCLUDED.amount;
-		ANALYZE reports.account_months`, bid)
+		ON CONFLICT (business_id, month, account_id) DO UPDATE SET amount = reports.account_months.amount + EXCLUDED.amount`, bid)
+	if err != nil {
+		return err
+	}
+	_, err = b.db.Exec(ctx, "ANALYZE reports.account_months")
 	return err
 }
 

@@ -229,8 +229,8 @@ func BuildAging(s AgingSide, bid uuid.UUID, lines []AgingLine) UnifiedReport {
 	cols = append(cols, UnifiedReportColumn{ColumnKey: "total", DisplayName: "Total", Alignment: AlignRight})
 
 	type row struct {
-		key, name string
-		buckets   [4]int64
+		key, name, sortName string
+		buckets             [4]int64
 	}
 	byKey := map[string]*row{}
 	var rows []*row
@@ -253,7 +253,7 @@ func BuildAging(s AgingSide, bid uuid.UUID, lines []AgingLine) UnifiedReport {
 		}
 		r, ok := byKey[key]
 		if !ok {
-			r = &row{key: key, name: name}
+			r = &row{key: key, name: name, sortName: strings.ToLower(name)}
 			byKey[key] = r
 			rows = append(rows, r)
 		}
@@ -262,7 +262,7 @@ func BuildAging(s AgingSide, bid uuid.UUID, lines []AgingLine) UnifiedReport {
 	}
 	rows = slices.DeleteFunc(rows, func(r *row) bool { return r.buckets == [4]int64{} })
 	slices.SortFunc(rows, func(a, b *row) int {
-		return cmp.Or(cmp.Compare(strings.ToLower(a.name), strings.ToLower(b.name)), cmp.Compare(a.key, b.key))
+		return cmp.Or(cmp.Compare(a.sortName, b.sortName), cmp.Compare(a.key, b.key))
 	})
 	cells := func(name string, b [4]int64, bold bool) map[string]*UnifiedReportCell {
 		out := map[string]*UnifiedReportCell{s.PartyColumn: TextCell(name)}

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -21,7 +20,6 @@ import (
 
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/openapi/openapitest"
-	"github.com/acctsuite/acct/services/reports/internal/adapters/postgres"
 	"github.com/acctsuite/acct/services/reports/internal/app"
 	"github.com/acctsuite/acct/services/reports/internal/domain"
 )
@@ -972,114 +970,6 @@ func (m *agingModel) check(e *env, tok string, side domain.AgingSide, day, when 
 	if !reflect.DeepEqual(gotRows, wantRows) {
 		t.Fatalf("%s: %s on %s: rows\n got %v\nwant %v", when, side.Key, day, gotRows, wantRows)
 	}
-}
-
-// TestAgingLargeBusiness (AGING_LARGE=1): the aging of a business with
-// 100,000 open invoices (and as many paid ones, with their payments) over
-// two years, timed; written by SQL straight into the aging tables (the
-// holders by the rebuild's refresh).
-func TestAgingLargeBusiness(t *testing.T) {
-	if os.Getenv("AGING_LARGE") == "" {
-		t.Skip("set AGING_LARGE=1 to time the aging over 100,000 open invoices")
-	}
-	e := newEnv(t)
-	bid := e.Svc.SeedBusiness(t, "client-a")
-	tok := e.Svc.Tokens.Platform(t, "client-a")
-	ctx := context.Background()
-	start := time.Now()
-	// 200,000 invoices over two years, 2,000 customers; the odd ones paid
-	// in full 20 days after their date.
-	// (In slices of 20,000 invoices: a statement stays within the
-	// driver's 10 s read timeout on a loaded machine.)
-	for lo := 1; lo <= 200000; lo += 20000 {
-		for _, q := range []string{
-			`INSERT INTO aging_moves (business_id, side, origin_kind, origin_type, origin_id, holder_type, holder_id, day, amount)
-			 SELECT ?, 'AR', 0, 'INVOICE', 'inv-' || i, 'INVOICE', 'inv-' || i, DATE '2025-01-01' + (i % 730), 1000 + i % 5000
-			 FROM generate_series(?::int, ?::int) i`,
-			`INSERT INTO aging_moves (business_id, side, origin_kind, origin_type, origin_id, holder_type, holder_id, day, amount)
-			 SELECT ?, 'AR', k.kind, k.typ, 'pay-' || i, k.htype, k.hid || i, DATE '2025-01-21' + (i % 730), k.sign * (1000 + i % 5000)
-			 FROM generate_series(?::int, ?::int, 2) i,
-			      (VALUES (0, 'INVOICE_PAYMENT', 'INVOICE_PAYMENT', 'pay-', -1), (1, 'INVOICE_PAYMENT', 'INVOICE_PAYMENT', 'pay-', 1),
-			              (1, 'INVOICE_PAYMENT', 'INVOICE', 'inv-', -1)) AS k(kind, typ, htype, hid, sign)`,
-			`INSERT INTO aging_documents (business_id, doc_type, doc_id, party_id, doc_day, due_day, version)
-			 SELECT ?, 'INVOICE', 'inv-' || i, ('00000000-0000-0000-0000-' || lpad((i % 2000)::text, 12, '0'))::uuid,
-			        DATE '2025-01-01' + (i % 730), DATE '2025-01-31' + (i % 730), 1
-			 FROM generate_series(?::int, ?::int) i`,
-		} {
-			if _, err := e.DB.NewRaw(q, bid, lo, lo+19999).Exec(ctx); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	t.Logf("inserted the moves and documents in %s", time.Since(start).Round(time.Millisecond))
-	// The holders as a rebuild computes them.
-	store := postgres.New(e.DB)
-	t0 := time.Now()
-	var hs []domain.AgingHolder
-	for i := 1; i <= 200000; i++ {
-		hs = append(hs, domain.AgingHolder{Side: "AR", Type: "INVOICE", ID: fmt.Sprint("inv-", i)})
-		if i%2 == 1 {
-			hs = append(hs, domain.AgingHolder{Side: "AR", Type: "INVOICE_PAYMENT", ID: fmt.Sprint("pay-", i)})
-		}
-		if len(hs) >= 5000 || i == 200000 {
-			if err := store.RefreshAgingHolders(ctx, bid, hs); err != nil {
-				t.Fatal(err)
-			}
-			hs = hs[:0]
-		}
-	}
-	t.Logf("holders refreshed in %s", time.Since(t0).Round(time.Millisecond))
-	t.Logf("loaded 200,000 invoices and 100,000 payments in %s", time.Since(start).Round(time.Millisecond))
-	timeAll := func(when string) {
-		for _, day := range []string{"2026-12-31", "2026-06-30", "2025-06-30"} {
-			on, _ := time.Parse(domain.DateLayout, day)
-			if os.Getenv("AGING_EXPLAIN") != "" {
-				var plan []string
-				q := strings.ReplaceAll(os.Getenv("AGING_EXPLAIN"), "DAY", day)
-				if err := e.DB.NewRaw("EXPLAIN (ANALYZE, BUFFERS) "+q, bid).Scan(ctx, &plan); err != nil {
-					t.Fatal(err)
-				}
-				t.Log("\n" + strings.Join(plan, "\n"))
-			}
-			var best, bestHTTP time.Duration
-			var n int
-			for i := range 9 {
-				t0 := time.Now()
-				lines, err := store.AgingLines(ctx, bid, domain.AgingAR, on)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d := time.Since(t0); i == 0 || d < best {
-					best = d
-				}
-				n = len(lines)
-				// The whole GET in process (routing, auth, the query, the
-				// report, JSON), without the test's OpenAPI validator.
-				t0 = time.Now()
-				code, body := e.raw(tok, agingPath(bid, "ar-aging", url.Values{"effective_date": {day}}))
-				if d := time.Since(t0); i == 0 || d < bestHTTP {
-					bestHTTP = d
-				}
-				if code != http.StatusOK || len(body) < 1000 {
-					t.Fatalf("%d %.200s", code, body)
-				}
-			}
-			docs, err := store.AgingDocuments(ctx, bid, domain.AgingAR, on)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("%s: aging on %s: %d open invoices, %d lines: query %s, GET %s (best of 9)", when, day, len(docs), n,
-				best.Round(100*time.Microsecond), bestHTTP.Round(100*time.Microsecond))
-		}
-	}
-	if _, err := e.DB.NewRaw("ANALYZE aging_holders; ANALYZE aging_moves").Exec(ctx); err != nil {
-		t.Fatal(err)
-	}
-	timeAll("analyzed")
-	if _, err := e.DB.NewRaw("VACUUM ANALYZE aging_holders").Exec(ctx); err != nil {
-		t.Fatal(err)
-	}
-	timeAll("vacuumed")
 }
 
 // unifiedSheet is a downloaded unified report workbook.

@@ -23,7 +23,7 @@ func (h *handlers) unifiedReport(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return httpx.OK(c, u.Report)
+	return httpx.OK(c, u.Report.Filled())
 }
 
 // unifiedExcel is GET /v1/businesses/{businessId}/reports/unified/{report}/exports/excel:
