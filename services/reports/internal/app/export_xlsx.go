@@ -62,31 +62,20 @@ func (x *Exports) TransactionsXLSX(ctx context.Context, bid uuid.UUID, params ur
 
 // writeTransactionsXLSX writes the workbook of the transactions q selects.
 func (x *Exports) writeTransactionsXLSX(ctx context.Context, w io.Writer, bid uuid.UUID, q domain.ExportQuery) (err error) {
-	f := excelize.NewFile()
+	f, st, err := newWorkbook(TransactionsXLSXSheet)
+	if err != nil {
+		return err
+	}
 	defer func() {
 		if cerr := f.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("close workbook: %w", cerr)
 		}
 	}()
-	if err := f.SetSheetName(f.GetSheetName(0), TransactionsXLSXSheet); err != nil {
-		return err
-	}
 	sw, err := f.NewStreamWriter(TransactionsXLSXSheet)
 	if err != nil {
 		return err
 	}
-	header, err := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}})
-	if err != nil {
-		return err
-	}
-	date, err := f.NewStyle(&excelize.Style{CustomNumFmt: &xlsxDateFormat})
-	if err != nil {
-		return err
-	}
-	amount, err := f.NewStyle(&excelize.Style{CustomNumFmt: &xlsxMoneyFormat})
-	if err != nil {
-		return err
-	}
+	header, date, amount := st.bold, st.date, st.money
 	for i, width := range []float64{12, 40, 24, 20, 10, 14, 24, 20, 24, 30, 18} {
 		if err := sw.SetColWidth(i+1, i+1, width); err != nil {
 			return err
@@ -151,4 +140,35 @@ func xlsxCells(cells []any, r domain.ExportRow, date, amount int) error {
 	cells[5] = excelize.Cell{StyleID: amount, Value: domain.Dollars(r.Amount)}
 	cells[6], cells[7], cells[8], cells[9], cells[10] = str(r.Category), str(r.Status), str(r.Tags), str(r.Memo), str(r.ReferenceNumber)
 	return nil
+}
+
+// xlsxStyles are the styles the exports' workbooks share.
+type xlsxStyles struct {
+	bold, date, money, boldMoney int
+}
+
+// newWorkbook is a workbook whose one sheet is named sheet, with the
+// exports' styles: bold, ISO dates, dollars, bold dollars.
+func newWorkbook(sheet string) (*excelize.File, xlsxStyles, error) {
+	f := excelize.NewFile()
+	var st xlsxStyles
+	err := f.SetSheetName(f.GetSheetName(0), sheet)
+	for _, s := range []struct {
+		id    *int
+		style excelize.Style
+	}{
+		{&st.bold, excelize.Style{Font: &excelize.Font{Bold: true}}},
+		{&st.date, excelize.Style{CustomNumFmt: &xlsxDateFormat}},
+		{&st.money, excelize.Style{CustomNumFmt: &xlsxMoneyFormat}},
+		{&st.boldMoney, excelize.Style{Font: &excelize.Font{Bold: true}, CustomNumFmt: &xlsxMoneyFormat}},
+	} {
+		if err == nil {
+			*s.id, err = f.NewStyle(&s.style)
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, st, err
+	}
+	return f, st, nil
 }

@@ -66,31 +66,20 @@ func (x *Exports) PnLLinesXLSX(ctx context.Context, bid uuid.UUID, q domain.PnLL
 // detailXLSX writes drill-down r as a workbook of one sheet "Lines".
 func detailXLSX(w *bytes.Buffer, r PnLLinesReport) (err error) {
 	const sheet = "Lines"
-	f := excelize.NewFile()
+	f, st, err := newWorkbook(sheet)
+	if err != nil {
+		return err
+	}
 	defer func() {
 		if cerr := f.Close(); err == nil && cerr != nil {
 			err = cerr
 		}
 	}()
-	if err := f.SetSheetName(f.GetSheetName(0), sheet); err != nil {
-		return err
-	}
 	sw, err := f.NewStreamWriter(sheet)
 	if err != nil {
 		return err
 	}
-	bold, err := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}})
-	if err != nil {
-		return err
-	}
-	date, err := f.NewStyle(&excelize.Style{CustomNumFmt: &xlsxDateFormat})
-	if err != nil {
-		return err
-	}
-	amount, err := f.NewStyle(&excelize.Style{CustomNumFmt: &xlsxMoneyFormat})
-	if err != nil {
-		return err
-	}
+	bold, date, amount := st.bold, st.date, st.money
 	header := make([]any, len(domain.DetailHeader))
 	for i, h := range domain.DetailHeader {
 		header[i] = excelize.Cell{StyleID: bold, Value: h}
@@ -133,9 +122,20 @@ func detailXLSX(w *bytes.Buffer, r PnLLinesReport) (err error) {
 	return err
 }
 
-// BalanceSheetExport writes balance sheet q of business bid to storage as
-// CSV or XLSX (ext "csv" or "xlsx") and returns its download.
-func (x *Exports) BalanceSheetExport(ctx context.Context, bid uuid.UUID, q domain.BalanceQuery, ext string) (Download, error) {
+// BalanceSheetCSV writes balance sheet q of business bid to storage as
+// CSV and returns its download.
+func (x *Exports) BalanceSheetCSV(ctx context.Context, bid uuid.UUID, q domain.BalanceQuery) (Download, error) {
+	return x.balanceSheet(ctx, bid, q, "csv")
+}
+
+// BalanceSheetXLSX writes balance sheet q of business bid to storage as
+// an XLSX workbook and returns its download.
+func (x *Exports) BalanceSheetXLSX(ctx context.Context, bid uuid.UUID, q domain.BalanceQuery) (Download, error) {
+	return x.balanceSheet(ctx, bid, q, "xlsx")
+}
+
+// balanceSheet writes balance sheet q as a file of type ext.
+func (x *Exports) balanceSheet(ctx context.Context, bid uuid.UUID, q domain.BalanceQuery, ext string) (Download, error) {
 	if err := x.storageOn(); err != nil {
 		return Download{}, err
 	}
@@ -187,27 +187,16 @@ func (x *Exports) storeStatement(ctx context.Context, bid uuid.UUID, kind, name,
 // each line's label (indented by its depth; the totals bold) and its
 // amount as a number of dollars with a currency format.
 func statementXLSX(w *bytes.Buffer, sheet string, rows []domain.StatementRow) (err error) {
-	f := excelize.NewFile()
+	f, st, err := newWorkbook(sheet)
+	if err != nil {
+		return err
+	}
 	defer func() {
 		if cerr := f.Close(); err == nil && cerr != nil {
 			err = cerr
 		}
 	}()
-	if err := f.SetSheetName(f.GetSheetName(0), sheet); err != nil {
-		return err
-	}
-	bold, err := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}})
-	if err != nil {
-		return err
-	}
-	money, err := f.NewStyle(&excelize.Style{CustomNumFmt: &xlsxMoneyFormat})
-	if err != nil {
-		return err
-	}
-	boldMoney, err := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}, CustomNumFmt: &xlsxMoneyFormat})
-	if err != nil {
-		return err
-	}
+	bold, money, boldMoney := st.bold, st.money, st.boldMoney
 	indents := map[int]int{}
 	indent := func(depth int, isBold bool) (int, error) {
 		key := depth*2 + map[bool]int{false: 0, true: 1}[isBold]

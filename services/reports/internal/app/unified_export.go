@@ -114,31 +114,21 @@ func (x *Exports) UnifiedXLSX(ctx context.Context, bid uuid.UUID, u UnifiedResul
 
 // writeUnifiedXLSX writes report u's workbook to w.
 func writeUnifiedXLSX(w io.Writer, u domain.UnifiedReport) (err error) {
-	f := excelize.NewFile()
+	f, st, err := newWorkbook(UnifiedSheet)
+	if err != nil {
+		return err
+	}
 	defer func() {
 		if cerr := f.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("close workbook: %w", cerr)
 		}
 	}()
-	if err := f.SetSheetName(f.GetSheetName(0), UnifiedSheet); err != nil {
-		return err
-	}
 	sw, err := f.NewStreamWriter(UnifiedSheet)
 	if err != nil {
 		return err
 	}
-	styles := map[[2]bool]int{} // {bold, money}
-	for _, bold := range []bool{false, true} {
-		for _, money := range []bool{false, true} {
-			st := &excelize.Style{Font: &excelize.Font{Bold: bold}}
-			if money {
-				st.CustomNumFmt = &xlsxMoneyFormat
-			}
-			if styles[[2]bool{bold, money}], err = f.NewStyle(st); err != nil {
-				return err
-			}
-		}
-	}
+	// {bold, money}; the plain style is the default one.
+	styles := map[[2]bool]int{{true, false}: st.bold, {false, true}: st.money, {true, true}: st.boldMoney}
 	cols := u.LeafColumns()
 	for i := range cols {
 		width := 16.0

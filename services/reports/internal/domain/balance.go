@@ -135,26 +135,8 @@ type PeriodQuery struct {
 func ParsePeriodQuery(q url.Values) (PeriodQuery, error) {
 	var out PeriodQuery
 	bad := map[string]string{}
-	errEnum := ""
-	date := func(name string) time.Time {
-		s := q.Get(name)
-		if s == "" {
-			bad[name] = "required (YYYY-MM-DD)"
-			return time.Time{}
-		}
-		d, err := time.Parse(DateLayout, s)
-		if err != nil {
-			bad[name] = "must be a date YYYY-MM-DD"
-		}
-		return d
-	}
-	out.Start, out.End = date("start_date"), date("end_date")
-	if len(bad) > 0 {
-		errEnum = EnumInvalidDateRange
-	} else if out.End.Before(out.Start) {
-		bad["end_date"] = "must not be before start_date"
-		errEnum = EnumInvalidDateRange
-	}
+	var errEnum string
+	out.Start, out.End, errEnum = parseDateRange(q, bad)
 	out.Basis = parseBasis(q, bad, &errEnum)
 	if len(bad) > 0 {
 		return PeriodQuery{}, apperr.FieldErrors(apperr.InvalidParameters, bad).WithEnum(errEnum)

@@ -38,6 +38,24 @@ func ParsePnLQuery(q url.Values) (PnLQuery, error) {
 	var out PnLQuery
 	bad := map[string]string{}
 	enum := apperr.InvalidParameters
+	var errEnum string
+	out.Start, out.End, errEnum = parseDateRange(q, bad)
+	out.Filter, out.Basis = parseFilterAndBasis(q, bad, &errEnum)
+	var ok bool
+	if out.Structure, ok = ParseStructure(q.Get("structure")); !ok {
+		bad["structure"] = structureValues
+		errEnum = EnumUnsupportedStructure
+	}
+	if len(bad) > 0 {
+		return PnLQuery{}, apperr.FieldErrors(enum, bad).WithEnum(errEnum)
+	}
+	return out, nil
+}
+
+// parseDateRange reads start_date and end_date (required, YYYY-MM-DD,
+// end not before start), noting each violation in bad; the enum is
+// InvalidDateRange when there is one.
+func parseDateRange(q url.Values, bad map[string]string) (start, end time.Time, errEnum string) {
 	date := func(name string) time.Time {
 		s := q.Get(name)
 		if s == "" {
@@ -50,24 +68,15 @@ func ParsePnLQuery(q url.Values) (PnLQuery, error) {
 		}
 		return d
 	}
-	out.Start, out.End = date("start_date"), date("end_date")
-	errEnum := ""
+	start, end = date("start_date"), date("end_date")
 	if len(bad) > 0 {
-		errEnum = EnumInvalidDateRange
-	} else if out.End.Before(out.Start) {
+		return start, end, EnumInvalidDateRange
+	}
+	if end.Before(start) {
 		bad["end_date"] = "must not be before start_date"
-		errEnum = EnumInvalidDateRange
+		return start, end, EnumInvalidDateRange
 	}
-	out.Filter, out.Basis = parseFilterAndBasis(q, bad, &errEnum)
-	var ok bool
-	if out.Structure, ok = ParseStructure(q.Get("structure")); !ok {
-		bad["structure"] = structureValues
-		errEnum = EnumUnsupportedStructure
-	}
-	if len(bad) > 0 {
-		return PnLQuery{}, apperr.FieldErrors(enum, bad).WithEnum(errEnum)
-	}
-	return out, nil
+	return start, end, ""
 }
 
 // parseFilterAndBasis reads tag_key and tag_values (comma-separated or

@@ -1,6 +1,7 @@
 package http
 
 import (
+	"net/url"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -133,34 +134,12 @@ const (
 	DocPnLLinesExcel = "PROFIT_AND_LOSS_LINES_EXCEL"
 )
 
-// pnlXLSX is GET .../reports/profit-and-loss/exports/excel: the P&L's
-// query (money_format is accepted, as the client sends it, and checked:
-// the workbook's amounts are numbers with a currency format either way).
-func (h *handlers) pnlXLSX(c *fiber.Ctx) error {
-	params := httpx.Query(c)
-	if _, err := domain.ParseMoneyFormat(params); err != nil {
-		return err
+// pnlExportQuery is the P&L's query of its workbook: money_format is
+// accepted, as the client sends it, and checked (the workbook's amounts
+// are numbers with a currency format either way).
+func pnlExportQuery(q url.Values) (domain.PnLQuery, error) {
+	if _, err := domain.ParseMoneyFormat(q); err != nil {
+		return domain.PnLQuery{}, err
 	}
-	q, err := domain.ParsePnLQuery(params)
-	if err != nil {
-		return err
-	}
-	d, err := h.exports.PnLXLSX(c.UserContext(), businessID(c), q)
-	if err != nil {
-		return err
-	}
-	return renderDownload(c, d, DocPnLExcel)
-}
-
-// pnlLinesXLSX is GET .../reports/profit-and-loss/lines/exports/excel.
-func (h *handlers) pnlLinesXLSX(c *fiber.Ctx) error {
-	q, err := domain.ParsePnLLinesQuery(httpx.Query(c))
-	if err != nil {
-		return err
-	}
-	d, err := h.exports.PnLLinesXLSX(c.UserContext(), businessID(c), q)
-	if err != nil {
-		return err
-	}
-	return renderDownload(c, d, DocPnLLinesExcel)
+	return domain.ParsePnLQuery(q)
 }

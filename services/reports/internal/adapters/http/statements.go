@@ -1,6 +1,7 @@
 package http
 
 import (
+	"net/url"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -35,7 +36,7 @@ func renderBalanceSheet(r app.BalanceSheetReport) balanceSheetData {
 
 // balanceSheet is GET /v1/businesses/{businessId}/reports/balance-sheet.
 func (h *handlers) balanceSheet(c *fiber.Ctx) error {
-	q, err := domain.ParseBalanceQuery(httpx.Query(c), time.Now())
+	q, err := balanceSheetQuery(httpx.Query(c))
 	if err != nil {
 		return err
 	}
@@ -84,30 +85,7 @@ const (
 	DocCashFlowCSV       = "CASHFLOW_STATEMENT_CSV"
 )
 
-// balanceSheetExport is GET .../reports/balance-sheet/exports/{csv,excel}.
-func (h *handlers) balanceSheetExport(ext, docType string) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		q, err := domain.ParseBalanceQuery(httpx.Query(c), time.Now())
-		if err != nil {
-			return err
-		}
-		d, err := h.exports.BalanceSheetExport(c.UserContext(), businessID(c), q, ext)
-		if err != nil {
-			return err
-		}
-		return renderDownload(c, d, docType)
-	}
-}
-
-// cashFlowCSV is GET .../reports/cashflow-statement/exports/csv.
-func (h *handlers) cashFlowCSV(c *fiber.Ctx) error {
-	q, err := domain.ParsePeriodQuery(httpx.Query(c))
-	if err != nil {
-		return err
-	}
-	d, err := h.exports.CashFlowCSV(c.UserContext(), businessID(c), q)
-	if err != nil {
-		return err
-	}
-	return renderDownload(c, d, DocCashFlowCSV)
+// balanceSheetQuery parses a balance sheet's query on today's date.
+func balanceSheetQuery(q url.Values) (domain.BalanceQuery, error) {
+	return domain.ParseBalanceQuery(q, time.Now())
 }
