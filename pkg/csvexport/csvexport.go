@@ -8,12 +8,11 @@ import (
 	"bufio"
 	"context"
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/storage"
 )
 
 // ContentType is the content type of a stored CSV export.
@@ -24,37 +23,17 @@ const ContentType = "text/csv"
 // in flight.
 const chunk = 32 << 10
 
-// Putter is the part of storage.Store an export needs: Put streams an
-// object of unknown size (-1) and stores nothing when it fails.
-type Putter interface {
-	Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error
-}
+// Putter is the part of storage.Store an export needs.
+type Putter = storage.Putter
 
 // Put stores under key the CSV that write writes (header and rows) through
-// w; nothing is stored when write or the upload fails (storage never keeps
-// a partial object). An *apperr.Error returned by write is returned as is,
+// w, streamed (storage.PutStream): nothing is stored when write or the
+// upload fails, and an *apperr.Error returned by write is returned as is,
 // so a limit the writer enforces reaches the client as its own answer.
 func Put(ctx context.Context, files Putter, key string, write func(w *csv.Writer) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		err := writeAll(pw, write)
-		pw.CloseWithError(err) // nil: EOF for the reader
-		done <- err
-	}()
-	err := files.Put(ctx, key, pr, -1, ContentType)
-	// A failed Put stops reading: unblock and stop the writer.
-	pr.CloseWithError(io.ErrClosedPipe)
-	cancel()
-	werr := <-done
-	var typed *apperr.Error
-	if werr != nil && (err == nil || errors.As(werr, &typed)) {
-		err = werr // the writer's own error is the cause, not the Put it broke
-	}
+	err := storage.PutStream(ctx, files, key, ContentType, func(w io.Writer) error { return writeAll(w, write) })
 	if err != nil {
-		return fmt.Errorf("store export %s: %w", key, err)
+		return fmt.Errorf("export: %w", err)
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -131,27 +130,9 @@ func (x *Exports) presign(ctx context.Context, key string, d Download) (Download
 	return d, nil
 }
 
-// put stores under key what write writes, streamed through a pipe.
+// put stores under key what write writes, streamed (storage.PutStream).
 func (x *Exports) put(ctx context.Context, key, contentType string, write func(io.Writer) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		err := write(pw)
-		pw.CloseWithError(err) // nil: EOF for the reader
-		done <- err
-	}()
-	err := x.files.Put(ctx, key, pr, -1, contentType)
-	// A failed Put stops reading: unblock and stop the writer.
-	pr.CloseWithError(io.ErrClosedPipe)
-	cancel()
-	werr := <-done
-	var typed *apperr.Error
-	if werr != nil && (err == nil || errors.As(werr, &typed)) {
-		err = werr // the writer's own error (e.g. too many rows) is the cause, not the Put it broke
-	}
-	if err != nil {
+	if err := storage.PutStream(ctx, x.files, key, contentType, write); err != nil {
 		return fmt.Errorf("store export: %w", err)
 	}
 	return nil

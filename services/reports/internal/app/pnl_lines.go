@@ -36,14 +36,7 @@ type PnLLinesReport struct {
 func (r *Reports) PnLLines(ctx context.Context, bid uuid.UUID, q domain.PnLLinesQuery) (PnLLinesReport, error) {
 	out := PnLLinesReport{BusinessID: bid, Query: q}
 	var err error
-	if out.Basis, err = r.basis(ctx, bid, q.Basis); err != nil {
-		return out, err
-	}
-	err = r.snapshot.Do(ctx, func(ctx context.Context) error {
-		accounts, err := r.store.Accounts(ctx, bid)
-		if err != nil {
-			return err
-		}
+	out.Basis, out.LastEventAt, err = r.view(ctx, bid, q.Basis, func(ctx context.Context, basis string, accounts map[uuid.UUID]domain.Account) error {
 		signs, ok := domain.LineItemAccounts(accounts, q.Structure, q.LineItemName)
 		if !ok {
 			return apperr.Newf(apperr.NotFound, "the profit and loss has no line item %q", q.LineItemName).WithEnum(domain.EnumUnknownLineItem)
@@ -56,7 +49,7 @@ func (r *Reports) PnLLines(ctx context.Context, bid uuid.UUID, q domain.PnLLines
 		if err != nil {
 			return err
 		}
-		if out.Basis == domain.BasisCash {
+		if basis == domain.BasisCash {
 			kept := lines[:0]
 			for _, l := range lines {
 				if rule, ok := domain.CashRules[l.SourceType]; !ok || !rule.Deferred {
@@ -85,8 +78,7 @@ func (r *Reports) PnLLines(ctx context.Context, bid uuid.UUID, q domain.PnLLines
 		slices.SortStableFunc(out.Lines, func(a, b domain.DetailLine) int {
 			return cmp.Or(a.Day.Compare(b.Day), a.EntryAt.Compare(b.EntryAt), strings.Compare(a.EntryID, b.EntryID), strings.Compare(a.ID, b.ID))
 		})
-		out.LastEventAt, err = r.store.LastEventAt(ctx, bid)
-		return err
+		return nil
 	})
 	return out, err
 }

@@ -213,25 +213,14 @@ type Report struct {
 func (r *Reports) ProfitAndLoss(ctx context.Context, bid uuid.UUID, q domain.PnLQuery) (Report, error) {
 	out := Report{BusinessID: bid, Query: q}
 	var err error
-	if out.Basis, err = r.basis(ctx, bid, q.Basis); err != nil {
-		return out, err
-	}
-	err = r.snapshot.Do(ctx, func(ctx context.Context) error {
-		accounts, err := r.store.Accounts(ctx, bid)
-		if err != nil {
-			return err
-		}
-		amounts, err := r.store.Amounts(ctx, bid, out.Basis, q.Start, q.End, q.Filter)
+	out.Basis, out.LastEventAt, err = r.view(ctx, bid, q.Basis, func(ctx context.Context, basis string, accounts map[uuid.UUID]domain.Account) error {
+		amounts, err := r.store.Amounts(ctx, bid, basis, q.Start, q.End, q.Filter)
 		if err != nil {
 			return err
 		}
 		out.PnL = domain.BuildPnL(accounts, amounts, q.Structure)
 		unc, err := r.store.Uncategorized(ctx, bid, []time.Time{q.Start}, []time.Time{q.End})
-		if err != nil {
-			return err
-		}
-		out.PnL.FullyCategorized = !unc[0]
-		out.LastEventAt, err = r.store.LastEventAt(ctx, bid)
+		out.PnL.FullyCategorized = err == nil && !unc[0]
 		return err
 	})
 	return out, err

@@ -10,6 +10,29 @@ import (
 	"github.com/acctsuite/acct/services/reports/internal/domain"
 )
 
+// view reads a report of business bid on the basis asked (else the
+// business's default): fn runs in one read-only snapshot with the
+// business's accounts and the basis; the answer's freshness is read in the
+// same snapshot.
+func (r *Reports) view(ctx context.Context, bid uuid.UUID, asked string,
+	fn func(ctx context.Context, basis string, accounts map[uuid.UUID]domain.Account) error) (basis string, last *time.Time, err error) {
+	if basis, err = r.basis(ctx, bid, asked); err != nil {
+		return basis, nil, err
+	}
+	err = r.snapshot.Do(ctx, func(ctx context.Context) error {
+		accounts, err := r.store.Accounts(ctx, bid)
+		if err != nil {
+			return err
+		}
+		if err := fn(ctx, basis, accounts); err != nil {
+			return err
+		}
+		last, err = r.store.LastEventAt(ctx, bid)
+		return err
+	})
+	return basis, last, err
+}
+
 // BalanceSheetReport is a balance sheet with its fiscal year, basis and
 // freshness.
 type BalanceSheetReport struct {
@@ -48,28 +71,17 @@ func (r *Reports) splitBalances(ctx context.Context, bid uuid.UUID, basis string
 func (r *Reports) BalanceSheet(ctx context.Context, bid uuid.UUID, q domain.BalanceQuery) (BalanceSheetReport, error) {
 	out := BalanceSheetReport{BusinessID: bid, Date: q.Date}
 	var err error
-	if out.Basis, err = r.basis(ctx, bid, q.Basis); err != nil {
-		return out, err
-	}
 	if out.FiscalYearStart, err = r.fiscalStart(ctx, bid, q.Date); err != nil {
 		return out, err
 	}
-	err = r.snapshot.Do(ctx, func(ctx context.Context) error {
-		accounts, err := r.store.Accounts(ctx, bid)
-		if err != nil {
-			return err
-		}
-		prior, current, err := r.splitBalances(ctx, bid, out.Basis, out.FiscalYearStart, q.Date)
+	out.Basis, out.LastEventAt, err = r.view(ctx, bid, q.Basis, func(ctx context.Context, basis string, accounts map[uuid.UUID]domain.Account) error {
+		prior, current, err := r.splitBalances(ctx, bid, basis, out.FiscalYearStart, q.Date)
 		if err != nil {
 			return err
 		}
 		out.Sheet = domain.BuildBalanceSheet(accounts, prior, current)
-		unc, err := r.store.Uncategorized(ctx, bid, []time.Time{time.Time{}}, []time.Time{q.Date})
-		if err != nil {
-			return err
-		}
-		out.FullyCategorized = !unc[0]
-		out.LastEventAt, err = r.store.LastEventAt(ctx, bid)
+		unc, err := r.store.Uncategorized(ctx, bid, []time.Time{{}}, []time.Time{q.Date})
+		out.FullyCategorized = err == nil && !unc[0]
 		return err
 	})
 	return out, err
@@ -90,21 +102,13 @@ type CashFlowReport struct {
 func (r *Reports) CashFlow(ctx context.Context, bid uuid.UUID, q domain.PeriodQuery) (CashFlowReport, error) {
 	out := CashFlowReport{BusinessID: bid, Query: q}
 	var err error
-	if out.Basis, err = r.basis(ctx, bid, q.Basis); err != nil {
-		return out, err
-	}
-	err = r.snapshot.Do(ctx, func(ctx context.Context) error {
-		accounts, err := r.store.Accounts(ctx, bid)
-		if err != nil {
-			return err
-		}
-		b, err := r.store.Balances(ctx, bid, out.Basis, []domain.DayRange{{From: q.Start, To: q.End}, {To: q.Start.AddDate(0, 0, -1)}})
+	out.Basis, out.LastEventAt, err = r.view(ctx, bid, q.Basis, func(ctx context.Context, basis string, accounts map[uuid.UUID]domain.Account) error {
+		b, err := r.store.Balances(ctx, bid, basis, []domain.DayRange{{From: q.Start, To: q.End}, {To: q.Start.AddDate(0, 0, -1)}})
 		if err != nil {
 			return err
 		}
 		out.CashFlow = domain.BuildCashFlow(accounts, b[0], b[1])
-		out.LastEventAt, err = r.store.LastEventAt(ctx, bid)
-		return err
+		return nil
 	})
 	return out, err
 }

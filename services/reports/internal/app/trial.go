@@ -18,20 +18,12 @@ func (r *Reports) TrialBalance(ctx context.Context, bid uuid.UUID, params url.Va
 	if err != nil {
 		return UnifiedResult{}, err
 	}
-	basis, err := r.basis(ctx, bid, q.Basis)
-	if err != nil {
-		return UnifiedResult{}, err
-	}
 	fy, err := r.fiscalStart(ctx, bid, q.Date)
 	if err != nil {
 		return UnifiedResult{}, err
 	}
-	out := UnifiedResult{Config: r.trialBalanceConfig(basis), Label: q.Date.Format(domain.DateLayout) + "_" + basis}
-	err = r.snapshot.Do(ctx, func(ctx context.Context) error {
-		accounts, err := r.store.Accounts(ctx, bid)
-		if err != nil {
-			return err
-		}
+	var out UnifiedResult
+	basis, _, err := r.view(ctx, bid, q.Basis, func(ctx context.Context, basis string, accounts map[uuid.UUID]domain.Account) error {
 		prior, current, err := r.splitBalances(ctx, bid, basis, fy, q.Date)
 		if err != nil {
 			return err
@@ -39,6 +31,7 @@ func (r *Reports) TrialBalance(ctx context.Context, bid uuid.UUID, params url.Va
 		out.Report = domain.BuildTrialBalance(accounts, prior, current).Unified(bid)
 		return nil
 	})
+	out.Config, out.Label = r.trialBalanceConfig(basis), q.Date.Format(domain.DateLayout)+"_"+basis
 	return out, err
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/csvexport"
 	"github.com/acctsuite/acct/pkg/money"
 )
 
@@ -218,7 +219,7 @@ func mergeItems(items []*LineItem) *mergedItem {
 
 func appendMerged(out [][]string, m *mergedItem, depth int, f MoneyFormat) [][]string {
 	row := make([]string, 0, len(m.values)+1)
-	row = append(row, strings.Repeat("  ", depth)+SafeCell(m.display))
+	row = append(row, strings.Repeat("  ", depth)+csvexport.SafeCell(m.display))
 	for _, v := range m.values {
 		var c int64
 		if v != nil {

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/csvexport"
 	"github.com/acctsuite/acct/pkg/money"
 )
 
@@ -119,19 +120,8 @@ type ExportRow struct {
 // Record is r as CSV fields, in ExportHeader's order; the amount is a
 // dollar string ("1234.50", positive: Direction tells its side). Text that
 // clients wrote (descriptions, names, memos, tags...) goes through
-// SafeCell, so a spreadsheet never runs it as a formula.
+// csvexport.SafeCell, so a spreadsheet never runs it as a formula.
 func (r ExportRow) Record(buf []string) []string {
-	return append(buf[:0], r.Day, SafeCell(r.Description), SafeCell(r.Counterparty), SafeCell(r.Account), r.Direction,
-		money.Format(money.Cents(r.Amount)), SafeCell(r.Category), r.Status, SafeCell(r.Tags), SafeCell(r.Memo), SafeCell(r.ReferenceNumber))
-}
-
-// SafeCell defuses CSV injection (OWASP): a text cell starting with =, +,
-// -, @, a tab or a carriage return is prefixed with an apostrophe, which
-// spreadsheets show as text instead of evaluating it. The one price: such a
-// value reads with a leading apostrophe ("'-5% discount").
-func SafeCell(v string) string {
-	if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
-		return "'" + v
-	}
-	return v
+	return append(buf[:0], r.Day, csvexport.SafeCell(r.Description), csvexport.SafeCell(r.Counterparty), csvexport.SafeCell(r.Account), r.Direction,
+		money.Format(money.Cents(r.Amount)), csvexport.SafeCell(r.Category), r.Status, csvexport.SafeCell(r.Tags), csvexport.SafeCell(r.Memo), csvexport.SafeCell(r.ReferenceNumber))
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/csvexport"
 	"github.com/acctsuite/acct/pkg/events"
 )
 
@@ -64,8 +65,8 @@ func TestSafeCell(t *testing.T) {
 		"": "", "Coffee": "Coffee", "=HYPERLINK(\"x\")": "'=HYPERLINK(\"x\")", "+1": "'+1", "-5% discount": "'-5% discount",
 		"@SUM(A1)": "'@SUM(A1)", "\tx": "'\tx", "\rx": "'\rx", "a=b": "a=b",
 	} {
-		if got := SafeCell(in); got != want {
-			t.Errorf("SafeCell(%q) = %q, want %q", in, got, want)
+		if got := csvexport.SafeCell(in); got != want {
+			t.Errorf("csvexport.SafeCell(%q) = %q, want %q", in, got, want)
 		}
 	}
 	memo := "=cmd|' /C calc'!A0"

@@ -1,5 +1,7 @@
 package domain
 
+import "github.com/acctsuite/acct/pkg/csvexport"
+
 // StatementRow is a row of a statement's export: a line's label, its depth
 // below its section (0 for the section itself) and its amount in cents;
 // Total marks the statement's figures that close it.
@@ -52,7 +54,7 @@ func StatementCSV(rows []StatementRow) [][]string {
 	out := make([][]string, 0, len(rows)+1)
 	out = append(out, StatementHeader)
 	for _, r := range rows {
-		label := SafeCell(r.Label)
+		label := csvexport.SafeCell(r.Label)
 		for range r.Depth {
 			label = "  " + label
 		}
