@@ -13,13 +13,16 @@ import (
 // snapshot and the LedgerPosting the ledger applies (a voided or deleted
 // document's posting has no lines: its live entry is reversed); the
 // transactions service's PostingHandler applies them, the reports service
-// reads the payments' allocations for the cash basis.
+// reads the payments' allocations for the cash basis. receipt.parsed
+// carries no posting: a receipt is no ledger document (the bill made from
+// it is, and publishes its own bill.upserted).
 const (
 	TypeVendorUpserted       = "vendor.upserted"        // created, changed, archived or merged away
 	TypeBillUpserted         = "bill.upserted"          // received, edited or voided (status changes by payments carry no posting)
 	TypeBillPaymentUpserted  = "bill_payment.upserted"  // recorded or updated
 	TypeBillPaymentDeleted   = "bill_payment.deleted"   // deleted (balances restored)
 	TypeVendorCreditUpserted = "vendor_credit.upserted" // recorded or updated (allocations to bills included)
+	TypeReceiptParsed        = "receipt.parsed"         // imported and read: READY_FOR_BILL with a proposal, or FAILED with the reason
 )
 
 // Ledger source types of the bills service's documents (LedgerPosting's
@@ -136,4 +139,26 @@ type VendorCreditUpserted struct {
 	BusinessID   uuid.UUID            `json:"business_id"`
 	VendorCredit VendorCreditSnapshot `json:"vendor_credit"`
 	Posting      *LedgerPosting       `json:"posting"`
+}
+
+// ReceiptParsed is the payload of receipt.parsed, published once per
+// receipt, in the transaction that inserts it: an imported receipt file
+// whose text was read and parsed, Status READY_FOR_BILL with the proposal,
+// or FAILED with FailureReason (no text or no amount could be read). Later
+// changes of the receipt (a bill made from it, a rejection) are not
+// published as receipt events. Receipts have no external id: ReceiptID
+// (the API's business_document_id) is their only identity.
+type ReceiptParsed struct {
+	ReceiptID     uuid.UUID `json:"receipt_id"`
+	BusinessID    uuid.UUID `json:"business_id"`
+	Status        string    `json:"status"`         // READY_FOR_BILL or FAILED
+	FailureReason *string   `json:"failure_reason"` // FAILED only
+	FileName      *string   `json:"file_name"`      // as uploaded; nil when the upload named none
+	FileType      string    `json:"file_type"`      // pdf, png or jpeg, detected by content
+	// The proposal, nil where nothing was read (a FAILED receipt has no
+	// amount and no matched vendor; its vendor name may have been read).
+	ProposedAmountCents   *int64     `json:"proposed_amount_cents"`   // the receipt's total
+	ProposedVendorDisplay *string    `json:"proposed_vendor_display"` // the vendor's name as read
+	MatchedVendorID       *uuid.UUID `json:"matched_vendor_id"`       // the active vendor that name matched
+	CreatedAt             time.Time  `json:"created_at"`              // the import time
 }

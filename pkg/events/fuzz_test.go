@@ -70,6 +70,7 @@ func payloads() []any {
 		&events.InvoiceUpserted{}, &events.InvoiceDeleted{}, &events.InvoicePaymentUpserted{}, &events.InvoicePaymentDeleted{},
 		&events.InvoiceWriteOffUpserted{}, &events.CustomerUpserted{}, &events.LedgerEntryPosted{},
 		&events.VehicleUpserted{}, &events.TripUpserted{}, &events.BankTransactionUpserted{}, &events.LedgerPosting{},
+		&events.ReceiptParsed{},
 	}
 }
 
@@ -85,6 +86,7 @@ func FuzzEventDecode(f *testing.F) {
 	f.Add([]byte(`{"source_type":"X","version":-1,"lines":[{"direction":"SIDEWAYS","amount":-5}]}`))
 	f.Add([]byte(`{"entry_id":"0190c4c4-0000-7000-8000-000000000001","lines":[{"amount":1e400}],"metadata":{"a":[1,2]}}`))
 	f.Add([]byte(`{"entry_at":"2026-13-45T00:00:00Z"}`))
+	f.Add([]byte(`{"receipt_id":"0190c4c4-0000-7000-8000-000000000001","business_id":"0190c4c4-0000-7000-8000-000000000002","status":"READY_FOR_BILL","failure_reason":null,"file_name":"r.pdf","file_type":"pdf","proposed_amount_cents":4200,"proposed_vendor_display":"ACME","matched_vendor_id":null,"created_at":"2026-03-14T09:26:53.000589Z"}`))
 	f.Add([]byte(`null`))
 	f.Add([]byte(`[]`))
 	f.Add([]byte(`"x"`))

@@ -9,6 +9,7 @@ import (
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
+	"github.com/acctsuite/acct/services/bills-tags/internal/domain/receipt"
 )
 
 // Source is the CloudEvents source of the service's events.
@@ -102,4 +103,18 @@ func creditEvent(c bill.Credit) event {
 		e.err = fmt.Errorf("vendor credit %s: %w", c.ID, err)
 	}
 	return e
+}
+
+// receiptParsedEvent is the receipt.parsed of r, as its import inserts it.
+func receiptParsedEvent(r receipt.Receipt) event {
+	p := events.ReceiptParsed{
+		ReceiptID: r.ID, BusinessID: r.BusinessID, Status: string(r.Status), FailureReason: r.FailureReason,
+		FileType: r.FileType, ProposedAmountCents: r.AmountCents, ProposedVendorDisplay: r.VendorDisplay,
+		MatchedVendorID: r.MatchedVendorID, CreatedAt: r.CreatedAt,
+	}
+	if r.FileName != "" {
+		name := r.FileName
+		p.FileName = &name
+	}
+	return event{typ: events.TypeReceiptParsed, businessID: r.BusinessID, payload: p}
 }

@@ -75,6 +75,7 @@ type Receipts struct {
 	uow   UnitOfWork
 	store ReceiptStore
 	bills *Bills
+	pub   Publisher
 	files storage.Store
 	x     TextExtractor
 	log   *slog.Logger
@@ -82,13 +83,13 @@ type Receipts struct {
 }
 
 // NewReceipts assembles the receipt use cases; bills makes their bills
-// (in the receipt's unit of work). Without UseFileStore every one answers
-// 503.
-func NewReceipts(uow UnitOfWork, store ReceiptStore, bills *Bills, x TextExtractor, logger *slog.Logger) *Receipts {
+// (in the receipt's unit of work), pub publishes each import's
+// receipt.parsed. Without UseFileStore every one answers 503.
+func NewReceipts(uow UnitOfWork, store ReceiptStore, bills *Bills, pub Publisher, x TextExtractor, logger *slog.Logger) *Receipts {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Receipts{uow: uow, store: store, bills: bills, x: x, log: logger, clk: clock.System}
+	return &Receipts{uow: uow, store: store, bills: bills, pub: pub, x: x, log: logger, clk: clock.System}
 }
 
 // UseFileStore turns receipts on: files go to s.
@@ -130,7 +131,8 @@ var contentTypes = map[receipts.Kind]string{receipts.KindPDF: "application/pdf",
 // the extractor's bounded pool) and parsed, the proposal completed (the
 // matching vendor, each line's account) and the receipt inserted,
 // READY_FOR_BILL, or FAILED with the reason when no text or no amount
-// could be read. A corrupt file is 400 and leaves nothing stored.
+// could be read, with its receipt.parsed event. A corrupt file is 400 and
+// leaves nothing stored or published.
 func (a *Receipts) Import(ctx context.Context, businessID uuid.UUID, up Upload) (ReceiptView, error) {
 	if err := a.ready(); err != nil {
 		return ReceiptView{}, err
@@ -163,7 +165,8 @@ func (a *Receipts) Import(ctx context.Context, businessID uuid.UUID, up Upload) 
 	return view, nil
 }
 
-// read extracts, parses, completes and inserts r.
+// read extracts, parses, completes and inserts r with its receipt.parsed
+// (READY_FOR_BILL or FAILED alike), in one transaction.
 func (a *Receipts) read(ctx context.Context, r receipt.Receipt, data []byte) (ReceiptView, error) {
 	text, err := a.x.Extract(ctx, data)
 	switch {
@@ -186,7 +189,15 @@ func (a *Receipts) read(ctx context.Context, r receipt.Receipt, data []byte) (Re
 			return ReceiptView{}, err
 		}
 	}
-	if err := a.store.InsertReceipt(ctx, r); err != nil {
+	// The OCR above runs outside the transaction, which holds only the
+	// insert and its event.
+	err = a.uow.Do(ctx, func(ctx context.Context) error {
+		if err := a.store.InsertReceipt(ctx, r); err != nil {
+			return err
+		}
+		return publish(ctx, a.pub, receiptParsedEvent(r))
+	})
+	if err != nil {
 		return ReceiptView{}, err
 	}
 	return ReceiptView{Receipt: r, MatchedVendor: matched}, nil

@@ -26,6 +26,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/openapi/openapitest"
 	"github.com/acctsuite/acct/pkg/receipts"
 	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
@@ -92,6 +93,69 @@ func (e *receiptEnv) receiptCount() int {
 		e.T.Fatal(err)
 	}
 	return n
+}
+
+// receiptEventCount is the number of receipt.parsed rows in the outbox.
+func (e *receiptEnv) receiptEventCount() int {
+	e.T.Helper()
+	var n int
+	if err := e.DB.NewRaw("SELECT count(*) FROM outbox WHERE type = ?", events.TypeReceiptParsed).Scan(context.Background(), &n); err != nil {
+		e.T.Fatal(err)
+	}
+	return n
+}
+
+// receiptEvent is the receipt.parsed of the imported receipt r (the
+// import's answer): exactly one outbox row on acct.bills.v1 keyed by the
+// business, whose payload says what the answer says and names the file.
+func (e *receiptEnv) receiptEvent(bid uuid.UUID, r map[string]any, fileName, fileType string) events.ReceiptParsed {
+	e.T.Helper()
+	var rows []struct {
+		Topic   string          `bun:"topic"`
+		Key     string          `bun:"key"`
+		Source  string          `bun:"source"`
+		Subject string          `bun:"subject"`
+		Data    json.RawMessage `bun:"data"`
+	}
+	err := e.DB.NewRaw("SELECT topic, key, source, subject, data FROM outbox WHERE type = ? AND data->>'receipt_id' = ? ORDER BY seq",
+		events.TypeReceiptParsed, r["business_document_id"]).Scan(context.Background(), &rows)
+	if err != nil {
+		e.T.Fatalf("outbox rows: %v", err)
+	}
+	if len(rows) != 1 {
+		e.T.Fatalf("%d receipt.parsed rows for receipt %v, want 1", len(rows), r["business_document_id"])
+	}
+	row := rows[0]
+	if row.Topic != events.TopicBills || row.Key != bid.String() || row.Subject != bid.String() || row.Source != "acct/bills-tags" {
+		e.T.Fatalf("event envelope: topic %s key %s subject %s source %s", row.Topic, row.Key, row.Subject, row.Source)
+	}
+	var m map[string]any
+	var p events.ReceiptParsed
+	if err := json.Unmarshal(row.Data, &m); err != nil {
+		e.T.Fatal(err)
+	}
+	if err := json.Unmarshal(row.Data, &p); err != nil {
+		e.T.Fatal(err)
+	}
+	var matched any
+	if mv, ok := r["matched_vendor"].(map[string]any); ok {
+		matched = mv["id"]
+	}
+	want := map[string]any{
+		"receipt_id": r["business_document_id"], "business_id": bid.String(), "status": r["status"],
+		"failure_reason": r["failure_reason"], "file_name": fileName, "file_type": fileType,
+		"proposed_amount_cents": r["proposed_amount_cents"], "proposed_vendor_display": r["proposed_vendor_display"],
+		"matched_vendor_id": matched, "created_at": r["created_at"],
+	}
+	for k, v := range want {
+		if m[k] != v {
+			e.T.Errorf("receipt.parsed %s = %v, want %v", k, m[k], v)
+		}
+	}
+	if len(m) != len(want) {
+		e.T.Errorf("receipt.parsed has %d fields, want %d: %v", len(m), len(want), m)
+	}
+	return p
 }
 
 // part is one part of a multipart test body (filename set: a file part).

@@ -14,7 +14,9 @@ import (
 // FuzzReceiptImport sends random multipart bodies, boundaries, files and
 // contexts to POST /receipts/import on the running service (its real
 // listener, so what fasthttp refuses while reading the body is covered
-// too). Every answer must be 2xx or 4xx: never a 5xx, a panic or a hang.
+// too). Every answer must be 2xx or 4xx: never a 5xx, a panic or a hang;
+// and the receipts stored and the receipt.parsed events published stay
+// one to one.
 // raw, when not empty, is sent as the body as it is (with the boundary in
 // the Content-Type); otherwise a well-formed body carries file and context.
 // The seeds run with plain `go test`.
@@ -72,6 +74,11 @@ func FuzzReceiptImport(f *testing.F) {
 		}
 		if status >= 500 || status < 200 {
 			t.Fatalf("status %d: %s", status, answer)
+		}
+		// Every stored receipt published its one receipt.parsed; a refused
+		// import neither.
+		if e := e.with(t); e.receiptCount() != e.receiptEventCount() {
+			t.Fatalf("status %d: %d receipts, %d receipt.parsed rows", status, e.receiptCount(), e.receiptEventCount())
 		}
 	})
 }

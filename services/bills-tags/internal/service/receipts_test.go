@@ -2,6 +2,7 @@ package service
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 
@@ -25,6 +26,10 @@ func TestReceiptTextPDF(t *testing.T) {
 
 	r := e.imported(bid, tok, "receipt.pdf", file, "coffee with a client")
 	checkProposal(t, r, tr)
+	if p := e.receiptEvent(bid, r, "receipt.pdf", "pdf"); p.Status != "READY_FOR_BILL" || p.ProposedAmountCents == nil ||
+		*p.ProposedAmountCents != tr.TotalCents || p.FailureReason != nil || p.MatchedVendorID != nil {
+		t.Fatalf("receipt.parsed = %+v", p)
+	}
 	if r["matched_vendor"] != nil || r["proposed_vendor_external_id"] != nil || r["bill_id"] != nil || r["message_log_id"] != nil {
 		t.Fatalf("receipt = %v", r)
 	}
@@ -77,6 +82,9 @@ func TestReceiptTextPDF(t *testing.T) {
 	if ids := receiptIDs(e.Do(req("GET", base(bid)+"/receipts?status=BILL_CREATED", tok, nil), 200)); len(ids) != 1 {
 		t.Fatalf("BILL_CREATED receipts: %v", ids)
 	}
+	if n := e.receiptEventCount(); n != 1 {
+		t.Fatalf("%d receipt.parsed rows after create-bill, want the import's only", n)
+	}
 
 	// 409: a second bill, a rejection after the bill.
 	n := e.billCount()
@@ -117,6 +125,9 @@ func TestReceiptImage(t *testing.T) {
 	mv, _ := r["matched_vendor"].(map[string]any)
 	if mv["id"] != vendor || mv["display_name"] != "Desk & Ink" || mv["external_id"] != "dai-1" || r["proposed_vendor_external_id"] != "dai-1" {
 		t.Fatalf("matched_vendor = %v, proposed_vendor_external_id = %v", mv, r["proposed_vendor_external_id"])
+	}
+	if p := e.receiptEvent(bid, r, "scan.png", "png"); p.MatchedVendorID == nil || p.MatchedVendorID.String() != vendor {
+		t.Fatalf("receipt.parsed = %+v", p)
 	}
 	for _, l := range r["proposed_line_items"].([]any) {
 		if stableOf(l) != "EQUIPMENT" {
@@ -199,11 +210,15 @@ func TestReceiptOverridesAndRejection(t *testing.T) {
 		if r["status"] != "FAILED" || r["failure_reason"] == nil || r["proposed_amount_cents"] != nil {
 			t.Fatalf("receipt = %v", r)
 		}
+		if p := e.receiptEvent(bid, r, "c.pdf", "pdf"); p.Status != "FAILED" || p.FailureReason == nil || p.ProposedAmountCents != nil {
+			t.Fatalf("receipt.parsed = %+v", p)
+		}
 		path := base(bid) + "/receipts/" + r["business_document_id"].(string)
 		e.DoInvalid(req("POST", path+"/create-bill", tok, nil), 409, "ReceiptNotReady")
 		if data(e.Do(req("POST", path+"/reject", tok, nil), 200))["status"] != "REJECTED" {
 			t.Fatal("a failed receipt cannot be rejected")
 		}
+		e.receiptEvent(bid, r, "c.pdf", "pdf") // still the one: a rejection publishes no receipt event
 	})
 
 	t.Run("failed: unreadable scan", func(t *testing.T) {
@@ -213,11 +228,15 @@ func TestReceiptOverridesAndRejection(t *testing.T) {
 		if r["status"] != "FAILED" || r["failure_reason"] == nil {
 			t.Fatalf("receipt = %v", r)
 		}
+		if p := e.receiptEvent(bid, r, "blank.png", "png"); p.Status != "FAILED" || p.FailureReason == nil || p.ProposedAmountCents != nil {
+			t.Fatalf("receipt.parsed = %+v", p)
+		}
 	})
 }
 
 // TestReceipt4xx: every refusal of the receipt routes, each answered with
-// the error object, nothing stored and no receipt written.
+// the error object, nothing stored, no receipt written and no
+// receipt.parsed published.
 func TestReceipt4xx(t *testing.T) {
 	e := newReceiptEnv(t, true)
 	tok := e.Token("client-a")
@@ -276,7 +295,7 @@ func TestReceipt4xx(t *testing.T) {
 		}, 415, "", false},
 		{"no token", func() any { return importReq(bid, "", "a.pdf", pdf, "") }, 401, "", false},
 	}
-	objects, rows := e.storedObjects(), e.receiptCount()
+	objects, rows, evts := e.storedObjects(), e.receiptCount(), e.receiptEventCount()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := e.with(t)
@@ -301,8 +320,42 @@ func TestReceipt4xx(t *testing.T) {
 			}
 		})
 	}
-	if e.storedObjects() != objects || e.receiptCount() != rows {
-		t.Fatalf("refused imports left %d objects and %d receipts (before: %d, %d)", e.storedObjects(), e.receiptCount(), objects, rows)
+	if e.storedObjects() != objects || e.receiptCount() != rows || e.receiptEventCount() != evts {
+		t.Fatalf("refused imports left %d objects, %d receipts and %d receipt.parsed rows (before: %d, %d, %d)",
+			e.storedObjects(), e.receiptCount(), e.receiptEventCount(), objects, rows, evts)
+	}
+}
+
+// TestReceiptEventInTheInsertTransaction: receipt.parsed commits with the
+// receipt or not at all. With the outbox refusing the event (a trigger),
+// the import is a 500 that leaves no receipt, no event and no stored file.
+func TestReceiptEventInTheInsertTransaction(t *testing.T) {
+	e := newReceiptEnv(t, true)
+	tok := e.Token("client-a")
+	bid := e.business("client-a")
+	ctx := context.Background()
+	for _, q := range []string{
+		`CREATE FUNCTION refuse_receipt_event() RETURNS trigger LANGUAGE plpgsql AS
+			$$ BEGIN RAISE EXCEPTION 'receipt.parsed refused by the test'; END $$`,
+		`CREATE TRIGGER refuse_receipt_event BEFORE INSERT ON outbox FOR EACH ROW
+			WHEN (NEW.type = 'receipt.parsed') EXECUTE FUNCTION refuse_receipt_event()`,
+	} {
+		if _, err := e.DB.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pdf := receiptpdf.Text("ACME HARDWARE", "Copy paper 12.00", "TOTAL 12.00")
+	e.DoInvalid(importReq(bid, tok, "a.pdf", pdf, ""), 500, "")
+	if e.receiptCount() != 0 || e.receiptEventCount() != 0 || e.storedObjects() != 0 {
+		t.Fatalf("a failed publish left %d receipts, %d events, %d files", e.receiptCount(), e.receiptEventCount(), e.storedObjects())
+	}
+	if _, err := e.DB.ExecContext(ctx, `DROP TRIGGER refuse_receipt_event ON outbox`); err != nil {
+		t.Fatal(err)
+	}
+	r := e.imported(bid, tok, "a.pdf", pdf, "")
+	e.receiptEvent(bid, r, "a.pdf", "pdf")
+	if e.receiptCount() != 1 {
+		t.Fatalf("%d receipts", e.receiptCount())
 	}
 }
 

@@ -1,0 +1,461 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/acctsuite/acct/pkg/page"
+	"github.com/acctsuite/acct/pkg/page/pagebun"
+	"github.com/acctsuite/acct/services/webhooks/internal/app"
+	"github.com/acctsuite/acct/services/webhooks/internal/domain"
+)
+
+func pgArray(v any) any { return pgdialect.Array(v) }
+
+// EntityStates are the remembered states of entities ids.
+func (s *Store) EntityStates(ctx context.Context, bid uuid.UUID, entity string, ids []string) (map[string]domain.EntityState, error) {
+	var rows []struct {
+		EntityID string `bun:"entity_id"`
+		Version  int64  `bun:"version"`
+		Archived bool   `bun:"archived"`
+	}
+	if err := s.conn(ctx).NewRaw(`SELECT entity_id, version, archived FROM entity_states
+		WHERE business_id = ? AND entity = ? AND entity_id = ANY(?::text[])`, bid, entity, pgArray(ids)).Scan(ctx, &rows); err != nil {
+		return nil, wrap("entity states", err)
+	}
+	out := make(map[string]domain.EntityState, len(rows))
+	for _, r := range rows {
+		out[r.EntityID] = domain.EntityState{Version: r.Version, Archived: r.Archived}
+	}
+	return out, nil
+}
+
+// SaveEntityStates upserts states.
+func (s *Store) SaveEntityStates(ctx context.Context, bid uuid.UUID, entity string, states map[string]domain.EntityState) error {
+	ids := make([]string, 0, len(states))
+	versions := make([]int64, 0, len(states))
+	archived := make([]bool, 0, len(states))
+	for id, st := range states {
+		ids, versions, archived = append(ids, id), append(versions, st.Version), append(archived, st.Archived)
+	}
+	_, err := s.conn(ctx).NewRaw(`INSERT INTO entity_states (business_id, entity, entity_id, version, archived)
+		SELECT ?, ?, t.id, t.version, t.archived FROM unnest(?::text[], ?::bigint[], ?::boolean[]) AS t(id, version, archived)
+		ON CONFLICT (business_id, entity, entity_id) DO UPDATE SET version = EXCLUDED.version, archived = EXCLUDED.archived`,
+		bid, entity, pgArray(ids), pgArray(versions), pgArray(archived)).Exec(ctx)
+	return wrap("save entity states", err)
+}
+
+// Park keeps events of business bid until it is known.
+func (s *Store) Park(ctx context.Context, bid uuid.UUID, evs []domain.Event) error {
+	for _, ev := range evs {
+		b, err := json.Marshal(ev)
+		if err != nil {
+			return err
+		}
+		if _, err := s.conn(ctx).NewRaw("INSERT INTO parked_events (business_id, event) VALUES (?, ?::jsonb)", bid, string(b)).Exec(ctx); err != nil {
+			return wrap("park event", err)
+		}
+	}
+	return nil
+}
+
+// Unpark takes the events parked for business bid, oldest first.
+func (s *Store) Unpark(ctx context.Context, bid uuid.UUID) ([]domain.Event, error) {
+	var raw []string
+	if err := s.conn(ctx).NewRaw(`WITH d AS (DELETE FROM parked_events WHERE business_id = ? RETURNING seq, event)
+		SELECT event::text FROM d ORDER BY seq`, bid).Scan(ctx, &raw); err != nil {
+		return nil, wrap("unpark events", err)
+	}
+	out := make([]domain.Event, len(raw))
+	for i, r := range raw {
+		if err := json.Unmarshal([]byte(r), &out[i]); err != nil {
+			return nil, fmt.Errorf("parked event: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// InsertMessage stores m once.
+func (s *Store) InsertMessage(ctx context.Context, m domain.Message) (bool, error) {
+	res, err := s.conn(ctx).NewRaw(`INSERT INTO messages (id, client_id, business_id, type, body, created_at)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`, m.ID, m.ClientID, m.BusinessID, m.Type, m.Body, m.CreatedAt).Exec(ctx)
+	if err != nil {
+		return false, wrap("insert message", err)
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+// laneOf is the lane of a delivery of message m to endpoint e.
+func laneOf(e domain.Endpoint, m domain.Message, deliveryID uuid.UUID) string {
+	if e.Ordering == domain.OrderingNone {
+		return "d:" + deliveryID.String()
+	}
+	if m.BusinessID == nil {
+		return "platform"
+	}
+	return m.BusinessID.String()
+}
+
+// Enqueue adds a pending delivery of m to each endpoint, due now, its
+// lane created when it has none, and notifies the dispatchers (on
+// commit).
+func (s *Store) Enqueue(ctx context.Context, m domain.Message, eps []domain.Endpoint, now time.Time) error {
+	if len(eps) == 0 {
+		return nil
+	}
+	ids := make([]uuid.UUID, len(eps))
+	endpoints := make([]uuid.UUID, len(eps))
+	lanes := make([]string, len(eps))
+	for i, e := range eps {
+		ids[i] = uuid.Must(uuid.NewV7())
+		endpoints[i], lanes[i] = e.ID, laneOf(e, m, ids[i])
+	}
+	db := s.conn(ctx)
+	if _, err := db.NewRaw(`INSERT INTO deliveries (id, endpoint_id, message_id, lane, event_type, business_id, status, next_attempt_at, created_at, updated_at)
+		SELECT t.id, t.endpoint_id, ?, t.lane, ?, ?, 'pending', ?, ?, ?
+		FROM unnest(?::uuid[], ?::uuid[], ?::text[]) AS t(id, endpoint_id, lane)
+		ON CONFLICT (endpoint_id, message_id) DO NOTHING`,
+		m.ID, m.Type, m.BusinessID, now, now, now, pgArray(ids), pgArray(endpoints), pgArray(lanes)).Exec(ctx); err != nil {
+		return wrap("enqueue deliveries", err)
+	}
+	if _, err := db.NewRaw(`INSERT INTO lanes (endpoint_id, lane, due_at)
+		SELECT t.endpoint_id, t.lane, ? FROM unnest(?::uuid[], ?::text[]) AS t(endpoint_id, lane)
+		ON CONFLICT (endpoint_id, lane) DO NOTHING`, now, pgArray(endpoints), pgArray(lanes)).Exec(ctx); err != nil {
+		return wrap("enqueue lanes", err)
+	}
+	_, err := db.ExecContext(ctx, "SELECT pg_notify(?, '')", NotifyChannel)
+	return wrap("notify", err)
+}
+
+// refreshLanes sets lanes (of endpoint) due when their head delivery is
+// (its next attempt), unleased, and drops those with none pending.
+func refreshLanes(ctx context.Context, db bun.IDB, endpoint uuid.UUID, lanes []string, now time.Time) error {
+	if _, err := db.NewRaw(`WITH k AS (SELECT DISTINCT unnest(?::text[]) AS lane),
+		h AS (SELECT k.lane, d.next_attempt_at FROM k CROSS JOIN LATERAL (
+			SELECT coalesce(d.next_attempt_at, ?::timestamptz) AS next_attempt_at FROM deliveries d
+			WHERE d.endpoint_id = ? AND d.lane = k.lane AND d.status = 'pending' ORDER BY d.seq LIMIT 1) d),
+		del AS (DELETE FROM lanes l USING k WHERE l.endpoint_id = ? AND l.lane = k.lane
+			AND NOT EXISTS (SELECT 1 FROM h WHERE h.lane = k.lane))
+		INSERT INTO lanes (endpoint_id, lane, due_at, lease_until) SELECT ?, h.lane, h.next_attempt_at, NULL FROM h
+		ON CONFLICT (endpoint_id, lane) DO UPDATE SET due_at = EXCLUDED.due_at, lease_until = NULL`,
+		pgArray(lanes), now, endpoint, endpoint, endpoint).Exec(ctx); err != nil {
+		return wrap("refresh lanes", err)
+	}
+	return nil
+}
+
+type workRow struct {
+	EndpointID    uuid.UUID  `bun:"endpoint_id"`
+	Lane          string     `bun:"lane"`
+	ID            uuid.UUID  `bun:"id"`
+	MessageID     uuid.UUID  `bun:"message_id"`
+	EventType     string     `bun:"event_type"`
+	BusinessID    *uuid.UUID `bun:"business_id"`
+	Attempts      int        `bun:"attempts"`
+	NextAttemptAt *time.Time `bun:"next_attempt_at"`
+	CreatedAt     time.Time  `bun:"created_at"`
+	Body          []byte     `bun:"body"`
+}
+
+// Claim leases up to n due lanes of enabled endpoints until leaseUntil
+// (at most perEndpoint leased per endpoint, counting other replicas'
+// leases) and returns their heads. Endpoints are visited each on its
+// own, so a slow endpoint's backlog never hides another's due lanes.
+func (s *Store) Claim(ctx context.Context, now, leaseUntil time.Time, n, perEndpoint int) ([]app.Work, error) {
+	var out []app.Work
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var claimed []struct {
+			EndpointID uuid.UUID `bun:"endpoint_id"`
+			Lane       string    `bun:"lane"`
+		}
+		if err := tx.NewRaw(`WITH eps AS (
+				SELECT e.id, ?2 - (SELECT count(*) FROM lanes b WHERE b.endpoint_id = e.id AND b.lease_until > ?0) AS free
+				FROM endpoints e WHERE NOT e.disabled AND EXISTS (
+					SELECT 1 FROM lanes l WHERE l.endpoint_id = e.id AND l.due_at <= ?0 AND (l.lease_until IS NULL OR l.lease_until <= ?0))
+			), pick AS (
+				SELECT x.endpoint_id, x.lane, x.due_at FROM eps CROSS JOIN LATERAL (
+					SELECT l.endpoint_id, l.lane, l.due_at FROM lanes l
+					WHERE l.endpoint_id = eps.id AND l.due_at <= ?0 AND (l.lease_until IS NULL OR l.lease_until <= ?0)
+					ORDER BY l.due_at LIMIT greatest(eps.free, 0)) x
+				ORDER BY x.due_at LIMIT ?3
+			), locked AS (
+				SELECT l.endpoint_id, l.lane FROM lanes l JOIN pick p ON p.endpoint_id = l.endpoint_id AND p.lane = l.lane
+				WHERE l.due_at <= ?0 AND (l.lease_until IS NULL OR l.lease_until <= ?0)
+				FOR UPDATE OF l SKIP LOCKED
+			)
+			UPDATE lanes l SET lease_until = ?1 FROM locked k WHERE l.endpoint_id = k.endpoint_id AND l.lane = k.lane
+			RETURNING l.endpoint_id, l.lane`, now, leaseUntil, perEndpoint, n).Scan(ctx, &claimed); err != nil {
+			return wrap("claim lanes", err)
+		}
+		if len(claimed) == 0 {
+			return nil
+		}
+		eps := make([]uuid.UUID, len(claimed))
+		lanes := make([]string, len(claimed))
+		for i, c := range claimed {
+			eps[i], lanes[i] = c.EndpointID, c.Lane
+		}
+		var rows []workRow
+		if err := tx.NewRaw(`SELECT k.endpoint_id, k.lane, d.id, d.message_id, d.event_type, d.business_id, d.attempts, d.next_attempt_at, d.created_at, m.body
+			FROM unnest(?::uuid[], ?::text[]) AS k(endpoint_id, lane) CROSS JOIN LATERAL (
+				SELECT * FROM deliveries d WHERE d.endpoint_id = k.endpoint_id AND d.lane = k.lane AND d.status = 'pending'
+				ORDER BY d.seq LIMIT 1) d
+			JOIN messages m ON m.id = d.message_id`, pgArray(eps), pgArray(lanes)).Scan(ctx, &rows); err != nil {
+			return wrap("claimed heads", err)
+		}
+		// Lanes left without a pending head are dropped.
+		heads := map[[2]string]bool{}
+		for _, r := range rows {
+			heads[[2]string{r.EndpointID.String(), r.Lane}] = true
+		}
+		for _, c := range claimed {
+			if !heads[[2]string{c.EndpointID.String(), c.Lane}] {
+				if err := refreshLanes(ctx, tx, c.EndpointID, []string{c.Lane}, now); err != nil {
+					return err
+				}
+			}
+		}
+		endpoints := map[uuid.UUID]domain.Endpoint{}
+		for _, r := range rows {
+			e, ok := endpoints[r.EndpointID]
+			if !ok {
+				found, exists, err := s.findEndpoint(ctx, tx.NewSelect().Where("e.id = ?", r.EndpointID), false)
+				if err != nil {
+					return err
+				}
+				if !exists {
+					continue
+				}
+				e = found
+				endpoints[r.EndpointID] = e
+			}
+			out = append(out, app.Work{
+				Lane: app.Lane{EndpointID: r.EndpointID, Key: r.Lane}, Body: r.Body, Endpoint: e,
+				Delivery: domain.Delivery{ID: r.ID, EndpointID: r.EndpointID, MessageID: r.MessageID, EventType: r.EventType,
+					BusinessID: r.BusinessID, Status: domain.StatusPending, Attempts: r.Attempts, NextAttemptAt: r.NextAttemptAt,
+					CreatedAt: r.CreatedAt.UTC()},
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Record stores attempt a and the delivery's outcome, then moves its
+// lane on (next head due when it is; none: the lane is dropped).
+func (s *Store) Record(ctx context.Context, w app.Work, a domain.Attempt, status string, now time.Time) error {
+	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		res, err := tx.NewRaw(`UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, updated_at = ?
+			WHERE id = ? AND status = 'pending'`, status, a.Number, a.NextRetryAt, now, w.Delivery.ID).Exec(ctx)
+		if err != nil {
+			return wrap("record delivery", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			// Deleted, or finished meanwhile (the endpoint disabled): the
+			// attempt is not recorded against it.
+			return refreshLanes(ctx, tx, w.Lane.EndpointID, []string{w.Lane.Key}, now)
+		}
+		if _, err := tx.NewRaw(`INSERT INTO attempts (id, delivery_id, number, attempted_at, status_code, latency_ms, response, error, next_retry_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, a.ID, a.DeliveryID, a.Number, a.AttemptedAt, a.StatusCode, a.LatencyMS, a.Response,
+			a.Error, a.NextRetryAt).Exec(ctx); err != nil {
+			return wrap("record attempt", err)
+		}
+		return refreshLanes(ctx, tx, w.Lane.EndpointID, []string{w.Lane.Key}, now)
+	})
+}
+
+// FailPending fails every pending delivery of the endpoint (an attempt
+// saying reason on each) and drops its lanes.
+func (s *Store) FailPending(ctx context.Context, endpointID uuid.UUID, reason string, now time.Time) (int, error) {
+	db := s.conn(ctx)
+	var n int
+	if err := db.NewRaw(`WITH f AS (
+			UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, updated_at = ?
+			WHERE endpoint_id = ? AND status = 'pending' RETURNING id, attempts
+		), a AS (
+			INSERT INTO attempts (id, delivery_id, number, attempted_at, latency_ms, error)
+			SELECT gen_random_uuid(), f.id, f.attempts, ?, 0, ? FROM f
+		)
+		SELECT count(*) FROM f`, now, endpointID, now, reason).Scan(ctx, &n); err != nil {
+		return 0, wrap("fail pending deliveries", err)
+	}
+	if _, err := db.NewRaw("DELETE FROM lanes WHERE endpoint_id = ?", endpointID).Exec(ctx); err != nil {
+		return 0, wrap("drop lanes", err)
+	}
+	return n, nil
+}
+
+type deliveryRow struct {
+	bun.BaseModel `bun:"table:deliveries,alias:d"`
+
+	ID            uuid.UUID  `bun:"id,pk"`
+	EndpointID    uuid.UUID  `bun:"endpoint_id"`
+	MessageID     uuid.UUID  `bun:"message_id"`
+	EventType     string     `bun:"event_type"`
+	BusinessID    *uuid.UUID `bun:"business_id"`
+	Status        string     `bun:"status"`
+	Attempts      int        `bun:"attempts"`
+	NextAttemptAt *time.Time `bun:"next_attempt_at"`
+	CreatedAt     time.Time  `bun:"created_at"`
+	UpdatedAt     time.Time  `bun:"updated_at"`
+}
+
+func (r deliveryRow) delivery() domain.Delivery {
+	d := domain.Delivery{ID: r.ID, EndpointID: r.EndpointID, MessageID: r.MessageID, EventType: r.EventType, BusinessID: r.BusinessID,
+		Status: r.Status, Attempts: r.Attempts, NextAttemptAt: r.NextAttemptAt, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+		Recent: []domain.Attempt{}}
+	if d.Status != domain.StatusPending {
+		d.NextAttemptAt = nil
+	}
+	return d
+}
+
+// RecentAttempts is how many attempts a delivery lists (newest first).
+const RecentAttempts = 10
+
+func (s *Store) withAttempts(ctx context.Context, ds []domain.Delivery) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	ids := make([]uuid.UUID, len(ds))
+	for i, d := range ds {
+		ids[i] = d.ID
+	}
+	var rows []struct {
+		ID          uuid.UUID  `bun:"id"`
+		DeliveryID  uuid.UUID  `bun:"delivery_id"`
+		Number      int        `bun:"number"`
+		AttemptedAt time.Time  `bun:"attempted_at"`
+		StatusCode  *int       `bun:"status_code"`
+		LatencyMS   int64      `bun:"latency_ms"`
+		Response    string     `bun:"response"`
+		Error       *string    `bun:"error"`
+		NextRetryAt *time.Time `bun:"next_retry_at"`
+	}
+	if err := s.conn(ctx).NewRaw(`SELECT x.id, x.delivery_id, x.number, x.attempted_at, x.status_code, x.latency_ms, x.response, x.error, x.next_retry_at
+		FROM unnest(?::uuid[]) AS k(id) CROSS JOIN LATERAL (
+			SELECT * FROM attempts a WHERE a.delivery_id = k.id ORDER BY a.attempted_at DESC, a.number DESC LIMIT ?) x`,
+		pgArray(ids), RecentAttempts).Scan(ctx, &rows); err != nil {
+		return wrap("attempts", err)
+	}
+	at := map[uuid.UUID]int{}
+	for i, d := range ds {
+		at[d.ID] = i
+	}
+	for _, r := range rows {
+		i := at[r.DeliveryID]
+		ds[i].Recent = append(ds[i].Recent, domain.Attempt{ID: r.ID, DeliveryID: r.DeliveryID, Number: r.Number,
+			AttemptedAt: r.AttemptedAt.UTC(), StatusCode: r.StatusCode, LatencyMS: r.LatencyMS, Response: r.Response,
+			Error: r.Error, NextRetryAt: r.NextRetryAt})
+	}
+	return nil
+}
+
+// ListDeliveries is a page of the endpoint's deliveries with their
+// recent attempts.
+func (s *Store) ListDeliveries(ctx context.Context, endpointID uuid.UUID, f app.DeliveryFilter, p page.Params) ([]domain.Delivery, page.Meta, error) {
+	q := s.conn(ctx).NewSelect().Model((*deliveryRow)(nil)).Where("d.endpoint_id = ?", endpointID)
+	if f.Status != "" {
+		q = q.Where("d.status = ?", f.Status)
+	}
+	rows, meta, err := pagebun.Fetch(ctx, q, p, "d.id", func(r deliveryRow) (any, uuid.UUID) { return r.CreatedAt, r.ID })
+	if err != nil {
+		return nil, page.Meta{}, wrap("list deliveries", err)
+	}
+	out := make([]domain.Delivery, len(rows))
+	for i, r := range rows {
+		out[i] = r.delivery()
+	}
+	return out, meta, s.withAttempts(ctx, out)
+}
+
+// FindDelivery is the endpoint's delivery id with its recent attempts.
+func (s *Store) FindDelivery(ctx context.Context, endpointID, id uuid.UUID) (domain.Delivery, bool, error) {
+	return s.findDelivery(ctx, "d.endpoint_id = ? AND d.id = ?", endpointID, id)
+}
+
+// DeliveryOfMessage is the endpoint's delivery of message messageID.
+func (s *Store) DeliveryOfMessage(ctx context.Context, endpointID, messageID uuid.UUID) (domain.Delivery, bool, error) {
+	return s.findDelivery(ctx, "d.endpoint_id = ? AND d.message_id = ?", endpointID, messageID)
+}
+
+func (s *Store) findDelivery(ctx context.Context, where string, args ...any) (domain.Delivery, bool, error) {
+	var rows []deliveryRow
+	if err := s.conn(ctx).NewSelect().Model(&rows).Where(where, args...).Scan(ctx); err != nil {
+		return domain.Delivery{}, false, wrap("find delivery", err)
+	}
+	if len(rows) == 0 {
+		return domain.Delivery{}, false, nil
+	}
+	out := []domain.Delivery{rows[0].delivery()}
+	if err := s.withAttempts(ctx, out); err != nil {
+		return domain.Delivery{}, false, err
+	}
+	return out[0], true, nil
+}
+
+func (s *Store) resend(ctx context.Context, endpointID uuid.UUID, where string, now time.Time, args ...any) (int, error) {
+	db := s.conn(ctx)
+	var lanes []string
+	q := `UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ?
+		WHERE endpoint_id = ? AND ` + where + ` RETURNING lane`
+	if err := db.NewRaw(q, append([]any{now, now, endpointID}, args...)...).Scan(ctx, &lanes); err != nil {
+		return 0, wrap("resend deliveries", err)
+	}
+	if len(lanes) == 0 {
+		return 0, nil
+	}
+	if err := refreshLanes(ctx, db, endpointID, lanes, now); err != nil {
+		return 0, err
+	}
+	_, err := db.ExecContext(ctx, "SELECT pg_notify(?, '')", NotifyChannel)
+	return len(lanes), wrap("notify", err)
+}
+
+// Resend makes deliveries ids pending again, due now.
+func (s *Store) Resend(ctx context.Context, endpointID uuid.UUID, ids []uuid.UUID, now time.Time) (int, error) {
+	return s.resend(ctx, endpointID, "id = ANY(?::uuid[])", now, pgArray(ids))
+}
+
+// ResendFailedSince makes the deliveries that failed since since pending
+// again, due now.
+func (s *Store) ResendFailedSince(ctx context.Context, endpointID uuid.UUID, since, now time.Time) (int, error) {
+	return s.resend(ctx, endpointID, "status = 'failed' AND updated_at >= ?", now, since)
+}
+
+// Purge deletes finished deliveries (and their attempts) last changed
+// before finishedBefore, the messages left without deliveries, and the
+// events parked before parkedBefore, a batch at a time.
+func (s *Store) Purge(ctx context.Context, finishedBefore, parkedBefore time.Time) (int, error) {
+	total := 0
+	for {
+		res, err := s.db.NewRaw(`DELETE FROM deliveries WHERE id IN (
+			SELECT id FROM deliveries WHERE status <> 'pending' AND updated_at < ? LIMIT 5000)`, finishedBefore).Exec(ctx)
+		if err != nil {
+			return total, wrap("purge deliveries", err)
+		}
+		n, _ := res.RowsAffected()
+		total += int(n)
+		if n < 5000 {
+			break
+		}
+	}
+	if _, err := s.db.NewRaw(`DELETE FROM messages m WHERE m.created_at < ?
+		AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.message_id = m.id)`, finishedBefore).Exec(ctx); err != nil {
+		return total, wrap("purge messages", err)
+	}
+	if _, err := s.db.NewRaw("DELETE FROM parked_events WHERE parked_at < ?", parkedBefore).Exec(ctx); err != nil {
+		return total, wrap("purge parked events", err)
+	}
+	return total, nil
+}

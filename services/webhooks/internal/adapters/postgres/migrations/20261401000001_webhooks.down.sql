@@ -1,0 +1,7 @@
+DROP TABLE IF EXISTS attempts;
+DROP TABLE IF EXISTS lanes;
+DROP TABLE IF EXISTS deliveries;
+DROP TABLE IF EXISTS messages;
+DROP TABLE IF EXISTS parked_events;
+DROP TABLE IF EXISTS entity_states;
+DROP TABLE IF EXISTS endpoints;

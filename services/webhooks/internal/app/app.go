@@ -1,0 +1,177 @@
+// Package app holds the webhooks use cases: the endpoints API, turning
+// the domain topics' changes into webhook events fanned out to the
+// endpoints that subscribe to them, and the dispatcher that delivers,
+// signs, retries and records them. It knows no framework: the database
+// transaction travels in the context (UnitOfWork), and the outbound
+// HTTP client, the URL guard and the secrets' encryption are interfaces.
+package app
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/acctsuite/acct/pkg/clock"
+	"github.com/acctsuite/acct/pkg/page"
+	"github.com/acctsuite/acct/services/webhooks/internal/domain"
+)
+
+// UnitOfWork runs fn in one database transaction, carried by fn's
+// context to the store.
+type UnitOfWork interface {
+	Do(ctx context.Context, fn func(ctx context.Context) error) error
+}
+
+// Business is what the service knows of a business (from
+// acct.business.v1): its platform and external id.
+type Business struct {
+	ID         uuid.UUID
+	ClientID   string
+	ExternalID *string
+}
+
+// DeliveryFilter selects an endpoint's deliveries (Status "" for all).
+type DeliveryFilter struct {
+	Status string
+}
+
+// Lane is a claimed lane: its endpoint and key (a business id, or a
+// delivery id for an endpoint without ordering).
+type Lane struct {
+	EndpointID uuid.UUID
+	Key        string
+}
+
+// Work is a claimed lane's head delivery, with its message's body and
+// its endpoint.
+type Work struct {
+	Lane     Lane
+	Delivery domain.Delivery
+	Body     []byte
+	Endpoint domain.Endpoint
+}
+
+// Store is the service's persistence; every endpoint method is scoped by
+// the platform's client id. Methods run in the transaction ctx carries,
+// else on their own.
+type Store interface {
+	// Endpoints. LockClient serialises, until the transaction ends, the
+	// creations of one platform's endpoints (their number is bounded).
+	LockClient(ctx context.Context, clientID string) error
+	CountEndpoints(ctx context.Context, clientID string) (int, error)
+	InsertEndpoint(ctx context.Context, e domain.Endpoint) error
+	FindEndpoint(ctx context.Context, clientID string, id uuid.UUID, forUpdate bool) (domain.Endpoint, bool, error)
+	ListEndpoints(ctx context.Context, clientID string, p page.Params) ([]domain.Endpoint, page.Meta, error)
+	UpdateEndpoint(ctx context.Context, e domain.Endpoint) error
+	DeleteEndpoint(ctx context.Context, clientID string, id uuid.UUID) (bool, error)
+	// EndpointByID is any platform's endpoint (the dispatcher's).
+	EndpointByID(ctx context.Context, id uuid.UUID, forUpdate bool) (domain.Endpoint, bool, error)
+	// EndpointSucceeded clears the endpoint's failing_since.
+	EndpointSucceeded(ctx context.Context, id uuid.UUID) error
+	// SubscribedEndpoints are the enabled endpoints of clientID that take
+	// events of type typ about business bid (nil: about the platform).
+	SubscribedEndpoints(ctx context.Context, clientID, typ string, bid *uuid.UUID) ([]domain.Endpoint, error)
+
+	// Businesses (the kit's projection of acct.business.v1).
+	FindBusiness(ctx context.Context, id uuid.UUID) (Business, bool, error)
+	// OwnedBusinesses are those of ids that belong to clientID.
+	OwnedBusinesses(ctx context.Context, clientID string, ids []uuid.UUID) (map[uuid.UUID]bool, error)
+
+	// What the service remembers of entities, to tell a creation from an
+	// update and an archive.
+	EntityStates(ctx context.Context, bid uuid.UUID, entity string, ids []string) (map[string]domain.EntityState, error)
+	SaveEntityStates(ctx context.Context, bid uuid.UUID, entity string, states map[string]domain.EntityState) error
+
+	// Changes of a business not known yet, kept until it is.
+	Park(ctx context.Context, bid uuid.UUID, events []domain.Event) error
+	Unpark(ctx context.Context, bid uuid.UUID) ([]domain.Event, error)
+
+	// Messages and deliveries. InsertMessage reports false when the
+	// message is already there (a change applied again).
+	InsertMessage(ctx context.Context, m domain.Message) (bool, error)
+	// Enqueue adds a pending delivery of message m to each endpoint, due
+	// at once, behind the pending ones of its lane.
+	Enqueue(ctx context.Context, m domain.Message, endpoints []domain.Endpoint, now time.Time) error
+
+	// The dispatcher's. Claim leases up to n due lanes until leaseUntil,
+	// at most perEndpoint leased at once per endpoint, and returns their
+	// head deliveries.
+	Claim(ctx context.Context, now, leaseUntil time.Time, n, perEndpoint int) ([]Work, error)
+	// Record stores attempt a of work w and the delivery's new state
+	// (status, next attempt), moves the lane to its next head (or drops
+	// it) and releases its lease.
+	Record(ctx context.Context, w Work, a domain.Attempt, status string, now time.Time) error
+	// FailPending fails the endpoint's pending deliveries (it was
+	// disabled), with reason as their last attempt's error.
+	FailPending(ctx context.Context, endpointID uuid.UUID, reason string, now time.Time) (int, error)
+
+	// The deliveries API.
+	ListDeliveries(ctx context.Context, endpointID uuid.UUID, f DeliveryFilter, p page.Params) ([]domain.Delivery, page.Meta, error)
+	FindDelivery(ctx context.Context, endpointID, id uuid.UUID) (domain.Delivery, bool, error)
+	DeliveryOfMessage(ctx context.Context, endpointID, messageID uuid.UUID) (domain.Delivery, bool, error)
+	// Resend makes deliveries ids of endpointID pending again (a fresh
+	// series of attempts, the same webhook-id), due at once; failed only
+	// limits it to failed ones since since.
+	Resend(ctx context.Context, endpointID uuid.UUID, ids []uuid.UUID, now time.Time) (int, error)
+	ResendFailedSince(ctx context.Context, endpointID uuid.UUID, since, now time.Time) (int, error)
+
+	// Purge deletes finished deliveries (and messages left without any)
+	// last changed before finishedBefore, and events parked before
+	// parkedBefore.
+	Purge(ctx context.Context, finishedBefore, parkedBefore time.Time) (int, error)
+}
+
+// URLGuard checks an endpoint URL before it is saved: its form and, by
+// resolving its host, that it does not point inside the network.
+type URLGuard interface {
+	CheckURL(ctx context.Context, rawURL string) error
+}
+
+// Sender posts one delivery; an error means no answer came.
+type Sender interface {
+	Post(ctx context.Context, url string, headers map[string]string, body []byte) (SendResult, error)
+}
+
+// SendResult is an answer: its status, its first bytes and how long it
+// took.
+type SendResult struct {
+	StatusCode int
+	Body       []byte
+	Latency    time.Duration
+}
+
+// Webhooks holds the use cases.
+type Webhooks struct {
+	uow   UnitOfWork
+	store Store
+	guard URLGuard
+	send  Sender
+	log   *slog.Logger
+	clk   clock.Clock
+}
+
+// Options are Webhooks' collaborators (the zero Clock is the system's).
+type Options struct {
+	UnitOfWork UnitOfWork
+	Store      Store
+	Guard      URLGuard
+	Sender     Sender
+	Logger     *slog.Logger
+	Clock      clock.Clock
+}
+
+// New assembles the use cases.
+func New(o Options) *Webhooks {
+	w := &Webhooks{uow: o.UnitOfWork, store: o.Store, guard: o.Guard, send: o.Sender, log: o.Logger, clk: o.Clock}
+	if w.log == nil {
+		w.log = slog.New(slog.DiscardHandler)
+	}
+	return w
+}
+
+// now is the clock's time as PostgreSQL keeps it (microseconds, UTC).
+func (w *Webhooks) now() time.Time { return w.clk.Now() }
+
+func newID() uuid.UUID { return uuid.Must(uuid.NewV7()) }

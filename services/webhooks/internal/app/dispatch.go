@@ -1,0 +1,240 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/acctsuite/acct/pkg/webhooksig"
+	"github.com/acctsuite/acct/services/webhooks/internal/domain"
+)
+
+// DispatchOptions bound the dispatcher.
+type DispatchOptions struct {
+	// Concurrency is how many deliveries this replica sends at once
+	// (default 64); PerEndpoint how many of one endpoint's lanes all
+	// replicas lease at once (default 8): a slow endpoint holds only its
+	// own share.
+	Concurrency int
+	PerEndpoint int
+	// Lease is how long a claimed lane stays this replica's (default 2
+	// min, well over the 15 s timeout); a replica that dies mid-delivery
+	// loses it and another sends again (the same webhook-id).
+	Lease time.Duration
+	// Poll is how often due lanes are looked for without a wake-up
+	// (default 250 ms).
+	Poll time.Duration
+	// Wake signals that deliveries were enqueued (a database
+	// notification); nil: polling alone.
+	Wake <-chan struct{}
+}
+
+func (o DispatchOptions) withDefaults() DispatchOptions {
+	if o.Concurrency <= 0 {
+		o.Concurrency = 64
+	}
+	if o.PerEndpoint <= 0 {
+		o.PerEndpoint = 8
+	}
+	if o.PerEndpoint > o.Concurrency {
+		o.PerEndpoint = o.Concurrency
+	}
+	if o.Lease <= 0 {
+		o.Lease = 2 * time.Minute
+	}
+	if o.Poll <= 0 {
+		o.Poll = 250 * time.Millisecond
+	}
+	return o
+}
+
+// Dispatch sends due deliveries until ctx ends, then waits for the
+// attempts under way.
+func (w *Webhooks) Dispatch(ctx context.Context, o DispatchOptions) {
+	o = o.withDefaults()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		inflight int
+		done     = make(chan struct{}, o.Concurrency)
+	)
+	defer wg.Wait()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		mu.Lock()
+		free := o.Concurrency - inflight
+		mu.Unlock()
+		claimed := 0
+		if free > 0 {
+			now := w.now()
+			works, err := w.store.Claim(ctx, now, now.Add(o.Lease), free, o.PerEndpoint)
+			if err != nil && ctx.Err() == nil {
+				w.log.Error("webhooks: claim due deliveries", "error", err)
+			}
+			claimed = len(works)
+			for _, wk := range works {
+				mu.Lock()
+				inflight++
+				mu.Unlock()
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					w.attempt(context.WithoutCancel(ctx), wk)
+					mu.Lock()
+					inflight--
+					mu.Unlock()
+					select {
+					case done <- struct{}{}:
+					default:
+					}
+				}()
+			}
+		}
+		if claimed > 0 && claimed == free {
+			// Full: wait for a slot.
+			select {
+			case <-ctx.Done():
+				return
+			case <-done:
+			}
+			continue
+		}
+		if claimed > 0 {
+			continue // there may be more due
+		}
+		timer.Reset(o.Poll)
+		select {
+		case <-ctx.Done():
+			return
+		case <-o.Wake:
+		case <-done:
+		case <-timer.C:
+		}
+	}
+}
+
+// attempt sends w's head delivery once and records what came of it.
+func (w *Webhooks) attempt(ctx context.Context, wk Work) {
+	e, d := wk.Endpoint, wk.Delivery
+	start := w.now()
+	id := d.MessageID.String()
+	sig, err := webhooksig.SignatureHeader(e.SigningSecrets(start), id, start, wk.Body)
+	a := domain.Attempt{ID: newID(), DeliveryID: d.ID, Number: d.Attempts + 1, AttemptedAt: start}
+	var status *int
+	if err != nil {
+		msg := "signing: " + err.Error()
+		a.Error = &msg
+	} else {
+		headers := map[string]string{
+			"webhook-id":        id,
+			"webhook-timestamp": strconv.FormatInt(start.Unix(), 10),
+			"webhook-signature": sig,
+		}
+		res, err := w.send.Post(ctx, e.URL, headers, wk.Body)
+		if err != nil {
+			msg := sendError(err)
+			a.Error = &msg
+			a.LatencyMS = w.now().Sub(start).Milliseconds()
+		} else {
+			code := res.StatusCode
+			status = &code
+			a.StatusCode = status
+			a.LatencyMS = res.Latency.Milliseconds()
+			a.Response = printable(res.Body)
+			if !domain.Delivered(code) {
+				msg := "answered " + strconv.Itoa(code) + ", not 2xx"
+				a.Error = &msg
+			}
+		}
+	}
+	end := w.now()
+	delivered, next := domain.Outcome(a.Number, status, end)
+	a.NextRetryAt = next
+	outcome := domain.StatusPending
+	switch {
+	case delivered:
+		outcome = domain.StatusDelivered
+	case next == nil:
+		outcome = domain.StatusFailed
+	}
+	if err := w.store.Record(ctx, wk, a, outcome, end); err != nil {
+		// The lease runs out and the delivery goes again: at least once.
+		w.log.Error("webhooks: record attempt", "delivery", d.ID, "error", err)
+		return
+	}
+	if delivered {
+		if e.FailingSince != nil {
+			if err := w.store.EndpointSucceeded(ctx, e.ID); err != nil {
+				w.log.Error("webhooks: endpoint succeeded", "endpoint", e.ID, "error", err)
+			}
+		}
+		return
+	}
+	if err := w.endpointFailed(ctx, e, end); err != nil {
+		w.log.Error("webhooks: endpoint failed", "endpoint", e.ID, "error", err)
+	}
+}
+
+// endpointFailed notes a failed attempt of endpoint e at now: after 5
+// days without a success it is disabled, its pending deliveries fail and
+// the platform's other endpoints get Endpoint.disabled.
+func (w *Webhooks) endpointFailed(ctx context.Context, e domain.Endpoint, now time.Time) error {
+	if e.FailingSince != nil && now.Sub(*e.FailingSince) < domain.DisableAfter {
+		return nil // failing already, not for long enough: nothing to write
+	}
+	return w.uow.Do(ctx, func(ctx context.Context) error {
+		cur, ok, err := w.store.EndpointByID(ctx, e.ID, true)
+		if err != nil || !ok || cur.Disabled {
+			return err
+		}
+		next, disable := cur.Failed(now)
+		if next.FailingSince == cur.FailingSince && !disable {
+			return nil
+		}
+		if err := w.store.UpdateEndpoint(ctx, next); err != nil {
+			return err
+		}
+		if !disable {
+			return nil
+		}
+		w.log.Warn("webhooks: endpoint disabled after failing for 5 days", "endpoint", e.ID, "client", e.ClientID)
+		if _, err := w.store.FailPending(ctx, e.ID, "the endpoint was disabled: "+domain.DisabledFailing, now); err != nil {
+			return err
+		}
+		ev := domain.Event{ID: newID(), Type: domain.TypeEndpointDisabled, CreatedAt: now, Data: domain.EventData{EntityID: e.ID.String()}}
+		return w.fanOut(ctx, e.ClientID, ev)
+	})
+}
+
+// sendError is what a platform is told of a delivery that got no answer.
+func sendError(err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "no answer within the 15 s timeout"
+	case errors.Is(err, ErrURLRefused):
+		return err.Error()
+	}
+	msg := err.Error()
+	if len(msg) > 300 {
+		msg = msg[:300]
+	}
+	return msg
+}
+
+// printable is an answer's first bytes as text (invalid UTF-8 replaced).
+func printable(b []byte) string {
+	if len(b) > domain.MaxResponseBytes {
+		b = b[:domain.MaxResponseBytes]
+	}
+	s := strings.ToValidUTF8(string(b), "\uFFFD")
+	s = strings.ReplaceAll(s, "\x00", "")
+	if !utf8.ValidString(s) {
+		return ""
+	}
+	return s
+}

@@ -1,0 +1,191 @@
+// Package service wires the webhooks service onto the service kit: the
+// domain topics consumed into webhook events (the business projection
+// first, for the platforms), the endpoints API, the dispatcher woken by
+// database notifications, the SSRF-guarded outbound client and the hourly
+// purge. The kit does the rest (see pkg/servicekit).
+package service
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/uptrace/bun/driver/pgdriver"
+
+	"github.com/acctsuite/acct/pkg/clock"
+	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/outbox"
+	"github.com/acctsuite/acct/pkg/pgdb"
+	"github.com/acctsuite/acct/pkg/secretbox"
+	"github.com/acctsuite/acct/pkg/servicekit"
+	"github.com/acctsuite/acct/services/webhooks"
+	"github.com/acctsuite/acct/services/webhooks/internal/adapters/egress"
+	httpadapter "github.com/acctsuite/acct/services/webhooks/internal/adapters/http"
+	kafkaadapter "github.com/acctsuite/acct/services/webhooks/internal/adapters/kafka"
+	"github.com/acctsuite/acct/services/webhooks/internal/adapters/postgres"
+	"github.com/acctsuite/acct/services/webhooks/internal/app"
+	"github.com/acctsuite/acct/services/webhooks/internal/config"
+)
+
+// PurgeInterval is how often what is past its retention is deleted.
+const PurgeInterval = time.Hour
+
+// Service holds what Setup built (tests reach the use cases through it).
+type Service struct {
+	Webhooks *app.Webhooks
+	Store    *postgres.Store
+	// Sender is what posts deliveries; tests may replace it before the
+	// kit starts (Options.Sender).
+	Sender app.Sender
+	cfg    config.Config
+	opts   Options
+}
+
+// Options adjust the service for tests.
+type Options struct {
+	// Sender replaces the SSRF-guarded client (nil: the real one).
+	Sender app.Sender
+	// Guard replaces the URL guard (nil: the real one).
+	Guard app.URLGuard
+	// Dispatch adjusts the dispatcher (zero: the configuration's).
+	Dispatch app.DispatchOptions
+	// Clock replaces the system clock (the retry schedule's tests).
+	Clock clock.Clock
+}
+
+// New describes the service to the kit.
+func New(cfg config.Config) (*Service, servicekit.Definition) { return NewWith(cfg, Options{}) }
+
+// NewWith is New with test options.
+func NewWith(cfg config.Config, o Options) (*Service, servicekit.Definition) {
+	s := &Service{cfg: cfg, opts: o}
+	return s, servicekit.Definition{
+		Name:       config.ServiceName,
+		Base:       &cfg.Base,
+		Data:       &cfg.Data,
+		Auth:       &cfg.Auth,
+		Migrations: []pgdb.MigrationSet{postgres.Migrations},
+		Businesses: true,
+		OpenAPI:    webhooks.OpenAPI,
+		Setup:      s.setup,
+	}
+}
+
+func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
+	box, err := secretbox.New(s.cfg.Webhooks.Key())
+	if err != nil {
+		return err
+	}
+	client := egress.New(egress.Options{AllowPrivate: s.cfg.Webhooks.AllowPrivate, AllowHTTP: s.cfg.Webhooks.AllowHTTP,
+		Timeout: s.cfg.Webhooks.Timeout})
+	var guard app.URLGuard = egressGuard{client}
+	var sender app.Sender = egressSender{client}
+	if s.opts.Guard != nil {
+		guard = s.opts.Guard
+	}
+	if s.opts.Sender != nil {
+		sender = s.opts.Sender
+	}
+	s.Sender = sender
+	s.Store = postgres.New(k.DB(), box)
+	s.Webhooks = app.New(app.Options{UnitOfWork: outbox.UnitOfWork{DB: k.DB()}, Store: s.Store, Guard: guard, Sender: sender,
+		Logger: k.Logger(), Clock: s.opts.Clock})
+
+	k.Consume(events.TopicBusiness, kafkaadapter.BusinessHandler(s.Webhooks))
+	for _, t := range kafkaadapter.Topics {
+		k.Consume(t, kafkaadapter.Handler(s.Webhooks))
+	}
+	httpadapter.Register(k.App(), httpadapter.Options{Webhooks: s.Webhooks, Guards: k.Guards()})
+
+	if s.cfg.Webhooks.Dispatch {
+		d := s.opts.Dispatch
+		if d.Concurrency == 0 {
+			d.Concurrency = s.cfg.Webhooks.Concurrency
+		}
+		if d.PerEndpoint == 0 {
+			d.PerEndpoint = s.cfg.Webhooks.PerEndpoint
+		}
+		k.Go(func(ctx context.Context) {
+			wake, stop := listen(ctx, k)
+			defer stop()
+			d.Wake = wake
+			s.Webhooks.Dispatch(ctx, d)
+		})
+	}
+	k.Go(func(ctx context.Context) { s.purge(ctx, k.Logger()) })
+	return nil
+}
+
+// listen turns the database's notifications of enqueued deliveries into
+// wake-ups (none without LISTEN: the dispatcher polls).
+func listen(ctx context.Context, k *servicekit.Kit) (<-chan struct{}, func()) {
+	if _, ok := k.DB().Driver().(pgdriver.Driver); !ok {
+		return nil, func() {}
+	}
+	ln := pgdriver.NewListener(k.DB())
+	if err := ln.Listen(ctx, postgres.NotifyChannel); err != nil {
+		_ = ln.Close()
+		k.Logger().Warn("webhooks: no LISTEN, polling only", "error", err)
+		return nil, func() {}
+	}
+	out := make(chan struct{}, 1)
+	in := ln.Channel(pgdriver.WithChannelSize(1024), pgdriver.WithChannelOverflowHandler(func(pgdriver.Notification) {}))
+	go func() {
+		for range in {
+			select {
+			case out <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return out, func() { _ = ln.Close() }
+}
+
+func (s *Service) purge(ctx context.Context, log *slog.Logger) {
+	t := time.NewTicker(PurgeInterval)
+	defer t.Stop()
+	for {
+		if n, err := s.Webhooks.Purge(ctx); err != nil && ctx.Err() == nil {
+			log.Error("webhooks: purge", "error", err)
+		} else if n > 0 {
+			log.Info("webhooks: purged finished deliveries", "deliveries", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// egressGuard is the egress client as the app's URL guard: its
+// refusals are app.ErrURLRefused.
+type egressGuard struct{ c *egress.Client }
+
+func (g egressGuard) CheckURL(ctx context.Context, raw string) error {
+	return refused(g.c.CheckURL(ctx, raw))
+}
+
+func refused(err error) error {
+	if err != nil && (errors.Is(err, egress.ErrInvalidURL) || errors.Is(err, egress.ErrRefused) || errors.Is(err, egress.ErrUnresolvable)) {
+		return app.RefusedURL(err)
+	}
+	return err
+}
+
+// egressSender is the egress client as the app's sender.
+type egressSender struct{ c *egress.Client }
+
+func (s egressSender) Post(ctx context.Context, url string, headers map[string]string, body []byte) (app.SendResult, error) {
+	h := http.Header{}
+	for k, v := range headers {
+		h.Set(k, v)
+	}
+	res, err := s.c.Post(ctx, url, h, body)
+	if err != nil {
+		return app.SendResult{}, refused(err)
+	}
+	return app.SendResult{StatusCode: res.StatusCode, Body: res.Body, Latency: res.Latency}, nil
+}
