@@ -5,7 +5,7 @@ GO ?= go
 REGISTRY ?= ghcr.io/acctsuite
 TAG ?= dev
 # Services behind the gateway plus the gateway; each builds from services/<s>/cmd/<s>.
-SERVICES := auth-tokens transactions customers-invoices bills-tags reports mileage gateway
+SERVICES := auth-tokens transactions customers-invoices bills-tags reports mileage webhooks gateway
 # Every image: the services and our Kafka-protocol broker (tools/cmd/broker).
 IMAGES := $(SERVICES) broker
 BIN := bin
@@ -26,7 +26,7 @@ help: ## list targets
 .PHONY: build
 build: ## build every binary into bin/
 	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/ $(foreach s,$(SERVICES),./services/$(s)/cmd/$(s)) ./tools/cmd/broker ./tools/cmd/devstack ./tools/cmd/bench
+	$(GO) build -o $(BIN)/ $(foreach s,$(SERVICES),./services/$(s)/cmd/$(s)) ./tools/cmd/broker ./tools/cmd/devstack ./tools/cmd/bench ./tools/cmd/webhook-echo
 
 .PHONY: run
 run: build ## run the whole suite locally (PostgreSQL, broker, services, gateway on :8080)

@@ -135,6 +135,7 @@ type Upstreams struct {
 	Reports           string `env:"UPSTREAM_REPORTS_URL" envDefault:"http://127.0.0.1:8084"`
 	BillsTags         string `env:"UPSTREAM_BILLS_TAGS_URL" envDefault:"http://127.0.0.1:8085"`
 	Mileage           string `env:"UPSTREAM_MILEAGE_URL" envDefault:"http://127.0.0.1:8086"`
+	Webhooks          string `env:"UPSTREAM_WEBHOOKS_URL" envDefault:"http://127.0.0.1:8087"`
 }
 
 // URLs maps routing-table upstream names to base URLs.
@@ -142,7 +143,7 @@ func (u Upstreams) URLs() map[string]string {
 	return map[string]string{
 		routes.AuthTokens: u.AuthTokens, routes.Transactions: u.Transactions, routes.CustomersInvoices: u.CustomersInvoices,
 		routes.Reports: u.Reports, routes.BillsTags: u.BillsTags,
-		routes.Mileage: u.Mileage,
+		routes.Mileage: u.Mileage, routes.Webhooks: u.Webhooks,
 	}
 }
 

@@ -13,7 +13,7 @@ func valid() Config {
 		Base: servicekit.Base{Addr: ":8080"},
 		Auth: servicekit.Auth{JWKSURL: "http://127.0.0.1:8081/.well-known/jwks.json"},
 		Upstreams: Upstreams{AuthTokens: "http://127.0.0.1:8081", Transactions: "http://127.0.0.1:8082", CustomersInvoices: "http://127.0.0.1:8083", Reports: "http://127.0.0.1:8084", BillsTags: "http://127.0.0.1:8085",
-			Mileage: "http://127.0.0.1:8086"},
+			Mileage: "http://127.0.0.1:8086", Webhooks: "http://127.0.0.1:8087"},
 		UpstreamTimeout: time.Second, UpstreamMaxConns: 10, OpenAPIRefresh: time.Second,
 		RateLimitRPS: 1, RateLimitBurst: 1, RateLimitMaxClients: 1, RateLimitMaxIPs: 1,
 		TokenRateLimitRPS: 1, TokenRateLimitBurst: 1,

@@ -19,6 +19,7 @@ const (
 	Reports           = "reports"
 	BillsTags         = "bills-tags"
 	Mileage           = "mileage"
+	Webhooks          = "webhooks"
 )
 
 // BusinessParam is the path parameter that carries the business id on
@@ -241,6 +242,17 @@ var Table = []Route{
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/mileage/trips/bulk", Upstream: Mileage, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet, http.MethodPatch, http.MethodDelete}, Path: "/v1/businesses/:businessId/mileage/trips/:tripId", Upstream: Mileage, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/mileage/summary", Upstream: Mileage, Auth: Token, Tenancy: Business},
+
+	// webhooks: the event catalog (any token) and the endpoints API
+	// (platform tokens only; the service scopes everything by platform).
+	{Methods: []string{http.MethodGet}, Path: "/v1/webhooks/event-types", Upstream: Webhooks, Auth: Token},
+	{Methods: []string{http.MethodGet, http.MethodPost}, Path: "/v1/webhooks/endpoints", Upstream: Webhooks, Auth: Token, Tenancy: PlatformOnly},
+	{Methods: []string{http.MethodGet, http.MethodPatch, http.MethodDelete}, Path: "/v1/webhooks/endpoints/:endpointId", Upstream: Webhooks, Auth: Token, Tenancy: PlatformOnly},
+	{Methods: []string{http.MethodPost}, Path: "/v1/webhooks/endpoints/:endpointId/rotate-secret", Upstream: Webhooks, Auth: Token, Tenancy: PlatformOnly},
+	{Methods: []string{http.MethodPost}, Path: "/v1/webhooks/endpoints/:endpointId/test", Upstream: Webhooks, Auth: Token, Tenancy: PlatformOnly},
+	{Methods: []string{http.MethodGet}, Path: "/v1/webhooks/endpoints/:endpointId/deliveries", Upstream: Webhooks, Auth: Token, Tenancy: PlatformOnly},
+	{Methods: []string{http.MethodPost}, Path: "/v1/webhooks/endpoints/:endpointId/deliveries/:deliveryId/resend", Upstream: Webhooks, Auth: Token, Tenancy: PlatformOnly},
+	{Methods: []string{http.MethodPost}, Path: "/v1/webhooks/endpoints/:endpointId/recover", Upstream: Webhooks, Auth: Token, Tenancy: PlatformOnly},
 }
 
 // Upstreams lists the distinct upstream names used by the table, in order of

@@ -68,7 +68,7 @@ func TestTenancyHasAndString(t *testing.T) {
 
 func TestPathsAndMethods(t *testing.T) {
 	order, allowed := Paths(Table)
-	if len(order) != 108 {
+	if len(order) != 116 {
 		t.Fatalf("distinct paths = %v", order)
 	}
 	if got := allowed["/v1/businesses"]; !slices.Equal(got, []string{http.MethodGet, http.MethodHead, http.MethodPost}) {
@@ -86,7 +86,7 @@ func TestPathsAndMethods(t *testing.T) {
 	if got := allowed["/v1/businesses/:businessId/tags/dimensions"]; !slices.Equal(got, []string{http.MethodGet, http.MethodPost, http.MethodHead}) {
 		t.Errorf("allowed(tags/dimensions) = %v", got)
 	}
-	if got := Upstreams(Table); !slices.Equal(got, []string{AuthTokens, Transactions, CustomersInvoices, BillsTags, Reports, Mileage}) {
+	if got := Upstreams(Table); !slices.Equal(got, []string{AuthTokens, Transactions, CustomersInvoices, BillsTags, Reports, Mileage, Webhooks}) {
 		t.Errorf("Upstreams = %v", got)
 	}
 }

@@ -135,7 +135,7 @@ func testConfig(jwksURL, upstream string) config.Config {
 	return config.Config{
 		Base:            servicekit.Base{Addr: "127.0.0.1:0", BodyLimit: 1 << 20, ShutdownTimeout: time.Second, AdminAddr: "127.0.0.1:0"},
 		Auth:            servicekit.Auth{JWKSURL: jwksURL},
-		Upstreams:       config.Upstreams{AuthTokens: upstream, Transactions: upstream, CustomersInvoices: upstream, Reports: upstream, BillsTags: upstream, Mileage: upstream},
+		Upstreams:       config.Upstreams{AuthTokens: upstream, Transactions: upstream, CustomersInvoices: upstream, Reports: upstream, BillsTags: upstream, Mileage: upstream, Webhooks: upstream},
 		UpstreamTimeout: 10 * time.Second, UpstreamMaxConns: 64, OpenAPIRefresh: time.Minute,
 		RateLimitRPS: 10000, RateLimitBurst: 10000, RateLimitMaxClients: 1000, RateLimitMaxIPs: 1000,
 		TokenRateLimitRPS: 10000, TokenRateLimitBurst: 10000,
