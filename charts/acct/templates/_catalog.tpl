@@ -10,12 +10,15 @@ Traits:
   kafka           produces/consumes events: KAFKA_BROKERS, egress to Kafka
   jwksProvider    serves /.well-known/jwks.json to the gateway and to services that verify tokens
   verifiesTokens  fetches JWKS from the jwksProvider (defence in depth behind the gateway)
-  signingKey      needs SIGNING_KEY_ENCRYPTION_KEY
+  encryptionKeys  variables holding an AES-256 key (base64 of 32 bytes) from the service's Secret
+                  (services.<s>.secrets.existingSecret, or generated once and kept)
   pageCursor      needs PAGE_CURSOR_SECRET (cursor pagination)
   bootstrapClient supports BOOTSTRAP_CLIENT_*
   calls           services it calls internally (<NAME>_URL, egress to them, ingress from it on theirs)
   storage         keeps files in object storage (STORAGE_BACKEND, S3_*; values `storage`): endpoints
                   that need it answer 503 while storage is off
+  internet        calls arbitrary hosts on the internet (webhook deliveries): egress to public
+                  addresses only, on networkPolicy.internetEgress.ports; no other service has it
 */}}
 {{- define "acct.catalog" -}}
 gateway:
@@ -26,7 +29,7 @@ auth-tokens:
   schema: auth
   kafka: true
   jwksProvider: true
-  signingKey: true
+  encryptionKeys: [SIGNING_KEY_ENCRYPTION_KEY]
   pageCursor: true
   bootstrapClient: true
 transactions:
@@ -62,6 +65,14 @@ mileage:
   kafka: true
   verifiesTokens: true
   pageCursor: true
+webhooks:
+  database: true
+  schema: webhooks
+  kafka: true
+  verifiesTokens: true
+  pageCursor: true
+  encryptionKeys: [WEBHOOKS_SECRET_KEY]
+  internet: true
 {{- end -}}
 
 {{/* acct.services: the enabled services as a YAML map name -> context fields, sorted by name. */}}

@@ -57,13 +57,17 @@ func run(root string) error {
 		return err
 	}
 	defer st.Stop()
-	printBanner(st)
+	echo := envOr("WEBHOOK_ECHO_ADDR", "127.0.0.1:8099")
+	if _, err := st.StartReceiver(ctx, "webhook-echo", echo); err != nil {
+		return err
+	}
+	printBanner(st, "http://"+echo)
 	<-ctx.Done()
 	fmt.Println("\n[devstack] stopping...")
 	return nil
 }
 
-func printBanner(st *stack.Stack) {
+func printBanner(st *stack.Stack, echo string) {
 	gw := st.GatewayURL
 	fmt.Printf(`
 [devstack] ===========================================================
@@ -75,9 +79,12 @@ func printBanner(st *stack.Stack) {
 TOKEN=$(curl -s -u '%[2]s:%[3]s' -d grant_type=client_credentials -d client_id='%[2]s' -d scope=local %[1]s/oauth2/token | sed -E 's/.*"access_token":"([^"]+)".*/\1/')
 curl -s -H "Authorization: Bearer $TOKEN" %[1]s/whoami
 curl -s -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{"legal_name":"Acme Bakery LLC","external_id":"acme-1","country":"US","us_state":"CA","entity_type":"LLC"}' %[1]s/v1/businesses
+[devstack] Webhooks: a local receiver (bin/webhook-echo) prints what it gets at %[4]s. Subscribe it:
+curl -s -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{"url":"%[4]s/hooks"}' %[1]s/v1/webhooks/endpoints
+[devstack]   (docs/webhooks.md: restart it with -secret whsec_... to verify the signatures)
 [devstack] Ctrl-C stops everything. Data stays in .data/ (delete it to start afresh).
 [devstack] ===========================================================
-`, gw, st.ClientID, st.ClientSecret)
+`, gw, st.ClientID, st.ClientSecret, echo)
 }
 
 func envOr(k, def string) string {

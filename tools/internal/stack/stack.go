@@ -487,3 +487,23 @@ func (s *Stack) Exec(ctx context.Context, service string, args ...string) ([]byt
 	cmd.Env = append(os.Environ(), p.Env...)
 	return cmd.CombinedOutput()
 }
+
+// StartReceiver starts a local webhook receiver (bin/webhook-echo) named
+// name on addr with the extra args, stopped with the stack, and waits
+// until it answers.
+func (s *Stack) StartReceiver(ctx context.Context, name, addr string, args ...string) (*Proc, error) {
+	bin := filepath.Join(s.opts.BinDir, "webhook-echo")
+	if !fileExists(bin) {
+		return nil, fmt.Errorf("%s: binary %s not found (run `make build` first)", name, bin)
+	}
+	p := &Proc{Name: name, Path: bin, Args: append([]string{"-addr", addr}, args...), logs: s.opts.Logs}
+	if err := p.Start(); err != nil {
+		return nil, err
+	}
+	s.procs = append(s.procs, p)
+	s.ProcURLs[name] = "http://" + addr
+	if err := waitHTTP(ctx, "http://"+addr+"/healthz", p, 30*time.Second); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return p, nil
+}
