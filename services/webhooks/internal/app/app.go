@@ -150,6 +150,8 @@ type Webhooks struct {
 	send  Sender
 	log   *slog.Logger
 	clk   clock.Clock
+	// schedule is the retry schedule.
+	schedule domain.Schedule
 }
 
 // Options are Webhooks' collaborators (the zero Clock is the system's).
@@ -159,7 +161,9 @@ type Options struct {
 	Guard      URLGuard
 	Sender     Sender
 	Logger     *slog.Logger
-	Clock      clock.Clock
+	// Schedule is the retry schedule (nil: domain.RetryDelays).
+	Schedule domain.Schedule
+	Clock    clock.Clock
 }
 
 // New assembles the use cases.
@@ -167,6 +171,10 @@ func New(o Options) *Webhooks {
 	w := &Webhooks{uow: o.UnitOfWork, store: o.Store, guard: o.Guard, send: o.Sender, log: o.Logger, clk: o.Clock}
 	if w.log == nil {
 		w.log = slog.New(slog.DiscardHandler)
+	}
+	w.schedule = o.Schedule
+	if len(w.schedule) == 0 {
+		w.schedule = domain.RetryDelays
 	}
 	return w
 }

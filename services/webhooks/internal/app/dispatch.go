@@ -153,7 +153,7 @@ func (w *Webhooks) attempt(ctx context.Context, wk Work) {
 		}
 	}
 	end := w.now()
-	delivered, next := domain.Outcome(a.Number, status, end)
+	delivered, next := w.schedule.Outcome(a.Number, status, end)
 	a.NextRetryAt = next
 	outcome := domain.StatusPending
 	switch {

@@ -322,5 +322,5 @@ func RefusedURL(err error) error { return refusedURL{err} }
 
 type refusedURL struct{ err error }
 
-func (r refusedURL) Error() string        { return r.err.Error() }
-func (r refusedURL) Unwrap() []error      { return []error{r.err, ErrURLRefused} }
+func (r refusedURL) Error() string   { return r.err.Error() }
+func (r refusedURL) Unwrap() []error { return []error{r.err, ErrURLRefused} }

@@ -12,6 +12,7 @@ import (
 	pkgconfig "github.com/acctsuite/acct/pkg/config"
 	"github.com/acctsuite/acct/pkg/secretbox"
 	"github.com/acctsuite/acct/pkg/servicekit"
+	"github.com/acctsuite/acct/services/webhooks/internal/domain"
 )
 
 // ServiceName names the service in logs, traces, metrics, event sources
@@ -46,12 +47,20 @@ type Webhooks struct {
 	// PerEndpoint how many of one endpoint's all replicas send at once.
 	Concurrency int `env:"WEBHOOKS_CONCURRENCY" envDefault:"64"`
 	PerEndpoint int `env:"WEBHOOKS_PER_ENDPOINT" envDefault:"8"`
+	// RetrySchedule is the waits before each retry, comma-separated (the
+	// default: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). Shorter ones
+	// serve tests and the short soak.
+	RetrySchedule string `env:"WEBHOOKS_RETRY_SCHEDULE" envDefault:"5s,5m,30m,2h,5h,10h,10h"`
 	// Dispatch turns the dispatcher off on a replica (false: it only
 	// serves the API and consumes).
 	Dispatch bool `env:"WEBHOOKS_DISPATCH" envDefault:"true"`
 
-	key []byte
+	key      []byte
+	schedule domain.Schedule
 }
+
+// Schedule is the parsed WEBHOOKS_RETRY_SCHEDULE (after Validate).
+func (w Webhooks) Schedule() domain.Schedule { return w.schedule }
 
 // Key is the decoded WEBHOOKS_SECRET_KEY (after Validate).
 func (w Webhooks) Key() []byte { return w.key }
@@ -65,6 +74,11 @@ func (w *Webhooks) Validate() error {
 		errs = append(errs, err)
 	} else {
 		w.key = k
+	}
+	if s, err := domain.ParseSchedule(w.RetrySchedule); err != nil {
+		errs = append(errs, fmt.Errorf("WEBHOOKS_RETRY_SCHEDULE: %w", err))
+	} else {
+		w.schedule = s
 	}
 	if w.Timeout <= 0 || w.Timeout > time.Minute {
 		errs = append(errs, fmt.Errorf("WEBHOOKS_TIMEOUT must be between 0 and 1m, not %s", w.Timeout))

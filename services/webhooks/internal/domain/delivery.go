@@ -60,14 +60,19 @@ type Attempt struct {
 	NextRetryAt *time.Time
 }
 
-// Outcome is what an attempt at now got: delivered or not, and when the
-// delivery's next attempt goes (nil when delivered or out of attempts:
-// then it failed).
+// Outcome is what an attempt at now got under RetryDelays: delivered or
+// not, and when the delivery's next attempt goes (nil when delivered or
+// out of attempts: then it failed).
 func Outcome(attempt int, status *int, now time.Time) (delivered bool, next *time.Time) {
+	return RetryDelays.Outcome(attempt, status, now)
+}
+
+// Outcome is the package's Outcome under schedule s.
+func (s Schedule) Outcome(attempt int, status *int, now time.Time) (delivered bool, next *time.Time) {
 	if status != nil && Delivered(*status) {
 		return true, nil
 	}
-	if t, ok := NextAttempt(attempt, now); ok {
+	if t, ok := s.Next(attempt, now); ok {
 		return false, &t
 	}
 	return false, nil

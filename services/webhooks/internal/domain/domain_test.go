@@ -220,3 +220,23 @@ func TestCatalog(t *testing.T) {
 		t.Fatalf("%d entities, the real product has 13", len(entityDescriptions))
 	}
 }
+
+func TestParseSchedule(t *testing.T) {
+	s, err := ParseSchedule("5s, 5m,30m,2h,5h,10h,10h")
+	if err != nil || s.String() != RetryDelays.String() {
+		t.Fatalf("%v %v", s, err)
+	}
+	for _, bad := range []string{"", "5s,,1m", "0s", "-1s", "soon", strings.Repeat("1s,", 20) + "1s"} {
+		if _, err := ParseSchedule(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	short := Schedule{time.Second}
+	t0 := time.Unix(0, 0)
+	if next, ok := short.Next(1, t0); !ok || !next.Equal(t0.Add(time.Second)) {
+		t.Fatal("first retry")
+	}
+	if _, ok := short.Next(2, t0); ok {
+		t.Fatal("a second retry on a one-retry schedule")
+	}
+}

@@ -91,7 +91,7 @@ func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 	s.Sender = sender
 	s.Store = postgres.New(k.DB(), box)
 	s.Webhooks = app.New(app.Options{UnitOfWork: outbox.UnitOfWork{DB: k.DB()}, Store: s.Store, Guard: guard, Sender: sender,
-		Logger: k.Logger(), Clock: s.opts.Clock})
+		Logger: k.Logger(), Clock: s.opts.Clock, Schedule: s.cfg.Webhooks.Schedule()})
 
 	k.Consume(events.TopicBusiness, kafkaadapter.BusinessHandler(s.Webhooks))
 	for _, t := range kafkaadapter.Topics {
