@@ -152,6 +152,7 @@ type Webhooks struct {
 	clk   clock.Clock
 	// schedule is the retry schedule.
 	schedule domain.Schedule
+	observe  func(string, time.Duration)
 }
 
 // Options are Webhooks' collaborators (the zero Clock is the system's).
@@ -163,7 +164,10 @@ type Options struct {
 	Logger     *slog.Logger
 	// Schedule is the retry schedule (nil: domain.RetryDelays).
 	Schedule domain.Schedule
-	Clock    clock.Clock
+	// Observe, when set, is told of every attempt: its outcome
+	// (delivered, retry, failed) and how long it took.
+	Observe func(outcome string, took time.Duration)
+	Clock   clock.Clock
 }
 
 // New assembles the use cases.
@@ -172,7 +176,10 @@ func New(o Options) *Webhooks {
 	if w.log == nil {
 		w.log = slog.New(slog.DiscardHandler)
 	}
-	w.schedule = o.Schedule
+	w.schedule, w.observe = o.Schedule, o.Observe
+	if w.observe == nil {
+		w.observe = func(string, time.Duration) {}
+	}
 	if len(w.schedule) == 0 {
 		w.schedule = domain.RetryDelays
 	}

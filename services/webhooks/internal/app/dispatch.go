@@ -155,13 +155,14 @@ func (w *Webhooks) attempt(ctx context.Context, wk Work) {
 	end := w.now()
 	delivered, next := w.schedule.Outcome(a.Number, status, end)
 	a.NextRetryAt = next
-	outcome := domain.StatusPending
+	outcome, observed := domain.StatusPending, "retry"
 	switch {
 	case delivered:
-		outcome = domain.StatusDelivered
+		outcome, observed = domain.StatusDelivered, domain.StatusDelivered
 	case next == nil:
-		outcome = domain.StatusFailed
+		outcome, observed = domain.StatusFailed, domain.StatusFailed
 	}
+	w.observe(observed, end.Sub(start))
 	if err := w.store.Record(ctx, wk, a, outcome, end); err != nil {
 		// The lease runs out and the delivery goes again: at least once.
 		w.log.Error("webhooks: record attempt", "delivery", d.ID, "error", err)

@@ -1,6 +1,8 @@
 package service
 
 import (
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -71,6 +73,19 @@ func TestDeliveriesFromTheDomainTopics(t *testing.T) {
 	if first["event_type"] != "Customer.archived" || first["status"] != "delivered" || len(atts) != 1 ||
 		atts[0].(map[string]any)["status_code"] != 200.0 || atts[0].(map[string]any)["response"] != `{"ok":"answer body"}` {
 		t.Fatalf("delivery: %v", first)
+	}
+
+	// The attempts are counted and timed on /metrics.
+	resp, err := http.Get(e.Svc.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	metrics, _ := io.ReadAll(resp.Body)
+	for _, want := range []string{`webhooks_attempts_total{outcome="delivered"} 4`, "webhooks_attempt_seconds_count 4", "webhooks_due_lag_seconds 0"} {
+		if !strings.Contains(string(metrics), want) {
+			t.Fatalf("/metrics lacks %q", want)
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/uptrace/bun/driver/pgdriver"
 
 	"github.com/acctsuite/acct/pkg/clock"
@@ -90,8 +91,27 @@ func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 	}
 	s.Sender = sender
 	s.Store = postgres.New(k.DB(), box)
+	attempts := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "webhooks_attempts_total",
+		Help: "Delivery attempts by outcome: delivered, retry (not 2xx or no answer, retried later), failed (the last attempt)."}, []string{"outcome"})
+	took := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "webhooks_attempt_seconds",
+		Help: "How long an attempt took (sign, connect, send, answer).", Buckets: prometheus.ExponentialBuckets(0.005, 2, 13)})
+	k.Metrics().MustRegister(attempts, took, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "webhooks_due_lag_seconds",
+		Help: "How long the oldest due delivery has been waiting to be sent (alert when it grows: dispatchers down or saturated)."},
+		func() float64 {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			lag, err := s.Store.DueLag(ctx, time.Now())
+			if err != nil {
+				return -1
+			}
+			return lag.Seconds()
+		}))
 	s.Webhooks = app.New(app.Options{UnitOfWork: outbox.UnitOfWork{DB: k.DB()}, Store: s.Store, Guard: guard, Sender: sender,
-		Logger: k.Logger(), Clock: s.opts.Clock, Schedule: s.cfg.Webhooks.Schedule()})
+		Logger: k.Logger(), Clock: s.opts.Clock, Schedule: s.cfg.Webhooks.Schedule(),
+		Observe: func(outcome string, d time.Duration) {
+			attempts.WithLabelValues(outcome).Inc()
+			took.Observe(d.Seconds())
+		}})
 
 	k.Consume(events.TopicBusiness, kafkaadapter.BusinessHandler(s.Webhooks))
 	for _, t := range kafkaadapter.Topics {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"code.dny.dev/ssrf"
 )
@@ -128,6 +129,9 @@ func (c *Client) parseWebhookURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
+// LookupTimeout bounds CheckURL's resolution of a host name.
+const LookupTimeout = 5 * time.Second
+
 // CheckURL validates a webhook URL when a client registers it: its form
 // (ErrInvalidURL) and every address its host resolves to (ErrRefused if any
 // one is refused: a name that resolves to a mix of public and private
@@ -148,7 +152,11 @@ func (c *Client) CheckURL(ctx context.Context, rawURL string) error {
 	if addr, err := netip.ParseAddr(host); err == nil {
 		return c.checkAddr(addr, "")
 	}
-	addrs, err := c.opts.Resolver.LookupIPAddr(ctx, host)
+	// A client chooses the name: its lookup must not hold a request for
+	// long.
+	lctx, cancel := context.WithTimeout(ctx, LookupTimeout)
+	defer cancel()
+	addrs, err := c.opts.Resolver.LookupIPAddr(lctx, host)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrUnresolvable, host, err)
 	}

@@ -459,3 +459,17 @@ func (s *Store) Purge(ctx context.Context, finishedBefore, parkedBefore time.Tim
 	}
 	return total, nil
 }
+
+// DueLag is how long the oldest due, unleased lane has waited at now (0
+// when none is due).
+func (s *Store) DueLag(ctx context.Context, now time.Time) (time.Duration, error) {
+	var oldest *time.Time
+	if err := s.db.NewRaw(`SELECT min(due_at) FROM lanes WHERE due_at <= ? AND (lease_until IS NULL OR lease_until <= ?)`, now, now).
+		Scan(ctx, &oldest); err != nil {
+		return 0, wrap("due lag", err)
+	}
+	if oldest == nil {
+		return 0, nil
+	}
+	return now.Sub(*oldest), nil
+}
