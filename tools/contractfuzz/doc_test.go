@@ -46,7 +46,8 @@ func fetchDocument(gateway string) ([]byte, error) {
 		last = body
 		if bytes.Contains(body, []byte(`"/whoami"`)) && bytes.Contains(body, []byte(`/ledger/chart"`)) &&
 			bytes.Contains(body, []byte(`/customers"`)) && bytes.Contains(body, []byte(`/reports/profit-and-loss"`)) &&
-			bytes.Contains(body, []byte(`/mileage/summary"`)) && bytes.Contains(body, []byte(`/bills"`)) {
+			bytes.Contains(body, []byte(`/mileage/summary"`)) && bytes.Contains(body, []byte(`/bills"`)) &&
+			bytes.Contains(body, []byte(`/v1/webhooks/endpoints"`)) {
 			return body, nil
 		}
 	}

@@ -240,3 +240,29 @@ func TestParseSchedule(t *testing.T) {
 		t.Fatal("a second retry on a one-retry schedule")
 	}
 }
+
+// FuzzParseSchedule: a schedule parses to positive waits (at most 20) or
+// is refused, and prints back to itself.
+func FuzzParseSchedule(f *testing.F) {
+	for _, s := range []string{"5s,5m,30m,2h,5h,10h,10h", "1s", "", ",", "0s", "1h,-1s", "1.5s, 2m", "9999999999h"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sch, err := ParseSchedule(s)
+		if err != nil {
+			return
+		}
+		if len(sch) == 0 || len(sch) > 20 {
+			t.Fatalf("%q: %d waits", s, len(sch))
+		}
+		for _, d := range sch {
+			if d <= 0 {
+				t.Fatalf("%q: wait %s", s, d)
+			}
+		}
+		again, err := ParseSchedule(sch.String())
+		if err != nil || again.String() != sch.String() {
+			t.Fatalf("%q: %s does not parse back (%v)", s, sch, err)
+		}
+	})
+}
