@@ -79,20 +79,21 @@ func TestChartValueSets(t *testing.T) {
 	}
 	want := map[string]map[string]int{
 		// gateway, auth-tokens, transactions, customers-invoices, bills-tags,
-		// reports, mileage; a service's NetworkPolicy each plus one per
-		// migration Job; a migration Job per database service and a generated
-		// Secret per service with secrets (reports has none).
-		"default": {"Deployment": 7, "Service": 7, "ServiceAccount": 7, "PodDisruptionBudget": 7,
-			"NetworkPolicy": 13, "Job": 6, "Secret": 5, "Ingress": 0, "HorizontalPodAutoscaler": 0},
-		"minimal-external": {"Deployment": 7, "Ingress": 1, "Secret": 6, "Job": 6, "Kafka": 0, "Cluster": 0},
+		// reports, mileage, webhooks; a service's NetworkPolicy each plus one
+		// per migration Job; a migration Job per database service and a
+		// generated Secret per service with secrets (reports has none).
+		"default": {"Deployment": 8, "Service": 8, "ServiceAccount": 8, "PodDisruptionBudget": 8,
+			"NetworkPolicy": 15, "Job": 7, "Secret": 6, "Ingress": 0, "HorizontalPodAutoscaler": 0},
+		"minimal-external": {"Deployment": 8, "Ingress": 1, "Secret": 7, "Job": 7, "Kafka": 0, "Cluster": 0},
 		// The topics of acct.business, .ledger, .transactions, .invoicing, .bills,
-		// .accounts and .mileage, each with its DLQ.
+		// .accounts and .mileage, each with its DLQ (webhooks adds none).
 		"bundled": {"Kafka": 1, "KafkaNodePool": 1, "KafkaTopic": 14, "Cluster": 1, "HTTPRoute": 1,
-			"Ingress": 0, "Job": 6, "Secret": 5},
+			"Ingress": 0, "Job": 7, "Secret": 6},
+		// auth-tokens' and webhooks' keys come from existing Secrets.
 		"autoscaling-keda-servicemonitor": {"HorizontalPodAutoscaler": 1, "ScaledObject": 1,
-			"ServiceMonitor": 7, "Secret": 4, "Job": 6},
+			"ServiceMonitor": 8, "Secret": 4, "Job": 7},
 		// Object storage changes env and egress only: the keys come from an existing Secret.
-		"storage": {"Deployment": 7, "NetworkPolicy": 13, "Job": 6, "Secret": 5},
+		"storage": {"Deployment": 8, "NetworkPolicy": 15, "Job": 7, "Secret": 6},
 	}
 	cases := []string{"default"}
 	for _, s := range sets {
@@ -184,6 +185,13 @@ func TestChartWiring(t *testing.T) {
 		{service: "mileage", name: "KAFKA_BROKERS", value: "acct-kafka-kafka-bootstrap:9092"},
 		{service: "mileage", name: "DATABASE_URL", secret: "acct-pg-app", key: "uri"},
 		{service: "mileage", name: "PAGE_CURSOR_SECRET", secret: "acct-mileage", key: "PAGE_CURSOR_SECRET"},
+		{service: "gateway", name: "UPSTREAM_WEBHOOKS_URL", value: "http://acct-webhooks"},
+		{service: "webhooks", name: "JWKS_URL", value: "http://acct-auth-tokens/.well-known/jwks.json"},
+		{service: "webhooks", name: "DB_SCHEMA", value: "webhooks"},
+		{service: "webhooks", name: "KAFKA_BROKERS", value: "acct-kafka-kafka-bootstrap:9092"},
+		{service: "webhooks", name: "DATABASE_URL", secret: "acct-pg-app", key: "uri"},
+		{service: "webhooks", name: "PAGE_CURSOR_SECRET", secret: "acct-webhooks", key: "PAGE_CURSOR_SECRET"},
+		{service: "webhooks", name: "WEBHOOKS_SECRET_KEY", secret: "acct-webhooks", key: "WEBHOOKS_SECRET_KEY"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.service+"/"+tc.name, func(t *testing.T) {
@@ -285,6 +293,12 @@ func TestChartRejectsBadValues(t *testing.T) {
 		{"storage unknown key", "storage: {enabled: true, bucket: b1b, pathStyle: true}", "pathStyle"},
 		{"storage half inline credentials", "storage: {enabled: true, bucket: b1b, credentials: {accessKeyId: AKID}}", "accessKeyId and secretAccessKey"},
 		{"storage on a service without files", "services: {gateway: {storage: {enabled: true}}}", "keeps no files"},
+		{"webhooks key as a plain value", "services: {webhooks: {env: {WEBHOOKS_SECRET_KEY: c2VjcmV0}}}", "services.webhooks.env.WEBHOOKS_SECRET_KEY"},
+		{"signing key as a plain value", "services: {auth-tokens: {env: {SIGNING_KEY_ENCRYPTION_KEY: c2VjcmV0}}}", "services.auth-tokens.env.SIGNING_KEY_ENCRYPTION_KEY"},
+		{"internet egress port type", "networkPolicy: {internetEgress: {ports: [https]}}", "ports"},
+		{"internet egress no ports", "networkPolicy: {internetEgress: {enabled: true, ports: []}}", "ports"},
+		{"internet egress except not a CIDR", "networkPolicy: {internetEgress: {extraExcept: [example.com]}}", "extraExcept"},
+		{"internet egress unknown key", "networkPolicy: {internetEgress: {allow: [0.0.0.0/0]}}", "allow"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -485,6 +499,50 @@ func TestCheckRejectsBrokenPolicies(t *testing.T) {
 			hpa.Spec.ScaleTargetRef.Name = "acct-missing"
 			return append(o, Object{GVK: autoscalingv2.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler"), Name: "stray", Typed: hpa})
 		}, `scale target Deployment "acct-missing" not rendered`},
+		{"internet egress outside the webhooks service", func(o []Object) []Object {
+			for _, x := range o {
+				if np, ok := x.Typed.(*networkingv1.NetworkPolicy); ok && np.Labels[labelName] == "mileage" {
+					np.Spec.Egress = append(np.Spec.Egress, networkingv1.NetworkPolicyEgressRule{
+						To: []networkingv1.NetworkPolicyPeer{{IPBlock: &networkingv1.IPBlock{CIDR: "0.0.0.0/0", Except: []string{"10.0.0.0/8"}}}}})
+				}
+			}
+			return o
+		}, "NetworkPolicy acct-mileage allows egress to 0.0.0.0/0"},
+		{"internet egress into private ranges", func(o []Object) []Object {
+			for _, x := range o {
+				if np, ok := x.Typed.(*networkingv1.NetworkPolicy); ok && np.Labels[labelName] == "webhooks" {
+					for i := range np.Spec.Egress {
+						for j := range np.Spec.Egress[i].To {
+							if b := np.Spec.Egress[i].To[j].IPBlock; b != nil && b.CIDR == "0.0.0.0/0" {
+								b.Except = slices.DeleteFunc(b.Except, func(e string) bool { return e == "169.254.0.0/16" })
+							}
+						}
+					}
+				}
+			}
+			return o
+		}, "ipBlock 0.0.0.0/0 must except 169.254.0.0/16"},
+		{"internet egress on every port", func(o []Object) []Object {
+			for _, x := range o {
+				if np, ok := x.Typed.(*networkingv1.NetworkPolicy); ok && np.Labels[labelName] == "webhooks" {
+					for i := range np.Spec.Egress {
+						if len(np.Spec.Egress[i].To) > 0 && np.Spec.Egress[i].To[0].IPBlock != nil {
+							np.Spec.Egress[i].Ports = nil
+						}
+					}
+				}
+			}
+			return o
+		}, "egress outside the cluster on every port"},
+		{"webhooks key as a plain value", func(o []Object) []Object {
+			c := &deployment(o, "webhooks").Spec.Template.Spec.Containers[0]
+			for i := range c.Env {
+				if c.Env[i].Name == "WEBHOOKS_SECRET_KEY" {
+					c.Env[i] = corev1.EnvVar{Name: "WEBHOOKS_SECRET_KEY", Value: "plain"}
+				}
+			}
+			return o
+		}, "WEBHOOKS_SECRET_KEY must come from a secretKeyRef"},
 		{"pdb selects nothing", func(o []Object) []Object {
 			for _, x := range o {
 				if p, ok := x.Typed.(*policyv1.PodDisruptionBudget); ok && p.Labels[labelName] == "gateway" {

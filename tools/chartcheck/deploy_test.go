@@ -46,7 +46,7 @@ func TestSkaffoldConfig(t *testing.T) {
 		}
 		images[a.ImageName] = a.DockerArtifact.DockerfilePath
 	}
-	for _, name := range []string{"gateway", "auth-tokens", "transactions", "customers-invoices", "bills-tags", "reports", "mileage", "broker"} {
+	for _, name := range []string{"gateway", "auth-tokens", "transactions", "customers-invoices", "bills-tags", "reports", "mileage", "webhooks", "broker"} {
 		dockerfile, ok := images["ghcr.io/acctsuite/acct-"+name]
 		if !ok {
 			t.Errorf("no artifact for acct-%s", name)
@@ -99,7 +99,7 @@ func TestSkaffoldConfig(t *testing.T) {
 			if err := Check(objs); err != nil {
 				t.Fatalf("policy violations:\n%v", err)
 			}
-			for _, svc := range []string{"gateway", "auth-tokens", "customers-invoices", "bills-tags", "reports", "mileage"} {
+			for _, svc := range []string{"gateway", "auth-tokens", "customers-invoices", "bills-tags", "reports", "mileage", "webhooks"} {
 				for _, field := range []string{"repository", "tag"} {
 					key := "services." + svc + ".image." + field
 					if !strings.Contains(r.SetValueTemplates[key], "IMAGE_") {

@@ -3,6 +3,7 @@ package chartcheck
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
 	"strings"
 	"time"
@@ -25,11 +26,26 @@ const (
 	PublicService = "gateway"
 )
 
+// InternetServices are the only services whose NetworkPolicy may name addresses outside the cluster
+// (ipBlock peers): the webhooks service delivers to its customers' endpoints. Everything else reaches
+// only in-cluster peers and the DNS, PostgreSQL, Kafka (and object storage) ports.
+var InternetServices = []string{"webhooks"}
+
+// PrivateRanges are the ranges an ipBlock egress peer must always exclude: in-cluster pods and
+// services, nodes, shared (CGNAT) addresses and link-local ones, where cloud metadata lives.
+var PrivateRanges = []netip.Prefix{
+	netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("172.16.0.0/12"),
+	netip.MustParsePrefix("192.168.0.0/16"), netip.MustParsePrefix("169.254.0.0/16"),
+	netip.MustParsePrefix("100.64.0.0/10"), netip.MustParsePrefix("fc00::/7"),
+	netip.MustParsePrefix("fe80::/10"),
+}
+
 // SecretEnv are the variables that carry credentials: rendered only as secretKeyRef, so the values
 // never appear in a Deployment, a Job or `helm get manifest`.
 var SecretEnv = []string{
 	"DATABASE_URL", "PAGE_CURSOR_SECRET", "SIGNING_KEY_ENCRYPTION_KEY", "BOOTSTRAP_CLIENT_SECRET",
 	"STORAGE_SIGNING_KEY", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+	"WEBHOOKS_SECRET_KEY",
 }
 
 // index groups the decoded objects by kind for the cross-object checks.
@@ -211,7 +227,63 @@ func checkDeployment(d *appsv1.Deployment, ix index) []error {
 			}
 		}
 	}
+	if np != nil {
+		for _, err := range checkEgressBlocks(np, slices.Contains(InternetServices, name)) {
+			fail("%v", err)
+		}
+	}
 	return errs
+}
+
+// checkEgressBlocks enforces the internet egress rules: only the internet services name addresses
+// outside the cluster (ipBlock), always with the private ranges excluded and on given TCP ports.
+func checkEgressBlocks(np *networkingv1.NetworkPolicy, internet bool) []error {
+	var errs []error
+	for _, r := range np.Spec.Egress {
+		for _, peer := range r.To {
+			b := peer.IPBlock
+			if b == nil {
+				continue
+			}
+			if !internet {
+				errs = append(errs, fmt.Errorf("NetworkPolicy %s allows egress to %s; only %v may reach addresses outside the cluster", np.Name, b.CIDR, InternetServices))
+				continue
+			}
+			cidr, err := netip.ParsePrefix(b.CIDR)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("NetworkPolicy %s: ipBlock %q: %v", np.Name, b.CIDR, err))
+				continue
+			}
+			for _, private := range PrivateRanges {
+				if cidr.Overlaps(private) && !excluded(private, b.Except) {
+					errs = append(errs, fmt.Errorf("NetworkPolicy %s: ipBlock %s must except %s", np.Name, b.CIDR, private))
+				}
+			}
+		}
+		if !slices.ContainsFunc(r.To, func(p networkingv1.NetworkPolicyPeer) bool { return p.IPBlock != nil }) {
+			continue
+		}
+		if len(r.Ports) == 0 {
+			errs = append(errs, fmt.Errorf("NetworkPolicy %s: egress outside the cluster on every port; list the ports", np.Name))
+		}
+		for _, p := range r.Ports {
+			if p.Protocol == nil || *p.Protocol != corev1.ProtocolTCP {
+				errs = append(errs, fmt.Errorf("NetworkPolicy %s: egress outside the cluster must be TCP only", np.Name))
+			}
+		}
+	}
+	return errs
+}
+
+// excluded tells whether one of the except CIDRs covers all of r.
+func excluded(r netip.Prefix, except []string) bool {
+	for _, e := range except {
+		p, err := netip.ParsePrefix(e)
+		if err == nil && p.Bits() <= r.Bits() && p.Contains(r.Addr()) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkPodSecurity enforces the pod and container security context every workload must have.
