@@ -298,51 +298,74 @@ const agingOpen = `
 // summed per party and bucket (domain.AgingBucketStarts; what is on no
 // document, whose age day is null, in domain.BucketOther), with the
 // parties' names. The holders open today whose last move is on or before
-// the day (nearly all of them for a recent day) are summed straight from a
-// covering index; the few with a move after the day by their moves up to
-// it; then both sums are added.
+// the day (nearly all of them for a recent day) are summed in one ordered
+// pass over the party index, a row per party with a sum per bucket; the
+// few with a move after the day by their moves up to it; then both are
+// added.
 func (s *Store) AgingLines(ctx context.Context, bid uuid.UUID, side domain.AgingSide, on time.Time) ([]domain.AgingLine, error) {
 	day := on.Format(domain.DateLayout)
 	st := domain.AgingBucketStarts(on)
-	const bucket = `CASE WHEN age_day IS NULL THEN ?0 WHEN age_day >= ?1::date THEN ?2 WHEN age_day >= ?3::date THEN ?4
-		WHEN age_day >= ?5::date THEN ?6 ELSE ?7 END`
-	var rows []struct {
+	b0, b1, b2 := st[0].Format(domain.DateLayout), st[1].Format(domain.DateLayout), st[2].Format(domain.DateLayout)
+	// One sum per bucket, over rows with age_day and amount columns.
+	sums := func(amount string) string {
+		return `coalesce(sum(` + amount + `) FILTER (WHERE age_day IS NULL), 0)::bigint AS other,
+			coalesce(sum(` + amount + `) FILTER (WHERE age_day >= ?0::date), 0)::bigint AS b_current,
+			coalesce(sum(` + amount + `) FILTER (WHERE age_day >= ?1::date AND age_day < ?0::date), 0)::bigint AS b_31,
+			coalesce(sum(` + amount + `) FILTER (WHERE age_day >= ?2::date AND age_day < ?1::date), 0)::bigint AS b_61,
+			coalesce(sum(` + amount + `) FILTER (WHERE age_day < ?2::date), 0)::bigint AS b_91`
+	}
+	type partyRow struct {
 		PartyID *uuid.UUID `bun:"party_id"`
 		Name    *string    `bun:"name"`
-		Bucket  int        `bun:"bucket"`
-		Amount  int64      `bun:"amount"`
+		Other   int64      `bun:"other"`
+		Current int64      `bun:"b_current"`
+		D31     int64      `bun:"b_31"`
+		D61     int64      `bun:"b_61"`
+		D91     int64      `bun:"b_91"`
 	}
-	// Without JIT: compiling this plan (its cost grows with the holders)
-	// takes hundreds of milliseconds, more than running it.
+	var today, spanning []partyRow
+	// Without JIT: compiling these plans (their cost grows with the
+	// holders) takes longer than running them; without parallel workers:
+	// the ordered pass is cheaper than gathering partial sums on a
+	// machine the service shares.
 	err := s.conn(ctx).RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.ExecContext(ctx, "SET LOCAL jit = off"); err != nil {
+		if _, err := tx.ExecContext(ctx, "SET LOCAL jit = off; SET LOCAL max_parallel_workers_per_gather = 0"); err != nil {
 			return err
 		}
-		return tx.NewRaw(`WITH g AS (
-				SELECT party_id, bucket, sum(amount) AS amount FROM (
-					SELECT party_id, `+bucket+` AS bucket, sum(open) AS amount
-					FROM aging_holders WHERE business_id = ?8 AND side = ?9 AND open <> 0 AND last_day <= ?10::date
-					GROUP BY 1, 2
-					UNION ALL
-					SELECT party_id, `+bucket+`, (SELECT sum(m.amount) FROM aging_moves m
-						WHERE m.business_id = h.business_id AND m.side = h.side AND m.holder_type = h.holder_type
-						  AND m.holder_id = h.holder_id AND m.day <= ?10::date)
-					FROM aging_holders h WHERE h.business_id = ?8 AND h.side = ?9 AND h.last_day > ?10::date AND h.first_day <= ?10::date
-				) u GROUP BY 1, 2 HAVING sum(amount) <> 0
+		if err := tx.NewRaw(`WITH g AS (
+				SELECT party_id, `+sums("open")+`
+				FROM aging_holders WHERE business_id = ?3 AND side = ?4 AND open <> 0 AND last_day <= ?5::date
+				GROUP BY party_id
 			)
-			SELECT g.party_id, p.name, g.bucket, g.amount::bigint AS amount FROM g
-			LEFT JOIN aging_parties p ON p.business_id = ?8 AND p.party_type = ?11 AND p.party_id = g.party_id`,
-			domain.BucketOther,
-			st[0].Format(domain.DateLayout), domain.BucketCurrent, st[1].Format(domain.DateLayout), domain.Bucket31To60,
-			st[2].Format(domain.DateLayout), domain.Bucket61To90, domain.BucketOver90,
-			bid, side.Side, day, side.PartyType).Scan(ctx, &rows)
+			SELECT g.*, p.name FROM g LEFT JOIN aging_parties p ON p.business_id = ?3 AND p.party_type = ?6 AND p.party_id = g.party_id`,
+			b0, b1, b2, bid, side.Side, day, side.PartyType).Scan(ctx, &today); err != nil {
+			return err
+		}
+		return tx.NewRaw(`WITH h AS (
+				SELECT h.party_id, h.age_day, (SELECT sum(m.amount) FROM aging_moves m
+					WHERE m.business_id = h.business_id AND m.side = h.side AND m.holder_type = h.holder_type
+					  AND m.holder_id = h.holder_id AND m.day <= ?5::date) AS amount
+				FROM aging_holders h WHERE h.business_id = ?3 AND h.side = ?4 AND h.last_day > ?5::date AND h.first_day <= ?5::date
+			), g AS (
+				SELECT party_id, `+sums("amount")+` FROM h GROUP BY party_id
+			)
+			SELECT g.*, p.name FROM g LEFT JOIN aging_parties p ON p.business_id = ?3 AND p.party_type = ?6 AND p.party_id = g.party_id`,
+			b0, b1, b2, bid, side.Side, day, side.PartyType).Scan(ctx, &spanning)
 	})
 	if err != nil {
 		return nil, wrap("read aging", err)
 	}
-	out := make([]domain.AgingLine, len(rows))
-	for i, r := range rows {
-		out[i] = domain.AgingLine{Party: r.PartyID, PartyName: r.Name, Bucket: r.Bucket, Amount: r.Amount}
+	var out []domain.AgingLine
+	for _, r := range append(today, spanning...) {
+		for _, b := range []struct {
+			bucket int
+			amount int64
+		}{{domain.BucketOther, r.Other}, {domain.BucketCurrent, r.Current}, {domain.Bucket31To60, r.D31},
+			{domain.Bucket61To90, r.D61}, {domain.BucketOver90, r.D91}} {
+			if b.amount != 0 {
+				out = append(out, domain.AgingLine{Party: r.PartyID, PartyName: r.Name, Bucket: b.bucket, Amount: b.amount})
+			}
+		}
 	}
 	return out, nil
 }
