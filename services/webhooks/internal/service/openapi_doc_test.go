@@ -1,14 +1,10 @@
 package service
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/getkin/kin-openapi/openapi3"
-
 	"github.com/acctsuite/acct/pkg/openapi"
+	"github.com/acctsuite/acct/pkg/openapi/openapitest"
 	"github.com/acctsuite/acct/services/webhooks"
 )
 
@@ -36,33 +32,7 @@ func TestOpenAPIDocumentLoads(t *testing.T) {
 // TestOpenAPIDocumentMerges merges the document with the other services'
 // as the gateway does.
 func TestOpenAPIDocumentMerges(t *testing.T) {
-	ours, err := openapi.Load(webhooks.OpenAPI)
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs := []*openapi3.T{ours}
-	others, _ := filepath.Glob("../../../*/openapi.yaml")
-	fragments, _ := filepath.Glob("../../../*/internal/*/*/openapi.yaml")
-	for _, path := range append(others, fragments...) {
-		if strings.Contains(path, "/webhooks/") {
-			continue
-		}
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc, err := openapi.Load(raw)
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		docs = append(docs, doc)
-	}
-	if len(docs) < 2 {
-		t.Fatal("no other service documents found")
-	}
-	if _, err := openapi.Merge(docs...); err != nil {
-		t.Fatalf("merge: %v", err)
-	}
+	openapitest.MergesWithTheSuite(t, "../../..", "webhooks", webhooks.OpenAPI)
 }
 
 // TestCatalogMatchesTheDocument: every example of the catalog is a

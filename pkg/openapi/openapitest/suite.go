@@ -1,0 +1,54 @@
+package openapitest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/acctsuite/acct/pkg/openapi"
+)
+
+// MergesWithTheSuite merges doc, the OpenAPI document of the service in
+// folder self under services (a path such as "../../.." from a service's
+// internal/service tests), with every other service's document and
+// document fragment, as the gateway does, failing t when they conflict.
+func MergesWithTheSuite(t testing.TB, services, self string, doc []byte) {
+	t.Helper()
+	ours, err := openapi.Load(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := []*openapi3.T{ours}
+	others, err := filepath.Glob(filepath.Join(services, "*", "openapi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fragments, err := filepath.Glob(filepath.Join(services, "*", "internal", "*", "*", "openapi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := filepath.Join(services, self) + string(filepath.Separator)
+	for _, path := range append(others, fragments...) {
+		if strings.HasPrefix(path, own) {
+			continue
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := openapi.Load(raw)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		docs = append(docs, d)
+	}
+	if len(docs) < 2 {
+		t.Fatalf("no other service documents found under %s", services)
+	}
+	if _, err := openapi.Merge(docs...); err != nil {
+		t.Fatalf("merge: %v", err)
+	}
+}
