@@ -300,6 +300,11 @@ func TestPlatformAndBusinessTokens(t *testing.T) {
 	// summary by year and month, filtered by vehicle, purpose and dates.
 	t.Run("mileage summary", func(t *testing.T) { mileageScenario(t, api, platform) })
 
+	// The scenario: a platform subscribes an endpoint on this machine to
+	// its business's Customer.created; a customer created through the
+	// gateway reaches it, signed with the endpoint's secret.
+	t.Run("webhooks: a signed Customer.created", func(t *testing.T) { webhooksScenario(t, api, stack, platform) })
+
 	// The scenario: a Canadian business, a custom account, imported
 	// transactions categorized single, split and with HST; the balances and
 	// the journal reflect it; recategorizing leaves one live entry.

@@ -39,6 +39,7 @@ const (
 	reportsAlias           = "reports"
 	billsAlias             = "bills-tags"
 	mileageAlias           = "mileage"
+	webhooksAlias          = "webhooks"
 	gatewayAlias           = "gateway"
 	serviceHTTPPort        = "8080/tcp"
 	brokerHealthPort       = "9093/tcp"
@@ -52,6 +53,11 @@ const (
 	reportsBase            = "http://" + reportsAlias + ":8080"
 	billsBase              = "http://" + billsAlias + ":8080"
 	mileageBase            = "http://" + mileageAlias + ":8080"
+	webhooksBase           = "http://" + webhooksAlias + ":8080"
+	// hostAlias is the name by which the webhooks container reaches the
+	// machine running the tests (Docker's host-gateway), where a
+	// scenario's webhook receiver listens.
+	hostAlias = "host.docker.internal"
 	// storageMount is where the services that store files (receipts,
 	// exports) and the gateway, which serves their signed download URLs,
 	// share one folder of the host; storagePublicBase is the gateway as
@@ -127,6 +133,10 @@ type Stack struct {
 	// (storagePublicBase); a scenario reaches them at BaseURL instead.
 	// Empty for a deployed stack, whose URLs are public already.
 	DownloadBase string
+	// ReceiverHost is the host name by which the stack's webhooks service
+	// reaches a receiver listening on this machine (on every interface).
+	// Empty for a deployed stack, which cannot reach this machine.
+	ReceiverHost string
 }
 
 // DownloadURL is u (a signed download URL the stack handed out) as the
@@ -166,8 +176,9 @@ func StartStack(t *testing.T) *Stack {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	t.Logf("e2e: images %s, %s, %s, %s, %s, %s, %s, postgres %s", cfg.image("broker"), cfg.image("auth-tokens"), cfg.image("transactions"),
-		cfg.image("customers-invoices"), cfg.image("reports"), cfg.image("bills-tags"), cfg.image("gateway"), cfg.PostgresImage)
+	t.Logf("e2e: images %s, %s, %s, %s, %s, %s, %s, %s, %s, postgres %s", cfg.image("broker"), cfg.image("auth-tokens"), cfg.image("transactions"),
+		cfg.image("customers-invoices"), cfg.image("reports"), cfg.image("bills-tags"), cfg.image("mileage"), cfg.image("webhooks"),
+		cfg.image("gateway"), cfg.PostgresImage)
 
 	nw, err := tcnetwork.New(ctx)
 	testcontainers.CleanupNetwork(t, nw)
@@ -263,6 +274,11 @@ func StartStack(t *testing.T) *Stack {
 	})
 	stack.DownloadBase = storagePublicBase
 
+	webhooksKey := make([]byte, 32)
+	if _, err := rand.Read(webhooksKey); err != nil {
+		t.Fatal(err)
+	}
+
 	// The domain services: the same environment but for the cursor secret
 	// (reports pages nothing) and the storage (transactions' receipts,
 	// reports' exports, bills-tags' imported receipts).
@@ -276,6 +292,7 @@ func StartStack(t *testing.T) *Stack {
 		{reportsAlias, "reports", false, true},
 		{billsAlias, "bills-tags", true, true},
 		{mileageAlias, "mileage", true, false},
+		{webhooksAlias, "webhooks", true, false},
 	} {
 		env := map[string]string{
 			"DATABASE_URL":     fmt.Sprintf("postgres://%s:%s@%s:5432/%s?sslmode=disable", postgresUser, dbPassword, postgresAlias, postgresDB),
@@ -295,6 +312,16 @@ func StartStack(t *testing.T) *Stack {
 		opts := []testcontainers.ContainerCustomizer{
 			testcontainers.WithExposedPorts(serviceHTTPPort),
 			testcontainers.WithWaitStrategy(wait.ForHTTP("/readyz").WithPort(serviceHTTPPort).WithStartupTimeout(startupTimeout)),
+		}
+		if svc.alias == webhooksAlias {
+			// The scenario's receiver listens on this machine, over http
+			// and at a private address: allowed here, never by the chart.
+			env["WEBHOOKS_SECRET_KEY"] = base64.StdEncoding.EncodeToString(webhooksKey)
+			env["WEBHOOKS_ALLOW_PRIVATE"] = "true"
+			env["WEBHOOKS_ALLOW_HTTP"] = "true"
+			opts = append(opts, testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
+				hc.ExtraHosts = append(hc.ExtraHosts, hostAlias+":host-gateway")
+			}))
 		}
 		if svc.storage {
 			for k, v := range storageEnv {
@@ -317,6 +344,7 @@ func StartStack(t *testing.T) *Stack {
 			"UPSTREAM_REPORTS_URL":            reportsBase,
 			"UPSTREAM_BILLS_TAGS_URL":         billsBase,
 			"UPSTREAM_MILEAGE_URL":            mileageBase,
+			"UPSTREAM_WEBHOOKS_URL":           webhooksBase,
 			"JWKS_URL":                        authTokensInternalBase + "/.well-known/jwks.json",
 			"SHUTDOWN_TIMEOUT":                "5s",
 			"STORAGE_DIR":                     storageMount,
@@ -334,6 +362,7 @@ func StartStack(t *testing.T) *Stack {
 		t.Fatalf("e2e: gateway endpoint: %v", err)
 	}
 	stack.BaseURL = endpoint
+	stack.ReceiverHost = hostAlias
 	t.Logf("e2e: gateway at %s", endpoint)
 	return stack
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -162,6 +163,79 @@ func TestCheckMonthlyComparesEveryMonth(t *testing.T) {
 			(&checker{cfg: Config{UnknownBound: time.Second}}).checkMonthly(context.Background(), b, f)
 			if f.pnl != tc.wrong || len(f.violations) != tc.wrong {
 				t.Fatalf("pnl mismatches %d, want %d: %v", f.pnl, tc.wrong, f.violations)
+			}
+		})
+	}
+}
+
+// The webhooks check waits for every expected delivery at its platform's
+// receiver, and counts as violations the missing ones, refused
+// signatures, a creation announced under two webhook-ids and a delivery
+// of another platform's business; duplicates of one webhook-id are only
+// counted.
+func TestCheckWebhooks(t *testing.T) {
+	b0 := newBusiness(nil, 0, "biz-0", "b0", 1)
+	b0.vehicleID = "veh-0"
+	b0.customers["cust-1"] = true
+	b0.bankTxns["txn-1"] = &bankTxn{updated: true}
+	b0.invoices["inv-1"] = &doc{total: 100, open: 40}
+	b0.payments["pay-1"] = 60
+	b1 := newBusiness(nil, 1, "biz-1", "b1", 1)
+	b1.vehicleID = "veh-1"
+	b1.trips["trip-1"] = true
+	d := func(id, typ, biz, entity string, count int) map[string]any {
+		return map[string]any{"id": id, "type": typ, "business_id": biz, "entity_id": entity, "count": count}
+	}
+	complete0 := []any{
+		d("w1", "Business.created", "biz-0", "biz-0", 1), d("w2", "Vehicle.created", "biz-0", "veh-0", 1),
+		d("w3", "Customer.created", "biz-0", "cust-1", 2), d("w4", "BankTransaction.created", "biz-0", "txn-1", 1),
+		d("w5", "BankTransaction.updated", "biz-0", "txn-1", 1), d("w6", "Invoice.created", "biz-0", "inv-1", 1),
+		d("w7", "Invoice.updated", "biz-0", "inv-1", 1), d("w8", "InvoicePayment.created", "biz-0", "pay-1", 1),
+		d("w9", "JournalEntry.posted", "biz-0", "je-1", 1),
+	}
+	complete1 := []any{d("v1", "Business.created", "biz-1", "biz-1", 1), d("v2", "Vehicle.created", "biz-1", "veh-1", 1),
+		d("v3", "Trip.created", "biz-1", "trip-1", 1)}
+	serve := func(t *testing.T, count, dups, rejected int, deliveries []any) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/received" || r.URL.Query().Get("full") != "1" {
+				w.WriteHeader(http.StatusNotFound)
+				return
+			}
+			_ = json.NewEncoder(w).Encode(map[string]any{"count": count, "duplicates": dups, "rejected": rejected, "deliveries": deliveries})
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	receivers := []receiver{{client: 0, name: "r0"}, {client: 1, name: "r1"}}
+	bs := []*business{b0, b1}
+	for _, tc := range []struct {
+		name       string
+		r0, r1     []any
+		rejected   int
+		violations []string
+		missing    int
+	}{
+		{"complete", complete0, complete1, 0, nil, 0},
+		{"a trip missing", complete0, complete1[:2], 0, []string{"MISSING webhook Trip.created for trip-1 of business biz-1 (client 1)"}, 1},
+		{"the trip at the other platform", append(slices.Clone(complete0), complete1[2]), complete1[:2], 0,
+			[]string{"MISSING webhook Trip.created", "FOREIGN webhook v3 Trip.created (trip-1) reached client 0"}, 1},
+		{"a refused signature", complete0, complete1, 1, []string{"webhook receiver of client 1 refused 1 deliveries"}, 0},
+		{"created twice", append(slices.Clone(complete0), d("w10", "Customer.created", "biz-0", "cust-1", 1)), complete1, 0,
+			[]string{"DUPLICATE webhook: Customer.created/cust-1 announced under 2 webhook-ids [w3 w10] (client 0)"}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			urls := map[string]string{"r0": serve(t, 10, 1, 0, tc.r0), "r1": serve(t, 3, 0, tc.rejected, tc.r1)}
+			ws, violations := checkWebhooks(context.Background(), urls, receivers, bs, 200*time.Millisecond)
+			if ws.Expected != 11 || ws.ExpectedByType["Business.created"] != 2 || ws.Missing != tc.missing || ws.Duplicates != 1 || ws.Rejected != tc.rejected {
+				t.Fatalf("stats %+v", ws)
+			}
+			if len(violations) != len(tc.violations) {
+				t.Fatalf("violations %q, want %d like %q", violations, len(tc.violations), tc.violations)
+			}
+			for i, want := range tc.violations {
+				if !strings.Contains(violations[i], want) {
+					t.Fatalf("violation %q, want %q", violations[i], want)
+				}
 			}
 		})
 	}

@@ -24,6 +24,7 @@ type bankTxn struct {
 	categorized string   // the categorization_status an acknowledged categorization left ("" when none)
 	recorded    bool     // recorded through .../transactions/record (may carry receipts)
 	docs        []string // live receipt ids
+	updated     bool     // an acknowledged write changed it after its creation (categorize, split, PATCH)
 }
 
 // doc is an invoice, a bill or a vendor credit: its total and what is
@@ -254,7 +255,7 @@ func (b *business) plan(kind string) (*writeOp, string) {
 				if s := str(r.data(), "categorization_status"); s != want {
 					return []string{id}, nil, fmt.Errorf("categorization_status %q, want %s", s, want)
 				}
-				t.categorized = want
+				t.categorized, t.updated = want, true
 				return []string{id}, effect, nil
 			}), ""
 	case "record":
@@ -297,7 +298,7 @@ func (b *business) plan(kind string) (*writeOp, string) {
 				if len(docs) != want || !containsAll(docs, t.docs) {
 					return []string{id}, nil, fmt.Errorf("PATCH with one more receipt: documents %v, had %v", docs, t.docs)
 				}
-				t.docs = docs
+				t.docs, t.updated = docs, true
 				return []string{id}, map[string]any{"memo": memo, "receipts": want}, nil
 			}), ""
 	case "customer":

@@ -21,22 +21,34 @@ const (
 	FaultBroker       = "broker_outage"
 	FaultPostgres     = "postgres_restart"
 	FaultRelayLeader  = "relay_leader_kill"
+	FaultReceiver     = "receiver_downtime"
 	relayLeaderTarget = "outbox relay leader"
+	receiversTarget   = "webhook receivers"
 )
 
 type fault struct{ kind, target string }
 
-// faultPlan: kill -9 of every service process in turn (replicas and the
-// gateway included), the broker's outage, PostgreSQL's restart, the relay
-// leader's kill.
+// faultPlan: kill -9 of every service process in turn (replicas, the
+// webhooks service and the gateway included), the broker's outage,
+// PostgreSQL's restart, the relay leader's kill and the webhook
+// receivers' downtime (the platforms' side, not the suite's: they are not
+// killed one by one).
 func faultPlan(st *stack.Stack) []fault {
 	var out []fault
+	receivers := false
 	for _, name := range st.ProcNames() {
-		if name != "broker" {
+		switch {
+		case st.IsReceiver(name):
+			receivers = true
+		case name != "broker":
 			out = append(out, fault{FaultKill9, name})
 		}
 	}
-	return append(out, fault{FaultBroker, "broker"}, fault{FaultPostgres, "postgres"}, fault{FaultRelayLeader, relayLeaderTarget})
+	out = append(out, fault{FaultBroker, "broker"}, fault{FaultPostgres, "postgres"}, fault{FaultRelayLeader, relayLeaderTarget})
+	if receivers {
+		out = append(out, fault{FaultReceiver, receiversTarget})
+	}
+	return out
 }
 
 const readyTimeout = 2 * time.Minute
@@ -98,6 +110,33 @@ func injectFault(ctx context.Context, st *stack.Stack, fl fault, cfg Config) Fau
 				rep.Violations = append(rep.Violations, fmt.Sprintf("%s after the PostgreSQL restart: %v", name, err))
 			}
 		}
+	case FaultReceiver:
+		// Every platform's receiver stops answering (connection refused)
+		// for the downtime; the webhooks service retries on its schedule.
+		retriesBefore := webhookRetries(st)
+		var names []string
+		for _, name := range st.ProcNames() {
+			if st.IsReceiver(name) {
+				names = append(names, name)
+				st.Proc(name).Stop(10 * time.Second)
+			}
+		}
+		if !sleep(ctx, cfg.ReceiverDowntime) {
+			return rep
+		}
+		// The attempts refused meanwhile: evidence that the fault bit (the
+		// counter restarts with the process, so a kill of the webhooks
+		// service during the downtime would hide them).
+		rep.RefusedAttempts = max(0, webhookRetries(st)-retriesBefore)
+		for _, name := range names {
+			if err := st.Proc(name).Restart(); err != nil {
+				return fail("restart %s: %v", name, err)
+			}
+			if err := st.WaitReady(ctx, name, readyTimeout); err != nil {
+				return fail("%s after its downtime: %v", name, err)
+			}
+		}
+		rep.Note = fmt.Sprintf("%d receivers refused connections for %s, %d attempts refused meanwhile", len(names), cfg.ReceiverDowntime, rep.RefusedAttempts)
 	case FaultRelayLeader:
 		leader, replicas, err := relayLeader(st)
 		if err != nil {
@@ -173,6 +212,32 @@ func leading(base string) bool {
 		}
 	}
 	return false
+}
+
+// webhookRetries adds webhooks_attempts_total{outcome="retry"} (attempts
+// not answered 2xx, to be retried) over the webhooks service's processes.
+func webhookRetries(st *stack.Stack) int {
+	c := &http.Client{Timeout: 5 * time.Second}
+	total := 0
+	for _, name := range st.ProcNames() {
+		if name != "webhooks" && !strings.HasPrefix(name, "webhooks-") {
+			continue
+		}
+		resp, err := c.Get(st.ProcURLs[name] + "/metrics")
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 64*1024), 1024*1024)
+		for sc.Scan() {
+			if f := strings.Fields(sc.Text()); len(f) == 2 && f[0] == `webhooks_attempts_total{outcome="retry"}` {
+				v, _ := strconv.ParseFloat(f[1], 64)
+				total += int(v)
+			}
+		}
+		resp.Body.Close()
+	}
+	return total
 }
 
 // highWatermarks reads every partition's last offset from the broker.

@@ -2,13 +2,15 @@
 // short version in `go test ./tools/soak`): several platform clients with
 // several businesses each drive a realistic mix of writes and reads at a
 // fixed rate through the gateway only, while processes are killed, the
-// broker stops, PostgreSQL restarts and the outbox relay's leader dies.
-// After each fault and at the end a checker verifies, through the public
-// API and the services' own admin commands, that every acknowledged write
-// is there exactly once, that no journal entry is duplicated, that every
-// ledger balances, that A/R and A/P equal the documents' open balances,
-// that the reports' P&L equals the journal, that the DLQs are empty and
-// how long the read models took to catch up.
+// broker stops, PostgreSQL restarts, the outbox relay's leader dies and
+// the platforms' webhook receivers go down. After each fault and at the
+// end a checker verifies, through the public API and the services' own
+// admin commands, that every acknowledged write is there exactly once,
+// that no journal entry is duplicated, that every ledger balances, that
+// A/R and A/P equal the documents' open balances, that the reports' P&L
+// equals the journal, that the DLQs are empty and how long the read models
+// took to catch up; at the end, that every acknowledged write's webhook
+// reached its platform's receiver, signed (webhooks.go).
 package soak
 
 import (
@@ -47,6 +49,15 @@ type Config struct {
 	// CatchUpBound is the stated bound on the read models' catch-up after
 	// a fault: beyond it a disagreement is a violation.
 	CatchUpBound time.Duration
+	// ReceiverDowntime is how long the platforms' webhook receivers stay
+	// stopped (the receiver_downtime fault).
+	ReceiverDowntime time.Duration
+	// WebhookWait bounds the final wait for every expected webhook to
+	// arrive. It must cover the webhooks service's retry after the
+	// downtime: with the default schedule (5s, 5m, ...) a delivery refused
+	// during a 5-minute downtime is retried up to 5 min 5 s after its
+	// first failure.
+	WebhookWait time.Duration
 	// Progress receives one line per phase (nil: discarded).
 	Progress io.Writer
 }
@@ -78,6 +89,12 @@ func (c *Config) defaults() {
 	}
 	if c.CatchUpBound <= 0 {
 		c.CatchUpBound = 2 * time.Minute
+	}
+	if c.ReceiverDowntime <= 0 {
+		c.ReceiverDowntime = 5 * time.Minute
+	}
+	if c.WebhookWait <= 0 {
+		c.WebhookWait = 8 * time.Minute
 	}
 	if c.Progress == nil {
 		c.Progress = io.Discard
@@ -118,7 +135,7 @@ func Run(ctx context.Context, st *stack.Stack, cfg Config) (*Stats, error) {
 		fmt.Fprintf(cfg.Progress, "[soak %s] %s\n", time.Now().UTC().Format("15:04:05"), fmt.Sprintf(format, args...))
 	}
 
-	bs, err := setup(ctx, st, cfg, progress)
+	bs, receivers, err := setup(ctx, st, cfg, progress)
 	if err != nil {
 		_ = wlog.close()
 		return nil, err
@@ -172,6 +189,11 @@ func Run(ctx context.Context, st *stack.Stack, cfg Config) (*Stats, error) {
 	f, took := c.check(ctx, bs, st, services, true, stats.DLQ)
 	stats.MaxCatchUp = max(stats.MaxCatchUp, Duration(took))
 	addFindings(stats, f)
+	progress("waiting (up to %s) for the webhooks of every acknowledged write", cfg.WebhookWait)
+	ws, wv := checkWebhooks(ctx, st.ProcURLs, receivers, bs, cfg.WebhookWait)
+	stats.Webhooks = ws
+	stats.Violations = append(stats.Violations, wv...)
+	progress("  webhooks: %d expected, %d missing after %s", ws.Expected, ws.Missing, ws.Waited)
 	stats.Violations = append(stats.Violations, prefixed("unresolved unknown outcome: ", stats.Unresolved)...)
 	stats.Violations = append(stats.Violations, prefixed("write refused: ", stats.Rejected)...)
 	stats.Violations = append(stats.Violations, prefixed("answer mismatch: ", stats.Mismatches)...)
@@ -221,29 +243,38 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// setup creates the platform clients (auth-tokens' admin command) and
-// their businesses, waits until every service knows each business, and
-// gives each one a custom bank account and a vehicle.
-func setup(ctx context.Context, st *stack.Stack, cfg Config, progress func(string, ...any)) ([]*business, error) {
+// setup creates the platform clients (auth-tokens' admin command), each
+// with its webhook endpoint and receiver, then their businesses, waits
+// until every service knows each business, and gives each one a custom
+// bank account and a vehicle.
+func setup(ctx context.Context, st *stack.Stack, cfg Config, progress func(string, ...any)) ([]*business, []receiver, error) {
 	rng := rand.New(rand.NewPCG(cfg.Seed, 1))
 	var bs []*business
+	var receivers []receiver
 	runID := fmt.Sprintf("%x", cfg.Seed)[:6]
 	for ci := range cfg.Clients {
 		out, err := st.Exec(ctx, "auth-tokens", "admin", "create-client", "--name", fmt.Sprintf("soak platform %d", ci))
 		if err != nil {
-			return nil, fmt.Errorf("admin create-client: %v\n%s", err, out)
+			return nil, nil, fmt.Errorf("admin create-client: %v\n%s", err, out)
 		}
 		id, secret := parseClient(string(out))
 		if id == "" || secret == "" {
-			return nil, fmt.Errorf("cannot read the new client's credentials from:\n%s", out)
+			return nil, nil, fmt.Errorf("cannot read the new client's credentials from:\n%s", out)
 		}
 		c := newAPI(st.GatewayURL, id, secret)
+		// Subscribed before its businesses exist, so that their
+		// Business.created reaches it too.
+		rc, err := subscribe(ctx, st, c, ci, runID, cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		receivers = append(receivers, rc)
 		for bi := range cfg.BusinessesPerClient {
 			ext := fmt.Sprintf("soak-%s-%d-%d", runID, ci, bi)
 			raw := fmt.Sprintf(`{"legal_name":"Soak %s","external_id":%q,"country":"US","us_state":"CA","entity_type":"LLC","default_reporting_basis":"ACCRUAL","activation_at":"2026-01-01"}`, ext, ext)
 			r, _, err := c.write(ctx, http.MethodPost, "/v1/businesses", "application/json", []byte(raw), "soak-biz-"+ext, cfg.UnknownBound)
 			if err != nil || r.status != http.StatusCreated && r.status != http.StatusOK {
-				return nil, fmt.Errorf("create business %s: %v %d %s", ext, err, r.status, truncate(r.body))
+				return nil, nil, fmt.Errorf("create business %s: %v %d %s", ext, err, r.status, truncate(r.body))
 			}
 			bs = append(bs, newBusiness(c, ci, str(r.data(), "id"), ext, rng.Uint64()))
 		}
@@ -259,10 +290,10 @@ func setup(ctx context.Context, st *stack.Stack, cfg Config, progress func(strin
 					break
 				}
 				if time.Now().After(deadline) {
-					return nil, fmt.Errorf("business %s never reached %s: %v %d %s", b.id, p, err, r.status, truncate(r.body))
+					return nil, nil, fmt.Errorf("business %s never reached %s: %v %d %s", b.id, p, err, r.status, truncate(r.body))
 				}
 				if !sleep(ctx, 200*time.Millisecond) {
-					return nil, ctx.Err()
+					return nil, nil, ctx.Err()
 				}
 			}
 		}
@@ -271,19 +302,19 @@ func setup(ctx context.Context, st *stack.Stack, cfg Config, progress func(strin
 			"account_type": "DEPOSITORY", "account_subtype": "CHECKING", "external_id": "soak-op"}, "soak-acct-"+b.id, created, nil)
 		r, _, err := b.client.write(ctx, acct.method, acct.path, acct.contentType, acct.body, acct.key, cfg.UnknownBound)
 		if err != nil || r.status != http.StatusCreated {
-			return nil, fmt.Errorf("custom account: %v %d %s", err, r.status, truncate(r.body))
+			return nil, nil, fmt.Errorf("custom account: %v %d %s", err, r.status, truncate(r.body))
 		}
 		b.acctID = str(r.data(), "id")
 		veh := jsonOp("vehicle", http.MethodPost, b.base()+"/mileage/vehicles", map[string]any{"make_and_model": "Van", "year": 2021,
 			"external_id": "soak-van"}, "soak-van-"+b.id, created, nil)
 		r, _, err = b.client.write(ctx, veh.method, veh.path, veh.contentType, veh.body, veh.key, cfg.UnknownBound)
 		if err != nil || r.status != http.StatusCreated {
-			return nil, fmt.Errorf("vehicle: %v %d %s", err, r.status, truncate(r.body))
+			return nil, nil, fmt.Errorf("vehicle: %v %d %s", err, r.status, truncate(r.body))
 		}
 		b.vehicleID = str(r.data(), "id")
 	}
-	progress("%d clients, %d businesses ready", cfg.Clients, len(bs))
-	return bs, nil
+	progress("%d clients, %d businesses ready, %d webhook receivers subscribed", cfg.Clients, len(bs), len(receivers))
+	return bs, receivers, nil
 }
 
 func parseClient(out string) (id, secret string) {

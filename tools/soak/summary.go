@@ -61,7 +61,7 @@ func (l *writeLog) close() error {
 
 // FaultReport is one injected fault and what the checker found after it.
 type FaultReport struct {
-	Kind   string    `json:"kind"`   // kill9, broker_outage, postgres_restart, relay_leader_kill
+	Kind   string    `json:"kind"`   // kill9, broker_outage, postgres_restart, relay_leader_kill, receiver_downtime
 	Target string    `json:"target"` // the process
 	At     time.Time `json:"at"`
 	// Downtime is from the fault to the process (or server) answering again.
@@ -71,7 +71,10 @@ type FaultReport struct {
 	CatchUp Duration `json:"catch_up"`
 	// Takeover is, for a relay leader kill, how long until a standby led.
 	Takeover Duration `json:"takeover,omitempty"`
-	Note     string   `json:"note,omitempty"`
+	// RefusedAttempts is, for a receiver downtime, how many delivery
+	// attempts the webhooks service saw refused meanwhile (to retry).
+	RefusedAttempts int    `json:"refused_attempts,omitempty"`
+	Note            string `json:"note,omitempty"`
 	// Violations the check after the fault found.
 	Violations []string `json:"violations,omitempty"`
 }
@@ -119,6 +122,7 @@ type Stats struct {
 	PnLMismatches    int            `json:"pnl_mismatches"`
 	DLQ              map[string]int `json:"dlq_pending"`
 	MaxCatchUp       Duration       `json:"max_catch_up"`
+	Webhooks         WebhookStats   `json:"webhooks"`
 	Violations       []string       `json:"violations"`
 }
 
@@ -178,6 +182,10 @@ func (s *Stats) Print(w io.Writer) {
 		s.Unbalanced, s.ARMismatches, s.APMismatches, s.PnLMismatches)
 	fmt.Fprintf(w, "  DLQ pending: %s\n", fmtMap(s.DLQ))
 	fmt.Fprintf(w, "  slowest read-model catch-up: %s (bound %s)\n", s.MaxCatchUp, s.CatchUpBound)
+	wh := s.Webhooks
+	fmt.Fprintf(w, "  webhooks (%d receivers): expected %d (%s)\n", wh.Receivers, wh.Expected, fmtMap(wh.ExpectedByType))
+	fmt.Fprintf(w, "    received %d distinct webhook-ids in %d deliveries; missing %d, duplicates %d (same webhook-id again: allowed), rejected %d (bad signature), created twice %d, foreign %d; waited %s\n",
+		wh.Received, wh.Deliveries, wh.Missing, wh.Duplicates, wh.Rejected, wh.CreatedTwice, wh.Foreign, wh.Waited)
 	if s.OK() {
 		fmt.Fprintln(w, "  result: OK — no violation")
 		return

@@ -30,7 +30,7 @@ func validator(t *testing.T) *openapitest.Validator {
 		// The gateway merges the services' documents in the background:
 		// wait until every service's paths are in (auth-tokens' /whoami,
 		// transactions' ledger, customers-invoices' customers, reports' profit
-		// and loss and mileage's summary), as a
+		// and loss, mileage's summary and the webhooks endpoints), as a
 		// reader of /docs would.
 		for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 			resp, err := http.Get(st.GatewayURL + "/openapi.json")
@@ -41,7 +41,7 @@ func validator(t *testing.T) *openapitest.Validator {
 			resp.Body.Close()
 			if bytes.Contains(body, []byte(`"/whoami"`)) && bytes.Contains(body, []byte(`/ledger/chart"`)) &&
 				bytes.Contains(body, []byte(`/customers"`)) && bytes.Contains(body, []byte(`/reports/profit-and-loss"`)) &&
-				bytes.Contains(body, []byte(`/mileage/summary"`)) {
+				bytes.Contains(body, []byte(`/mileage/summary"`)) && bytes.Contains(body, []byte(`/v1/webhooks/endpoints"`)) {
 				docJSON = body
 				return
 			}

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"sort"
@@ -231,8 +233,10 @@ func dig(v any, path ...any) any {
 }
 
 // makeFixtures creates one row of every kind in business bid with the
-// platform token tok; name makes external ids and keys unique.
-func makeFixtures(t *testing.T, name, tenant, bid, tok string) fixtures {
+// platform token tok; name makes external ids and keys unique. The
+// platform's own rows (a webhook endpoint and one of its deliveries) are
+// made too, the endpoint posting to hookURL.
+func makeFixtures(t *testing.T, name, tenant, bid, tok, hookURL string) fixtures {
 	t.Helper()
 	f := fixtures{name: name, tenant: tenant, business: bid, ids: map[string]string{}}
 	base := "/v1/businesses/" + bid
@@ -314,6 +318,13 @@ func makeFixtures(t *testing.T, name, tenant, bid, tok string) fixtures {
 	f.ids["acctsyncAccountId"] = uuid.NewString() // see noFixture
 	f.ids["tripId"] = must("trip", jsonReq("POST", base+"/mileage/trips", tok,
 		map[string]any{"vehicle_id": f.ids["vehicleId"], "trip_date": "2026-02-01", "purpose": "BUSINESS", "distance": "12.5"}), "data", "id")
+	// Rows of the platform, not of a business: a webhook endpoint (hearing
+	// only this business's new customers, so that its deliveries settle
+	// before the snapshots) and its test delivery.
+	f.ids["endpointId"] = must("webhook endpoint", jsonReq("POST", "/v1/webhooks/endpoints", tok, map[string]any{
+		"url": hookURL + "/" + name, "business_ids": []string{bid}, "event_types": []string{"Customer.created"}}), "data", "id")
+	f.ids["deliveryId"] = must("webhook delivery", jsonReq("POST", "/v1/webhooks/endpoints/"+f.ids["endpointId"]+"/test", tok, nil), "data", "id")
+	t.Cleanup(func() { send(jsonReq("DELETE", "/v1/webhooks/endpoints/"+f.ids["endpointId"], tok, nil)) })
 	return f
 }
 
@@ -354,6 +365,9 @@ func expected(r matrixRoute, who principal, pathTenant, idsTenant string) int {
 		if r.has("platform-only") && who.business {
 			return http.StatusForbidden
 		}
+		if len(r.params()) > 0 && idsTenant != who.tenant {
+			return http.StatusNotFound // another platform's rows (webhook endpoints), or none's
+		}
 		return 0
 	}
 	if who.tenant != pathTenant {
@@ -380,10 +394,16 @@ func expected(r matrixRoute, who principal, pathTenant, idsTenant string) int {
 }
 
 // byIDs reports whether a cell's expected 404 is the service's to give
-// for the rows the path names (the principal may see the business).
+// for the rows the path names (the principal may see the business, or
+// the route names rows of the platform).
 func (c *cell) byIDs() bool {
-	return c.want == http.StatusNotFound && c.route.has("business") && !c.who.anon &&
-		strings.HasSuffix(c.ids, " under "+c.who.tenant) && c.who.tenant != "X" && !strings.HasPrefix(c.ids, own[c.who.name]+" ")
+	if c.want != http.StatusNotFound || c.who.anon || c.who.tenant == "X" || strings.HasPrefix(c.ids, own[c.who.name]+" ") {
+		return false
+	}
+	if !c.route.has("business") {
+		return len(c.route.params()) > 0
+	}
+	return strings.HasSuffix(c.ids, " under "+c.who.tenant)
 }
 
 // own is the fixture set each allowed principal writes to: the two
@@ -432,6 +452,10 @@ func TestTenancyMatrix(t *testing.T) {
 	expired, _ := refusedToken(t, clientID, "expired")
 	unknownTok, unknownBiz := refusedToken(t, clientID, "unknown-business")
 
+	// The fixtures' webhook endpoints post here.
+	hooks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	t.Cleanup(hooks.Close)
+
 	var (
 		sets = map[string]fixtures{}
 		mu   sync.Mutex
@@ -443,7 +467,7 @@ func TestTenancyMatrix(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f := makeFixtures(t, s.name, s.tenant, s.biz, s.tok)
+			f := makeFixtures(t, s.name, s.tenant, s.biz, s.tok, hooks.URL)
 			mu.Lock()
 			sets[s.name] = f
 			mu.Unlock()
@@ -513,8 +537,27 @@ func TestTenancyMatrix(t *testing.T) {
 						req:  mreq{method: m, path: p, token: who.token, contentType: ct, body: b},
 						want: expected(r, who, pathTenant, f.tenant)})
 				}
-				if !r.has("business") {
+				if !r.has("business") && len(r.params()) == 0 {
 					add("-", "", fixtures{})
+					continue
+				}
+				if !r.has("business") {
+					// Rows of a platform (webhook endpoints and their
+					// deliveries): its own, the other's, none's; and, for a
+					// nested row, the other's (or none's) under its own.
+					for _, tenant := range []string{"A", "B", "X"} {
+						f := sets[tenantSet[tenant]]
+						if s, ok := own[who.name]; ok && who.tenant == tenant {
+							f = sets[s]
+						}
+						add(f.name+" rows", "", f)
+						if s, ok := own[who.name]; ok && who.tenant != tenant && len(r.params()) > 1 {
+							mixed := fixtures{name: f.name, tenant: f.tenant, ids: maps.Clone(f.ids)}
+							first := fixtureKind(r.Path, r.params()[0])
+							mixed.ids[first] = sets[s].ids[first]
+							add(f.name+" in "+s, "", mixed)
+						}
+					}
 					continue
 				}
 				for _, tenant := range []string{"A", "B", "X"} {
@@ -564,7 +607,7 @@ func TestTenancyMatrix(t *testing.T) {
 	// snapshots agree), so it stands for the 404.
 	ownCell := map[string]*cell{}
 	for _, c := range cells {
-		if c.want == 0 && c.route.has("business") && strings.HasPrefix(c.ids, own[c.who.name]+" ") {
+		if c.want == 0 && strings.HasPrefix(c.ids, own[c.who.name]+" ") {
 			ownCell[c.method+" "+c.route.Path+" "+c.who.name] = c
 		}
 	}
@@ -659,8 +702,9 @@ func runCells(cells []*cell, workers int) {
 
 // snapshot reads every GET route of the routing table for each fixture
 // set with its tenant's platform token: each fixture and every listing of
-// both tenants (not the export routes: each GET of those writes a new
-// export document).
+// both tenants, the platform's own rows (webhook endpoints, their
+// deliveries) included (not the export routes: each GET of those writes a
+// new export document).
 func snapshot(table []matrixRoute, sets map[string]fixtures, tokA, tokB string) map[string]string {
 	type get struct{ key, path, token string }
 	var gets []get
@@ -671,7 +715,8 @@ func snapshot(table []matrixRoute, sets map[string]fixtures, tokA, tokB string) 
 			tok = tokB
 		}
 		for _, r := range table {
-			if !slices.Contains(r.Methods, http.MethodGet) || !r.has("business") {
+			platformRows := !r.has("business") && r.has("platform-only")
+			if !slices.Contains(r.Methods, http.MethodGet) || !r.has("business") && !platformRows {
 				continue
 			}
 			if strings.Contains(r.Path, "/exports/") {

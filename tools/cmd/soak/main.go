@@ -2,8 +2,9 @@
 // (plus a standby transactions process), drives it through the gateway
 // with several platform clients and businesses at a fixed rate, injects
 // faults (kill -9 of every process, a broker outage, a PostgreSQL restart,
-// the relay leader's kill), checks the invariants after each and at the
-// end, prints a summary and exits 1 on any violation.
+// the relay leader's kill, the webhook receivers' downtime), checks the
+// invariants after each and at the end (every acknowledged write's
+// webhook included), prints a summary and exits 1 on any violation.
 package main
 
 import (
@@ -44,6 +45,9 @@ func run() int {
 	interval := flag.Duration("fault-interval", mustDuration(envOr("SOAK_FAULT_INTERVAL", "30s")), "load between two faults (env SOAK_FAULT_INTERVAL)")
 	outage := flag.Duration("broker-outage", 30*time.Second, "how long the broker stays stopped")
 	catchUp := flag.Duration("catch-up-bound", 2*time.Minute, "the stated bound on the read models' catch-up after a fault")
+	downtime := flag.Duration("receiver-downtime", mustDuration(envOr("SOAK_RECEIVER_DOWNTIME", "5m")), "how long the platforms' webhook receivers stay stopped (env SOAK_RECEIVER_DOWNTIME)")
+	webhookWait := flag.Duration("webhook-wait", mustDuration(envOr("SOAK_WEBHOOK_WAIT", "8m")), "how long the final check waits for every expected webhook; cover the retry schedule's wait after the downtime (env SOAK_WEBHOOK_WAIT)")
+	retrySchedule := flag.String("webhooks-retry-schedule", envOr("SOAK_WEBHOOKS_RETRY_SCHEDULE", ""), "WEBHOOKS_RETRY_SCHEDULE of the webhooks service (env SOAK_WEBHOOKS_RETRY_SCHEDULE; empty: the product's 5s,5m,30m,...)")
 	noFaults := flag.Bool("no-faults", false, "load and checks only")
 	flag.Parse()
 
@@ -70,6 +74,10 @@ func run() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fmt.Printf("starting the suite (processes' output in %s)\n", stackLog.Name())
+	var serviceEnv map[string][]string
+	if *retrySchedule != "" {
+		serviceEnv = map[string][]string{"webhooks": {"WEBHOOKS_RETRY_SCHEDULE=" + *retrySchedule}}
+	}
 	st, err := stack.Start(ctx, soak.StackOptions(stack.Options{
 		BinDir:           filepath.Join(*root, *binDir),
 		DataDir:          filepath.Join(dataDir, "data"),
@@ -79,6 +87,7 @@ func run() int {
 		GatewayAddr:      fmt.Sprintf("127.0.0.1:%d", stack.FreePort()),
 		Logs:             stackLog,
 		ExtraEnv:         []string{"LOG_LEVEL=warn"},
+		ServiceEnv:       serviceEnv,
 	}))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "starting the suite: %v (see %s)\n", err, stackLog.Name())
@@ -88,7 +97,7 @@ func run() int {
 	stats, err := soak.Run(ctx, st, soak.Config{
 		Duration: *duration, Rate: *rate, Clients: *clients, BusinessesPerClient: *perClient, Seed: *seed,
 		LogPath: *logPath, FaultInterval: *interval, BrokerOutage: *outage, CatchUpBound: *catchUp,
-		NoFaults: *noFaults, Progress: os.Stdout,
+		ReceiverDowntime: *downtime, WebhookWait: *webhookWait, NoFaults: *noFaults, Progress: os.Stdout,
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "soak: %v\n", err)

@@ -14,15 +14,27 @@
 //	                   -status  status code of the answer to a delivery (default 204)
 //	                   -delay   wait this long before answering (a slow endpoint)
 //	                   -quiet   do not print a line per delivery
+//	                   -record  append each accepted or refused delivery to this
+//	                            file (one JSON line, written before the answer)
+//	                            and read it back at start, so that what was
+//	                            received survives a stop, a restart or a kill -9
+//	                   -max-ids how many distinct webhook-ids to remember
+//	                            (default 100000)
 //
 // Endpoints:
 //
 //	POST <any path>    a delivery (bodies over 1 MiB get 413)
 //	GET  /received     {"count": n, "ids": [...], "duplicates": m, "rejected": k}:
 //	                   count is every accepted delivery, ids the distinct
-//	                   webhook-ids in arrival order (the last 100000 only),
+//	                   webhook-ids in arrival order (the last -max-ids only),
 //	                   duplicates the accepted deliveries whose id was seen
 //	                   before, rejected the deliveries refused with 401
+//	GET  /received?full=1
+//	                   the same plus "deliveries": per distinct webhook-id, in
+//	                   arrival order, {id, type, business_id,
+//	                   business_external_id, entity_id, entity_external_id,
+//	                   count} read from the body of its first accepted
+//	                   delivery (count: how many times it was accepted)
 //	GET  /healthz      {"status":"ok"}
 //
 // Each delivery prints, on stdout:
@@ -35,6 +47,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -72,6 +85,11 @@ type config struct {
 	Status  int
 	Delay   time.Duration
 	Quiet   bool
+	// Record is the file every accepted or refused delivery is appended
+	// to, and read back from at start ("": memory only).
+	Record string
+	// MaxIDs bounds the remembered webhook-ids (0: the default).
+	MaxIDs int
 }
 
 // Validate checks the address, the answer and every secret.
@@ -84,6 +102,9 @@ func (c *config) Validate() error {
 	}
 	if c.Delay < 0 {
 		return fmt.Errorf("delay must not be negative, got %s", c.Delay)
+	}
+	if c.MaxIDs < 0 {
+		return fmt.Errorf("max-ids must not be negative, got %d", c.MaxIDs)
 	}
 	for i, s := range c.Secrets {
 		if _, err := webhooksig.ParseSecret(s); err != nil {
@@ -141,6 +162,8 @@ func loadConfig(args []string, getenv func(string) string) (config, error) {
 	fs.IntVar(&cfg.Status, "status", cfg.Status, "status code answered to a delivery")
 	fs.DurationVar(&cfg.Delay, "delay", cfg.Delay, "wait this long before answering a delivery")
 	fs.BoolVar(&cfg.Quiet, "quiet", cfg.Quiet, "do not print a line per delivery")
+	fs.StringVar(&cfg.Record, "record", cfg.Record, "append every delivery to this file (JSON lines) and read it back at start")
+	fs.IntVar(&cfg.MaxIDs, "max-ids", cfg.MaxIDs, "distinct webhook-ids to remember (default 100000)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -163,14 +186,38 @@ type receiver struct {
 	count      int
 	duplicates int
 	rejected   int
-	seen       map[string]struct{}
+	seen       map[string]*delivery
 	ids        []string // ring of distinct ids, oldest at ids[start]
 	start      int
+	record     io.Writer // the -record file, nil without one
+}
+
+// delivery is what the receiver remembers of one webhook-id: the event
+// its first accepted delivery carried and how many times it was accepted.
+type delivery struct {
+	ID                 string `json:"id"`
+	Type               string `json:"type"`
+	BusinessID         string `json:"business_id"`
+	BusinessExternalID string `json:"business_external_id"`
+	EntityID           string `json:"entity_id"`
+	EntityExternalID   string `json:"entity_external_id"`
+	Count              int    `json:"count"`
+}
+
+// recordLine is one line of the -record file: an accepted delivery, or a
+// refused one (Rejected holds the reason).
+type recordLine struct {
+	delivery
+	Rejected string `json:"rejected,omitempty"`
 }
 
 func newReceiver(cfg config, out io.Writer) *receiver {
 	if cfg.Quiet {
 		out = nil
+	}
+	limit := cfg.MaxIDs
+	if limit == 0 {
+		limit = maxIDs
 	}
 	return &receiver{
 		secrets: cfg.Secrets,
@@ -178,9 +225,37 @@ func newReceiver(cfg config, out io.Writer) *receiver {
 		delay:   cfg.Delay,
 		out:     out,
 		now:     time.Now,
-		maxIDs:  maxIDs,
-		seen:    map[string]struct{}{},
+		maxIDs:  limit,
+		seen:    map[string]*delivery{},
 	}
+}
+
+// openRecord reads what an earlier run of the receiver recorded in path
+// back into rc, then appends to it.
+func (rc *receiver) openRecord(path string) (io.Closer, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		var l recordLine
+		if json.Unmarshal(sc.Bytes(), &l) != nil {
+			continue // a line cut by a crash mid-write: its delivery was never answered
+		}
+		if l.Rejected != "" {
+			rc.rejected++
+			continue
+		}
+		rc.remember(l.delivery)
+	}
+	if err := sc.Err(); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	rc.record = f
+	return f, nil
 }
 
 func (rc *receiver) routes() http.Handler {
@@ -213,12 +288,10 @@ func (rc *receiver) deliver(w http.ResponseWriter, r *http.Request) {
 	id := r.Header.Get(webhooksig.HeaderID)
 	verr := rc.verify(r.Header, body, at)
 	verified := len(rc.secrets) > 0 && verr == nil
-	if verr == nil {
-		rc.record(id)
-	} else {
-		rc.mu.Lock()
-		rc.rejected++
-		rc.mu.Unlock()
+	if err := rc.accept(id, body, verr); err != nil {
+		// Not recorded, so not acknowledged: the sender tries again.
+		writeJSON(w, http.StatusInternalServerError, errorBody{Error: "record: " + err.Error(), Code: "record"})
+		return
 	}
 	rc.print(at, id, body, verified, verr)
 
@@ -258,25 +331,54 @@ func (rc *receiver) verify(h http.Header, body []byte, now time.Time) error {
 	return failure
 }
 
-// record counts an accepted delivery.
-func (rc *receiver) record(id string) {
+// accept counts a delivery, accepted when verr is nil and refused
+// otherwise, and appends it to the -record file first: a delivery is
+// answered only once it is on record.
+func (rc *receiver) accept(id string, body []byte, verr error) error {
+	d := eventOf(body)
+	d.ID = id
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
+	if rc.record != nil {
+		l := recordLine{delivery: d}
+		if verr != nil {
+			l.Rejected = errorCode(verr)
+		}
+		b, err := json.Marshal(l)
+		if err != nil {
+			return err
+		}
+		if _, err := rc.record.Write(append(b, '\n')); err != nil {
+			return err
+		}
+	}
+	if verr != nil {
+		rc.rejected++
+		return nil
+	}
+	rc.remember(d)
+	return nil
+}
+
+// remember counts an accepted delivery (rc.mu held, or not yet serving).
+func (rc *receiver) remember(d delivery) {
 	rc.count++
-	if id == "" {
+	if d.ID == "" {
 		return
 	}
-	if _, dup := rc.seen[id]; dup {
+	if seen, dup := rc.seen[d.ID]; dup {
 		rc.duplicates++
+		seen.Count++
 		return
 	}
-	rc.seen[id] = struct{}{}
+	d.Count = 1
+	rc.seen[d.ID] = &d
 	if len(rc.ids) < rc.maxIDs {
-		rc.ids = append(rc.ids, id)
+		rc.ids = append(rc.ids, d.ID)
 		return
 	}
 	delete(rc.seen, rc.ids[rc.start])
-	rc.ids[rc.start] = id
+	rc.ids[rc.start] = d.ID
 	rc.start = (rc.start + 1) % len(rc.ids)
 }
 
@@ -286,14 +388,23 @@ type receivedBody struct {
 	IDs        []string `json:"ids"`
 	Duplicates int      `json:"duplicates"`
 	Rejected   int      `json:"rejected"`
+	// Deliveries, with ?full=1 only: one per id of IDs, in the same order.
+	Deliveries []delivery `json:"deliveries,omitempty"`
 }
 
 func (rc *receiver) received(w http.ResponseWriter, r *http.Request) {
+	full := r.URL.Query().Get("full")
 	rc.mu.Lock()
 	ids := make([]string, 0, len(rc.ids))
 	ids = append(ids, rc.ids[rc.start:]...)
 	ids = append(ids, rc.ids[:rc.start]...)
 	res := receivedBody{Count: rc.count, IDs: ids, Duplicates: rc.duplicates, Rejected: rc.rejected}
+	if full == "1" || full == "true" {
+		res.Deliveries = make([]delivery, len(ids))
+		for i, id := range ids {
+			res.Deliveries[i] = *rc.seen[id]
+		}
+	}
 	rc.mu.Unlock()
 	writeJSON(w, http.StatusOK, res)
 }
@@ -347,6 +458,22 @@ func summarize(body []byte) (typ, business string) {
 	return b.Type, business
 }
 
+// eventOf reads the Standard Webhooks event fields of a body (empty
+// strings for what is missing or not a string).
+func eventOf(body []byte) delivery {
+	var e struct {
+		Type               any `json:"type"`
+		BusinessID         any `json:"business_id"`
+		BusinessExternalID any `json:"business_external_id"`
+		Data               any `json:"data"`
+	}
+	_ = json.Unmarshal(body, &e)
+	s := func(v any) string { t, _ := v.(string); return t }
+	data, _ := e.Data.(map[string]any)
+	return delivery{Type: s(e.Type), BusinessID: s(e.BusinessID), BusinessExternalID: s(e.BusinessExternalID),
+		EntityID: s(data["entity_id"]), EntityExternalID: s(data["entity_external_id"])}
+}
+
 // orDash keeps the line's fields separable: "-" for empty, and no spaces or
 // control characters from untrusted input.
 func orDash(s string) string {
@@ -390,12 +517,21 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // run serves until ctx ends, then stops gracefully. Handlers waiting out
 // -delay are released when ctx ends, so the stop is prompt.
 func run(ctx context.Context, cfg config, out io.Writer, logger *slog.Logger) error {
+	rc := newReceiver(cfg, out)
+	if cfg.Record != "" {
+		f, err := rc.openRecord(cfg.Record)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+	}
+	recorded := rc.count + rc.rejected // read back from the record, before any delivery
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           newReceiver(cfg, out).routes(),
+		Handler:           rc.routes(),
 		ReadHeaderTimeout: 5 * time.Second,
 		IdleTimeout:       time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
@@ -403,7 +539,7 @@ func run(ctx context.Context, cfg config, out io.Writer, logger *slog.Logger) er
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	logger.Info("webhook-echo listening", "addr", ln.Addr().String(), "secrets", len(cfg.Secrets),
-		"status", cfg.Status, "delay", cfg.Delay)
+		"status", cfg.Status, "delay", cfg.Delay, "record", cfg.Record, "recorded", recorded)
 
 	select {
 	case <-ctx.Done():

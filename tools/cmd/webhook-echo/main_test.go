@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -426,5 +427,112 @@ func TestRunStopsGracefully(t *testing.T) {
 	if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
 		resp.Body.Close()
 		t.Fatal("still serving after the stop")
+	}
+}
+
+func (e *echo) receivedFull() receivedBody {
+	e.t.Helper()
+	resp, err := http.Get(e.srv.URL + "/received?full=1")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r receivedBody
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		e.t.Fatal(err)
+	}
+	return r
+}
+
+// A Standard Webhooks event as the webhooks service sends it.
+func event(typ, business, businessExt, entity, entityExt string) string {
+	b, _ := json.Marshal(map[string]any{"id": "ignored", "type": typ, "business_id": business, "business_external_id": businessExt,
+		"created_at": "2026-11-27T14:30:05.123Z", "data": map[string]any{"entity_id": entity, "entity_external_id": entityExt}})
+	return string(b)
+}
+
+// ?full=1 lists, per webhook-id, the event its first accepted delivery
+// carried and how many times it was accepted; refused deliveries are not
+// listed, and the plain listing stays as it was.
+func TestFullListing(t *testing.T) {
+	secret := newSecret(t)
+	e := startEcho(t, config{Secrets: []string{secret}, Quiet: true})
+	e.post("msg_1", event("Customer.created", "b-1", "biz-1", "c-1", "cust-1"), secret)
+	e.post("msg_2", event("Invoice.created", "b-1", "biz-1", "i-1", ""), secret)
+	e.post("msg_1", event("Customer.created", "b-1", "biz-1", "c-1", "cust-1"), secret) // a retry
+	e.post("msg_3", event("Trip.created", "b-1", "biz-1", "t-1", ""), newSecret(t))     // refused
+	e.post("msg_4", `["not an object"]`, secret)
+	wantReceived(t, e.received(), 4, []string{"msg_1", "msg_2", "msg_4"}, 1, 1)
+	got := e.receivedFull()
+	want := []delivery{
+		{ID: "msg_1", Type: "Customer.created", BusinessID: "b-1", BusinessExternalID: "biz-1", EntityID: "c-1", EntityExternalID: "cust-1", Count: 2},
+		{ID: "msg_2", Type: "Invoice.created", BusinessID: "b-1", BusinessExternalID: "biz-1", EntityID: "i-1", Count: 1},
+		{ID: "msg_4", Count: 1},
+	}
+	if !reflect.DeepEqual(got.Deliveries, want) || got.Count != 4 || got.Duplicates != 1 || got.Rejected != 1 {
+		t.Fatalf("full listing %+v, want deliveries %+v", got, want)
+	}
+}
+
+// With -record, what was received survives a restart (a new receiver on
+// the same file): counts, duplicates, refusals and the full listing; a
+// line cut by a crash is skipped.
+func TestRecordSurvivesRestart(t *testing.T) {
+	secret := newSecret(t)
+	path := t.TempDir() + "/received.jsonl"
+	start := func() *echo {
+		t.Helper()
+		e := startEcho(t, config{Secrets: []string{secret}, Quiet: true})
+		f, err := e.rc.openRecord(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return e
+	}
+	first := start()
+	first.post("msg_1", event("Bill.created", "b-1", "biz-1", "bill-1", "ext-1"), secret)
+	first.post("msg_1", event("Bill.created", "b-1", "biz-1", "bill-1", "ext-1"), secret)
+	first.post("msg_2", event("Trip.created", "b-1", "biz-1", "trip-1", ""), "whsec_"+strings.Repeat("A", 32))
+	before := first.receivedFull()
+	wantReceived(t, first.received(), 2, []string{"msg_1"}, 1, 1)
+	first.srv.Close()
+
+	// A crash in the middle of a line.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"id":"msg_cut","type":"Bill.cre`); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	second := start()
+	if got := second.receivedFull(); !reflect.DeepEqual(got, before) {
+		t.Fatalf("after the restart %+v, want %+v", got, before)
+	}
+	// The same id again is a duplicate of the one received before the restart.
+	second.post("msg_1", event("Bill.created", "b-1", "biz-1", "bill-1", "ext-1"), secret)
+	second.post("msg_3", event("Bill.updated", "b-1", "biz-1", "bill-1", "ext-1"), secret)
+	wantReceived(t, second.received(), 4, []string{"msg_1", "msg_3"}, 2, 1)
+	if d := second.receivedFull().Deliveries; len(d) != 2 || d[0].Count != 3 || d[1].Type != "Bill.updated" {
+		t.Fatalf("deliveries after the restart %+v", d)
+	}
+}
+
+func TestRecordAndMaxIDsFlags(t *testing.T) {
+	cfg, err := loadConfig([]string{"-record", "/tmp/r.jsonl", "-max-ids", "5"}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Record != "/tmp/r.jsonl" || cfg.MaxIDs != 5 || newReceiver(cfg, nil).maxIDs != 5 {
+		t.Fatalf("config %+v", cfg)
+	}
+	if newReceiver(config{}, nil).maxIDs != maxIDs {
+		t.Fatal("no default bound")
+	}
+	if _, err := loadConfig([]string{"-max-ids", "-1"}, func(string) string { return "" }); err == nil {
+		t.Fatal("negative -max-ids accepted")
 	}
 }

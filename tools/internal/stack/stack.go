@@ -51,6 +51,10 @@ type Options struct {
 	Logs io.Writer
 	// ExtraEnv is added to every service's environment (e.g. LOG_LEVEL).
 	ExtraEnv []string
+	// ServiceEnv is added to the named service's processes only, replicas
+	// included, after ExtraEnv (e.g. {"webhooks":
+	// {"WEBHOOKS_RETRY_SCHEDULE=1s,2s,5s"}}).
+	ServiceEnv map[string][]string
 	// Replicas runs more than one process of a service behind the gateway
 	// (e.g. {"transactions": 2}): the extra ones, named "<service>-2", ...,
 	// listen on ports found free, share the database and the consumer
@@ -93,6 +97,8 @@ type Stack struct {
 	DatabaseURL  string
 	ClientID     string
 	ClientSecret string
+	// receivers are the names of the processes StartReceiver started.
+	receivers map[string]bool
 }
 
 // serviceSpec describes one service process behind the gateway. New
@@ -177,7 +183,7 @@ func ServiceNames() []string {
 // On error everything already started is stopped again.
 func Start(ctx context.Context, opts Options) (st *Stack, err error) {
 	opts.Defaults()
-	s := &Stack{opts: opts, ServiceURLs: map[string]string{}, ProcURLs: map[string]string{}}
+	s := &Stack{opts: opts, ServiceURLs: map[string]string{}, ProcURLs: map[string]string{}, receivers: map[string]bool{}}
 	defer func() {
 		if err != nil {
 			s.Stop()
@@ -315,7 +321,8 @@ func (s *Stack) Proc(name string) *Proc {
 }
 
 // ProcNames lists every process of the stack in start order: the broker,
-// the services (replicas after their first process), the gateway.
+// the services (replicas after their first process), the gateway, then
+// the receivers StartReceiver started.
 func (s *Stack) ProcNames() []string {
 	names := make([]string, len(s.procs))
 	for i, p := range s.procs {
@@ -324,18 +331,25 @@ func (s *Stack) ProcNames() []string {
 	return names
 }
 
+// IsReceiver reports whether the named process is a webhook receiver
+// (StartReceiver), not a part of the suite.
+func (s *Stack) IsReceiver(name string) bool { return s.receivers[name] }
+
 // WaitReady waits until the named process answers its readiness check
-// (the broker's /healthz, a service's or the gateway's /readyz).
+// (the broker's and a receiver's /healthz, a service's or the gateway's
+// /readyz).
 func (s *Stack) WaitReady(ctx context.Context, name string, timeout time.Duration) error {
 	p := s.Proc(name)
 	if p == nil {
 		return fmt.Errorf("no process %s", name)
 	}
 	url := s.ProcURLs[name] + "/readyz"
-	switch name {
-	case "broker":
+	switch {
+	case s.receivers[name]:
+		url = s.ProcURLs[name] + "/healthz"
+	case name == "broker":
 		url = "http://" + s.brokerHealth + "/healthz"
-	case "gateway":
+	case name == "gateway":
 		url = s.GatewayURL + "/readyz"
 	}
 	return waitHTTP(ctx, url, p, timeout)
@@ -374,12 +388,26 @@ func (s *Stack) spawn(name, bin string, env []string) (*Proc, error) {
 		return nil, fmt.Errorf("%s: binary %s not found (run `make build` first)", name, bin)
 	}
 	env = append(append(env, s.opts.ExtraEnv...), "OTEL_SERVICE_NAME="+name)
+	env = append(env, s.opts.ServiceEnv[serviceOf(name)]...)
 	p := &Proc{Name: name, Path: bin, Env: env, logs: s.opts.Logs}
 	if err := p.Start(); err != nil {
 		return nil, err
 	}
 	s.procs = append(s.procs, p)
 	return p, nil
+}
+
+// serviceOf is the service a process name belongs to: "transactions" for
+// "transactions-2".
+func serviceOf(name string) string {
+	for _, svc := range services {
+		if rest, ok := strings.CutPrefix(name, svc.name+"-"); ok {
+			if _, err := strconv.Atoi(rest); err == nil {
+				return svc.name
+			}
+		}
+	}
+	return name
 }
 
 func (s *Stack) logf(format string, args ...any) {
@@ -502,6 +530,7 @@ func (s *Stack) StartReceiver(ctx context.Context, name, addr string, args ...st
 	}
 	s.procs = append(s.procs, p)
 	s.ProcURLs[name] = "http://" + addr
+	s.receivers[name] = true
 	if err := waitHTTP(ctx, "http://"+addr+"/healthz", p, 30*time.Second); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -25,14 +25,15 @@ func RepoRoot() (string, error) {
 	return filepath.Dir(w), nil
 }
 
-// BuildBinaries builds every service, the gateway and the broker from the
-// workspace at root into dir (what Options.BinDir names).
+// BuildBinaries builds every service, the gateway, the broker and the
+// webhook receiver (StartReceiver) from the workspace at root into dir
+// (what Options.BinDir names).
 func BuildBinaries(root, dir string) error {
 	args := []string{"build", "-o", dir + "/"}
 	for _, s := range append(ServiceNames(), "gateway") {
 		args = append(args, "./services/"+s+"/cmd/"+s)
 	}
-	args = append(args, "./tools/cmd/broker")
+	args = append(args, "./tools/cmd/broker", "./tools/cmd/webhook-echo")
 	build := exec.Command("go", args...)
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
