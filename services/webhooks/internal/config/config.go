@@ -51,6 +51,10 @@ type Webhooks struct {
 	// default: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). Shorter ones
 	// serve tests and the short soak.
 	RetrySchedule string `env:"WEBHOOKS_RETRY_SCHEDULE" envDefault:"5s,5m,30m,2h,5h,10h,10h"`
+	// Lease is how long a dispatcher holds a claimed delivery: one killed
+	// mid-delivery loses it after this, and another sends it again (the
+	// same webhook-id). It must exceed WEBHOOKS_TIMEOUT.
+	Lease time.Duration `env:"WEBHOOKS_LEASE" envDefault:"2m"`
 	// Dispatch turns the dispatcher off on a replica (false: it only
 	// serves the API and consumes).
 	Dispatch bool `env:"WEBHOOKS_DISPATCH" envDefault:"true"`
@@ -82,6 +86,9 @@ func (w *Webhooks) Validate() error {
 	}
 	if w.Timeout <= 0 || w.Timeout > time.Minute {
 		errs = append(errs, fmt.Errorf("WEBHOOKS_TIMEOUT must be between 0 and 1m, not %s", w.Timeout))
+	}
+	if w.Lease < w.Timeout+5*time.Second {
+		errs = append(errs, fmt.Errorf("WEBHOOKS_LEASE (%s) must exceed WEBHOOKS_TIMEOUT (%s) by 5 s at least", w.Lease, w.Timeout))
 	}
 	if w.Concurrency < 1 || w.Concurrency > 4096 {
 		errs = append(errs, fmt.Errorf("WEBHOOKS_CONCURRENCY must be between 1 and 4096, not %d", w.Concurrency))

@@ -32,7 +32,7 @@ func TestWebhooksBlock(t *testing.T) {
 	configtest.Run(t, LoadFrom, []configtest.Case[Config]{
 		{Name: "defaults", Env: configtest.Env("WEBHOOKS_SECRET_KEY", key), Check: func(c Config) error {
 			w := c.Webhooks
-			if w.AllowPrivate || w.AllowHTTP || w.Timeout != 15*time.Second || w.Concurrency != 64 || w.PerEndpoint != 8 || !w.Dispatch ||
+			if w.AllowPrivate || w.AllowHTTP || w.Timeout != 15*time.Second || w.Concurrency != 64 || w.PerEndpoint != 8 || !w.Dispatch || w.Lease != 2*time.Minute ||
 				len(w.Key()) != 32 || w.Schedule().String() != "5s,5m0s,30m0s,2h0m0s,5h0m0s,10h0m0s,10h0m0s" {
 				return fmt.Errorf("not the defaults: %+v %s", w, w.Schedule())
 			}
@@ -50,6 +50,7 @@ func TestWebhooksBlock(t *testing.T) {
 		{Name: "short key", Env: configtest.Env("WEBHOOKS_SECRET_KEY", "c2hvcnQ="), WantErr: "WEBHOOKS_SECRET_KEY"},
 		{Name: "bad schedule", Env: configtest.Env("WEBHOOKS_SECRET_KEY", key, "WEBHOOKS_RETRY_SCHEDULE", "5s,never"), WantErr: "WEBHOOKS_RETRY_SCHEDULE"},
 		{Name: "timeout", Env: configtest.Env("WEBHOOKS_SECRET_KEY", key, "WEBHOOKS_TIMEOUT", "2m"), WantErr: "WEBHOOKS_TIMEOUT"},
+		{Name: "lease shorter than an attempt", Env: configtest.Env("WEBHOOKS_SECRET_KEY", key, "WEBHOOKS_LEASE", "15s"), WantErr: "WEBHOOKS_LEASE"},
 		{Name: "per endpoint over total", Env: configtest.Env("WEBHOOKS_SECRET_KEY", key, "WEBHOOKS_CONCURRENCY", "4", "WEBHOOKS_PER_ENDPOINT", "5"), WantErr: "WEBHOOKS_PER_ENDPOINT"},
 	})
 }

@@ -127,6 +127,9 @@ func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 		if d.PerEndpoint == 0 {
 			d.PerEndpoint = s.cfg.Webhooks.PerEndpoint
 		}
+		if d.Lease == 0 {
+			d.Lease = s.cfg.Webhooks.Lease
+		}
 		k.Go(func(ctx context.Context) {
 			wake, stop := listen(ctx, k)
 			defer stop()
