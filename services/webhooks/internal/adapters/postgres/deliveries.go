@@ -321,7 +321,7 @@ func (r deliveryRow) delivery() domain.Delivery {
 }
 
 // RecentAttempts is how many attempts a delivery lists (newest first).
-const RecentAttempts = 10
+const RecentAttempts = 50
 
 func (s *Store) withAttempts(ctx context.Context, ds []domain.Delivery) error {
 	if len(ds) == 0 {
