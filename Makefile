@@ -44,7 +44,7 @@ test-go: $(HELM_BIN) $(VERSITYGW_BIN) vulndb vulncheck ## unit + integration + c
 	CONTRACT_FUZZ_SEED=$(CONTRACT_FUZZ_TEST_SEED) HELM_BIN=$(HELM_BIN) GOVULNCHECK_BIN=$(GOVULNCHECK_BIN) VULNDB_DIR=$(VULNDB_DIR) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./tools/...
 
 .PHONY: bench
-bench: build ## every benchmark, each a ratio to a baseline of the same run (gateway vs nginx, transactions vs COPY/pgbench, reports and mileage vs raw SQL, receipts vs tesseract/pdftotext, bills vs pgbench); writes the table docs/benchmarks.md (each bench-<part> updates its own rows)
+bench: build ## every benchmark, each a ratio to a baseline of the same run (gateway vs nginx, transactions vs COPY/pgbench, reports and mileage vs raw SQL, receipts vs tesseract/pdftotext, bills vs pgbench, webhooks vs a plain HTTP client); writes the table docs/benchmarks.md (each bench-<part> updates its own rows)
 	@$(BIN)/bench -root . -only all
 
 .PHONY: bench-gateway
@@ -70,6 +70,10 @@ bench-mileage: build ## mileage only: GET /mileage/summary over 200,000 trips wi
 .PHONY: bench-bills
 bench-bills: build ## bills only: receipts parsed per second (text PDF vs pdftotext, image OCR vs tesseract), bill creation at concurrency 32 vs pgbench
 	@$(BIN)/bench -root . -only bills
+
+.PHONY: bench-webhooks
+bench-webhooks: build ## webhooks only: deliveries per second from a backlog vs a plain net/http client, event-to-delivery p99 at 200 events/s, a 10 s endpoint's effect on the others
+	@$(BIN)/bench -root . -only webhooks
 
 .PHONY: fmt
 fmt: ## gofmt every Go file

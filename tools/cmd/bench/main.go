@@ -10,7 +10,7 @@
 // because shared machines are noisy.
 //
 // -only all (`make bench`) runs every part of the suite's benchmarks
-// (gateway, transactions, invoicing, reports, mileage, bills); -only <part>
+// (gateway, transactions, invoicing, reports, mileage, bills, webhooks); -only <part>
 // (`make bench-<part>`) one of them. Every part returns its figures as
 // results (results.go), and the run updates the performance summary
 // docs/benchmarks.md and its data docs/benchmarks.json (-table): the rows
@@ -60,7 +60,7 @@ type options struct {
 	nginxBin string
 	pprofDir string // when set, CPU profiles of the gateway go here
 	gwEnv    envList
-	only     string // gateway, transactions, invoicing, reports, mileage, bills or all
+	only     string // gateway, transactions, invoicing, reports, mileage, bills, webhooks or all
 	table    string // the performance summary to update ("" or "none": none)
 	txParts  string // transactions parts: "all", "list" (the listing alone) or "ledger" (the general ledger alone)
 	// ledgerLines is the number of lines of the general ledger's account.
@@ -68,6 +68,7 @@ type options struct {
 	reports     reportsSize
 	trips       int // mileage: trips in the summary's business
 	bills       billsOptions
+	webhooks    webhooksOptions
 }
 
 // envList is a repeatable KEY=VALUE flag.
@@ -86,7 +87,7 @@ func main() {
 	flag.StringVar(&o.loadGen, "load", "", "saturation load generator: wrk or go (default: wrk when installed)")
 	flag.StringVar(&o.nginxBin, "nginx", "nginx", "nginx binary (Debian: apt-get install -y nginx-light)")
 	flag.StringVar(&o.pprofDir, "pprof-dir", "", "save a CPU profile of the gateway's saturation runs here")
-	flag.StringVar(&o.only, "only", "gateway", "which part: gateway (GET /whoami and a database read, `make bench-gateway`), transactions (import, categorize, listing: `make bench-transactions`), invoicing (invoice listing, payments: `make bench-invoicing`), reports (catch-up, P&L comparison, CSV export: `make bench-reports`), mileage (the summary over 200,000 trips: `make bench-mileage`), bills (receipts parsed per second, bill creation: `make bench-bills`), or all (`make bench`)")
+	flag.StringVar(&o.only, "only", "gateway", "which part: gateway (GET /whoami and a database read, `make bench-gateway`), transactions (import, categorize, listing: `make bench-transactions`), invoicing (invoice listing, payments: `make bench-invoicing`), reports (catch-up, P&L comparison, CSV export: `make bench-reports`), mileage (the summary over 200,000 trips: `make bench-mileage`), bills (receipts parsed per second, bill creation: `make bench-bills`), webhooks (deliveries per second, event-to-delivery latency, a slow endpoint's isolation: `make bench-webhooks`), or all (`make bench`)")
 	flag.StringVar(&o.txParts, "tx-parts", "all", "transactions parts: all (import, categorize, listing, general ledger), list (the listing alone) or ledger (the general ledger alone)")
 	flag.IntVar(&o.ledgerLines, "ledger-lines", 1_000_000, "transactions general ledger: lines on the measured account (1,000,000 by default; smaller while developing)")
 	flag.IntVar(&o.reports.catchUpEntries, "reports-entries", 500_000, "reports catch-up: two-line ledger entries published (1,000,000 lines by default; smaller while developing)")
@@ -95,6 +96,9 @@ func main() {
 	flag.StringVar(&o.bills.parts, "bills-parts", "all", "bills parts: all, receipts (receipts parsed per second) or create (bill creation at concurrency 32)")
 	flag.DurationVar(&o.bills.receiptsDur, "receipts-duration", 15*time.Second, "bills: length of each receipts run (two rounds alternating with the baseline per kind; smaller while developing)")
 	flag.DurationVar(&o.bills.createDur, "bills-duration", 10*time.Second, "bills: length of the bill creation run through the gateway and of pgbench's (-T)")
+	flag.StringVar(&o.webhooks.parts, "webhooks-parts", "all", "webhooks parts: all, throughput (deliveries per second), latency (event to delivery at 200/s) or isolation (a slow endpoint)")
+	flag.IntVar(&o.webhooks.deliveries, "webhooks-deliveries", 20_000, "webhooks: deliveries in each throughput backlog (20,000 by default; smaller while developing)")
+	flag.DurationVar(&o.webhooks.duration, "webhooks-duration", 20*time.Second, "webhooks: length of the latency run at 200 events/s (the four isolation runs take a quarter each)")
 	flag.StringVar(&o.table, "table", "docs/benchmarks.md", "the performance summary this run updates (relative to -root; its data is the .json next to it); none to write nothing")
 	flag.Var(&o.gwEnv, "gateway-env", "extra KEY=VALUE for the measured gateways (repeatable), e.g. GOGC=200 for experiments")
 	bare := flag.String("serve-bare", "", "internal: serve the bare Fiber endpoint on this address")
@@ -130,7 +134,7 @@ func main() {
 }
 
 // benchParts are the parts of `make bench`, in the order they run.
-var benchParts = []string{"gateway", "transactions", "invoicing", "reports", "mileage", "bills"}
+var benchParts = []string{"gateway", "transactions", "invoicing", "reports", "mileage", "bills", "webhooks"}
 
 // selectParts is the parts -only names: one of them, or all.
 func selectParts(only string) ([]string, error) {
@@ -338,6 +342,8 @@ func (o options) runPart(ctx context.Context, part string, st *stack.Stack, data
 		return printMileage(ctx, st, token, o.trips)
 	case "bills":
 		return printBills(ctx, st, token, o.root, o.bills)
+	case "webhooks":
+		return printWebhooks(ctx, st, token, o.webhooks)
 	}
 	return nil, fmt.Errorf("unknown part %q", part)
 }
@@ -370,6 +376,16 @@ func printBills(ctx context.Context, st *stack.Stack, token, root string, o bill
 		return res, fmt.Errorf("bills: %w", err)
 	}
 	fmt.Printf("\nbills summary (load average now: %s):\n%s", loadAverage(), sum)
+	return res, nil
+}
+
+// printWebhooks runs the webhooks benchmarks and prints their summary.
+func printWebhooks(ctx context.Context, st *stack.Stack, token string, o webhooksOptions) ([]result, error) {
+	sum, res, err := runWebhooks(ctx, st, token, o)
+	if err != nil {
+		return res, fmt.Errorf("webhooks: %w", err)
+	}
+	fmt.Printf("\nwebhooks summary (load average now: %s):\n%s", loadAverage(), sum)
 	return res, nil
 }
 

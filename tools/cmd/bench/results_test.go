@@ -58,6 +58,10 @@ func TestResultVerdict(t *testing.T) {
 		{"margin over the baseline: beyond", withBase(10.92, 3.67, margin(2, 2)), verdictNotMet},
 		{"baseline plus a constant", withBase(0.5, 0.31, margin(1, 0.2)), verdictMet},
 		{"baseline plus a constant, beyond", withBase(0.52, 0.31, margin(1, 0.2)), verdictNotMet},
+		// A latency within a constant of the same run without a disturbance
+		// (webhooks isolation: p99 within 100 ms of the run without the slow endpoint).
+		{"within 100 ms of the baseline", withBase(480, 390, margin(1, 100)), verdictMet},
+		{"more than 100 ms over the baseline", withBase(495, 390, margin(1, 100)), verdictNotMet},
 		// Strict ceilings.
 		{"strictly below: under", result{Value: 47.5, Target: []bound{absolute(below, 150)}}, verdictMet},
 		{"strictly below: equal is not met", result{Value: 150, Target: []bound{absolute(below, 150)}}, verdictNotMet},
@@ -384,7 +388,8 @@ func TestSelectParts(t *testing.T) {
 		want    string
 		wantErr bool
 	}{
-		{"all", "gateway,transactions,invoicing,reports,mileage,bills", false},
+		{"all", "gateway,transactions,invoicing,reports,mileage,bills,webhooks", false},
+		{"webhooks", "webhooks", false},
 		{"reports", "reports", false},
 		{"gateway", "gateway", false},
 		{"", "", true},
