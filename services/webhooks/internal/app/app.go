@@ -37,6 +37,12 @@ type DeliveryFilter struct {
 	Status string
 }
 
+// Fan is a message and the endpoints it goes to.
+type Fan struct {
+	Message   domain.Message
+	Endpoints []domain.Endpoint
+}
+
 // Lane is a claimed lane: its endpoint and key (a business id, or a
 // delivery id for an endpoint without ordering).
 type Lane struct {
@@ -70,22 +76,24 @@ type Store interface {
 	EndpointByID(ctx context.Context, id uuid.UUID, forUpdate bool) (domain.Endpoint, bool, error)
 	// EndpointSucceeded clears the endpoint's failing_since.
 	EndpointSucceeded(ctx context.Context, id uuid.UUID) error
-	// SubscribedEndpoints are the enabled endpoints of clientID that take
-	// events of type typ about business bid (nil: about the platform).
-	SubscribedEndpoints(ctx context.Context, clientID, typ string, bid *uuid.UUID) ([]domain.Endpoint, error)
+	// ClientEndpoints are the enabled endpoints of each platform (their
+	// subscriptions, not their secrets).
+	ClientEndpoints(ctx context.Context, clientIDs []string) (map[string][]domain.Endpoint, error)
 
-	// Businesses (the kit's projection of acct.business.v1).
-	FindBusiness(ctx context.Context, id uuid.UUID) (Business, bool, error)
+	// Businesses (the kit's projection of acct.business.v1): those of ids
+	// the service knows.
+	FindBusinesses(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Business, error)
 	// OwnedBusinesses are those of ids that belong to clientID.
 	OwnedBusinesses(ctx context.Context, clientID string, ids []uuid.UUID) (map[uuid.UUID]bool, error)
 
 	// What the service remembers of entities, to tell a creation from an
 	// update and an archive.
-	EntityStates(ctx context.Context, bid uuid.UUID, entity string, ids []string) (map[string]domain.EntityState, error)
-	SaveEntityStates(ctx context.Context, bid uuid.UUID, entity string, states map[string]domain.EntityState) error
+	EntityStates(ctx context.Context, keys []domain.EntityKey) (map[domain.EntityKey]domain.EntityState, error)
+	SaveEntityStates(ctx context.Context, states map[domain.EntityKey]domain.EntityState) error
 
-	// Changes of a business not known yet, kept until it is.
-	Park(ctx context.Context, bid uuid.UUID, events []domain.Event) error
+	// Events of businesses not known yet (their BusinessID), kept until
+	// they are.
+	Park(ctx context.Context, events []domain.Event) error
 	Unpark(ctx context.Context, bid uuid.UUID) ([]domain.Event, error)
 
 	// Messages and deliveries. InsertMessage reports false when the
@@ -94,6 +102,9 @@ type Store interface {
 	// Enqueue adds a pending delivery of message m to each endpoint, due
 	// at once, behind the pending ones of its lane.
 	Enqueue(ctx context.Context, m domain.Message, endpoints []domain.Endpoint, now time.Time) error
+	// EnqueueAll stores each fan's message once and, for those new, its
+	// deliveries (as Enqueue), in order.
+	EnqueueAll(ctx context.Context, fans []Fan, now time.Time) error
 
 	// The dispatcher's. Claim leases up to n due lanes until leaseUntil,
 	// at most perEndpoint leased at once per endpoint, and returns their
@@ -103,6 +114,9 @@ type Store interface {
 	// (status, next attempt), moves the lane to its next head (or drops
 	// it) and releases its lease.
 	Record(ctx context.Context, w Work, a domain.Attempt, status string, now time.Time) error
+	// RepairLanes recreates the lanes of pending deliveries that have
+	// none (a safety net), due at once; the number repaired.
+	RepairLanes(ctx context.Context, now time.Time) (int, error)
 	// FailPending fails the endpoint's pending deliveries (it was
 	// disabled), with reason as their last attempt's error.
 	FailPending(ctx context.Context, endpointID uuid.UUID, reason string, now time.Time) (int, error)

@@ -13,6 +13,14 @@ import (
 	"github.com/acctsuite/acct/services/webhooks/internal/domain"
 )
 
+// RepairInterval is how often a dispatcher looks for pending deliveries
+// without a lane.
+const RepairInterval = 30 * time.Second
+
+// RefillWait is how long a full dispatcher waits, once a slot is free,
+// for more to free before it claims again.
+const RefillWait = 10 * time.Millisecond
+
 // DispatchOptions bound the dispatcher.
 type DispatchOptions struct {
 	// Concurrency is how many deliveries this replica sends at once
@@ -65,7 +73,16 @@ func (w *Webhooks) Dispatch(ctx context.Context, o DispatchOptions) {
 	defer wg.Wait()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	nextRepair := time.Now()
 	for {
+		if time.Now().After(nextRepair) {
+			nextRepair = time.Now().Add(RepairInterval)
+			if n, err := w.store.RepairLanes(ctx, w.now()); err != nil && ctx.Err() == nil {
+				w.log.Error("webhooks: repair lanes", "error", err)
+			} else if n > 0 {
+				w.log.Warn("webhooks: pending deliveries had lost their lane; repaired", "lanes", n)
+			}
+		}
 		mu.Lock()
 		free := o.Concurrency - inflight
 		mu.Unlock()
@@ -96,12 +113,33 @@ func (w *Webhooks) Dispatch(ctx context.Context, o DispatchOptions) {
 			}
 		}
 		if claimed > 0 && claimed == free {
-			// Full: wait for a slot.
+			// Full: wait for slots, and claim again once a quarter of them
+			// are free or shortly after the first one is (one claim per
+			// several deliveries, not one each).
 			select {
 			case <-ctx.Done():
 				return
 			case <-done:
 			}
+			refill := time.NewTimer(RefillWait)
+		gather:
+			for {
+				mu.Lock()
+				free := o.Concurrency - inflight
+				mu.Unlock()
+				if free >= max(1, o.Concurrency/4) {
+					break
+				}
+				select {
+				case <-ctx.Done():
+					refill.Stop()
+					return
+				case <-done:
+				case <-refill.C:
+					break gather
+				}
+			}
+			refill.Stop()
 			continue
 		}
 		if claimed > 0 {
@@ -208,7 +246,7 @@ func (w *Webhooks) endpointFailed(ctx context.Context, e domain.Endpoint, now ti
 			return err
 		}
 		ev := domain.Event{ID: newID(), Type: domain.TypeEndpointDisabled, CreatedAt: now, Data: domain.EventData{EntityID: e.ID.String()}}
-		return w.fanOut(ctx, e.ClientID, ev)
+		return w.fanOut(ctx, []outgoing{{clientID: e.ClientID, ev: ev}})
 	})
 }
 

@@ -28,39 +28,52 @@ func message(clientID string, ev domain.Event) (domain.Message, error) {
 	return domain.Message{ID: ev.ID, ClientID: clientID, BusinessID: ev.BusinessID, Type: ev.Type, Body: body, CreatedAt: ev.CreatedAt}, nil
 }
 
-// Apply turns the changes one domain event (id source) made into webhook
-// events and fans them out to the endpoints that subscribe to them, in
-// the transaction ctx carries (the consumer's, which also records the
-// domain event as applied). A change of a business the service has not
-// heard of yet waits for it (Park).
+// Sourced is the changes one domain event (its id: Source) made.
+type Sourced struct {
+	Source  uuid.UUID
+	Changes []domain.Change
+}
+
+// Apply is ApplyBatch of one domain event's changes.
 func (w *Webhooks) Apply(ctx context.Context, source uuid.UUID, changes []domain.Change) error {
-	businesses := map[uuid.UUID]*Business{}
-	for _, group := range groupChanges(changes) {
-		first := group[0]
-		var states map[string]domain.EntityState
-		if first.Entity != "" {
-			ids := make([]string, len(group))
-			for i, c := range group {
-				ids[i] = c.EntityID
-			}
-			var err error
-			if states, err = w.store.EntityStates(ctx, first.BusinessID, first.Entity, ids); err != nil {
-				return err
+	return w.ApplyBatch(ctx, []Sourced{{Source: source, Changes: changes}})
+}
+
+// ApplyBatch turns the changes of domain events (in the order they
+// happened) into webhook events and fans them out to the endpoints that
+// subscribe to them, in the transaction ctx carries (the consumer's,
+// which also records the domain events as applied), with a few
+// statements for the whole batch: the entities' states read and written
+// once, the businesses and endpoints read once, the messages and
+// deliveries written once. A change of a business the service has not
+// heard of yet waits for it (Park).
+func (w *Webhooks) ApplyBatch(ctx context.Context, batch []Sourced) error {
+	var keys []domain.EntityKey
+	seen := map[domain.EntityKey]bool{}
+	for _, b := range batch {
+		for _, c := range b.Changes {
+			if k := c.EntityKey(); c.Entity != "" && !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
 			}
 		}
-		if states == nil {
-			states = map[string]domain.EntityState{}
-		}
-		changed := map[string]domain.EntityState{}
-		for _, c := range group {
+	}
+	states, err := w.store.EntityStates(ctx, keys)
+	if err != nil {
+		return err
+	}
+	changed := map[domain.EntityKey]domain.EntityState{}
+	var out []outgoing
+	for _, b := range batch {
+		for _, c := range b.Changes {
+			k := c.EntityKey()
 			var prev *domain.EntityState
-			if s, ok := states[c.EntityID]; ok {
-				prev = &s
+			if st, ok := states[k]; ok {
+				prev = &st
 			}
 			typ, send, next := domain.Decide(prev, c)
 			if c.Entity != "" {
-				states[c.EntityID] = next
-				changed[c.EntityID] = next
+				states[k], changed[k] = next, next
 			}
 			if !send {
 				continue
@@ -70,51 +83,21 @@ func (w *Webhooks) Apply(ctx context.Context, source uuid.UUID, changes []domain
 				key = c.Entity + "/" + c.EntityID
 			}
 			bid := c.BusinessID
-			ev := domain.Event{ID: domain.EventID(source, key), Type: typ, BusinessID: &bid, CreatedAt: c.At.UTC().Truncate(time.Microsecond),
-				Data: domain.EventData{EntityID: c.EntityID, EntityExternalID: c.ExternalID}}
-			b, ok := businesses[bid]
-			if !ok {
-				found, known, err := w.store.FindBusiness(ctx, bid)
-				if err != nil {
-					return err
-				}
-				if known {
-					b = &found
-				}
-				businesses[bid] = b
-			}
-			if b == nil {
-				if err := w.store.Park(ctx, bid, []domain.Event{ev}); err != nil {
-					return err
-				}
-				continue
-			}
-			ev.BusinessExternalID = b.ExternalID
-			if err := w.fanOut(ctx, b.ClientID, ev); err != nil {
-				return err
-			}
-		}
-		if len(changed) > 0 {
-			if err := w.store.SaveEntityStates(ctx, first.BusinessID, first.Entity, changed); err != nil {
-				return err
-			}
+			out = append(out, outgoing{ev: domain.Event{ID: domain.EventID(b.Source, key), Type: typ, BusinessID: &bid,
+				CreatedAt: c.At.UTC().Truncate(time.Microsecond), Data: domain.EventData{EntityID: c.EntityID, EntityExternalID: c.ExternalID}}})
 		}
 	}
-	return nil
+	if err := w.store.SaveEntityStates(ctx, changed); err != nil {
+		return err
+	}
+	return w.fanOut(ctx, out)
 }
 
-// groupChanges splits changes into runs of one business and entity, in
-// order.
-func groupChanges(cs []domain.Change) [][]domain.Change {
-	var out [][]domain.Change
-	for i, c := range cs {
-		if i > 0 && c.BusinessID == cs[i-1].BusinessID && c.Entity == cs[i-1].Entity {
-			out[len(out)-1] = append(out[len(out)-1], c)
-			continue
-		}
-		out = append(out, []domain.Change{c})
-	}
-	return out
+// outgoing is a webhook event to fan out: of the platform owning its
+// business, or (an event about the platform's endpoints) of clientID.
+type outgoing struct {
+	clientID string
+	ev       domain.Event
 }
 
 // BusinessKnown fans out what waited for business bid, now that the
@@ -125,38 +108,77 @@ func (w *Webhooks) BusinessKnown(ctx context.Context, bid uuid.UUID) error {
 	if err != nil || len(parked) == 0 {
 		return err
 	}
-	b, ok, err := w.store.FindBusiness(ctx, bid)
-	if err != nil {
-		return err
+	out := make([]outgoing, len(parked))
+	for i, ev := range parked {
+		out[i] = outgoing{ev: ev}
 	}
-	if !ok {
-		return fmt.Errorf("business %s unparked but not found", bid)
-	}
-	for _, ev := range parked {
-		ev.BusinessExternalID = b.ExternalID
-		if err := w.fanOut(ctx, b.ClientID, ev); err != nil {
-			return err
-		}
-	}
-	return nil
+	return w.fanOut(ctx, out)
 }
 
-// fanOut stores event ev of platform clientID once and a delivery of it
-// to each endpoint that subscribes to it (nothing when none does).
-func (w *Webhooks) fanOut(ctx context.Context, clientID string, ev domain.Event) error {
-	eps, err := w.store.SubscribedEndpoints(ctx, clientID, ev.Type, ev.BusinessID)
-	if err != nil || len(eps) == 0 {
-		return err
+// fanOut stores each event once and a delivery of it to each endpoint
+// that subscribes to it (nothing when none does), in order; the events
+// of businesses not known yet are parked.
+func (w *Webhooks) fanOut(ctx context.Context, out []outgoing) error {
+	if len(out) == 0 {
+		return nil
 	}
-	m, err := message(clientID, ev)
+	var bids []uuid.UUID
+	seenB := map[uuid.UUID]bool{}
+	for _, o := range out {
+		if o.ev.BusinessID != nil && !seenB[*o.ev.BusinessID] {
+			seenB[*o.ev.BusinessID] = true
+			bids = append(bids, *o.ev.BusinessID)
+		}
+	}
+	businesses, err := w.store.FindBusinesses(ctx, bids)
 	if err != nil {
 		return err
 	}
-	inserted, err := w.store.InsertMessage(ctx, m)
-	if err != nil || !inserted {
+	var parked []domain.Event
+	var clients []string
+	seenC := map[string]bool{}
+	for i := range out {
+		if out[i].ev.BusinessID != nil {
+			b, ok := businesses[*out[i].ev.BusinessID]
+			if !ok {
+				parked = append(parked, out[i].ev)
+				continue
+			}
+			out[i].clientID, out[i].ev.BusinessExternalID = b.ClientID, b.ExternalID
+		}
+		if out[i].clientID != "" && !seenC[out[i].clientID] {
+			seenC[out[i].clientID] = true
+			clients = append(clients, out[i].clientID)
+		}
+	}
+	if err := w.store.Park(ctx, parked); err != nil {
 		return err
 	}
-	return w.store.Enqueue(ctx, m, eps, w.now())
+	endpoints, err := w.store.ClientEndpoints(ctx, clients)
+	if err != nil {
+		return err
+	}
+	var fans []Fan
+	for _, o := range out {
+		if o.ev.BusinessID != nil && businesses[*o.ev.BusinessID].ClientID == "" {
+			continue // parked
+		}
+		var eps []domain.Endpoint
+		for _, e := range endpoints[o.clientID] {
+			if e.Subscribes(o.ev.Type, o.ev.BusinessID) {
+				eps = append(eps, e)
+			}
+		}
+		if len(eps) == 0 {
+			continue
+		}
+		m, err := message(o.clientID, o.ev)
+		if err != nil {
+			return err
+		}
+		fans = append(fans, Fan{Message: m, Endpoints: eps})
+	}
+	return w.store.EnqueueAll(ctx, fans, w.now())
 }
 
 // Purge deletes what is past its retention: finished deliveries and their

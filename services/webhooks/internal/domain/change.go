@@ -35,6 +35,18 @@ type Change struct {
 	Key string
 }
 
+// EntityKey names an entity of a business.
+type EntityKey struct {
+	BusinessID uuid.UUID
+	Entity     string
+	EntityID   string
+}
+
+// EntityKey is the key of c's entity.
+func (c Change) EntityKey() EntityKey {
+	return EntityKey{BusinessID: c.BusinessID, Entity: c.Entity, EntityID: c.EntityID}
+}
+
 // EntityState is what the service remembers of an entity: the newest
 // version it applied and whether the entity is archived.
 type EntityState struct {

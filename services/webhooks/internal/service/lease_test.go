@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/acctsuite/acct/pkg/pgdb"
+
 	"github.com/acctsuite/acct/services/webhooks/internal/domain"
 )
 
@@ -81,5 +83,81 @@ func TestLeases(t *testing.T) {
 		if ids[w.Delivery.ID] {
 			t.Fatalf("a delivered delivery claimed again")
 		}
+	}
+}
+
+// TestEnqueueWhileALaneMovesOn: a delivery added to a lane by a
+// transaction still open while the lane's head is recorded is not left
+// without its lane (the lane lock makes the record wait for the commit).
+func TestEnqueueWhileALaneMovesOn(t *testing.T) {
+	e := newEnv(t, envOptions{env: map[string]string{"WEBHOOKS_DISPATCH": "false"}})
+	rcv := newReceiver(t)
+	ep := e.endpoint("plat-a", rcv.URL, nil)
+	id := ep["id"].(string)
+	tok := e.Token("plat-a")
+	e.Do(req("POST", "/v1/webhooks/endpoints/"+id+"/test", tok, nil), 202)
+	store, ctx := e.S.Store, t.Context()
+	now := e.clock.Now().Add(time.Second)
+	works, err := store.Claim(ctx, now, now.Add(time.Minute), 10, 8)
+	if err != nil || len(works) != 1 {
+		t.Fatalf("claim: %d %v", len(works), err)
+	}
+	w := works[0]
+
+	// A second test event of the same lane (no business: the platform
+	// lane), enqueued in a transaction left open.
+	tx, err := e.DB.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := domain.Message{ID: uuid.New(), ClientID: "plat-a", Type: domain.TypeWebhookTest, Body: []byte(`{}`), CreatedAt: now}
+	txCtx := pgdb.WithTx(ctx, tx)
+	if _, err := store.InsertMessage(txCtx, m); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Enqueue(txCtx, m, []domain.Endpoint{w.Endpoint}, now); err != nil {
+		t.Fatal(err)
+	}
+	recorded := make(chan error, 1)
+	go func() {
+		code := 200
+		recorded <- store.Record(ctx, w, domain.Attempt{ID: uuid.New(), DeliveryID: w.Delivery.ID, Number: 1, AttemptedAt: now, StatusCode: &code},
+			domain.StatusDelivered, now)
+	}()
+	select {
+	case err := <-recorded:
+		t.Fatalf("the record did not wait for the open enqueue: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-recorded; err != nil {
+		t.Fatal(err)
+	}
+	next, err := store.Claim(ctx, now, now.Add(time.Minute), 10, 8)
+	if err != nil || len(next) != 1 || next[0].Delivery.MessageID != m.ID {
+		t.Fatalf("the enqueued delivery is not claimable: %d %v", len(next), err)
+	}
+	if n, err := store.RepairLanes(ctx, now); err != nil || n != 0 {
+		t.Fatalf("lanes repaired: %d %v", n, err)
+	}
+}
+
+// TestRepairLanes: a pending delivery whose lane is gone gets it back.
+func TestRepairLanes(t *testing.T) {
+	e := newEnv(t, envOptions{env: map[string]string{"WEBHOOKS_DISPATCH": "false"}})
+	rcv := newReceiver(t)
+	ep := e.endpoint("plat-a", rcv.URL, nil)
+	e.Do(req("POST", "/v1/webhooks/endpoints/"+ep["id"].(string)+"/test", e.Token("plat-a"), nil), 202)
+	if _, err := e.DB.NewRaw("DELETE FROM lanes").Exec(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	now := e.clock.Now()
+	if n, err := e.S.Store.RepairLanes(t.Context(), now); err != nil || n != 1 {
+		t.Fatalf("repaired %d (%v)", n, err)
+	}
+	if ws, err := e.S.Store.Claim(t.Context(), now, now.Add(time.Minute), 10, 8); err != nil || len(ws) != 1 {
+		t.Fatalf("claimable after the repair: %d %v", len(ws), err)
 	}
 }

@@ -69,8 +69,11 @@ func NewWith(cfg config.Config, o Options) (*Service, servicekit.Definition) {
 		Auth:       &cfg.Auth,
 		Migrations: []pgdb.MigrationSet{postgres.Migrations},
 		Businesses: true,
-		OpenAPI:    webhooks.OpenAPI,
-		Setup:      s.setup,
+		// Up to 100 fetched events of a partition in one transaction: the
+		// fan-out keeps up with busy topics.
+		DefaultConsumerBatchSize: 100,
+		OpenAPI:                  webhooks.OpenAPI,
+		Setup:                    s.setup,
 	}
 }
 
@@ -115,7 +118,7 @@ func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 
 	k.Consume(events.TopicBusiness, kafkaadapter.BusinessHandler(s.Webhooks))
 	for _, t := range kafkaadapter.Topics {
-		k.Consume(t, kafkaadapter.Handler(s.Webhooks))
+		k.ConsumeBatch(t, kafkaadapter.BatchHandler(s.Webhooks))
 	}
 	httpadapter.Register(k.App(), httpadapter.Options{Webhooks: s.Webhooks, Guards: k.Guards()})
 

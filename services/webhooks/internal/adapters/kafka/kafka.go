@@ -23,16 +23,27 @@ var Topics = []string{
 	events.TopicTransactions, events.TopicLedger, events.TopicInvoicing, events.TopicBills, events.TopicMileage, events.TopicAccounts,
 }
 
-// Handler applies one domain event of Topics (the business topic has
-// BusinessHandler). Event types it does not know are ignored: a producer
-// may add types before this service knows them.
-func Handler(w *app.Webhooks) consumer.Handler {
-	return func(ctx context.Context, tx bun.Tx, e events.Event) error {
-		changes, err := Changes(e)
-		if err != nil || len(changes) == 0 {
-			return err
+// BatchHandler applies a batch of one partition's events of Topics at
+// once (app.ApplyBatch: a few statements for the whole batch). Event
+// types it does not know are ignored: a producer may add types before
+// this service knows them. An event it cannot read fails the batch, whose
+// events are then applied one at a time (the bad one goes to the DLQ).
+func BatchHandler(w *app.Webhooks) consumer.BatchHandler {
+	return func(ctx context.Context, tx bun.Tx, es []events.Event) error {
+		batch := make([]app.Sourced, 0, len(es))
+		for _, e := range es {
+			changes, err := Changes(e)
+			if err != nil {
+				return err
+			}
+			if len(changes) > 0 {
+				batch = append(batch, app.Sourced{Source: e.ID, Changes: changes})
+			}
 		}
-		return w.Apply(pgdb.WithTx(ctx, tx), e.ID, changes)
+		if len(batch) == 0 {
+			return nil
+		}
+		return w.ApplyBatch(pgdb.WithTx(ctx, tx), batch)
 	}
 }
 

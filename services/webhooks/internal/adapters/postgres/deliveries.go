@@ -18,51 +18,72 @@ import (
 
 func pgArray(v any) any { return pgdialect.Array(v) }
 
-// EntityStates are the remembered states of entities ids.
-func (s *Store) EntityStates(ctx context.Context, bid uuid.UUID, entity string, ids []string) (map[string]domain.EntityState, error) {
-	var rows []struct {
-		EntityID string `bun:"entity_id"`
-		Version  int64  `bun:"version"`
-		Archived bool   `bun:"archived"`
+// EntityStates are the remembered states of the entities keys names.
+func (s *Store) EntityStates(ctx context.Context, keys []domain.EntityKey) (map[domain.EntityKey]domain.EntityState, error) {
+	out := map[domain.EntityKey]domain.EntityState{}
+	if len(keys) == 0 {
+		return out, nil
 	}
-	if err := s.conn(ctx).NewRaw(`SELECT entity_id, version, archived FROM entity_states
-		WHERE business_id = ? AND entity = ? AND entity_id = ANY(?::text[])`, bid, entity, pgArray(ids)).Scan(ctx, &rows); err != nil {
+	bids, entities, ids := make([]uuid.UUID, len(keys)), make([]string, len(keys)), make([]string, len(keys))
+	for i, k := range keys {
+		bids[i], entities[i], ids[i] = k.BusinessID, k.Entity, k.EntityID
+	}
+	var rows []struct {
+		BusinessID uuid.UUID `bun:"business_id"`
+		Entity     string    `bun:"entity"`
+		EntityID   string    `bun:"entity_id"`
+		Version    int64     `bun:"version"`
+		Archived   bool      `bun:"archived"`
+	}
+	if err := s.conn(ctx).NewRaw(`SELECT s.business_id, s.entity, s.entity_id, s.version, s.archived
+		FROM unnest(?::uuid[], ?::text[], ?::text[]) AS k(business_id, entity, entity_id)
+		JOIN entity_states s ON s.business_id = k.business_id AND s.entity = k.entity AND s.entity_id = k.entity_id`,
+		pgArray(bids), pgArray(entities), pgArray(ids)).Scan(ctx, &rows); err != nil {
 		return nil, wrap("entity states", err)
 	}
-	out := make(map[string]domain.EntityState, len(rows))
 	for _, r := range rows {
-		out[r.EntityID] = domain.EntityState{Version: r.Version, Archived: r.Archived}
+		out[domain.EntityKey{BusinessID: r.BusinessID, Entity: r.Entity, EntityID: r.EntityID}] = domain.EntityState{Version: r.Version, Archived: r.Archived}
 	}
 	return out, nil
 }
 
 // SaveEntityStates upserts states.
-func (s *Store) SaveEntityStates(ctx context.Context, bid uuid.UUID, entity string, states map[string]domain.EntityState) error {
-	ids := make([]string, 0, len(states))
-	versions := make([]int64, 0, len(states))
-	archived := make([]bool, 0, len(states))
-	for id, st := range states {
-		ids, versions, archived = append(ids, id), append(versions, st.Version), append(archived, st.Archived)
+func (s *Store) SaveEntityStates(ctx context.Context, states map[domain.EntityKey]domain.EntityState) error {
+	if len(states) == 0 {
+		return nil
+	}
+	n := len(states)
+	bids, entities, ids := make([]uuid.UUID, 0, n), make([]string, 0, n), make([]string, 0, n)
+	versions, archived := make([]int64, 0, n), make([]bool, 0, n)
+	for k, st := range states {
+		bids, entities, ids = append(bids, k.BusinessID), append(entities, k.Entity), append(ids, k.EntityID)
+		versions, archived = append(versions, st.Version), append(archived, st.Archived)
 	}
 	_, err := s.conn(ctx).NewRaw(`INSERT INTO entity_states (business_id, entity, entity_id, version, archived)
-		SELECT ?, ?, t.id, t.version, t.archived FROM unnest(?::text[], ?::bigint[], ?::boolean[]) AS t(id, version, archived)
+		SELECT * FROM unnest(?::uuid[], ?::text[], ?::text[], ?::bigint[], ?::boolean[])
 		ON CONFLICT (business_id, entity, entity_id) DO UPDATE SET version = EXCLUDED.version, archived = EXCLUDED.archived`,
-		bid, entity, pgArray(ids), pgArray(versions), pgArray(archived)).Exec(ctx)
+		pgArray(bids), pgArray(entities), pgArray(ids), pgArray(versions), pgArray(archived)).Exec(ctx)
 	return wrap("save entity states", err)
 }
 
-// Park keeps events of business bid until it is known.
-func (s *Store) Park(ctx context.Context, bid uuid.UUID, evs []domain.Event) error {
-	for _, ev := range evs {
+// Park keeps events (of businesses not known yet) until their business
+// is, in order.
+func (s *Store) Park(ctx context.Context, evs []domain.Event) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	bids, bodies := make([]uuid.UUID, len(evs)), make([]string, len(evs))
+	for i, ev := range evs {
 		b, err := json.Marshal(ev)
 		if err != nil {
 			return err
 		}
-		if _, err := s.conn(ctx).NewRaw("INSERT INTO parked_events (business_id, event) VALUES (?, ?::jsonb)", bid, string(b)).Exec(ctx); err != nil {
-			return wrap("park event", err)
-		}
+		bids[i], bodies[i] = *ev.BusinessID, string(b)
 	}
-	return nil
+	_, err := s.conn(ctx).NewRaw(`INSERT INTO parked_events (business_id, event)
+		SELECT t.business_id, t.event::jsonb FROM unnest(?::uuid[], ?::text[]) WITH ORDINALITY AS t(business_id, event, n) ORDER BY t.n`,
+		pgArray(bids), pgArray(bodies)).Exec(ctx)
+	return wrap("park events", err)
 }
 
 // Unpark takes the events parked for business bid, oldest first.
@@ -118,6 +139,9 @@ func (s *Store) Enqueue(ctx context.Context, m domain.Message, eps []domain.Endp
 		endpoints[i], lanes[i] = e.ID, laneOf(e, m, ids[i])
 	}
 	db := s.conn(ctx)
+	if err := lockLanes(ctx, db, endpoints, lanes); err != nil {
+		return err
+	}
 	if _, err := db.NewRaw(`INSERT INTO deliveries (id, endpoint_id, message_id, lane, event_type, business_id, status, next_attempt_at, created_at, updated_at)
 		SELECT t.id, t.endpoint_id, ?, t.lane, ?, ?, 'pending', ?, ?, ?
 		FROM unnest(?::uuid[], ?::uuid[], ?::text[]) AS t(id, endpoint_id, lane)
@@ -127,6 +151,96 @@ func (s *Store) Enqueue(ctx context.Context, m domain.Message, eps []domain.Endp
 	}
 	if _, err := db.NewRaw(`INSERT INTO lanes (endpoint_id, lane, due_at)
 		SELECT t.endpoint_id, t.lane, ? FROM unnest(?::uuid[], ?::text[]) AS t(endpoint_id, lane)
+		ON CONFLICT (endpoint_id, lane) DO NOTHING`, now, pgArray(endpoints), pgArray(lanes)).Exec(ctx); err != nil {
+		return wrap("enqueue lanes", err)
+	}
+	_, err := db.ExecContext(ctx, "SELECT pg_notify(?, '')", NotifyChannel)
+	return wrap("notify", err)
+}
+
+// lockLanes takes, until the transaction ends, a lock per lane of
+// endpoints[i]/lanes[i], in one order: a lane is never moved on (its head
+// looked for, the lane dropped when none is pending) while a transaction
+// that adds a delivery to it is uncommitted, so that delivery is seen (a
+// statement after the lock sees what committed before it).
+func lockLanes(ctx context.Context, db bun.IDB, endpoints []uuid.UUID, lanes []string) error {
+	keys := make([]string, len(lanes))
+	for i := range lanes {
+		keys[i] = endpoints[i].String() + "/" + lanes[i]
+	}
+	_, err := db.NewRaw(`SELECT pg_advisory_xact_lock(s.k) FROM (
+		SELECT DISTINCT hashtextextended('webhooks/lane/' || x, 0) AS k FROM unnest(?::text[]) AS x ORDER BY 1) s`, pgArray(keys)).Exec(ctx)
+	return wrap("lock lanes", err)
+}
+
+// same is n copies of id.
+func same(id uuid.UUID, n int) []uuid.UUID {
+	out := make([]uuid.UUID, n)
+	for i := range out {
+		out[i] = id
+	}
+	return out
+}
+
+// EnqueueAll stores each fan's message once and, for the messages new
+// here, a pending delivery to each of its endpoints, due now, in order
+// (their seq), their lanes created when they have none; the dispatchers
+// are notified on commit. A few statements for the whole batch.
+func (s *Store) EnqueueAll(ctx context.Context, fans []app.Fan, now time.Time) error {
+	if len(fans) == 0 {
+		return nil
+	}
+	db := s.conn(ctx)
+	ids, clients, bids, types, bodies, times := make([]uuid.UUID, len(fans)), make([]string, len(fans)), make([]string, len(fans)),
+		make([]string, len(fans)), make([]string, len(fans)), make([]time.Time, len(fans))
+	for i, f := range fans {
+		m := f.Message
+		ids[i], clients[i], types[i], bodies[i], times[i] = m.ID, m.ClientID, m.Type, string(m.Body), m.CreatedAt
+		if m.BusinessID != nil {
+			bids[i] = m.BusinessID.String()
+		}
+	}
+	var inserted []uuid.UUID
+	if err := db.NewRaw(`INSERT INTO messages (id, client_id, business_id, type, body, created_at)
+		SELECT t.id, t.client_id, NULLIF(t.business_id, '')::uuid, t.type, convert_to(t.body, 'UTF8'), t.created_at
+		FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::timestamptz[]) AS t(id, client_id, business_id, type, body, created_at)
+		ON CONFLICT (id) DO NOTHING RETURNING id`,
+		pgArray(ids), pgArray(clients), pgArray(bids), pgArray(types), pgArray(bodies), pgArray(times)).Scan(ctx, &inserted); err != nil {
+		return wrap("insert messages", err)
+	}
+	fresh := make(map[uuid.UUID]bool, len(inserted))
+	for _, id := range inserted {
+		fresh[id] = true
+	}
+	var dids, endpoints, mids []uuid.UUID
+	var lanes, dtypes, dbids []string
+	for i, f := range fans {
+		if !fresh[f.Message.ID] {
+			continue // applied before: its deliveries exist
+		}
+		for _, e := range f.Endpoints {
+			id := uuid.Must(uuid.NewV7())
+			dids, endpoints, mids = append(dids, id), append(endpoints, e.ID), append(mids, f.Message.ID)
+			lanes, dtypes, dbids = append(lanes, laneOf(e, f.Message, id)), append(dtypes, f.Message.Type), append(dbids, bids[i])
+		}
+	}
+	if len(dids) == 0 {
+		return nil
+	}
+	if err := lockLanes(ctx, db, endpoints, lanes); err != nil {
+		return err
+	}
+	if _, err := db.NewRaw(`INSERT INTO deliveries (id, endpoint_id, message_id, lane, event_type, business_id, status, next_attempt_at, created_at, updated_at)
+		SELECT t.id, t.endpoint_id, t.message_id, t.lane, t.event_type, NULLIF(t.business_id, '')::uuid, 'pending', ?0, ?0, ?0
+		FROM unnest(?1::uuid[], ?2::uuid[], ?3::uuid[], ?4::text[], ?5::text[], ?6::text[]) WITH ORDINALITY
+			AS t(id, endpoint_id, message_id, lane, event_type, business_id, n)
+		ORDER BY t.n
+		ON CONFLICT (endpoint_id, message_id) DO NOTHING`,
+		now, pgArray(dids), pgArray(endpoints), pgArray(mids), pgArray(lanes), pgArray(dtypes), pgArray(dbids)).Exec(ctx); err != nil {
+		return wrap("enqueue deliveries", err)
+	}
+	if _, err := db.NewRaw(`INSERT INTO lanes (endpoint_id, lane, due_at)
+		SELECT DISTINCT t.endpoint_id, t.lane, ?::timestamptz FROM unnest(?::uuid[], ?::text[]) AS t(endpoint_id, lane)
 		ON CONFLICT (endpoint_id, lane) DO NOTHING`, now, pgArray(endpoints), pgArray(lanes)).Exec(ctx); err != nil {
 		return wrap("enqueue lanes", err)
 	}
@@ -217,6 +331,9 @@ func (s *Store) Claim(ctx context.Context, now, leaseUntil time.Time, n, perEndp
 		}
 		for _, c := range claimed {
 			if !heads[[2]string{c.EndpointID.String(), c.Lane}] {
+				if err := lockLanes(ctx, tx, []uuid.UUID{c.EndpointID}, []string{c.Lane}); err != nil {
+					return err
+				}
 				if err := refreshLanes(ctx, tx, c.EndpointID, []string{c.Lane}, now); err != nil {
 					return err
 				}
@@ -255,6 +372,15 @@ func (s *Store) Claim(ctx context.Context, now, leaseUntil time.Time, n, perEndp
 // lane on (next head due when it is; none: the lane is dropped).
 func (s *Store) Record(ctx context.Context, w app.Work, a domain.Attempt, status string, now time.Time) error {
 	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		// Not waiting for the commit to reach the disk: an attempt lost
+		// with a crash is made again (the lease runs out), and deliveries
+		// are at least once anyway.
+		if _, err := tx.ExecContext(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
+			return err
+		}
+		if err := lockLanes(ctx, tx, []uuid.UUID{w.Lane.EndpointID}, []string{w.Lane.Key}); err != nil {
+			return err
+		}
 		res, err := tx.NewRaw(`UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, updated_at = ?
 			WHERE id = ? AND status = 'pending'`, status, a.Number, a.NextRetryAt, now, w.Delivery.ID).Exec(ctx)
 		if err != nil {
@@ -415,6 +541,9 @@ func (s *Store) resend(ctx context.Context, endpointID uuid.UUID, where string, 
 	if len(lanes) == 0 {
 		return 0, nil
 	}
+	if err := lockLanes(ctx, db, same(endpointID, len(lanes)), lanes); err != nil {
+		return 0, err
+	}
 	if err := refreshLanes(ctx, db, endpointID, lanes, now); err != nil {
 		return 0, err
 	}
@@ -472,4 +601,19 @@ func (s *Store) DueLag(ctx context.Context, now time.Time) (time.Duration, error
 		return 0, nil
 	}
 	return now.Sub(*oldest), nil
+}
+
+// RepairLanes recreates the lane of every pending delivery that has none
+// (a safety net: Enqueue and the lane locks keep them; a hand-edited
+// table might not), due at once; the number repaired.
+func (s *Store) RepairLanes(ctx context.Context, now time.Time) (int, error) {
+	res, err := s.db.NewRaw(`INSERT INTO lanes (endpoint_id, lane, due_at)
+		SELECT DISTINCT d.endpoint_id, d.lane, ?::timestamptz FROM deliveries d
+		WHERE d.status = 'pending' AND NOT EXISTS (SELECT 1 FROM lanes l WHERE l.endpoint_id = d.endpoint_id AND l.lane = d.lane)
+		ON CONFLICT (endpoint_id, lane) DO NOTHING`, now).Exec(ctx)
+	if err != nil {
+		return 0, wrap("repair lanes", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
 }

@@ -178,40 +178,44 @@ func (s *Store) EndpointSucceeded(ctx context.Context, id uuid.UUID) error {
 	return wrap("endpoint succeeded", err)
 }
 
-// SubscribedEndpoints are the platform's enabled endpoints taking events
-// of type typ about business bid (nil: about the platform).
-func (s *Store) SubscribedEndpoints(ctx context.Context, clientID, typ string, bid *uuid.UUID) ([]domain.Endpoint, error) {
+// ClientEndpoints are the enabled endpoints of each platform, their
+// subscriptions only (no secrets).
+func (s *Store) ClientEndpoints(ctx context.Context, clientIDs []string) (map[string][]domain.Endpoint, error) {
+	out := map[string][]domain.Endpoint{}
+	if len(clientIDs) == 0 {
+		return out, nil
+	}
 	var rows []endpointRow
-	q := s.conn(ctx).NewSelect().Model(&rows).
-		Column("id", "client_id", "ordering", "disabled").
-		Where("e.client_id = ? AND NOT e.disabled", clientID).
-		Where("(cardinality(e.event_types) = 0 OR ? = ANY(e.event_types))", typ)
-	if bid != nil {
-		q = q.Where("(cardinality(e.business_ids) = 0 OR ?::uuid = ANY(e.business_ids))", *bid)
+	if err := s.conn(ctx).NewSelect().Model(&rows).Column("id", "client_id", "ordering", "event_types", "business_ids", "disabled").
+		Where("e.client_id = ANY(?::text[]) AND NOT e.disabled", pgArray(clientIDs)).OrderExpr("e.created_at, e.id").Scan(ctx); err != nil {
+		return nil, wrap("platforms' endpoints", err)
 	}
-	if err := q.Scan(ctx); err != nil {
-		return nil, wrap("subscribed endpoints", err)
-	}
-	out := make([]domain.Endpoint, len(rows))
-	for i, r := range rows {
-		out[i] = domain.Endpoint{ID: r.ID, ClientID: r.ClientID, Ordering: r.Ordering}
+	for _, r := range rows {
+		out[r.ClientID] = append(out[r.ClientID], domain.Endpoint{ID: r.ID, ClientID: r.ClientID, Ordering: r.Ordering,
+			EventTypes: r.EventTypes, BusinessIDs: r.BusinessIDs})
 	}
 	return out, nil
 }
 
-// FindBusiness reads the kit's projection of acct.business.v1.
-func (s *Store) FindBusiness(ctx context.Context, id uuid.UUID) (app.Business, bool, error) {
+// FindBusinesses reads the kit's projection of acct.business.v1: those of
+// ids it holds.
+func (s *Store) FindBusinesses(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]app.Business, error) {
+	out := map[uuid.UUID]app.Business{}
+	if len(ids) == 0 {
+		return out, nil
+	}
 	var rows []struct {
-		ClientID   string  `bun:"client_id"`
-		ExternalID *string `bun:"external_id"`
+		ID         uuid.UUID `bun:"id"`
+		ClientID   string    `bun:"client_id"`
+		ExternalID *string   `bun:"external_id"`
 	}
-	if err := s.conn(ctx).NewRaw("SELECT client_id, external_id FROM businesses WHERE id = ?", id).Scan(ctx, &rows); err != nil {
-		return app.Business{}, false, wrap("find business", err)
+	if err := s.conn(ctx).NewRaw("SELECT id, client_id, external_id FROM businesses WHERE id = ANY(?::uuid[])", pgArray(ids)).Scan(ctx, &rows); err != nil {
+		return nil, wrap("find businesses", err)
 	}
-	if len(rows) == 0 {
-		return app.Business{}, false, nil
+	for _, r := range rows {
+		out[r.ID] = app.Business{ID: r.ID, ClientID: r.ClientID, ExternalID: r.ExternalID}
 	}
-	return app.Business{ID: id, ClientID: rows[0].ClientID, ExternalID: rows[0].ExternalID}, true, nil
+	return out, nil
 }
 
 // OwnedBusinesses are those of ids that belong to clientID.

@@ -123,6 +123,12 @@ CREATE INDEX IF NOT EXISTS lanes_due_idx ON lanes (due_at);
 
 --bun:split
 
+-- An endpoint's due lanes, soonest first (the claim visits endpoints one
+-- by one).
+CREATE INDEX IF NOT EXISTS lanes_endpoint_due_idx ON lanes (endpoint_id, due_at);
+
+--bun:split
+
 CREATE INDEX IF NOT EXISTS lanes_leased_idx ON lanes (endpoint_id) WHERE lease_until IS NOT NULL;
 
 --bun:split
