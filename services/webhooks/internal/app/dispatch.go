@@ -112,47 +112,44 @@ func (w *Webhooks) Dispatch(ctx context.Context, o DispatchOptions) {
 				}()
 			}
 		}
-		if claimed > 0 && claimed == free {
-			// Full: wait for slots, and claim again once a quarter of them
-			// are free or shortly after the first one is (one claim per
-			// several deliveries, not one each).
-			select {
-			case <-ctx.Done():
-				return
-			case <-done:
-			}
-			refill := time.NewTimer(RefillWait)
-		gather:
-			for {
-				mu.Lock()
-				free := o.Concurrency - inflight
-				mu.Unlock()
-				if free >= max(1, o.Concurrency/4) {
-					break
-				}
-				select {
-				case <-ctx.Done():
-					refill.Stop()
-					return
-				case <-done:
-				case <-refill.C:
-					break gather
-				}
-			}
-			refill.Stop()
-			continue
-		}
-		if claimed > 0 {
+		if claimed > 0 && claimed < free {
 			continue // there may be more due
 		}
+		// Full, or nothing due: wait for a slot to free, new deliveries or
+		// the poll; after a slot frees, let more free (a quarter of them, or
+		// RefillWait) before claiming again: one claim per several
+		// deliveries, not one each.
 		timer.Reset(o.Poll)
 		select {
 		case <-ctx.Done():
 			return
 		case <-o.Wake:
-		case <-done:
+			continue
 		case <-timer.C:
+			continue
+		case <-done:
 		}
+		refill := time.NewTimer(RefillWait)
+	gather:
+		for {
+			mu.Lock()
+			free := o.Concurrency - inflight
+			mu.Unlock()
+			if free >= max(1, o.Concurrency/4) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				refill.Stop()
+				return
+			case <-done:
+			case <-o.Wake:
+				break gather
+			case <-refill.C:
+				break gather
+			}
+		}
+		refill.Stop()
 	}
 }
 
