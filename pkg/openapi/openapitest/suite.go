@@ -1,6 +1,7 @@
 package openapitest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,24 +12,31 @@ import (
 	"github.com/acctsuite/acct/pkg/openapi"
 )
 
-// MergesWithTheSuite merges doc, the OpenAPI document of the service in
-// folder self under services (a path such as "../../.." from a service's
-// internal/service tests), with every other service's document and
-// document fragment, as the gateway does, failing t when they conflict.
+// MergesWithTheSuite fails t unless MergeWithTheSuite succeeds.
 func MergesWithTheSuite(t testing.TB, services, self string, doc []byte) {
 	t.Helper()
+	if err := MergeWithTheSuite(services, self, doc); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// MergeWithTheSuite merges doc, the OpenAPI document of the service in
+// folder self under services (a path such as "../../.." from a service's
+// internal/service tests), with every other service's document and
+// document fragment, as the gateway does.
+func MergeWithTheSuite(services, self string, doc []byte) error {
 	ours, err := openapi.Load(doc)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	docs := []*openapi3.T{ours}
 	others, err := filepath.Glob(filepath.Join(services, "*", "openapi.yaml"))
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	fragments, err := filepath.Glob(filepath.Join(services, "*", "internal", "*", "*", "openapi.yaml"))
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	own := filepath.Join(services, self) + string(filepath.Separator)
 	for _, path := range append(others, fragments...) {
@@ -37,18 +45,19 @@ func MergesWithTheSuite(t testing.TB, services, self string, doc []byte) {
 		}
 		raw, err := os.ReadFile(path)
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
 		d, err := openapi.Load(raw)
 		if err != nil {
-			t.Fatalf("%s: %v", path, err)
+			return fmt.Errorf("%s: %w", path, err)
 		}
 		docs = append(docs, d)
 	}
 	if len(docs) < 2 {
-		t.Fatalf("no other service documents found under %s", services)
+		return fmt.Errorf("no other service documents found under %s", services)
 	}
 	if _, err := openapi.Merge(docs...); err != nil {
-		t.Fatalf("merge: %v", err)
+		return fmt.Errorf("merge: %w", err)
 	}
+	return nil
 }

@@ -1,14 +1,10 @@
 package service
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/getkin/kin-openapi/openapi3"
-
 	"github.com/acctsuite/acct/pkg/openapi"
+	"github.com/acctsuite/acct/pkg/openapi/openapitest"
 	customersinvoices "github.com/acctsuite/acct/services/customers-invoices"
 )
 
@@ -45,40 +41,5 @@ func TestOpenAPIDocumentLoads(t *testing.T) {
 // as the gateway does: a component named like one of theirs must be
 // defined identically, or the merged /openapi.json breaks.
 func TestOpenAPIDocumentMerges(t *testing.T) {
-	ours, err := openapi.Load(customersinvoices.OpenAPI)
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs := []*openapi3.T{ours}
-	// Every document of the other services, their fragments included
-	// (transactions' acctsync).
-	others, err := filepath.Glob("../../../*/openapi.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fragments, err := filepath.Glob("../../../*/internal/*/*/openapi.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	others = append(others, fragments...)
-	for _, path := range others {
-		if strings.Contains(path, "/customers-invoices/") {
-			continue
-		}
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc, err := openapi.Load(raw)
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		docs = append(docs, doc)
-	}
-	if len(docs) < 2 {
-		t.Fatalf("no other service documents found next to this one (%v)", others)
-	}
-	if _, err := openapi.Merge(docs...); err != nil {
-		t.Fatalf("merge with %v: %v", others, err)
-	}
+	openapitest.MergesWithTheSuite(t, "../../..", "customers-invoices", customersinvoices.OpenAPI)
 }

@@ -1,11 +1,10 @@
 package service
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/acctsuite/acct/pkg/openapi"
+	"github.com/acctsuite/acct/pkg/openapi/openapitest"
 	"github.com/acctsuite/acct/services/reports"
 )
 
@@ -25,15 +24,5 @@ func TestOpenAPIDocumentLoads(t *testing.T) {
 // TestOpenAPIDocumentMerges: the gateway merges every service's document
 // into one; shared components must be defined identically.
 func TestOpenAPIDocumentMerges(t *testing.T) {
-	docs := [][]byte{reports.OpenAPI}
-	for _, svc := range []string{"auth-tokens", "transactions", "customers-invoices"} {
-		b, err := os.ReadFile(filepath.Join("..", "..", "..", svc, "openapi.yaml"))
-		if err != nil {
-			t.Skipf("%s's document: %v", svc, err)
-		}
-		docs = append(docs, b)
-	}
-	if _, err := openapi.MergeDocuments(docs...); err != nil {
-		t.Fatal(err)
-	}
+	openapitest.MergesWithTheSuite(t, "../../..", "reports", reports.OpenAPI)
 }

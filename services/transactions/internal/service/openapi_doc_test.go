@@ -1,14 +1,10 @@
 package service
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/getkin/kin-openapi/openapi3"
-
 	"github.com/acctsuite/acct/pkg/openapi"
+	"github.com/acctsuite/acct/pkg/openapi/openapitest"
 )
 
 func TestOpenAPIDocumentLoads(t *testing.T) {
@@ -44,33 +40,5 @@ func TestOpenAPIDocumentLoads(t *testing.T) {
 // as the gateway does: a component named like one of theirs must be
 // defined identically, or the merged /openapi.json breaks.
 func TestOpenAPIDocumentMerges(t *testing.T) {
-	ours, err := openapi.Load(openAPIDocument())
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs := []*openapi3.T{ours}
-	others, err := filepath.Glob("../../../*/openapi.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, path := range others {
-		if strings.Contains(path, "/transactions/") {
-			continue
-		}
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc, err := openapi.Load(raw)
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		docs = append(docs, doc)
-	}
-	if len(docs) < 2 {
-		t.Fatalf("no other service documents found next to this one (%v)", others)
-	}
-	if _, err := openapi.Merge(docs...); err != nil {
-		t.Fatalf("merge with %v: %v", others, err)
-	}
+	openapitest.MergesWithTheSuite(t, "../../..", "transactions", openAPIDocument())
 }
