@@ -792,6 +792,7 @@ func normalize(body []byte) string {
 // with want; it fails the test with the differences otherwise.
 func stableSnapshot(t *testing.T, table []matrixRoute, sets map[string]fixtures, tokA, tokB string, want map[string]string) map[string]string {
 	t.Helper()
+	waitQuiet(t)
 	prev := snapshot(table, sets, tokA, tokB)
 	deadline := time.Now().Add(45 * time.Second)
 	for {
@@ -830,4 +831,63 @@ func equalSnapshots(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// waitQuiet waits until the suite's events have all been applied: no
+// consumer has a lag and none applied anything for 1.5 s (documents reach
+// the reports through several hops: a snapshot taken before could agree
+// with the next one and still miss them).
+func waitQuiet(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	var last float64 = -1
+	quietSince := time.Now()
+	for time.Now().Before(deadline) {
+		applied, lag, err := consumerTotals()
+		switch {
+		case err != nil || lag > 0 || applied != last:
+			last, quietSince = applied, time.Now()
+		case time.Since(quietSince) >= 1500*time.Millisecond:
+			return
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Fatal("the suite's consumers never went quiet within 90 s")
+}
+
+// consumerTotals sums consumer_events_applied_total and
+// consumer_lag_messages over every service process.
+func consumerTotals() (applied, lag float64, err error) {
+	for name, base := range st.ProcURLs {
+		if st.IsReceiver(name) {
+			continue
+		}
+		resp, err := http.Get(base + "/metrics")
+		if err != nil {
+			return 0, 0, err
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return 0, 0, err
+		}
+		for _, line := range strings.Split(string(body), "\n") {
+			var target *float64
+			switch {
+			case strings.HasPrefix(line, "consumer_events_applied_total{"):
+				target = &applied
+			case strings.HasPrefix(line, "consumer_lag_messages{"):
+				target = &lag
+			default:
+				continue
+			}
+			if i := strings.LastIndexByte(line, ' '); i > 0 {
+				var v float64
+				if _, err := fmt.Sscan(line[i+1:], &v); err == nil {
+					*target += v
+				}
+			}
+		}
+	}
+	return applied, lag, nil
 }
