@@ -110,41 +110,6 @@ func expectedWebhooks(b *business) []webhookWant {
 	return out
 }
 
-// echoDelivery is one webhook-id of webhook-echo's GET /received?full=1.
-type echoDelivery struct {
-	ID                 string `json:"id"`
-	Type               string `json:"type"`
-	BusinessID         string `json:"business_id"`
-	BusinessExternalID string `json:"business_external_id"`
-	EntityID           string `json:"entity_id"`
-	Count              int    `json:"count"`
-}
-
-// echoReceived is webhook-echo's GET /received?full=1.
-type echoReceived struct {
-	Count      int            `json:"count"`
-	Duplicates int            `json:"duplicates"`
-	Rejected   int            `json:"rejected"`
-	Deliveries []echoDelivery `json:"deliveries"`
-}
-
-func fetchReceived(ctx context.Context, base string) (echoReceived, error) {
-	var out echoReceived
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/received?full=1", nil)
-	if err != nil {
-		return out, err
-	}
-	resp, err := (&http.Client{Timeout: time.Minute}).Do(req)
-	if err != nil {
-		return out, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return out, fmt.Errorf("GET %s/received: %s", base, resp.Status)
-	}
-	return out, json.NewDecoder(resp.Body).Decode(&out)
-}
-
 // WebhookStats is what the final check found of the webhooks.
 type WebhookStats struct {
 	Receivers int `json:"receivers"`
@@ -192,14 +157,14 @@ func checkWebhooks(ctx context.Context, urls map[string]string, receivers []rece
 
 	start := time.Now()
 	var (
-		got       map[int]echoReceived
+		got       map[int]stack.EchoReceived
 		missing   []webhookWant
 		fetchErrs []string
 	)
 	for {
-		got, fetchErrs, missing = map[int]echoReceived{}, nil, nil
+		got, fetchErrs, missing = map[int]stack.EchoReceived{}, nil, nil
 		for _, rc := range receivers {
-			r, err := fetchReceived(ctx, urls[rc.name])
+			r, err := stack.Received(ctx, urls[rc.name])
 			if err != nil {
 				fetchErrs = append(fetchErrs, fmt.Sprintf("webhook receiver of client %d: %v", rc.client, err))
 				continue

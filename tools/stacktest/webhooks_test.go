@@ -2,7 +2,6 @@ package stacktest
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -16,32 +15,10 @@ import (
 	"github.com/acctsuite/acct/tools/internal/stack"
 )
 
-// echoDelivery is one webhook-id of webhook-echo's GET /received?full=1.
-type echoDelivery struct {
-	ID                 string `json:"id"`
-	Type               string `json:"type"`
-	BusinessID         string `json:"business_id"`
-	BusinessExternalID string `json:"business_external_id"`
-	EntityID           string `json:"entity_id"`
-	Count              int    `json:"count"`
-}
-
-type echoReceived struct {
-	Count      int            `json:"count"`
-	Duplicates int            `json:"duplicates"`
-	Rejected   int            `json:"rejected"`
-	Deliveries []echoDelivery `json:"deliveries"`
-}
-
-func receivedBy(t *testing.T, base string) echoReceived {
+func receivedBy(t *testing.T, base string) stack.EchoReceived {
 	t.Helper()
-	resp, err := http.Get(base + "/received?full=1")
+	r, err := stack.Received(context.Background(), base)
 	if err != nil {
-		t.Fatalf("receiver: %v", err)
-	}
-	defer resp.Body.Close()
-	var r echoReceived
-	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
 		t.Fatalf("receiver: %v", err)
 	}
 	return r
@@ -134,7 +111,7 @@ func TestWebhooksThroughTheSuite(t *testing.T) {
 		{"Business.created", biz}, {"Customer.created", cust}, {"Invoice.created", inv}, {"InvoicePayment.created", pay},
 		{"JournalEntry.posted", ""}, // the invoice's entry: its id is the ledger's
 	}
-	var got echoReceived
+	var got stack.EchoReceived
 	pos := map[string]int{}
 	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(250 * time.Millisecond) {
 		got = receivedBy(t, base)

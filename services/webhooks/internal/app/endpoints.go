@@ -116,11 +116,6 @@ func (w *Webhooks) Endpoints(ctx context.Context, clientID string, p page.Params
 func (w *Webhooks) UpdateEndpoint(ctx context.Context, clientID string, id uuid.UUID, p domain.EndpointPatch) (domain.Endpoint, error) {
 	if p.URL != nil {
 		if err := w.checkURL(ctx, *p.URL); err != nil {
-			// The form is checked first by Apply; a refusal of a well-formed
-			// URL comes from the guard.
-			if _, vs := (domain.EndpointInput{URL: *p.URL}).Normalize(); hasField(vs, "url") {
-				return domain.Endpoint{}, domain.Violations(only(vs, "url"))
-			}
 			return domain.Endpoint{}, err
 		}
 	}
@@ -155,18 +150,6 @@ func (w *Webhooks) UpdateEndpoint(ctx context.Context, clientID string, id uuid.
 		return nil
 	})
 	return out, err
-}
-
-func hasField(vs []domain.Violation, f string) bool { return len(only(vs, f)) > 0 }
-
-func only(vs []domain.Violation, f string) []domain.Violation {
-	var out []domain.Violation
-	for _, v := range vs {
-		if v.Field == f {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // DeleteEndpoint is DELETE /v1/webhooks/endpoints/{id}: the endpoint,
@@ -288,10 +271,6 @@ func (w *Webhooks) ResendDelivery(ctx context.Context, clientID string, endpoint
 	})
 	return out, err
 }
-
-// MaxRecoverWindow bounds how far back POST .../recover reaches (what
-// is older has been purged).
-const MaxRecoverWindow = RetainFinished
 
 // Recover is POST /v1/webhooks/endpoints/{id}/recover?since=: every
 // delivery of the endpoint that failed since since goes again.

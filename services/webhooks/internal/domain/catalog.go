@@ -125,12 +125,6 @@ var catalogIndex = func() map[string]EventType {
 	return m
 }()
 
-// LookupEventType is the catalog entry named name.
-func LookupEventType(name string) (EventType, bool) {
-	t, ok := catalogIndex[name]
-	return t, ok
-}
-
 // EntityEventType is the type of operation op on entity.
 func EntityEventType(entity, op string) string { return entity + "." + op }
 

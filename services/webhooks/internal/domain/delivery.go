@@ -60,14 +60,9 @@ type Attempt struct {
 	NextRetryAt *time.Time
 }
 
-// Outcome is what an attempt at now got under RetryDelays: delivered or
+// Outcome is what an attempt at now got under schedule s: delivered or
 // not, and when the delivery's next attempt goes (nil when delivered or
 // out of attempts: then it failed).
-func Outcome(attempt int, status *int, now time.Time) (delivered bool, next *time.Time) {
-	return RetryDelays.Outcome(attempt, status, now)
-}
-
-// Outcome is the package's Outcome under schedule s.
 func (s Schedule) Outcome(attempt int, status *int, now time.Time) (delivered bool, next *time.Time) {
 	if status != nil && Delivered(*status) {
 		return true, nil

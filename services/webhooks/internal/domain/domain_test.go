@@ -59,19 +59,19 @@ func TestEventIDIsStablePerSourceAndKey(t *testing.T) {
 func TestRetrySchedule(t *testing.T) {
 	t0 := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
 	want := []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
-	if MaxAttempts != 8 {
-		t.Fatalf("MaxAttempts = %d, want 8", MaxAttempts)
+	if len(RetryDelays) != 7 {
+		t.Fatalf("%d retries, want 7 (8 attempts)", len(RetryDelays))
 	}
 	for i, d := range want {
-		next, ok := NextAttempt(i+1, t0)
+		next, ok := RetryDelays.Next(i+1, t0)
 		if !ok || !next.Equal(t0.Add(d)) {
 			t.Fatalf("after attempt %d: %v %v, want %v", i+1, next, ok, t0.Add(d))
 		}
 	}
-	if _, ok := NextAttempt(8, t0); ok {
+	if _, ok := RetryDelays.Next(8, t0); ok {
 		t.Fatal("an 8th failed attempt still schedules a retry")
 	}
-	if _, ok := NextAttempt(0, t0); ok {
+	if _, ok := RetryDelays.Next(0, t0); ok {
 		t.Fatal("attempt 0 schedules a retry")
 	}
 	for _, tc := range []struct {
@@ -84,7 +84,7 @@ func TestRetrySchedule(t *testing.T) {
 		{1, ptr(301), false, true}, {1, ptr(410), false, true}, {1, ptr(500), false, true}, {1, nil, false, true},
 		{7, ptr(500), false, true}, {8, ptr(500), false, false}, {8, ptr(200), true, false},
 	} {
-		delivered, next := Outcome(tc.attempt, tc.status, t0)
+		delivered, next := RetryDelays.Outcome(tc.attempt, tc.status, t0)
 		if delivered != tc.delivered || (next != nil) != tc.retry {
 			t.Errorf("Outcome(%d, %v) = %v %v", tc.attempt, tc.status, delivered, next)
 		}

@@ -16,9 +16,6 @@ var RetryDelays = Schedule{
 	5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour,
 }
 
-// MaxAttempts is how many attempts a delivery gets under RetryDelays.
-var MaxAttempts = len(RetryDelays) + 1
-
 // ParseSchedule reads a comma-separated list of durations ("5s,5m,30m");
 // at least one, each positive, at most 20.
 func ParseSchedule(s string) (Schedule, error) {
@@ -45,14 +42,9 @@ func (s Schedule) String() string {
 	return strings.Join(parts, ",")
 }
 
-// NextAttempt is when attempt number attempts+1 of a delivery goes under
-// RetryDelays, the attempts-th having just ended at now without success;
+// Next is when attempt number attempts+1 of a delivery goes under
+// schedule s, the attempts-th having just ended at now without success;
 // ok is false when the delivery has had all its attempts (it fails).
-func NextAttempt(attempts int, now time.Time) (time.Time, bool) {
-	return RetryDelays.Next(attempts, now)
-}
-
-// Next is NextAttempt under schedule s.
 func (s Schedule) Next(attempts int, now time.Time) (time.Time, bool) {
 	if attempts < 1 || attempts > len(s) {
 		return time.Time{}, false

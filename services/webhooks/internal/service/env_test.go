@@ -43,7 +43,6 @@ type env struct {
 type envOptions struct {
 	env      map[string]string
 	dispatch app.DispatchOptions
-	guard    app.URLGuard
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -58,7 +57,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		d.Poll = 20 * time.Millisecond
 	}
 	build := func(cfg config.Config) (*Service, servicekit.Definition) {
-		return NewWith(cfg, Options{Dispatch: d, Guard: o.guard, Clock: clock.Fixed(clk.Now)})
+		return NewWith(cfg, Options{Dispatch: d, Clock: clock.Fixed(clk.Now)})
 	}
 	return &env{Env: servicetest.Start(t, config.LoadFrom, build, webhooks.OpenAPI, servicetest.ServiceOptions{Env: vars}), clock: clk}
 }

@@ -37,19 +37,12 @@ const PurgeInterval = time.Hour
 type Service struct {
 	Webhooks *app.Webhooks
 	Store    *postgres.Store
-	// Sender is what posts deliveries; tests may replace it before the
-	// kit starts (Options.Sender).
-	Sender app.Sender
-	cfg    config.Config
-	opts   Options
+	cfg      config.Config
+	opts     Options
 }
 
 // Options adjust the service for tests.
 type Options struct {
-	// Sender replaces the SSRF-guarded client (nil: the real one).
-	Sender app.Sender
-	// Guard replaces the URL guard (nil: the real one).
-	Guard app.URLGuard
 	// Dispatch adjusts the dispatcher (zero: the configuration's).
 	Dispatch app.DispatchOptions
 	// Clock replaces the system clock (the retry schedule's tests).
@@ -84,15 +77,6 @@ func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 	}
 	client := egress.New(egress.Options{AllowPrivate: s.cfg.Webhooks.AllowPrivate, AllowHTTP: s.cfg.Webhooks.AllowHTTP,
 		Timeout: s.cfg.Webhooks.Timeout})
-	var guard app.URLGuard = egressGuard{client}
-	var sender app.Sender = egressSender{client}
-	if s.opts.Guard != nil {
-		guard = s.opts.Guard
-	}
-	if s.opts.Sender != nil {
-		sender = s.opts.Sender
-	}
-	s.Sender = sender
 	s.Store = postgres.New(k.DB(), box)
 	attempts := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "webhooks_attempts_total",
 		Help: "Delivery attempts by outcome: delivered, retry (not 2xx or no answer, retried later), failed (the last attempt)."}, []string{"outcome"})
@@ -109,7 +93,7 @@ func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 			}
 			return lag.Seconds()
 		}))
-	s.Webhooks = app.New(app.Options{UnitOfWork: outbox.UnitOfWork{DB: k.DB()}, Store: s.Store, Guard: guard, Sender: sender,
+	s.Webhooks = app.New(app.Options{UnitOfWork: outbox.UnitOfWork{DB: k.DB()}, Store: s.Store, Guard: egressGuard{client}, Sender: egressSender{client},
 		Logger: k.Logger(), Clock: s.opts.Clock, Schedule: s.cfg.Webhooks.Schedule(),
 		Observe: func(outcome string, d time.Duration) {
 			attempts.WithLabelValues(outcome).Inc()
