@@ -59,6 +59,14 @@ type Work struct {
 	Endpoint domain.Endpoint
 }
 
+// Recorded is what came of one attempt of a claimed delivery: the
+// attempt and the delivery's new status.
+type Recorded struct {
+	Work    Work
+	Attempt domain.Attempt
+	Status  string
+}
+
 // Store is the service's persistence; every endpoint method is scoped by
 // the platform's client id. Methods run in the transaction ctx carries,
 // else on their own.
@@ -108,12 +116,13 @@ type Store interface {
 
 	// The dispatcher's. Claim leases up to n due lanes until leaseUntil,
 	// at most perEndpoint leased at once per endpoint, and returns their
-	// head deliveries.
-	Claim(ctx context.Context, now, leaseUntil time.Time, n, perEndpoint int) ([]Work, error)
-	// Record stores attempt a of work w and the delivery's new state
-	// (status, next attempt), moves the lane to its next head (or drops
-	// it) and releases its lease.
-	Record(ctx context.Context, w Work, a domain.Attempt, status string, now time.Time) error
+	// head deliveries; recheck: a lane is due again RecheckDelay from now
+	// (a delivery was being enqueued to it).
+	Claim(ctx context.Context, now, leaseUntil time.Time, n, perEndpoint int) (works []Work, recheck bool, err error)
+	// RecordAll stores, in one transaction, each record's attempt and
+	// its delivery's new state (status, next attempt), moves each lane to
+	// its next head (or drops it) and releases its lease.
+	RecordAll(ctx context.Context, recs []Recorded, now time.Time) error
 	// RepairLanes recreates the lanes of pending deliveries that have
 	// none (a safety net), due at once; the number repaired.
 	RepairLanes(ctx context.Context, now time.Time) (int, error)

@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/google/uuid"
+
 	"github.com/acctsuite/acct/pkg/webhooksig"
 	"github.com/acctsuite/acct/services/webhooks/internal/domain"
 )
@@ -16,6 +18,11 @@ import (
 // RepairInterval is how often a dispatcher looks for pending deliveries
 // without a lane.
 const RepairInterval = 30 * time.Second
+
+// RecheckDelay is how soon a lane is looked at again when it had no
+// delivery to send but one was being enqueued to it (its transaction not
+// committed yet).
+const RecheckDelay = 25 * time.Millisecond
 
 // RefillWait is how long a full dispatcher waits, once a slot is free,
 // for more to free before it claims again.
@@ -60,8 +67,16 @@ func (o DispatchOptions) withDefaults() DispatchOptions {
 	return o
 }
 
+// MaxRecordBatch is how many attempts are recorded in one transaction
+// at most.
+const MaxRecordBatch = 256
+
 // Dispatch sends due deliveries until ctx ends, then waits for the
-// attempts under way.
+// attempts under way and records them. What came of each attempt goes to
+// one recorder, which writes whatever has gathered in one transaction: a
+// delivery's slot is free once its outcome is queued, while its lane
+// stays leased until the outcome is written (so a lane's next delivery
+// never overtakes it).
 func (w *Webhooks) Dispatch(ctx context.Context, o DispatchOptions) {
 	o = o.withDefaults()
 	var (
@@ -69,8 +84,21 @@ func (w *Webhooks) Dispatch(ctx context.Context, o DispatchOptions) {
 		mu       sync.Mutex
 		inflight int
 		done     = make(chan struct{}, o.Concurrency)
+		recs     = make(chan Recorded, 2*o.Concurrency)
+		recorded = make(chan struct{})
+		// moved: outcomes were written, their lanes released (a lane's
+		// next delivery may be due).
+		moved = make(chan struct{}, 1)
 	)
-	defer wg.Wait()
+	go func() {
+		defer close(recorded)
+		w.recorder(context.WithoutCancel(ctx), recs, moved)
+	}()
+	defer func() {
+		wg.Wait()
+		close(recs)
+		<-recorded
+	}()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	nextRepair := time.Now()
@@ -86,10 +114,13 @@ func (w *Webhooks) Dispatch(ctx context.Context, o DispatchOptions) {
 		mu.Lock()
 		free := o.Concurrency - inflight
 		mu.Unlock()
-		claimed := 0
+		claimed, poll := 0, o.Poll
 		if free > 0 {
 			now := w.now()
-			works, err := w.store.Claim(ctx, now, now.Add(o.Lease), free, o.PerEndpoint)
+			works, recheck, err := w.store.Claim(ctx, now, now.Add(o.Lease), free, o.PerEndpoint)
+			if recheck {
+				poll = min(poll, RecheckDelay)
+			}
 			if err != nil && ctx.Err() == nil {
 				w.log.Error("webhooks: claim due deliveries", "error", err)
 			}
@@ -101,7 +132,7 @@ func (w *Webhooks) Dispatch(ctx context.Context, o DispatchOptions) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					w.attempt(context.WithoutCancel(ctx), wk)
+					recs <- w.attempt(context.WithoutCancel(ctx), wk)
 					mu.Lock()
 					inflight--
 					mu.Unlock()
@@ -119,11 +150,13 @@ func (w *Webhooks) Dispatch(ctx context.Context, o DispatchOptions) {
 		// the poll; after a slot frees, let more free (a quarter of them, or
 		// RefillWait) before claiming again: one claim per several
 		// deliveries, not one each.
-		timer.Reset(o.Poll)
+		timer.Reset(poll)
 		select {
 		case <-ctx.Done():
 			return
 		case <-o.Wake:
+			continue
+		case <-moved:
 			continue
 		case <-timer.C:
 			continue
@@ -145,6 +178,8 @@ func (w *Webhooks) Dispatch(ctx context.Context, o DispatchOptions) {
 			case <-done:
 			case <-o.Wake:
 				break gather
+			case <-moved:
+				break gather
 			case <-refill.C:
 				break gather
 			}
@@ -153,8 +188,80 @@ func (w *Webhooks) Dispatch(ctx context.Context, o DispatchOptions) {
 	}
 }
 
-// attempt sends w's head delivery once and records what came of it.
-func (w *Webhooks) attempt(ctx context.Context, wk Work) {
+// recorder writes the outcomes recs brings, as many at once as have
+// gathered (up to MaxRecordBatch), until recs is closed and drained;
+// moved is signalled after each write.
+func (w *Webhooks) recorder(ctx context.Context, recs <-chan Recorded, moved chan<- struct{}) {
+	batch := make([]Recorded, 0, MaxRecordBatch)
+	for r := range recs {
+		batch = append(batch[:0], r)
+	gather:
+		for len(batch) < MaxRecordBatch {
+			select {
+			case r, ok := <-recs:
+				if !ok {
+					break gather
+				}
+				batch = append(batch, r)
+			default:
+				break gather
+			}
+		}
+		w.record(ctx, batch)
+		select {
+		case moved <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// record writes batch; when the batch cannot be written, each record on
+// its own (one bad record does not cost the others theirs). A record
+// that cannot be written is sent again once its lease runs out (the same
+// webhook-id: at least once). Then each endpoint's health follows its
+// latest outcome.
+func (w *Webhooks) record(ctx context.Context, batch []Recorded) {
+	now := w.now()
+	written := batch
+	if err := w.store.RecordAll(ctx, batch, now); err != nil {
+		w.log.Error("webhooks: record attempts; recording them one by one", "attempts", len(batch), "error", err)
+		written = nil
+		for _, r := range batch {
+			if err := w.store.RecordAll(ctx, []Recorded{r}, now); err != nil {
+				w.log.Error("webhooks: record attempt", "delivery", r.Work.Delivery.ID, "error", err)
+				continue
+			}
+			written = append(written, r)
+		}
+	}
+	latest := map[uuid.UUID]Recorded{}
+	var order []uuid.UUID
+	for _, r := range written {
+		id := r.Work.Endpoint.ID
+		if _, ok := latest[id]; !ok {
+			order = append(order, id)
+		}
+		latest[id] = r
+	}
+	for _, id := range order {
+		r := latest[id]
+		e := r.Work.Endpoint
+		if r.Status == domain.StatusDelivered {
+			if e.FailingSince != nil {
+				if err := w.store.EndpointSucceeded(ctx, e.ID); err != nil {
+					w.log.Error("webhooks: endpoint succeeded", "endpoint", e.ID, "error", err)
+				}
+			}
+			continue
+		}
+		if err := w.endpointFailed(ctx, e, now); err != nil {
+			w.log.Error("webhooks: endpoint failed", "endpoint", e.ID, "error", err)
+		}
+	}
+}
+
+// attempt sends w's head delivery once: what came of it.
+func (w *Webhooks) attempt(ctx context.Context, wk Work) Recorded {
 	e, d := wk.Endpoint, wk.Delivery
 	start := w.now()
 	id := d.MessageID.String()
@@ -198,22 +305,7 @@ func (w *Webhooks) attempt(ctx context.Context, wk Work) {
 		outcome, observed = domain.StatusFailed, domain.StatusFailed
 	}
 	w.observe(observed, end.Sub(start))
-	if err := w.store.Record(ctx, wk, a, outcome, end); err != nil {
-		// The lease runs out and the delivery goes again: at least once.
-		w.log.Error("webhooks: record attempt", "delivery", d.ID, "error", err)
-		return
-	}
-	if delivered {
-		if e.FailingSince != nil {
-			if err := w.store.EndpointSucceeded(ctx, e.ID); err != nil {
-				w.log.Error("webhooks: endpoint succeeded", "endpoint", e.ID, "error", err)
-			}
-		}
-		return
-	}
-	if err := w.endpointFailed(ctx, e, end); err != nil {
-		w.log.Error("webhooks: endpoint failed", "endpoint", e.ID, "error", err)
-	}
+	return Recorded{Work: wk, Attempt: a, Status: outcome}
 }
 
 // endpointFailed notes a failed attempt of endpoint e at now: after 5

@@ -105,6 +105,7 @@ func TestRetryScheduleAndFailure(t *testing.T) {
 	rcv.waitFor(t, 1, 10*time.Second)
 	for i, d := range []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour} {
 		// Not a moment before it is due.
+		e.settled()
 		e.clock.Advance(d - time.Second)
 		rcv.quiet(t, i+1, 150*time.Millisecond)
 		e.clock.Advance(time.Second)
@@ -116,6 +117,7 @@ func TestRetryScheduleAndFailure(t *testing.T) {
 			t.Fatalf("retries differ: %s vs %s", d.ID, got[0].ID)
 		}
 	}
+	e.settled()
 	e.clock.Advance(24 * time.Hour)
 	rcv.quiet(t, 8, 200*time.Millisecond)
 	list := e.Do(req("GET", "/v1/webhooks/endpoints/"+id+"/deliveries", tok, nil), 200)["data"].([]any)
@@ -190,6 +192,7 @@ func TestOrderPerBusiness(t *testing.T) {
 	}
 
 	ordered.setAnswer(func(delivery) int { return 204 })
+	e.settled()
 	e.clock.Advance(5 * time.Second)
 	got = ordered.waitFor(t, 5, 20*time.Second)
 	order := []string{got[2].Event.Data.EntityID, got[3].Event.Data.EntityID, got[4].Event.Data.EntityID}
@@ -234,12 +237,14 @@ func TestDisabledAfterFiveDaysOfFailures(t *testing.T) {
 	e.Do(req("POST", "/v1/webhooks/endpoints/"+id+"/test", tok, nil), 202)
 	bad.waitFor(t, 1, 10*time.Second)
 	// Day 3: another test, failing too; not disabled yet.
+	e.settled()
 	e.clock.Advance(3 * 24 * time.Hour)
 	e.Do(req("POST", "/v1/webhooks/endpoints/"+id+"/test", tok, nil), 202)
 	bad.waitFor(t, 3, 10*time.Second) // the new one and the first's retry
 	if got := data(e.Do(req("GET", "/v1/webhooks/endpoints/"+id, tok, nil), 200)); got["disabled"] != false {
 		t.Fatalf("disabled after 3 days: %v", got)
 	}
+	e.settled()
 	e.clock.Advance(2*24*time.Hour + time.Minute)
 	watch := watcher.waitFor(t, 1, 20*time.Second)
 	if watch[0].Event.Type != "Endpoint.disabled" || watch[0].Event.Data.EntityID != id || watch[0].Event.BusinessID != nil {
@@ -305,9 +310,36 @@ func TestRotationSignsWithBothSecrets(t *testing.T) {
 	}
 	verify(t, d, old)
 	verify(t, d, fresh)
+	e.settled()
 	e.clock.Advance(24*time.Hour + time.Second)
 	e.Do(req("POST", "/v1/webhooks/endpoints/"+id+"/test", tok, nil), 202)
 	d = rcv.waitFor(t, 2, 10*time.Second)[1]
+	if len(strings.Fields(d.Signature)) != 1 {
+		t.Fatalf("after the overlap: %q", d.Signature)
+	}
+	verify(t, d, fresh)
+}
+
+// TestEndpointChangesReachTheDispatcher: a delivery goes to the endpoint
+// as it is when it is sent: after its URL changes, to the new URL, and
+// after a rotation's overlap, signed with the new secret alone.
+func TestEndpointChangesReachTheDispatcher(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	before, after := newReceiver(t), newReceiver(t)
+	ep := e.endpoint("plat-a", before.URL, nil)
+	id := ep["id"].(string)
+	tok := e.Token("plat-a")
+	e.Do(req("POST", "/v1/webhooks/endpoints/"+id+"/test", tok, nil), 202)
+	verify(t, before.waitFor(t, 1, 10*time.Second)[0], ep["secret"].(string))
+	e.Do(req("PATCH", "/v1/webhooks/endpoints/"+id, tok, map[string]any{"url": after.URL}), 200)
+	e.Do(req("POST", "/v1/webhooks/endpoints/"+id+"/test", tok, nil), 202)
+	after.waitFor(t, 1, 10*time.Second)
+	before.quiet(t, 1, 200*time.Millisecond)
+	fresh := data(e.Do(req("POST", "/v1/webhooks/endpoints/"+id+"/rotate-secret", tok, nil), 200))["secret"].(string)
+	e.settled()
+	e.clock.Advance(24*time.Hour + time.Second)
+	e.Do(req("POST", "/v1/webhooks/endpoints/"+id+"/test", tok, nil), 202)
+	d := after.waitFor(t, 2, 10*time.Second)[1]
 	if len(strings.Fields(d.Signature)) != 1 {
 		t.Fatalf("after the overlap: %q", d.Signature)
 	}

@@ -201,6 +201,15 @@ func (e *env) publish(topic, typ string, bid uuid.UUID, payload any) events.Even
 	return ev
 }
 
+// settled waits until no lane is leased: every attempt made is
+// recorded. A test that moves the clock waits for it first, or a jump
+// past the lease would send a delivery whose outcome is still on its way
+// to the database again.
+func (e *env) settled() {
+	e.T.Helper()
+	e.waitRow("SELECT (count(*) = 0)::int FROM lanes WHERE lease_until IS NOT NULL")
+}
+
 // waitRow waits until query (a count) is positive.
 func (e *env) waitRow(query string, args ...any) {
 	e.T.Helper()

@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/pgdb"
-
+	"github.com/acctsuite/acct/services/webhooks/internal/app"
 	"github.com/acctsuite/acct/services/webhooks/internal/domain"
 )
 
@@ -30,7 +30,7 @@ func TestLeases(t *testing.T) {
 	now := e.clock.Now().Add(time.Second)
 	lease := 2 * time.Minute
 
-	first, err := store.Claim(ctx, now, now.Add(lease), 10, 2)
+	first, _, err := store.Claim(ctx, now, now.Add(lease), 10, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,13 +41,13 @@ func TestLeases(t *testing.T) {
 	if len(first) != 3 || per[uuid.MustParse(busy["id"].(string))] != 2 || per[uuid.MustParse(calm["id"].(string))] != 1 {
 		t.Fatalf("claimed %d: %v", len(first), per)
 	}
-	if again, err := store.Claim(ctx, now.Add(time.Minute), now.Add(time.Minute+lease), 10, 2); err != nil || len(again) != 0 {
+	if again, _, err := store.Claim(ctx, now.Add(time.Minute), now.Add(time.Minute+lease), 10, 2); err != nil || len(again) != 0 {
 		t.Fatalf("claimed %d leased lanes again (%v)", len(again), err)
 	}
 	// The replica that held them died: after the lease they are claimable
 	// again, the same deliveries (with the others).
 	later := now.Add(lease + time.Second)
-	again, err := store.Claim(ctx, later, later.Add(lease), 10, 10)
+	again, _, err := store.Claim(ctx, later, later.Add(lease), 10, 10)
 	if err != nil || len(again) != 6 {
 		t.Fatalf("after the lease: %d (%v)", len(again), err)
 	}
@@ -70,12 +70,12 @@ func TestLeases(t *testing.T) {
 		}
 		code := 200
 		a := domain.Attempt{ID: uuid.New(), DeliveryID: w.Delivery.ID, Number: 1, AttemptedAt: later, StatusCode: &code}
-		if err := store.Record(ctx, w, a, domain.StatusDelivered, later); err != nil {
+		if err := store.RecordAll(ctx, []app.Recorded{{Work: w, Attempt: a, Status: domain.StatusDelivered}}, later); err != nil {
 			t.Fatal(err)
 		}
 	}
 	later = later.Add(lease + time.Second)
-	rest, err := store.Claim(ctx, later, later.Add(lease), 10, 2)
+	rest, _, err := store.Claim(ctx, later, later.Add(lease), 10, 2)
 	if err != nil || len(rest) != 2 {
 		t.Fatalf("the busy endpoint's next two: %d (%v)", len(rest), err)
 	}
@@ -88,7 +88,9 @@ func TestLeases(t *testing.T) {
 
 // TestEnqueueWhileALaneMovesOn: a delivery added to a lane by a
 // transaction still open while the lane's head is recorded is not left
-// without its lane (the lane lock makes the record wait for the commit).
+// without its lane, and neither the record nor a claim waits for that
+// transaction: the lane is kept (not dropped) and looked at again until
+// the delivery is there.
 func TestEnqueueWhileALaneMovesOn(t *testing.T) {
 	e := newEnv(t, envOptions{env: map[string]string{"WEBHOOKS_DISPATCH": "false"}})
 	rcv := newReceiver(t)
@@ -98,7 +100,7 @@ func TestEnqueueWhileALaneMovesOn(t *testing.T) {
 	e.Do(req("POST", "/v1/webhooks/endpoints/"+id+"/test", tok, nil), 202)
 	store, ctx := e.S.Store, t.Context()
 	now := e.clock.Now().Add(time.Second)
-	works, err := store.Claim(ctx, now, now.Add(time.Minute), 10, 8)
+	works, _, err := store.Claim(ctx, now, now.Add(time.Minute), 10, 8)
 	if err != nil || len(works) != 1 {
 		t.Fatalf("claim: %d %v", len(works), err)
 	}
@@ -110,6 +112,7 @@ func TestEnqueueWhileALaneMovesOn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer func() { _ = tx.Rollback() }()
 	m := domain.Message{ID: uuid.New(), ClientID: "plat-a", Type: domain.TypeWebhookTest, Body: []byte(`{}`), CreatedAt: now}
 	txCtx := pgdb.WithTx(ctx, tx)
 	if _, err := store.InsertMessage(txCtx, m); err != nil {
@@ -121,21 +124,40 @@ func TestEnqueueWhileALaneMovesOn(t *testing.T) {
 	recorded := make(chan error, 1)
 	go func() {
 		code := 200
-		recorded <- store.Record(ctx, w, domain.Attempt{ID: uuid.New(), DeliveryID: w.Delivery.ID, Number: 1, AttemptedAt: now, StatusCode: &code},
-			domain.StatusDelivered, now)
+		a := domain.Attempt{ID: uuid.New(), DeliveryID: w.Delivery.ID, Number: 1, AttemptedAt: now, StatusCode: &code}
+		recorded <- store.RecordAll(ctx, []app.Recorded{{Work: w, Attempt: a, Status: domain.StatusDelivered}}, now)
 	}()
 	select {
 	case err := <-recorded:
-		t.Fatalf("the record did not wait for the open enqueue: %v", err)
-	case <-time.After(300 * time.Millisecond):
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the record waited for the open enqueue")
+	}
+	lanes := func() int {
+		var n int
+		if err := e.DB.NewRaw("SELECT count(*) FROM lanes WHERE lease_until IS NULL").Scan(ctx, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := lanes(); n != 1 {
+		t.Fatalf("the lane was dropped under the open enqueue (%d unleased lanes)", n)
+	}
+	// A claim meanwhile sees no head: the lane is kept, due again soon.
+	none, recheck, err := store.Claim(ctx, now, now.Add(time.Minute), 10, 8)
+	if err != nil || len(none) != 0 || !recheck || lanes() != 1 {
+		t.Fatalf("claim under the open enqueue: %d works, recheck %v (%v), %d lanes", len(none), recheck, err, lanes())
 	}
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-recorded; err != nil {
-		t.Fatal(err)
+	if early, _, err := store.Claim(ctx, now, now.Add(time.Minute), 10, 8); err != nil || len(early) != 0 {
+		t.Fatalf("claimed before the recheck: %d %v", len(early), err)
 	}
-	next, err := store.Claim(ctx, now, now.Add(time.Minute), 10, 8)
+	then := now.Add(app.RecheckDelay)
+	next, _, err := store.Claim(ctx, then, then.Add(time.Minute), 10, 8)
 	if err != nil || len(next) != 1 || next[0].Delivery.MessageID != m.ID {
 		t.Fatalf("the enqueued delivery is not claimable: %d %v", len(next), err)
 	}
@@ -157,7 +179,83 @@ func TestRepairLanes(t *testing.T) {
 	if n, err := e.S.Store.RepairLanes(t.Context(), now); err != nil || n != 1 {
 		t.Fatalf("repaired %d (%v)", n, err)
 	}
-	if ws, err := e.S.Store.Claim(t.Context(), now, now.Add(time.Minute), 10, 8); err != nil || len(ws) != 1 {
+	if ws, _, err := e.S.Store.Claim(t.Context(), now, now.Add(time.Minute), 10, 8); err != nil || len(ws) != 1 {
 		t.Fatalf("claimable after the repair: %d %v", len(ws), err)
+	}
+}
+
+// TestRecordAll: outcomes recorded together, of lanes of two endpoints,
+// each take effect as on their own: the ordered lane's next delivery is
+// due at once, a retried one's lane when its retry is, a delivered or
+// failed one's lane is gone, and every attempt is kept.
+func TestRecordAll(t *testing.T) {
+	e := newEnv(t, envOptions{env: map[string]string{"WEBHOOKS_DISPATCH": "false"}})
+	rcv := newReceiver(t)
+	ordered := e.endpoint("plat-a", rcv.URL+"/ordered", nil)
+	unordered := e.endpoint("plat-a", rcv.URL+"/unordered", map[string]any{"ordering": "none"})
+	tok := e.Token("plat-a")
+	for range 2 {
+		e.Do(req("POST", "/v1/webhooks/endpoints/"+ordered["id"].(string)+"/test", tok, nil), 202)
+	}
+	for range 3 {
+		e.Do(req("POST", "/v1/webhooks/endpoints/"+unordered["id"].(string)+"/test", tok, nil), 202)
+	}
+	store, ctx := e.S.Store, t.Context()
+	now := e.clock.Now().Add(time.Second)
+	works, _, err := store.Claim(ctx, now, now.Add(time.Minute), 10, 8)
+	if err != nil || len(works) != 4 {
+		t.Fatalf("claimed %d (%v)", len(works), err)
+	}
+	ok, unavailable := 204, 503
+	retryAt := now.Add(5 * time.Second)
+	var recs []app.Recorded
+	want := map[uuid.UUID]string{}
+	var orderedHead uuid.UUID
+	outcomes := []string{domain.StatusDelivered, domain.StatusPending, domain.StatusFailed}
+	for _, w := range works {
+		a := domain.Attempt{ID: uuid.New(), DeliveryID: w.Delivery.ID, Number: 1, AttemptedAt: now, StatusCode: &ok, Response: "fine"}
+		status := domain.StatusDelivered
+		if w.Endpoint.ID.String() == unordered["id"].(string) {
+			status, outcomes = outcomes[0], outcomes[1:]
+		} else {
+			orderedHead = w.Delivery.ID
+		}
+		if status != domain.StatusDelivered {
+			a.StatusCode = &unavailable
+		}
+		if status == domain.StatusPending {
+			a.NextRetryAt = &retryAt
+		}
+		recs = append(recs, app.Recorded{Work: w, Attempt: a, Status: status})
+		want[w.Delivery.ID] = status
+	}
+	if err := store.RecordAll(ctx, recs, now); err != nil {
+		t.Fatal(err)
+	}
+	for id, status := range want {
+		var got struct {
+			Status   string `bun:"status"`
+			Attempts int    `bun:"attempts"`
+			Kept     int    `bun:"kept"`
+		}
+		if err := e.DB.NewRaw(`SELECT status, attempts, (SELECT count(*) FROM attempts a WHERE a.delivery_id = d.id) AS kept
+			FROM deliveries d WHERE id = ?`, id).Scan(ctx, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Status != status || got.Attempts != 1 || got.Kept != 1 {
+			t.Fatalf("delivery %s: %+v, want %s with its attempt", id, got, status)
+		}
+	}
+	var lanes int
+	if err := e.DB.NewRaw("SELECT count(*) FROM lanes WHERE lease_until IS NULL").Scan(ctx, &lanes); err != nil || lanes != 2 {
+		t.Fatalf("unleased lanes: %d (%v), want the ordered one and the retried one", lanes, err)
+	}
+	next, _, err := store.Claim(ctx, now, now.Add(time.Minute), 10, 8)
+	if err != nil || len(next) != 1 || next[0].Endpoint.ID.String() != ordered["id"].(string) || next[0].Delivery.ID == orderedHead {
+		t.Fatalf("claimable now: %d (%v), want the ordered lane's second delivery", len(next), err)
+	}
+	if retried, _, err := store.Claim(ctx, retryAt, retryAt.Add(time.Minute), 10, 8); err != nil || len(retried) != 1 ||
+		want[retried[0].Delivery.ID] != domain.StatusPending {
+		t.Fatalf("claimable at the retry: %d (%v), want the retried delivery", len(retried), err)
 	}
 }

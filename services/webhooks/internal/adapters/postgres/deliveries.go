@@ -149,10 +149,8 @@ func (s *Store) Enqueue(ctx context.Context, m domain.Message, eps []domain.Endp
 		m.ID, m.Type, m.BusinessID, now, now, now, pgArray(ids), pgArray(endpoints), pgArray(lanes)).Exec(ctx); err != nil {
 		return wrap("enqueue deliveries", err)
 	}
-	if _, err := db.NewRaw(`INSERT INTO lanes (endpoint_id, lane, due_at)
-		SELECT t.endpoint_id, t.lane, ? FROM unnest(?::uuid[], ?::text[]) AS t(endpoint_id, lane)
-		ON CONFLICT (endpoint_id, lane) DO NOTHING`, now, pgArray(endpoints), pgArray(lanes)).Exec(ctx); err != nil {
-		return wrap("enqueue lanes", err)
+	if err := addLanes(ctx, db, endpoints, lanes, now); err != nil {
+		return err
 	}
 	_, err := db.ExecContext(ctx, "SELECT pg_notify(?, '')", NotifyChannel)
 	return wrap("notify", err)
@@ -171,6 +169,62 @@ func lockLanes(ctx context.Context, db bun.IDB, endpoints []uuid.UUID, lanes []s
 	_, err := db.NewRaw(`SELECT pg_advisory_xact_lock(s.k) FROM (
 		SELECT DISTINCT hashtextextended('webhooks/lane/' || x, 0) AS k FROM unnest(?::text[]) AS x ORDER BY 1) s`, pgArray(keys)).Exec(ctx)
 	return wrap("lock lanes", err)
+}
+
+// addLanes creates the lanes endpoints[i]/lanes[i] that do not exist,
+// due at now; the caller holds their locks (lockLanes). A lane that
+// exists is left as it is without touching its row: no wait for a claim
+// or a record updating it (it cannot be dropped while the lock is held,
+// and one dropped before the lock was taken is not seen any more).
+func addLanes(ctx context.Context, db bun.IDB, endpoints []uuid.UUID, lanes []string, now time.Time) error {
+	_, err := db.NewRaw(`INSERT INTO lanes (endpoint_id, lane, due_at)
+		SELECT DISTINCT t.endpoint_id, t.lane, ?::timestamptz FROM unnest(?::uuid[], ?::text[]) AS t(endpoint_id, lane)
+		WHERE NOT EXISTS (SELECT 1 FROM lanes l WHERE l.endpoint_id = t.endpoint_id AND l.lane = t.lane)
+		ON CONFLICT (endpoint_id, lane) DO NOTHING`, now, pgArray(endpoints), pgArray(lanes)).Exec(ctx)
+	return wrap("enqueue lanes", err)
+}
+
+// laneKey names a lane: its endpoint and key.
+type laneKey struct {
+	endpoint uuid.UUID
+	lane     string
+}
+
+// tryLockLanes is a statement's tail that takes, without waiting, the
+// lock (lockLanes') of each lane of the arrays given as its parameters
+// (endpoint ids, lane keys) that it can, until the transaction ends, and
+// returns those it got. A lane whose lock is held is having a delivery
+// enqueued by a transaction not committed yet.
+const tryLockLanes = `SELECT s.endpoint_id, s.lane FROM (
+		SELECT DISTINCT t.endpoint_id, t.lane, hashtextextended('webhooks/lane/' || t.endpoint_id::text || '/' || t.lane, 0) AS k
+		FROM unnest(?::uuid[], ?::text[]) AS t(endpoint_id, lane) ORDER BY k) s
+	WHERE pg_try_advisory_xact_lock(s.k)`
+
+// lockedLane is a row of tryLockLanes.
+type lockedLane struct {
+	EndpointID uuid.UUID `bun:"endpoint_id"`
+	Lane       string    `bun:"lane"`
+}
+
+// moveLanesOn refreshes lanes endpoints[i]/lanes[i], which the
+// transaction leased, after tryLockLanes got the locks of got: a lane
+// whose lock it holds is refreshed (refreshLanes: dropped when it has no
+// pending delivery); one whose lock an uncommitted enqueue holds is
+// never dropped (the delivery coming would be left without its lane): it
+// is released due when its head is, or, with no head visible yet, at
+// recheck. Whether any lane was left so.
+func moveLanesOn(ctx context.Context, db bun.IDB, endpoints []uuid.UUID, lanes []string, got []lockedLane, now, recheck time.Time) (bool, error) {
+	held := make(map[laneKey]bool, len(got))
+	for _, g := range got {
+		held[laneKey{g.EndpointID, g.Lane}] = true
+	}
+	locked := make([]bool, len(lanes))
+	busy := false
+	for i := range lanes {
+		locked[i] = held[laneKey{endpoints[i], lanes[i]}]
+		busy = busy || !locked[i]
+	}
+	return busy, refreshLanes(ctx, db, endpoints, lanes, locked, now, recheck)
 }
 
 // same is n copies of id.
@@ -239,27 +293,30 @@ func (s *Store) EnqueueAll(ctx context.Context, fans []app.Fan, now time.Time) e
 		now, pgArray(dids), pgArray(endpoints), pgArray(mids), pgArray(lanes), pgArray(dtypes), pgArray(dbids)).Exec(ctx); err != nil {
 		return wrap("enqueue deliveries", err)
 	}
-	if _, err := db.NewRaw(`INSERT INTO lanes (endpoint_id, lane, due_at)
-		SELECT DISTINCT t.endpoint_id, t.lane, ?::timestamptz FROM unnest(?::uuid[], ?::text[]) AS t(endpoint_id, lane)
-		ON CONFLICT (endpoint_id, lane) DO NOTHING`, now, pgArray(endpoints), pgArray(lanes)).Exec(ctx); err != nil {
-		return wrap("enqueue lanes", err)
+	if err := addLanes(ctx, db, endpoints, lanes, now); err != nil {
+		return err
 	}
 	_, err := db.ExecContext(ctx, "SELECT pg_notify(?, '')", NotifyChannel)
 	return wrap("notify", err)
 }
 
-// refreshLanes sets lanes (of endpoint) due when their head delivery is
-// (its next attempt), unleased, and drops those with none pending.
-func refreshLanes(ctx context.Context, db bun.IDB, endpoint uuid.UUID, lanes []string, now time.Time) error {
-	if _, err := db.NewRaw(`WITH k AS (SELECT DISTINCT unnest(?::text[]) AS lane),
-		h AS (SELECT k.lane, d.next_attempt_at FROM k CROSS JOIN LATERAL (
+// refreshLanes sets each lane endpoints[i]/lanes[i] due when its head
+// delivery is (its next attempt), unleased. A lane without a pending
+// delivery is dropped when locked[i] (the caller holds its lock), else
+// kept, due at recheck.
+func refreshLanes(ctx context.Context, db bun.IDB, endpoints []uuid.UUID, lanes []string, locked []bool, now, recheck time.Time) error {
+	if _, err := db.NewRaw(`WITH k AS (SELECT DISTINCT endpoint_id, lane, locked FROM unnest(?::uuid[], ?::text[], ?::boolean[]) AS k(endpoint_id, lane, locked)),
+		h AS (SELECT k.endpoint_id, k.lane, d.next_attempt_at FROM k CROSS JOIN LATERAL (
 			SELECT coalesce(d.next_attempt_at, ?::timestamptz) AS next_attempt_at FROM deliveries d
-			WHERE d.endpoint_id = ? AND d.lane = k.lane AND d.status = 'pending' ORDER BY d.seq LIMIT 1) d),
-		del AS (DELETE FROM lanes l USING k WHERE l.endpoint_id = ? AND l.lane = k.lane
-			AND NOT EXISTS (SELECT 1 FROM h WHERE h.lane = k.lane))
-		INSERT INTO lanes (endpoint_id, lane, due_at, lease_until) SELECT ?, h.lane, h.next_attempt_at, NULL FROM h
+			WHERE d.endpoint_id = k.endpoint_id AND d.lane = k.lane AND d.status = 'pending' ORDER BY d.seq LIMIT 1) d),
+		del AS (DELETE FROM lanes l USING k WHERE k.locked AND l.endpoint_id = k.endpoint_id AND l.lane = k.lane
+			AND NOT EXISTS (SELECT 1 FROM h WHERE h.endpoint_id = k.endpoint_id AND h.lane = k.lane))
+		INSERT INTO lanes (endpoint_id, lane, due_at, lease_until)
+		SELECT k.endpoint_id, k.lane, coalesce(h.next_attempt_at, ?::timestamptz), NULL
+		FROM k LEFT JOIN h ON h.endpoint_id = k.endpoint_id AND h.lane = k.lane
+		WHERE h.lane IS NOT NULL OR NOT k.locked
 		ON CONFLICT (endpoint_id, lane) DO UPDATE SET due_at = EXCLUDED.due_at, lease_until = NULL`,
-		pgArray(lanes), now, endpoint, endpoint, endpoint).Exec(ctx); err != nil {
+		pgArray(endpoints), pgArray(lanes), pgArray(locked), now, recheck).Exec(ctx); err != nil {
 		return wrap("refresh lanes", err)
 	}
 	return nil
@@ -267,8 +324,9 @@ func refreshLanes(ctx context.Context, db bun.IDB, endpoint uuid.UUID, lanes []s
 
 type workRow struct {
 	EndpointID    uuid.UUID  `bun:"endpoint_id"`
+	Version       string     `bun:"version"`
 	Lane          string     `bun:"lane"`
-	ID            uuid.UUID  `bun:"id"`
+	ID            *uuid.UUID `bun:"id"`
 	MessageID     uuid.UUID  `bun:"message_id"`
 	EventType     string     `bun:"event_type"`
 	BusinessID    *uuid.UUID `bun:"business_id"`
@@ -280,97 +338,126 @@ type workRow struct {
 
 // Claim leases up to n due lanes of enabled endpoints until leaseUntil
 // (at most perEndpoint leased per endpoint, counting other replicas'
-// leases) and returns their heads. Endpoints are visited each on its
-// own, so a slow endpoint's backlog never hides another's due lanes.
-func (s *Store) Claim(ctx context.Context, now, leaseUntil time.Time, n, perEndpoint int) ([]app.Work, error) {
-	var out []app.Work
-	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		var claimed []struct {
-			EndpointID uuid.UUID `bun:"endpoint_id"`
-			Lane       string    `bun:"lane"`
-		}
-		if err := tx.NewRaw(`WITH eps AS (
-				SELECT e.id, ?2 - (SELECT count(*) FROM lanes b WHERE b.endpoint_id = e.id AND b.lease_until > ?0) AS free
-				FROM endpoints e WHERE NOT e.disabled AND EXISTS (
-					SELECT 1 FROM lanes l WHERE l.endpoint_id = e.id AND l.due_at <= ?0 AND (l.lease_until IS NULL OR l.lease_until <= ?0))
-			), pick AS (
-				SELECT x.endpoint_id, x.lane, x.due_at FROM eps CROSS JOIN LATERAL (
-					SELECT l.endpoint_id, l.lane, l.due_at FROM lanes l
-					WHERE l.endpoint_id = eps.id AND l.due_at <= ?0 AND (l.lease_until IS NULL OR l.lease_until <= ?0)
-					ORDER BY l.due_at LIMIT greatest(eps.free, 0)) x
-				ORDER BY x.due_at LIMIT ?3
-			), locked AS (
-				SELECT l.endpoint_id, l.lane FROM lanes l JOIN pick p ON p.endpoint_id = l.endpoint_id AND p.lane = l.lane
-				WHERE l.due_at <= ?0 AND (l.lease_until IS NULL OR l.lease_until <= ?0)
-				FOR UPDATE OF l SKIP LOCKED
-			)
+// leases) and returns their heads, in one statement. Endpoints are
+// visited each on its own, so a slow endpoint's backlog never hides
+// another's due lanes. recheck: a claimed lane had no head yet but one
+// is being enqueued; it is due again app.RecheckDelay from now.
+func (s *Store) Claim(ctx context.Context, now, leaseUntil time.Time, n, perEndpoint int) ([]app.Work, bool, error) {
+	var rows []workRow
+	if err := s.db.NewRaw(`WITH eps AS (
+			SELECT e.id, ?2 - (SELECT count(*) FROM lanes b WHERE b.endpoint_id = e.id AND b.lease_until > ?0) AS free
+			FROM endpoints e WHERE NOT e.disabled AND EXISTS (
+				SELECT 1 FROM lanes l WHERE l.endpoint_id = e.id AND l.due_at <= ?0 AND (l.lease_until IS NULL OR l.lease_until <= ?0))
+		), pick AS (
+			SELECT x.endpoint_id, x.lane, x.due_at FROM eps CROSS JOIN LATERAL (
+				SELECT l.endpoint_id, l.lane, l.due_at FROM lanes l
+				WHERE l.endpoint_id = eps.id AND l.due_at <= ?0 AND (l.lease_until IS NULL OR l.lease_until <= ?0)
+				ORDER BY l.due_at LIMIT greatest(eps.free, 0)) x
+			ORDER BY x.due_at LIMIT ?3
+		), locked AS (
+			SELECT l.endpoint_id, l.lane FROM lanes l JOIN pick p ON p.endpoint_id = l.endpoint_id AND p.lane = l.lane
+			WHERE l.due_at <= ?0 AND (l.lease_until IS NULL OR l.lease_until <= ?0)
+			FOR UPDATE OF l SKIP LOCKED
+		), claimed AS (
 			UPDATE lanes l SET lease_until = ?1 FROM locked k WHERE l.endpoint_id = k.endpoint_id AND l.lane = k.lane
-			RETURNING l.endpoint_id, l.lane`, now, leaseUntil, perEndpoint, n).Scan(ctx, &claimed); err != nil {
-			return wrap("claim lanes", err)
-		}
-		if len(claimed) == 0 {
-			return nil
-		}
-		eps := make([]uuid.UUID, len(claimed))
-		lanes := make([]string, len(claimed))
-		for i, c := range claimed {
-			eps[i], lanes[i] = c.EndpointID, c.Lane
-		}
-		var rows []workRow
-		if err := tx.NewRaw(`SELECT k.endpoint_id, k.lane, d.id, d.message_id, d.event_type, d.business_id, d.attempts, d.next_attempt_at, d.created_at, m.body
-			FROM unnest(?::uuid[], ?::text[]) AS k(endpoint_id, lane) CROSS JOIN LATERAL (
-				SELECT * FROM deliveries d WHERE d.endpoint_id = k.endpoint_id AND d.lane = k.lane AND d.status = 'pending'
-				ORDER BY d.seq LIMIT 1) d
-			JOIN messages m ON m.id = d.message_id`, pgArray(eps), pgArray(lanes)).Scan(ctx, &rows); err != nil {
-			return wrap("claimed heads", err)
-		}
-		// Lanes left without a pending head are dropped.
-		heads := map[[2]string]bool{}
-		for _, r := range rows {
-			heads[[2]string{r.EndpointID.String(), r.Lane}] = true
-		}
-		for _, c := range claimed {
-			if !heads[[2]string{c.EndpointID.String(), c.Lane}] {
-				if err := lockLanes(ctx, tx, []uuid.UUID{c.EndpointID}, []string{c.Lane}); err != nil {
-					return err
-				}
-				if err := refreshLanes(ctx, tx, c.EndpointID, []string{c.Lane}, now); err != nil {
-					return err
-				}
-			}
-		}
-		endpoints := map[uuid.UUID]domain.Endpoint{}
-		for _, r := range rows {
-			e, ok := endpoints[r.EndpointID]
-			if !ok {
-				found, exists, err := s.findEndpoint(ctx, tx.NewSelect().Where("e.id = ?", r.EndpointID), false)
-				if err != nil {
-					return err
-				}
-				if !exists {
-					continue
-				}
-				e = found
-				endpoints[r.EndpointID] = e
-			}
-			out = append(out, app.Work{
-				Lane: app.Lane{EndpointID: r.EndpointID, Key: r.Lane}, Body: r.Body, Endpoint: e,
-				Delivery: domain.Delivery{ID: r.ID, EndpointID: r.EndpointID, MessageID: r.MessageID, EventType: r.EventType,
-					BusinessID: r.BusinessID, Status: domain.StatusPending, Attempts: r.Attempts, NextAttemptAt: r.NextAttemptAt,
-					CreatedAt: r.CreatedAt.UTC()},
-			})
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+			RETURNING l.endpoint_id, l.lane
+		)
+		SELECT c.endpoint_id, e.xmin::text AS version, c.lane, d.id, d.message_id, d.event_type, d.business_id, d.attempts,
+			d.next_attempt_at, d.created_at, m.body
+		FROM claimed c JOIN endpoints e ON e.id = c.endpoint_id
+		LEFT JOIN LATERAL (
+			SELECT * FROM deliveries d WHERE d.endpoint_id = c.endpoint_id AND d.lane = c.lane AND d.status = 'pending'
+			ORDER BY d.seq LIMIT 1) d ON true
+		LEFT JOIN messages m ON m.id = d.message_id`, now, leaseUntil, perEndpoint, n).Scan(ctx, &rows); err != nil {
+		return nil, false, wrap("claim lanes", err)
 	}
-	return out, nil
+	if len(rows) == 0 {
+		return nil, false, nil
+	}
+	// Lanes claimed without a pending head move on (dropped, or looked at
+	// again soon when a delivery is being enqueued to them).
+	var emptyE []uuid.UUID
+	var emptyL []string
+	versions := map[uuid.UUID]string{}
+	for _, r := range rows {
+		versions[r.EndpointID] = r.Version
+		if r.ID == nil {
+			emptyE, emptyL = append(emptyE, r.EndpointID), append(emptyL, r.Lane)
+		}
+	}
+	recheck := false
+	if len(emptyE) > 0 {
+		if err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			var got []lockedLane
+			if err := tx.NewRaw(tryLockLanes, pgArray(emptyE), pgArray(emptyL)).Scan(ctx, &got); err != nil {
+				return wrap("try to lock lanes", err)
+			}
+			again, err := moveLanesOn(ctx, tx, emptyE, emptyL, got, now, now.Add(app.RecheckDelay))
+			recheck = again
+			return err
+		}); err != nil {
+			return nil, false, err
+		}
+	}
+	endpoints, err := s.endpoints.get(ctx, s, versions)
+	if err != nil {
+		return nil, false, err
+	}
+	out := make([]app.Work, 0, len(rows))
+	for _, r := range rows {
+		e, ok := endpoints[r.EndpointID]
+		if r.ID == nil || !ok {
+			continue
+		}
+		out = append(out, app.Work{
+			Lane: app.Lane{EndpointID: r.EndpointID, Key: r.Lane}, Body: r.Body, Endpoint: e,
+			Delivery: domain.Delivery{ID: *r.ID, EndpointID: r.EndpointID, MessageID: r.MessageID, EventType: r.EventType,
+				BusinessID: r.BusinessID, Status: domain.StatusPending, Attempts: r.Attempts, NextAttemptAt: r.NextAttemptAt,
+				CreatedAt: r.CreatedAt.UTC()},
+		})
+	}
+	return out, recheck, nil
 }
 
-// Record stores attempt a and the delivery's outcome, then moves its
-// lane on (next head due when it is; none: the lane is dropped).
-func (s *Store) Record(ctx context.Context, w app.Work, a domain.Attempt, status string, now time.Time) error {
+// recordRow is one attempt as RecordAll hands it to PostgreSQL.
+type recordRow struct {
+	EndpointID  uuid.UUID  `json:"endpoint_id"`
+	Lane        string     `json:"lane"`
+	DeliveryID  uuid.UUID  `json:"delivery_id"`
+	Status      string     `json:"status"`
+	ID          uuid.UUID  `json:"id"`
+	Number      int        `json:"number"`
+	AttemptedAt time.Time  `json:"attempted_at"`
+	StatusCode  *int       `json:"status_code"`
+	LatencyMS   int64      `json:"latency_ms"`
+	Response    string     `json:"response"`
+	Error       *string    `json:"error"`
+	NextRetryAt *time.Time `json:"next_retry_at"`
+}
+
+// RecordAll stores each record's attempt and its delivery's outcome,
+// then moves their lanes on (moveLanesOn: next head due when it is;
+// none: the lane is dropped), never waiting for an enqueue to commit: a
+// few statements for the whole batch. A delivery deleted or
+// finished meanwhile (its endpoint disabled) gets no attempt; its lane
+// moves on all the same.
+func (s *Store) RecordAll(ctx context.Context, recs []app.Recorded, now time.Time) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	rows := make([]recordRow, len(recs))
+	endpoints, lanes, ids := make([]uuid.UUID, len(recs)), make([]string, len(recs)), make([]uuid.UUID, len(recs))
+	for i, r := range recs {
+		a := r.Attempt
+		rows[i] = recordRow{EndpointID: r.Work.Lane.EndpointID, Lane: r.Work.Lane.Key, DeliveryID: r.Work.Delivery.ID, Status: r.Status,
+			ID: a.ID, Number: a.Number, AttemptedAt: a.AttemptedAt, StatusCode: a.StatusCode, LatencyMS: a.LatencyMS,
+			Response: a.Response, Error: a.Error, NextRetryAt: a.NextRetryAt}
+		endpoints[i], lanes[i], ids[i] = r.Work.Lane.EndpointID, r.Work.Lane.Key, r.Work.Delivery.ID
+	}
+	batch, err := json.Marshal(rows)
+	if err != nil {
+		return err
+	}
 	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		// Not waiting for the commit to reach the disk: an attempt lost
 		// with a crash is made again (the lease runs out), and deliveries
@@ -378,25 +465,30 @@ func (s *Store) Record(ctx context.Context, w app.Work, a domain.Attempt, status
 		if _, err := tx.ExecContext(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
 			return err
 		}
-		if err := lockLanes(ctx, tx, []uuid.UUID{w.Lane.EndpointID}, []string{w.Lane.Key}); err != nil {
-			return err
+		// The ids listed again: the deliveries are found by their key
+		// (however many rows the statistics say the table has), not by a
+		// scan joined to the batch.
+		// One statement records the attempts and then tries the lanes'
+		// locks.
+		var got []lockedLane
+		if err := tx.NewRaw(`WITH t AS (
+				SELECT * FROM jsonb_to_recordset(?::jsonb) AS t(delivery_id uuid, status text, id uuid, number integer,
+					attempted_at timestamptz, status_code integer, latency_ms bigint, response text, error text, next_retry_at timestamptz)
+			), u AS (
+				UPDATE deliveries d SET status = t.status, attempts = t.number, next_attempt_at = t.next_retry_at, updated_at = ?
+				FROM t WHERE d.id = ANY(?::uuid[]) AND d.id = t.delivery_id AND d.status = 'pending' RETURNING d.id
+			), a AS (
+				INSERT INTO attempts (id, delivery_id, number, attempted_at, status_code, latency_ms, response, error, next_retry_at)
+				SELECT t.id, t.delivery_id, t.number, t.attempted_at, t.status_code, t.latency_ms, t.response, t.error, t.next_retry_at
+				FROM t JOIN u ON u.id = t.delivery_id
+			)
+			`+tryLockLanes, string(batch), now, pgArray(ids), pgArray(endpoints), pgArray(lanes)).Scan(ctx, &got); err != nil {
+			return wrap("record attempts", err)
 		}
-		res, err := tx.NewRaw(`UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, updated_at = ?
-			WHERE id = ? AND status = 'pending'`, status, a.Number, a.NextRetryAt, now, w.Delivery.ID).Exec(ctx)
-		if err != nil {
-			return wrap("record delivery", err)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			// Deleted, or finished meanwhile (the endpoint disabled): the
-			// attempt is not recorded against it.
-			return refreshLanes(ctx, tx, w.Lane.EndpointID, []string{w.Lane.Key}, now)
-		}
-		if _, err := tx.NewRaw(`INSERT INTO attempts (id, delivery_id, number, attempted_at, status_code, latency_ms, response, error, next_retry_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, a.ID, a.DeliveryID, a.Number, a.AttemptedAt, a.StatusCode, a.LatencyMS, a.Response,
-			a.Error, a.NextRetryAt).Exec(ctx); err != nil {
-			return wrap("record attempt", err)
-		}
-		return refreshLanes(ctx, tx, w.Lane.EndpointID, []string{w.Lane.Key}, now)
+		// A lane whose next delivery is being enqueued is due at once: the
+		// claim the recorder's write triggers looks at it again.
+		_, err := moveLanesOn(ctx, tx, endpoints, lanes, got, now, now)
+		return err
 	})
 }
 
@@ -544,7 +636,11 @@ func (s *Store) resend(ctx context.Context, endpointID uuid.UUID, where string, 
 	if err := lockLanes(ctx, db, same(endpointID, len(lanes)), lanes); err != nil {
 		return 0, err
 	}
-	if err := refreshLanes(ctx, db, endpointID, lanes, now); err != nil {
+	locked := make([]bool, len(lanes))
+	for i := range locked {
+		locked[i] = true
+	}
+	if err := refreshLanes(ctx, db, same(endpointID, len(lanes)), lanes, locked, now, now); err != nil {
 		return 0, err
 	}
 	_, err := db.ExecContext(ctx, "SELECT pg_notify(?, '')", NotifyChannel)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -117,6 +118,78 @@ func (s *Store) findEndpoint(ctx context.Context, q *bun.SelectQuery, forUpdate 
 	}
 	e, err := s.endpoint(r)
 	return e, err == nil, err
+}
+
+// endpointCache keeps the endpoints the dispatcher sends to, each with
+// its row version (xmin): a claim reads the versions and only an
+// endpoint changed since (or not seen yet) is read and its secrets
+// opened again.
+type endpointCache struct {
+	mu sync.Mutex
+	m  map[uuid.UUID]cachedEndpoint
+}
+
+type cachedEndpoint struct {
+	version string
+	e       domain.Endpoint
+}
+
+// maxCachedEndpoints bounds the cache (it starts over beyond it).
+const maxCachedEndpoints = 10_000
+
+// get returns the endpoints of versions (id: row version) as they are at
+// those versions; an endpoint deleted meanwhile is left out.
+func (c *endpointCache) get(ctx context.Context, s *Store, versions map[uuid.UUID]string) (map[uuid.UUID]domain.Endpoint, error) {
+	out := make(map[uuid.UUID]domain.Endpoint, len(versions))
+	var stale []uuid.UUID
+	c.mu.Lock()
+	for id, v := range versions {
+		if ce, ok := c.m[id]; ok && ce.version == v {
+			out[id] = ce.e
+		} else {
+			stale = append(stale, id)
+		}
+	}
+	c.mu.Unlock()
+	if len(stale) == 0 {
+		return out, nil
+	}
+	fresh, err := s.endpointsByID(ctx, s.db, stale)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxCachedEndpoints {
+		c.m = map[uuid.UUID]cachedEndpoint{}
+	}
+	for id, fe := range fresh {
+		out[id] = fe.e
+		c.m[id] = fe
+	}
+	return out, nil
+}
+
+// endpointsByID are the endpoints of ids that exist, with their row
+// versions, by id.
+func (s *Store) endpointsByID(ctx context.Context, db bun.IDB, ids []uuid.UUID) (map[uuid.UUID]cachedEndpoint, error) {
+	var rows []struct {
+		endpointRow
+		Version string `bun:"version"`
+	}
+	if err := db.NewRaw("SELECT e.*, e.xmin::text AS version FROM endpoints e WHERE e.id = ANY(?::uuid[])", pgArray(ids)).
+		Scan(ctx, &rows); err != nil {
+		return nil, wrap("find endpoints", err)
+	}
+	out := make(map[uuid.UUID]cachedEndpoint, len(rows))
+	for _, r := range rows {
+		e, err := s.endpoint(r.endpointRow)
+		if err != nil {
+			return nil, err
+		}
+		out[e.ID] = cachedEndpoint{version: r.Version, e: e}
+	}
+	return out, nil
 }
 
 // FindEndpoint is the platform's endpoint id.

@@ -28,8 +28,9 @@ const NotifyChannel = "webhooks_due"
 // Store implements app.Store on db: every method runs in the unit of
 // work's transaction when its context carries one (pgdb.Conn).
 type Store struct {
-	db  *bun.DB
-	box *secretbox.Box
+	db        *bun.DB
+	box       *secretbox.Box
+	endpoints endpointCache
 }
 
 // New makes the store on db; box seals the endpoints' secrets.
