@@ -41,6 +41,8 @@ test-go: $(HELM_BIN) $(VERSITYGW_BIN) vulndb vulncheck ## unit + integration + c
 	# Shared code and services under the race detector: outbox, consumer, caches and
 	# the proxy are concurrent by design.
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./pkg/... $(foreach s,$(SERVICES),./services/$(s)/...)
+	# The receipts' accuracy over the generated and the real receipts (Tesseract), without the race detector.
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'Accuracy' ./pkg/receipts/
 	CONTRACT_FUZZ_SEED=$(CONTRACT_FUZZ_TEST_SEED) HELM_BIN=$(HELM_BIN) GOVULNCHECK_BIN=$(GOVULNCHECK_BIN) VULNDB_DIR=$(VULNDB_DIR) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./tools/...
 
 .PHONY: bench

@@ -1,15 +1,11 @@
 package receipts
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unicode"
@@ -157,116 +153,6 @@ func pct(a, n int) float64 {
 		return 0
 	}
 	return float64(a) / float64(n)
-}
-
-func TestCorpusAccuracy(t *testing.T) {
-	requireOCR(t)
-	corpus := loadCorpus(t)
-	// RECEIPTS_TESSERACT_PSM tries another page segmentation mode.
-	psm, _ := strconv.Atoi(os.Getenv("RECEIPTS_TESSERACT_PSM"))
-	x := NewExtractor(Config{Workers: 2, OCR: Tesseract{PSM: psm}})
-	dump := os.Getenv("RECEIPTS_DUMP_DIR") // to look at the extracted texts while tuning the parser
-
-	type outcome struct {
-		tr   truth
-		text Text
-		res  Result
-		err  error
-		dur  time.Duration
-	}
-	outs := make([]outcome, len(corpus))
-	var wg sync.WaitGroup
-	start := time.Now()
-	for i, tr := range corpus {
-		wg.Add(1)
-		go func() { // the Extractor's pool runs at most 2 OCR processes
-			defer wg.Done()
-			data, err := os.ReadFile(filepath.Join(corpusDir, tr.File))
-			if err != nil {
-				outs[i] = outcome{tr: tr, err: err}
-				return
-			}
-			t0 := time.Now()
-			text, err := x.Extract(context.Background(), data)
-			outs[i] = outcome{tr: tr, text: text, err: err, dur: time.Since(t0)}
-			if err == nil {
-				outs[i].res = Parse(text.Content, corpusNow)
-			}
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-
-	var all fieldScore
-	byFormat := map[string]*fieldScore{}
-	for _, o := range outs {
-		var s fieldScore
-		s.n = 1
-		var miss []string
-		if o.err != nil {
-			miss = append(miss, "extract: "+o.err.Error())
-		} else {
-			if o.res.ProposedAmountCents != nil && int64(*o.res.ProposedAmountCents) == o.tr.TotalCents {
-				s.total = 1
-			} else {
-				miss = append(miss, fmt.Sprintf("total %v want %s", fmtCents(o.res.ProposedAmountCents), money.Cents(o.tr.TotalCents)))
-			}
-			if o.res.ProposedPaidAt != nil && o.res.ProposedPaidAt.Format(time.DateOnly) == o.tr.Date {
-				s.date = 1
-			} else {
-				miss = append(miss, fmt.Sprintf("date %v want %s", o.res.ProposedPaidAt, o.tr.Date))
-			}
-			if looseMatch(o.res.ProposedVendorDisplay, o.tr.Vendor) {
-				s.vendor = 1
-			} else {
-				miss = append(miss, fmt.Sprintf("vendor %q want %q", o.res.ProposedVendorDisplay, o.tr.Vendor))
-			}
-			if itemsMatch(o.res.ProposedLineItems, o.tr.LineItems) {
-				s.items = 1
-			} else {
-				miss = append(miss, fmt.Sprintf("items %v want %v", o.res.ProposedLineItems, o.tr.LineItems))
-			}
-		}
-		all.add(s)
-		if byFormat[o.tr.Format] == nil {
-			byFormat[o.tr.Format] = &fieldScore{}
-		}
-		byFormat[o.tr.Format].add(s)
-		if len(miss) > 0 {
-			t.Logf("%s (%s, %v): %s", o.tr.File, o.tr.Format, o.dur.Round(time.Millisecond), strings.Join(miss, "; "))
-		}
-		if dump != "" {
-			_ = os.MkdirAll(dump, 0o755)
-			_ = os.WriteFile(filepath.Join(dump, o.tr.File+".txt"), []byte(o.text.Content), 0o644)
-		}
-	}
-	formats := make([]string, 0, len(byFormat))
-	for f := range byFormat {
-		formats = append(formats, f)
-	}
-	sort.Strings(formats)
-	for _, f := range formats {
-		s := byFormat[f]
-		t.Logf("%-9s n=%2d  total %5.1f%%  date %5.1f%%  vendor %5.1f%%  items %5.1f%%", f, s.n,
-			100*pct(s.total, s.n), 100*pct(s.date, s.n), 100*pct(s.vendor, s.n), 100*pct(s.items, s.n))
-	}
-	summary := fmt.Sprintf("receipts accuracy over %d receipts: total %.1f%% (min %.0f%%), date %.1f%% (min %.0f%%), vendor %.1f%% (min %.0f%%), line items %.1f%% (min %.0f%%); %v",
-		all.n, 100*pct(all.total, all.n), 100*minTotalAccuracy, 100*pct(all.date, all.n), 100*minDateAccuracy,
-		100*pct(all.vendor, all.n), 100*minVendorAccuracy, 100*pct(all.items, all.n), 100*minItemsAccuracy, elapsed.Round(time.Millisecond))
-	t.Log(summary)
-	fmt.Println(summary) // the summary line, also without -v
-	if len(corpus) < 40 {
-		t.Errorf("corpus has %d receipts, want at least 40", len(corpus))
-	}
-	check := func(field string, got int, min float64) {
-		if pct(got, all.n) < min {
-			t.Errorf("%s accuracy %.1f%% is below %.0f%%", field, 100*pct(got, all.n), 100*min)
-		}
-	}
-	check("total amount", all.total, minTotalAccuracy)
-	check("date", all.date, minDateAccuracy)
-	check("vendor", all.vendor, minVendorAccuracy)
-	check("line items", all.items, minItemsAccuracy)
 }
 
 func fmtCents(c *money.Cents) string {

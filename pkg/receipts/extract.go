@@ -185,10 +185,11 @@ func (x *Extractor) Extract(ctx context.Context, data []byte) (Text, error) {
 	if kind == KindPDF {
 		return x.extractPDF(ctx, data)
 	}
-	if err := x.checkImage(data); err != nil {
+	img, err := x.checkImage(data)
+	if err != nil {
 		return Text{}, err
 	}
-	text, err := x.ocr(ctx, data)
+	text, err := x.ocr(ctx, pgm(prepare(img)))
 	if err != nil {
 		return Text{}, err
 	}
@@ -199,26 +200,27 @@ func (x *Extractor) Extract(ctx context.Context, data []byte) (Text, error) {
 // decompression bomb) are refused before any pixel is allocated, then
 // decodes it whole to refuse corrupt files with 400 rather than a vague OCR
 // failure.
-func (x *Extractor) checkImage(data []byte) error {
+func (x *Extractor) checkImage(data []byte) (image.Image, error) {
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
-		return newErr(ErrBadInput, err, "corrupt image header")
+		return nil, newErr(ErrBadInput, err, "corrupt image header")
 	}
 	if cfg.Width <= 0 || cfg.Height <= 0 {
-		return newErr(ErrBadInput, nil, "image of %d×%d px", cfg.Width, cfg.Height)
+		return nil, newErr(ErrBadInput, nil, "image of %d×%d px", cfg.Width, cfg.Height)
 	}
 	if cfg.Width > x.cfg.MaxSide || cfg.Height > x.cfg.MaxSide ||
 		int64(cfg.Width)*int64(cfg.Height) > int64(x.cfg.MaxPixels) {
-		return newErr(ErrBadInput, nil, "image of %d×%d px is over the limit (%d px a side, %d px in all)",
+		return nil, newErr(ErrBadInput, nil, "image of %d×%d px is over the limit (%d px a side, %d px in all)",
 			cfg.Width, cfg.Height, x.cfg.MaxSide, x.cfg.MaxPixels)
 	}
 	if cfg.Width < 16 || cfg.Height < 16 {
-		return newErr(ErrBadInput, nil, "image of %d×%d px is too small to hold a receipt", cfg.Width, cfg.Height)
+		return nil, newErr(ErrBadInput, nil, "image of %d×%d px is too small to hold a receipt", cfg.Width, cfg.Height)
 	}
-	if _, _, err := image.Decode(bytes.NewReader(data)); err != nil {
-		return newErr(ErrBadInput, err, "corrupt %s image", format)
+	img, _, err := image.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, newErr(ErrBadInput, err, "corrupt %s image", format)
 	}
-	return nil
+	return img, nil
 }
 
 // acquire takes a worker slot, or gives up with the context.

@@ -21,10 +21,31 @@ var (
 	descNoise    = regexp.MustCompile(`^[^\p{L}\p{N}(]+|[^\p{L}\p{N})%]+$`)
 )
 
-// findVendor takes the first line of the header that reads like a name:
-// not an address, phone, web address, date, welcome line or number, with
-// at least three letters, mostly letters.
+var (
+	// companyLine is a company's legal name: the name, then its legal
+	// form ("Aldi GmbH & Co. KG", "Acme Inc.").
+	companyLine = regexp.MustCompile(`(?i)^(.*?\p{L}{2,}.*?)[\s,]+(gmbh|ag|kg|ohg|se|e\.\s?k\.|inc|llc|ltd|corp|corporation|s\.a\.|s\.l\.|b\.v\.|n\.v\.|s\.r\.l\.|sarl)\b`)
+	// domainName is a web address's name (www.lidl.de → lidl).
+	domainName = regexp.MustCompile(`(?i)\bwww\.([a-z0-9][a-z0-9-]{2,})\.[a-z]{2,3}\b`)
+	// euStreet is a European street line: a street name with a house
+	// number, or a street word.
+	euStreet = regexp.MustCompile(`(?i)^\p{L}[\p{L}.\-]*(?:\s\p{L}[\p{L}.\-]*)?\s+\d{1,4}\s?[a-z]?$|\p{L}(straße|strasse|str\.|weg|platz|allee|gasse|damm)\s+\d`)
+)
+
+// findVendor proposes the vendor from scored candidates: the first
+// clean header line (not an address, phone, web address, date, welcome
+// line or number, with words rather than OCR fragments; the higher the
+// better), a company's legal name anywhere ("Aldi GmbH & Co. KG"), and a
+// web address's name (www.lidl.de); a logo OCR cannot read leaves the
+// header to noise, and the legal name or the web address still name the
+// shop.
 func findVendor(lines []parsedLine) (string, string) {
+	best, bestScore, why := "", 0.0, ""
+	consider := func(name string, score float64, reason string) {
+		if name != "" && score > bestScore {
+			best, bestScore, why = name, score, reason
+		}
+	}
 	for i, l := range lines {
 		if i >= 8 || l.hasAmt || l.kind == kindTotal || l.kind == kindSubtotal {
 			break
@@ -35,13 +56,53 @@ func findVendor(lines []parsedLine) (string, string) {
 			s = s[m[1]:]
 		}
 		s = trimStrayWords(strings.TrimSpace(edgeNoise.ReplaceAllString(s, "")))
-		if !nameLike(s) || len(l.dates) > 0 || phoneLike.MatchString(s) || cityStateZip.MatchString(s) ||
-			euZipCity.MatchString(s) || streetLine.MatchString(s) || webLike.MatchString(s) || l.kind == kindInfo {
+		if !nameLike(s) || !wordsLike(s) || len(l.dates) > 0 || phoneLike.MatchString(s) || cityStateZip.MatchString(s) ||
+			euZipCity.MatchString(s) || streetLine.MatchString(s) || euStreet.MatchString(s) || webLike.MatchString(s) ||
+			l.kind == kindInfo || companyLine.MatchString(s) {
 			continue
 		}
-		return displayName(s), fmt.Sprintf("vendor: header line %d %q", i+1, l.raw)
+		consider(displayName(s), 3-0.25*float64(i), fmt.Sprintf("vendor: header line %d %q", i+1, l.raw))
+		break
 	}
-	return "", ""
+	for i, l := range lines {
+		if m := companyLine.FindStringSubmatch(strings.TrimSpace(edgeNoise.ReplaceAllString(l.raw, ""))); m != nil {
+			name := trimStrayWords(strings.TrimSpace(edgeNoise.ReplaceAllString(m[1], "")))
+			if nameLike(name) && wordsLike(name) && len(strings.Fields(name)) <= 4 {
+				consider(displayName(name), 3.2, fmt.Sprintf("vendor: the legal name on line %d %q", i+1, l.raw))
+				break
+			}
+		}
+	}
+	for i, l := range lines {
+		if m := domainName.FindStringSubmatch(l.raw); m != nil {
+			consider(displayName(strings.ToUpper(m[1])), 2.4, fmt.Sprintf("vendor: the web address on line %d %q", i+1, l.raw))
+			break
+		}
+	}
+	return best, why
+}
+
+// wordsLike: the line reads as words, not OCR fragments of a logo or a
+// picture: a word of three letters or more, and at most half of the
+// words one or two characters long.
+func wordsLike(s string) bool {
+	f := strings.Fields(s)
+	long, short := 0, 0
+	for _, w := range f {
+		letters := 0
+		for _, r := range w {
+			if unicode.IsLetter(r) {
+				letters++
+			}
+		}
+		switch {
+		case letters >= 3:
+			long++
+		case len([]rune(w)) <= 2:
+			short++
+		}
+	}
+	return long > 0 && 2*short <= len(f)
 }
 
 func trimStrayWords(s string) string {
@@ -239,7 +300,8 @@ func pickTotal(lines []parsedLine, items []LineItem, itemsEnd int) (*money.Cents
 		case kindTip:
 			tip = append(tip, amt)
 		case kindPayment:
-			if !hasWord(words(l.text), "CASH", "CHANGE", "TENDERED", "TENDER") {
+			if ws := words(l.text); ws[0] != "BAR" && !hasWord(ws, "CASH", "CHANGE", "TENDERED", "TENDER", "BARGELD", "GEGEBEN", "ZURUCK", "ZURÜCK",
+				"RUCKGELD", "RÜCKGELD", "WECHSELGELD") {
 				card = append(card, amt)
 			}
 		}

@@ -218,6 +218,18 @@ func hasPhrase(ws []string, a, b string) bool {
 	return false
 }
 
+// percentRate is a tax rate as a VAT table prints it (7,00%, 19 %, 8.875%).
+var percentRate = regexp.MustCompile(`\d{1,2}(?:[.,]\d{1,3})?\s?%`)
+
+// moneyLike is an amount with two decimals.
+var moneyLike = regexp.MustCompile(`\d[.,]\d{2}\b`)
+
+// taxTable reports whether text is a row of a VAT table: a rate and at
+// least two amounts.
+func taxTable(text string) bool {
+	return percentRate.MatchString(text) && len(moneyLike.FindAllStringIndex(text, -1)) >= 2
+}
+
 // maskedCard is a card number as receipts print it: ****1234, XXXX1234.
 var maskedCard = regexp.MustCompile(`(?i)(?:\*{3,}|x{4,}|#{4,})\s?\d{4}`)
 
@@ -233,15 +245,23 @@ func classify(text string) lineKind {
 		return kindSubtotal
 	case hasWord(ws, "SAVINGS", "DISCOUNT", "COUPON", "REBATE", "PROMO"):
 		return kindDiscount
-	case hasWord(ws, "TOTAL", "TOTALE", "SUMME", "GESAMT", "MONTANT") || hasPhrase(ws, "AMOUNT", "DUE") ||
-		hasPhrase(ws, "BALANCE", "DUE") || hasWord(ws, "BALANCE") || hasPhrase(ws, "TO", "PAY"):
+	case taxTable(text):
+		// A row of a VAT table (rate, net, tax, gross): its amounts are
+		// neither items nor the total.
+		return kindInfo
+	case hasWord(ws, "TOTAL", "TOTALE", "SUMME", "GESAMT", "MONTANT", "ENDBETRAG", "ENDSUMME", "ZAHLBETRAG",
+		"GESAMTBETRAG", "GESAMTSUMME", "BETRAG") || hasPhrase(ws, "AMOUNT", "DUE") ||
+		hasPhrase(ws, "BALANCE", "DUE") || hasWord(ws, "BALANCE") || hasPhrase(ws, "TO", "PAY") || hasPhrase(ws, "ZU", "ZAHLEN"):
+		if hasWord(ws, "MWST", "UST", "STEUER", "NETTO") {
+			return kindTax
+		}
 		if hasWord(ws, "ITEMS", "ITEM", "QTY", "QUANTITY") || hasPhrase(ws, "TOTAL", "TAX") || hasPhrase(ws, "TAX", "TOTAL") {
 			if hasPhrase(ws, "TOTAL", "TAX") || hasPhrase(ws, "TAX", "TOTAL") {
 				return kindTax
 			}
 			return kindInfo
 		}
-		if hasWord(ws, "PAID", "TENDERED", "TENDER", "CHANGE") {
+		if hasWord(ws, "PAID", "TENDERED", "TENDER", "CHANGE", "GEGEBEN", "BARGELD", "ZURUCK", "ZURÜCK", "RUCKGELD", "RÜCKGELD") {
 			return kindPayment
 		}
 		return kindTotal
@@ -250,7 +270,9 @@ func classify(text string) lineKind {
 	case hasWord(ws, "TIP", "GRATUITY", "TIPS") || hasPhrase(ws, "SERVICE", "CHARGE"):
 		return kindTip
 	case hasWord(ws, "VISA", "MASTERCARD", "AMEX", "DISCOVER", "CASH", "CHANGE", "DEBIT", "CREDIT", "TENDERED",
-		"TENDER", "PAYMENT", "PAID", "MAESTRO", "GIROCARD", "APPROVED", "AUTH", "APPROVAL") ||
+		"TENDER", "PAYMENT", "PAID", "MAESTRO", "GIROCARD", "APPROVED", "AUTH", "APPROVAL",
+		"BARGELD", "GEGEBEN", "ZURUCK", "ZURÜCK", "RUCKGELD", "RÜCKGELD", "WECHSELGELD", "KARTE", "KARTENZAHLUNG") ||
+		(ws[0] == "BAR" || ws[0] == "EC") && len(ws) <= 4 ||
 		hasWord(ws, "MC") && len(ws) <= 4 || maskedCard.MatchString(text):
 		return kindPayment
 	case hasWord(ws, "SOLD", "COUNT", "ACCOUNT", "REF", "INVOICE", "RECEIPT", "TRANS", "TRANSACTION", "TERMINAL", "CASHIER", "REG"):

@@ -184,6 +184,36 @@ TOTAL          4.85`,
 			items: []item{{"Greek Yogurt", 549}},
 		},
 		{
+			name: "German supermarket: logo not read, ZU ZAHLEN, cash and change, VAT table, legal name",
+			text: `A -L DTI.       .
+Pohlweg 110
+33100 Paderborn
+UNSERE OFFNUNGSZEITEN
+FERTIGGERICHTE                     1,79 C
+KIWI, VORGEREIFT                   1,49 C
+SEKT 0,2 L                         0,89 D
+ZU ZAHLEN EURO                     4,17
+BARGELD                           20,00
+ZURUCK                            15,83
+MWST       Netto MWST-BETRAG = BRUTTO
+C 7,00%     3,06         0,22      3,28
+D 19,00%     0,75         0,14      0,89
+Vielen Dank fur Ihren Einkauf!
+Aldi GmbH & Co. KG, Schloss Holte
+09:51 18.04.2020`,
+			vendor: "Aldi", date: "2020-04-18", total: 417,
+			items: []item{{"FERTIGGERICHTE", 179}, {"KIWI, VORGEREIFT", 149}, {"SEKT 0,2 L", 89}},
+		},
+		{
+			name: "header of OCR fragments: the web address names the shop",
+			text: `ee mh :. a
+.|  ,, i
+SUMME                  7,50
+BAR                   10,00
+www.lidl.de  12.05.2020`,
+			vendor: "Lidl", date: "2020-05-12", total: 750,
+		},
+		{
 			name:  "empty",
 			text:  "",
 			total: -1,
