@@ -189,7 +189,7 @@ func (x *Extractor) Extract(ctx context.Context, data []byte) (Text, error) {
 	if err != nil {
 		return Text{}, err
 	}
-	text, err := x.ocr(ctx, pgm(prepare(img)))
+	text, err := x.readImage(ctx, img, data)
 	if err != nil {
 		return Text{}, err
 	}
@@ -221,6 +221,44 @@ func (x *Extractor) checkImage(data []byte) (image.Image, error) {
 		return nil, newErr(ErrBadInput, err, "corrupt %s image", format)
 	}
 	return img, nil
+}
+
+// goodRead is the Parse confidence of a read that needs no second
+// attempt: a date, a total that agrees with the other amounts, and a
+// vendor or line items.
+const goodRead = 0.9
+
+// readImage reads img (data as sent) in one or two attempts. A photo
+// (the paper on a background) is cropped, scaled up and binarised
+// (prepared.at) and read once. A scan or a rendered image is read first
+// as it is; when that read is poor (Parse's confidence under goodRead),
+// it is read again prepared, and the better read is kept.
+func (x *Extractor) readImage(ctx context.Context, img image.Image, data []byte) (string, error) {
+	p := newPrepared(img)
+	if p.photo() {
+		return x.ocr(ctx, pgm(p.at()))
+	}
+	first, err := x.ocr(ctx, data)
+	if err != nil && !errors.Is(err, ErrUnreadable) {
+		return "", err
+	}
+	now := time.Now()
+	var firstConf float64
+	if err == nil {
+		if firstConf = Parse(first, now).Confidence; firstConf >= goodRead {
+			return first, nil
+		}
+	}
+	second, err2 := x.ocr(ctx, pgm(p.at()))
+	switch {
+	case err2 != nil && err != nil:
+		return "", err2
+	case err2 != nil:
+		return first, nil
+	case err != nil || Parse(second, now).Confidence >= firstConf:
+		return second, nil
+	}
+	return first, nil
 }
 
 // acquire takes a worker slot, or gives up with the context.

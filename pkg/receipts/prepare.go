@@ -148,24 +148,38 @@ func paperBounds(g *image.Gray) image.Rectangle {
 	return r.Intersect(full)
 }
 
-// prepare is the gray, cropped, scaled and binarised image Tesseract
-// reads.
-func prepare(img image.Image) *image.Gray {
+// prepared is an image being prepared: its gray pixels and the paper's
+// bounds in them.
+type prepared struct {
+	gray  *image.Gray
+	paper image.Rectangle
+}
+
+// newPrepared finds the paper of img.
+func newPrepared(img image.Image) prepared {
 	g := grayOf(img)
-	crop := paperBounds(g)
+	return prepared{gray: g, paper: paperBounds(g)}
+}
+
+// photo reports whether the paper was found on a background (a photo),
+// not filling the image (a scan or a rendered image).
+func (p prepared) photo() bool { return p.paper != p.gray.Bounds() }
+
+// at is the paper cropped, scaled towards prepWidth px wide (up to
+// prepMaxScale times, never down) and binarised: what Tesseract reads.
+func (p prepared) at() *image.Gray {
+	crop := p.paper
 	scale := min(prepMaxScale, max(1, float64(prepWidth)/float64(crop.Dx())))
 	if area := scale * scale * float64(crop.Dx()*crop.Dy()); area > prepMaxPixels {
 		scale = max(1, scale*math.Sqrt(prepMaxPixels/area))
 	}
-	out := g.SubImage(crop).(*image.Gray)
+	var out *image.Gray
 	if scale > 1.01 {
-		dst := image.NewGray(image.Rect(0, 0, int(float64(crop.Dx())*scale), int(float64(crop.Dy())*scale)))
-		draw.BiLinear.Scale(dst, dst.Bounds(), out, crop, draw.Src, nil)
-		out = dst
+		out = image.NewGray(image.Rect(0, 0, int(float64(crop.Dx())*scale), int(float64(crop.Dy())*scale)))
+		draw.BiLinear.Scale(out, out.Bounds(), p.gray, crop, draw.Src, nil)
 	} else {
-		c := image.NewGray(image.Rect(0, 0, crop.Dx(), crop.Dy()))
-		draw.Draw(c, c.Bounds(), out, crop.Min, draw.Src)
-		out = c
+		out = image.NewGray(image.Rect(0, 0, crop.Dx(), crop.Dy()))
+		draw.Draw(out, out.Bounds(), p.gray, crop.Min, draw.Src)
 	}
 	adaptiveThreshold(out)
 	return out

@@ -2,8 +2,10 @@ package receipts
 
 import (
 	"bytes"
+	"context"
 	"image"
 	"image/color"
+	"image/png"
 	"testing"
 )
 
@@ -44,7 +46,7 @@ func TestPaperBounds(t *testing.T) {
 }
 
 func TestPrepare(t *testing.T) {
-	g := prepare(photo())
+	g := newPrepared(photo()).at()
 	// Cropped to the paper (300 px wide, with a margin) and scaled up
 	// towards prepWidth, at most prepMaxScale times.
 	if w := g.Bounds().Dx(); w < 850 || w > 1000 {
@@ -84,5 +86,67 @@ func TestPGM(t *testing.T) {
 	b := pgm(g)
 	if !bytes.HasPrefix(b, []byte("P5\n3 2\n255\n")) || !bytes.HasSuffix(b, []byte{0, 128, 255, 1, 2, 3}) || len(b) != len("P5\n3 2\n255\n")+6 {
 		t.Fatalf("pgm: %q", b)
+	}
+}
+
+// answers is an OCR answering texts in turn, recording what it was given.
+type answers struct {
+	texts []string
+	got   [][]byte
+}
+
+func (a *answers) Recognize(_ context.Context, img []byte) (string, error) {
+	a.got = append(a.got, img)
+	t := a.texts[0]
+	if len(a.texts) > 1 {
+		a.texts = a.texts[1:]
+	}
+	return t, nil
+}
+
+const (
+	poorRead = "gIb 3,l0\n.:;"
+	goodText = "CITY BOOKS\nDate: 03/14/2026\nNotebook 4.99\nPen 1.00\nSubtotal 5.99\nTax 0.48\nTotal 6.47"
+)
+
+// TestReadAttempts: a scan read well once is read once, as sent; read
+// poorly, it is read again prepared, and the better read is kept; a
+// photo is prepared and read once.
+func TestReadAttempts(t *testing.T) {
+	scan := pngBytes(t, 400, 600)
+	for _, c := range []struct {
+		name  string
+		data  []byte
+		texts []string
+		calls int
+		want  string
+	}{
+		{"a good first read", scan, []string{goodText}, 1, goodText},
+		{"a poor first read, a better second", scan, []string{poorRead, goodText}, 2, goodText},
+		{"a poor first read, a worse second", scan, []string{"Total 6.47\nDate: 03/14/2026", poorRead}, 2, "Total 6.47\nDate: 03/14/2026"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ocr := &answers{texts: c.texts}
+			x := NewExtractor(Config{OCR: ocr})
+			got, err := x.Extract(t.Context(), c.data)
+			if err != nil || got.Content != c.want || len(ocr.got) != c.calls {
+				t.Fatalf("read %q (%v) in %d calls, want %q in %d", got.Content, err, len(ocr.got), c.want, c.calls)
+			}
+			if !bytes.Equal(ocr.got[0], c.data) {
+				t.Fatal("the first read was not of the file as sent")
+			}
+			if c.calls == 2 && !bytes.HasPrefix(ocr.got[1], []byte("P5\n")) {
+				t.Fatal("the second read was not of the prepared image")
+			}
+		})
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, photo()); err != nil {
+		t.Fatal(err)
+	}
+	ocr := &answers{texts: []string{"Total 6.47"}}
+	if _, err := NewExtractor(Config{OCR: ocr}).Extract(t.Context(), b.Bytes()); err != nil || len(ocr.got) != 1 ||
+		!bytes.HasPrefix(ocr.got[0], []byte("P5\n")) {
+		t.Fatalf("a photo: %d reads (%v), want one of the prepared image", len(ocr.got), err)
 	}
 }
