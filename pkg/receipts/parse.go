@@ -82,10 +82,12 @@ func Parse(text string, now time.Time) Result {
 	for i := range lines {
 		l := &lines[i]
 		l.dates = findDates(l.text, dayFirst, now)
-		if len(l.dates) == 0 {
+		l.kind = classify(l.text)
+		// A date's numbers are not an amount, unless a total's label
+		// comes after the date ("06/10 12:39 TOTAL 7.55").
+		if len(l.dates) == 0 || l.kind == kindTotal {
 			l.amount, l.before, l.negative, l.hasAmt = amountAtEnd(l.text)
 		}
-		l.kind = classify(l.text)
 	}
 	score := 0.0
 	if v, why := findVendor(lines); v != "" {
@@ -251,7 +253,8 @@ func classify(text string) lineKind {
 		return kindInfo
 	case hasWord(ws, "TOTAL", "TOTALE", "SUMME", "GESAMT", "MONTANT", "ENDBETRAG", "ENDSUMME", "ZAHLBETRAG",
 		"GESAMTBETRAG", "GESAMTSUMME", "BETRAG") || hasPhrase(ws, "AMOUNT", "DUE") ||
-		hasPhrase(ws, "BALANCE", "DUE") || hasWord(ws, "BALANCE") || hasPhrase(ws, "TO", "PAY") || hasPhrase(ws, "ZU", "ZAHLEN"):
+		hasPhrase(ws, "BALANCE", "DUE") || hasWord(ws, "BALANCE") || hasPhrase(ws, "TO", "PAY") || hasPhrase(ws, "ZU", "ZAHLEN") ||
+		hasPhrase(ws, "AMT", "DUE") || hasPhrase(ws, "W", "TAX"):
 		if hasWord(ws, "MWST", "UST", "STEUER", "NETTO") {
 			return kindTax
 		}
@@ -268,6 +271,9 @@ func classify(text string) lineKind {
 	case hasWord(ws, "TAX", "VAT", "GST", "HST", "PST", "QST", "MWST", "IVA", "TVA", "UST") || strings.Contains(joined, "SALES TAX"):
 		return kindTax
 	case hasWord(ws, "TIP", "GRATUITY", "TIPS") || hasPhrase(ws, "SERVICE", "CHARGE"):
+		if percentRate.MatchString(text) {
+			return kindInfo // a suggested tip ("18% TIP 8.09"), not one added
+		}
 		return kindTip
 	case hasWord(ws, "VISA", "MASTERCARD", "AMEX", "DISCOVER", "CASH", "CHANGE", "DEBIT", "CREDIT", "TENDERED",
 		"TENDER", "PAYMENT", "PAID", "MAESTRO", "GIROCARD", "APPROVED", "AUTH", "APPROVAL",

@@ -214,6 +214,44 @@ www.lidl.de  12.05.2020`,
 			vendor: "Lidl", date: "2020-05-12", total: 750,
 		},
 		{
+			name: "the total also on a VAT row, a price line below the item",
+			text: `APOTHEKE AM MARKT
+2 * Atemschutzmaske FFP2
+08001287  19%          EUR 19,90
+Einzelpreis            EUR 9,95
+Summe                  EUR 19,90
+Typ       Netto     MwSt     Brutto
+19 %      16,72     3,18     19,90
+23.04.2020 09:59`,
+			vendor: "Apotheke Am Markt", date: "2020-04-23", total: 1990,
+			items: []item{{"Einzelpreis", 995}},
+		},
+		{
+			name: "no total line read: cash given minus change, suggested tips not added",
+			text: `WINGS & THINGS
+1 #7 2PC MEAL         5.99
+1 #3 WING MEAL        6.99
+SUB TOTAL            12.98
+TAX                   1.15
+CASH                 20.00
+CHANGE                5.87
+18% TIP               2.34
+20% TIP               2.60`,
+			vendor: "Wings & Things", total: 1413,
+			items: []item{{"#7 2PC MEAL", 599}, {"#3 WING MEAL", 699}},
+		},
+		{
+			name: "a total line that starts with the date and time",
+			text: `CAFE ROMA
+Espresso              3.00
+Croissant             3.00
+Sub Total:            6.00
+Tax       :           0.40
+06/10/2026 12:39 TOTAL :     6.40`,
+			vendor: "Cafe Roma", date: "2026-06-10", total: 640,
+			items: []item{{"Espresso", 300}, {"Croissant", 300}},
+		},
+		{
 			name:  "empty",
 			text:  "",
 			total: -1,

@@ -1,0 +1,217 @@
+package receipts
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/acctsuite/acct/pkg/money"
+)
+
+// totalCandidate is an amount of the receipt that may be its total, with
+// what speaks for and against it.
+type totalCandidate struct {
+	amount money.Cents
+	line   int
+	score  float64
+	why    []string
+}
+
+// cashWords are a payment line's words for cash given and change back:
+// their amounts are not the total (a card payment's is).
+var cashWords = []string{"CASH", "CHANGE", "TENDERED", "TENDER", "BARGELD", "GEGEBEN", "ZURUCK", "ZURÜCK",
+	"RUCKGELD", "RÜCKGELD", "WECHSELGELD", "CHNG"}
+
+// changeWords are the change-back words.
+var changeWords = []string{"CHANGE", "CHNG", "ZURUCK", "ZURÜCK", "RUCKGELD", "RÜCKGELD", "WECHSELGELD"}
+
+// pickTotal proposes the total from scored candidates, every amount of
+// the receipt: its line's words (a total line, or the line below one; a
+// subtotal, tax, tip, discount, change or information line counts
+// against), the arithmetic of the other amounts (subtotal + tax + tip,
+// the items + tax + tip, cash given − change, the card payment's
+// amount), and its place (the total comes after the items, and is
+// usually the largest amount that is not cash given). consistent: an
+// arithmetic check or a payment confirms it.
+func pickTotal(lines []parsedLine, items []LineItem, itemsEnd int) (*money.Cents, bool, string) {
+	var sub, tax, tip, card, cash, change []money.Cents
+	type amt struct {
+		line int
+		a    money.Cents
+		kind lineKind
+		// below: the amount stands alone on the line after a labelled
+		// one (a large total printed apart from its label).
+		below lineKind
+	}
+	var all []amt
+	for i, l := range lines {
+		a, ok := l.amount, l.hasAmt
+		below := kindOther
+		if ok && i > 0 && letterCount(l.before) == 0 && !lines[i-1].hasAmt {
+			below = lines[i-1].kind
+		}
+		if !ok && (l.kind == kindTotal || l.kind == kindSubtotal || l.kind == kindTax) && i+1 < len(lines) &&
+			lines[i+1].hasAmt && letterCount(lines[i+1].before) == 0 {
+			continue // the amount is read on the next line, as below
+		}
+		if !ok || l.negative {
+			continue
+		}
+		kind := l.kind
+		if kind == kindOther && below != kindOther {
+			kind = below
+		}
+		all = append(all, amt{line: i, a: a, kind: kind, below: below})
+		switch kind {
+		case kindSubtotal:
+			sub = append(sub, a)
+		case kindTax:
+			tax = append(tax, a)
+		case kindTip:
+			tip = append(tip, a)
+		case kindPayment:
+			ws := words(l.text)
+			switch {
+			case hasWord(ws, changeWords...):
+				change = append(change, a)
+			case ws[0] == "BAR" || hasWord(ws, cashWords...):
+				cash = append(cash, a)
+			default:
+				card = append(card, a)
+			}
+		}
+	}
+	if len(all) == 0 {
+		return nil, false, "total: no amount found"
+	}
+	var itemSum money.Cents
+	for _, it := range items {
+		itemSum, _ = itemSum.Add(it.AmountCents)
+	}
+	var extras money.Cents
+	for _, a := range append(slices.Clone(tax), tip...) {
+		extras, _ = extras.Add(a)
+	}
+	sums := map[money.Cents]string{}
+	for _, s := range sub {
+		if v, err := s.Add(extras); err == nil && v > 0 {
+			sums[v] = "subtotal + tax + tip"
+		}
+	}
+	if itemSum > 0 {
+		if v, err := itemSum.Add(extras); err == nil {
+			if _, ok := sums[v]; !ok {
+				sums[v] = "the items + tax + tip"
+			}
+		}
+	}
+	for _, c := range cash {
+		for _, ch := range change {
+			if v, err := c.Sub(ch); err == nil && v > 0 {
+				if _, ok := sums[v]; !ok {
+					sums[v] = "cash given − change"
+				}
+			}
+		}
+	}
+	var largest money.Cents
+	for _, x := range all {
+		if x.kind != kindPayment || slices.Contains(card, x.a) {
+			largest = max(largest, x.a)
+		}
+	}
+	// Each amount scores by the best of the lines it is on (a total
+	// repeated on a VAT table row is still the total).
+	cands := map[money.Cents]*totalCandidate{}
+	for _, x := range all {
+		ls, why := 0.0, ""
+		switch x.kind {
+		case kindTotal:
+			ls, why = 4, fmt.Sprintf("on a total line (%d)", x.line+1)
+		case kindSubtotal:
+			ls = -1.5
+		case kindTax, kindTip, kindDiscount, kindInfo:
+			ls = -3
+		case kindPayment:
+			if slices.Contains(change, x.a) || slices.Contains(cash, x.a) && !slices.Contains(card, x.a) {
+				ls = -2
+			}
+		default:
+			if x.line < itemsEnd {
+				ls = -1 // an item's amount
+			}
+		}
+		c := cands[x.a]
+		if c == nil {
+			c = &totalCandidate{amount: x.a, line: x.line, score: ls}
+			if why != "" {
+				c.why = []string{why}
+			}
+			cands[x.a] = c
+			continue
+		}
+		c.line = max(c.line, x.line)
+		if ls > c.score {
+			c.score = ls
+			c.why = nil
+			if why != "" {
+				c.why = []string{why}
+			}
+		}
+	}
+	for _, c := range cands {
+		if how, ok := sums[c.amount]; ok {
+			c.score += 3
+			c.why = append(c.why, "equal to "+how)
+		}
+		if slices.Contains(card, c.amount) {
+			c.score += 2
+			c.why = append(c.why, "the card payment's amount")
+		}
+		if c.amount == largest {
+			c.score += 0.5
+			c.why = append(c.why, "the largest amount")
+		}
+		if c.amount == 0 {
+			c.score -= 5
+		}
+	}
+	best := (*totalCandidate)(nil)
+	for _, c := range cands {
+		if best == nil || c.score > best.score || c.score == best.score && c.amount > best.amount {
+			best = c
+		}
+	}
+	// A total no line shows: the arithmetic alone (a misread total line).
+	for v, how := range sums {
+		if _, seen := cands[v]; seen || v <= 0 {
+			continue
+		}
+		score := 2.0
+		if slices.Contains(card, v) {
+			score += 2
+		}
+		if score > best.score {
+			best = &totalCandidate{amount: v, score: score, why: []string{how + ", which no line shows"}}
+		}
+	}
+	if best.score < 0 {
+		// Nothing but items, taxes and payments: the largest amount that
+		// is not a payment.
+		var lg *money.Cents
+		for _, x := range all {
+			if x.kind != kindPayment && x.kind != kindInfo && x.kind != kindDiscount && (lg == nil || x.a > *lg) {
+				a := x.a
+				lg = &a
+			}
+		}
+		if lg == nil {
+			return nil, false, "total: no amount found"
+		}
+		return lg, false, fmt.Sprintf("total: %s, no total line: the largest amount", *lg)
+	}
+	_, summed := sums[best.amount]
+	consistent := summed || slices.Contains(card, best.amount)
+	a := best.amount
+	return &a, consistent, fmt.Sprintf("total: %s (%s; score %.1f)", a, strings.Join(best.why, ", "), best.score)
+}
