@@ -73,6 +73,10 @@ bench-mileage: build ## mileage only: GET /mileage/summary over 200,000 trips wi
 bench-bills: build ## bills only: receipts parsed per second (text PDF vs pdftotext, image OCR vs tesseract), bill creation at concurrency 32 vs pgbench
 	@$(BIN)/bench -root . -only bills
 
+.PHONY: bench-receipts
+bench-receipts: build ## receipts only: real receipts' accuracy per field and folder, time per receipt vs a bare tesseract on the same file
+	@$(BIN)/bench -root . -only receipts
+
 .PHONY: bench-webhooks
 bench-webhooks: build ## webhooks only: deliveries per second from a backlog vs a plain net/http client, event-to-delivery p99 at 200 events/s, a 10 s endpoint's effect on the others
 	@$(BIN)/bench -root . -only webhooks

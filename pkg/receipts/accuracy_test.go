@@ -150,7 +150,7 @@ func TestRealAccuracy(t *testing.T) {
 				miss = append(miss, fmt.Sprintf("date %v want %s", o.res.ProposedPaidAt, tr.Date))
 			}
 		}
-		if looseMatch(o.res.ProposedVendorDisplay, tr.Vendor) {
+		if NamesMatch(o.res.ProposedVendorDisplay, tr.Vendor) {
 			s.vendor++
 		} else {
 			miss = append(miss, fmt.Sprintf("vendor %q want %q", o.res.ProposedVendorDisplay, tr.Vendor))
@@ -246,7 +246,7 @@ func TestCorpusAccuracy(t *testing.T) {
 			} else {
 				miss = append(miss, fmt.Sprintf("date %v want %s", o.res.ProposedPaidAt, o.tr.Date))
 			}
-			if looseMatch(o.res.ProposedVendorDisplay, o.tr.Vendor) {
+			if NamesMatch(o.res.ProposedVendorDisplay, o.tr.Vendor) {
 				s.vendor = 1
 			} else {
 				miss = append(miss, fmt.Sprintf("vendor %q want %q", o.res.ProposedVendorDisplay, o.tr.Vendor))

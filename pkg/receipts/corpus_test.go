@@ -5,10 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 	"time"
-	"unicode"
 
 	"github.com/acctsuite/acct/pkg/money"
 )
@@ -79,51 +77,6 @@ func requireOCR(t testing.TB) {
 	t.Skip(msg + " (set RECEIPTS_REQUIRE_OCR=1 to fail instead)")
 }
 
-// normalizeName lower-cases a name and keeps its letters and digits, one
-// space between words ("JOE'S  DINER;" → "joes diner").
-func normalizeName(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			b.WriteRune(r)
-		case r == '\'' || r == '’':
-		default:
-			b.WriteRune(' ')
-		}
-	}
-	return strings.Join(strings.Fields(b.String()), " ")
-}
-
-// looseMatch is the accuracy test's rule for names read through OCR: after
-// normalizeName, the two match when they are within an edit distance of 2
-// (or a quarter of the expected length, if longer), or when every word of
-// the expected name is in the proposed one within one edit each (so
-// "Blue Bottle Coffee" matches "Blue Bottle Coffee 2").
-func looseMatch(got, want string) bool {
-	g, w := normalizeName(got), normalizeName(want)
-	if g == "" || w == "" {
-		return g == w
-	}
-	if editDistance(g, w) <= max(2, len(w)/4) {
-		return true
-	}
-	gw := strings.Fields(g)
-	for _, ww := range strings.Fields(w) {
-		found := false
-		for _, x := range gw {
-			if x == ww || len(ww) >= 4 && editDistance(x, ww) <= 1 {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
-}
-
 // itemsMatch: the same number of line items, in order, every amount
 // exact and every description a looseMatch.
 func itemsMatch(got []LineItem, want []truthItem) bool {
@@ -131,7 +84,7 @@ func itemsMatch(got []LineItem, want []truthItem) bool {
 		return false
 	}
 	for i := range got {
-		if int64(got[i].AmountCents) != want[i].AmountCents || !looseMatch(got[i].Description, want[i].Description) {
+		if int64(got[i].AmountCents) != want[i].AmountCents || !NamesMatch(got[i].Description, want[i].Description) {
 			return false
 		}
 	}

@@ -87,7 +87,7 @@ func main() {
 	flag.StringVar(&o.loadGen, "load", "", "saturation load generator: wrk or go (default: wrk when installed)")
 	flag.StringVar(&o.nginxBin, "nginx", "nginx", "nginx binary (Debian: apt-get install -y nginx-light)")
 	flag.StringVar(&o.pprofDir, "pprof-dir", "", "save a CPU profile of the gateway's saturation runs here")
-	flag.StringVar(&o.only, "only", "gateway", "which part: gateway (GET /whoami and a database read, `make bench-gateway`), transactions (import, categorize, listing: `make bench-transactions`), invoicing (invoice listing, payments: `make bench-invoicing`), reports (catch-up, P&L comparison, CSV export: `make bench-reports`), mileage (the summary over 200,000 trips: `make bench-mileage`), bills (receipts parsed per second, bill creation: `make bench-bills`), webhooks (deliveries per second, event-to-delivery latency, a slow endpoint's isolation: `make bench-webhooks`), or all (`make bench`)")
+	flag.StringVar(&o.only, "only", "gateway", "which part: gateway (GET /whoami and a database read, `make bench-gateway`), transactions (import, categorize, listing: `make bench-transactions`), invoicing (invoice listing, payments: `make bench-invoicing`), reports (catch-up, P&L comparison, CSV export: `make bench-reports`), mileage (the summary over 200,000 trips: `make bench-mileage`), bills (receipts parsed per second, bill creation: `make bench-bills`), receipts (real receipts: accuracy per field and folder, time per receipt vs bare tesseract: `make bench-receipts`), webhooks (deliveries per second, event-to-delivery latency, a slow endpoint's isolation: `make bench-webhooks`), or all (`make bench`)")
 	flag.StringVar(&o.txParts, "tx-parts", "all", "transactions parts: all (import, categorize, listing, general ledger), list (the listing alone) or ledger (the general ledger alone)")
 	flag.IntVar(&o.ledgerLines, "ledger-lines", 1_000_000, "transactions general ledger: lines on the measured account (1,000,000 by default; smaller while developing)")
 	flag.IntVar(&o.reports.catchUpEntries, "reports-entries", 500_000, "reports catch-up: two-line ledger entries published (1,000,000 lines by default; smaller while developing)")
@@ -134,7 +134,7 @@ func main() {
 }
 
 // benchParts are the parts of `make bench`, in the order they run.
-var benchParts = []string{"gateway", "transactions", "invoicing", "reports", "mileage", "bills", "webhooks"}
+var benchParts = []string{"gateway", "transactions", "invoicing", "reports", "mileage", "bills", "receipts", "webhooks"}
 
 // selectParts is the parts -only names: one of them, or all.
 func selectParts(only string) ([]string, error) {
@@ -342,6 +342,8 @@ func (o options) runPart(ctx context.Context, part string, st *stack.Stack, data
 		return printMileage(ctx, st, token, o.trips)
 	case "bills":
 		return printBills(ctx, st, token, o.root, o.bills)
+	case "receipts":
+		return printReceipts(ctx, o.root)
 	case "webhooks":
 		return printWebhooks(ctx, st, token, o.webhooks)
 	}
@@ -376,6 +378,17 @@ func printBills(ctx context.Context, st *stack.Stack, token, root string, o bill
 		return res, fmt.Errorf("bills: %w", err)
 	}
 	fmt.Printf("\nbills summary (load average now: %s):\n%s", loadAverage(), sum)
+	return res, nil
+}
+
+// printReceipts runs the real receipts' accuracy and time and prints
+// their summary.
+func printReceipts(ctx context.Context, root string) ([]result, error) {
+	sum, res, err := benchReceiptsReal(ctx, root)
+	if err != nil {
+		return res, fmt.Errorf("receipts: %w", err)
+	}
+	fmt.Printf("\nreceipts summary (load average now: %s):\n%s", loadAverage(), sum)
 	return res, nil
 }
 

@@ -52,7 +52,7 @@ func msText(d time.Duration) string { return formatValue(durationMS(d), "ms") }
 
 // result is one figure of a run.
 type result struct {
-	Part    string  `json:"part"`    // gateway, transactions, invoicing, reports, mileage, bills, webhooks
+	Part    string  `json:"part"`    // gateway, transactions, invoicing, reports, mileage, bills, receipts, webhooks
 	Section string  `json:"section"` // what a partial run replaces: the rows of the sections it measured
 	Name    string  `json:"name"`
 	Unit    string  `json:"unit"`
@@ -259,6 +259,8 @@ var sections = []section{
 	{"mileage", "summary", "GET /mileage/summary over 200,000 trips vs raw GROUP BY (≤ 20 ms and ≤ 0.2×)", "make bench-mileage"},
 	{"bills", "receipts", "receipts parsed per second: text PDFs vs pdftotext, OCR vs tesseract (≥ 0.8×)", "make bench-bills"},
 	{"bills", "create", "bill creation at 32 clients vs pgbench of the same statements", "make bench-bills"},
+	{"receipts", "accuracy", "real receipts no one here made (photographed, scanned, PDF): total, date and vendor right (targets 90%, 90%, 80%)", "make bench-receipts"},
+	{"receipts", "time", "time per real receipt, one at a time, vs a bare tesseract (or pdftotext) on the same file (photographed: p50 ≤ 2×)", "make bench-receipts"},
 	{"webhooks", "throughput", "deliveries per second to a local receiver from a backlog of 20,000 vs a plain net/http client posting the same signed payloads at concurrency 64 (target ≥ 0.5×)", "make bench-webhooks"},
 	{"webhooks", "latency", "event-to-delivery p99 of customers created at 200/s through the gateway (target ≤ 1 s), beside the writes' own round trip", "make bench-webhooks"},
 	{"webhooks", "isolation", "healthy endpoints' p99 while another endpoint answers after 10 s vs the same load without it (target ≤ baseline + 100 ms)", "make bench-webhooks"},
