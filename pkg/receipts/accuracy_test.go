@@ -29,12 +29,12 @@ import (
 const realDir = "testdata/real"
 
 // The real receipts' thresholds: the accuracy test fails below them.
-// They guard what the reader achieves today (total 65.0%, date 66.2%,
+// They guard what the reader achieves today (total 65.0%, date 70.4%,
 // vendor 42.5% of 80), a few points below it; the aim is 90%, 90% and
 // 80%.
 const (
 	minRealTotal  = 0.62
-	minRealDate   = 0.62
+	minRealDate   = 0.66
 	minRealVendor = 0.40
 )
 

@@ -17,7 +17,8 @@ type dateMatch struct {
 var (
 	isoDate     = regexp.MustCompile(`\b(\d{4})\s?[-/.]\s?(\d{1,2})\s?[-/.]\s?(\d{1,2})\b`)
 	numericDate = regexp.MustCompile(`\b(\d{1,2})\s?([-/.])\s?(\d{1,2})\s?[-/.]\s?(\d{4}|\d{2})\b`)
-	monthName   = `(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?`
+	// English and German month names and their abbreviations.
+	monthName = `(jan|feb|mar|mär|maer|apr|may|mai|jun|jul|aug|sep|sept|oct|okt|nov|dec|dez)[a-zä]*\.?`
 	// A named month needs a separator on both sides, and a two-digit year
 	// its apostrophe: "6OCT 21,81" is vitamins, not 6 October 2021.
 	dayMonth = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?[\s\-/.]+` + monthName + `[\s,\-/.]+(\d{4}|'\d{2})\b`)
@@ -25,8 +26,8 @@ var (
 )
 
 var months = map[string]time.Month{
-	"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6,
-	"jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12,
+	"jan": 1, "feb": 2, "mar": 3, "mär": 3, "maer": 3, "apr": 4, "may": 5, "mai": 5, "jun": 6,
+	"jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "okt": 10, "nov": 11, "dec": 12, "dez": 12,
 }
 
 // findDates returns the dates in a line. dayFirst says how to read an
@@ -41,6 +42,11 @@ func findDates(line string, dayFirst bool, now time.Time) []dateMatch {
 			if y > now.Year()+1 {
 				y -= 100
 			}
+		}
+		// OCR reads the 0 of 2019 as a 9 or an 8 ("2919"): a year of a
+		// coming century is this one's.
+		if y > now.Year()+1 && y < 3000 && y/100%10 != 0 {
+			y = 2000 + y%100
 		}
 		if m < 1 || m > 12 || d < 1 || d > 31 {
 			return

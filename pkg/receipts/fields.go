@@ -150,25 +150,36 @@ func displayName(s string) string {
 	return string(out)
 }
 
-var dateLabel = regexp.MustCompile(`(?i)\b(date|datum|dated|fecha|data)\b`)
+var dateLabel = regexp.MustCompile(`(?i)\b(date|dated|fecha|data)\b|datum\b`)
+
+// otherDate labels a date that is not the sale's: an order, due,
+// delivery or shipping date, a validity.
+var otherDate = regexp.MustCompile(`(?i)\b(order|due|delivery|ship|shipping|expir\w*|valid|lieferdatum|bestelldatum|f[äa]llig\w*)\b`)
 
 // pickDate prefers a date on a line labelled "Date", then the first date
 // in the text (receipts print the sale date near the top; later ones are
 // return-by dates and the like).
 func pickDate(lines []parsedLine) (*time.Time, string) {
-	var first *dateMatch
-	var firstLine int
+	var first, firstOther *dateMatch
+	var firstLine, otherLine int
 	for i, l := range lines {
 		if len(l.dates) == 0 {
 			continue
 		}
-		if dateLabel.MatchString(l.text) {
+		other := otherDate.MatchString(l.text)
+		if dateLabel.MatchString(l.text) && !other {
 			d := l.dates[0].date
 			return &d, fmt.Sprintf("date: %s on the labelled line %d", d.Format(time.DateOnly), i+1)
 		}
-		if first == nil {
+		switch {
+		case !other && first == nil:
 			first, firstLine = &l.dates[0], i
+		case other && firstOther == nil:
+			firstOther, otherLine = &l.dates[0], i
 		}
+	}
+	if first == nil {
+		first, firstLine = firstOther, otherLine
 	}
 	if first == nil {
 		return nil, ""

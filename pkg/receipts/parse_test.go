@@ -252,6 +252,25 @@ Tax       :           0.40
 			items: []item{{"Espresso", 300}, {"Croissant", 300}},
 		},
 		{
+			name: "an invoice: the invoice date, not the order date; a German month",
+			text: `QualityHosting AG
+Bestelldatum   3. Mai 2026
+Rechnungsdatum   7. Mai 2026
+Hosting              34,73
+Gesamtbetrag EUR     34,73`,
+			vendor: "QualityHosting", date: "2026-05-07", total: 3473,
+			items: []item{{"Hosting", 3473}},
+		},
+		{
+			name: "a year read with a 9 for its 0",
+			text: `DECCAN SPICE
+7/26/2919 10:56:49 PM
+Dal Fry              10.99
+TOTAL                10.99`,
+			vendor: "Deccan Spice", date: "2019-07-26", total: 1099,
+			items: []item{{"Dal Fry", 1099}},
+		},
+		{
 			name:  "empty",
 			text:  "",
 			total: -1,
