@@ -9,8 +9,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
+	"unicode"
 )
 
 // OCR reads the text of one image (PNG or JPEG bytes). Implementations
@@ -70,7 +72,7 @@ func (t Tesseract) Recognize(ctx context.Context, image []byte) (string, error) 
 		psm = 6
 	}
 	cmd := exec.CommandContext(ctx, path, "stdin", "stdout",
-		"-l", lang, "--psm", strconv.Itoa(psm), "-c", "preserve_interword_spaces=1")
+		"-l", lang, "--psm", strconv.Itoa(psm), "-c", "preserve_interword_spaces=1", "tsv")
 	// One thread per process: the pool, not OpenMP, decides how many cores
 	// OCR takes.
 	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
@@ -85,7 +87,111 @@ func (t Tesseract) Recognize(ctx context.Context, image []byte) (string, error) 
 		}
 		return "", fmt.Errorf("tesseract: %w: %s", err, firstLine(stderr.String()))
 	}
-	return stdout.String(), nil
+	return linesOfTSV(stdout.String(), minWordConf), nil
+}
+
+// minWordConf is the confidence (0 to 100) under which a word that reads
+// as noise (junkWord) is dropped from a line with a number.
+const minWordConf = 30
+
+// junkWord: a word that reads as OCR noise rather than a word or a
+// number: no digit, and short, or with marks inside, or without a vowel.
+func junkWord(w string) bool {
+	if strings.ContainsAny(w, "0123456789") {
+		return false
+	}
+	letters, vowels := 0, 0
+	for _, r := range w {
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+			if strings.ContainsRune("aeiouyäöüAEIOUYÄÖÜ", r) {
+				vowels++
+			}
+		case strings.ContainsRune("&'-.,:!", r):
+		default:
+			return true
+		}
+	}
+	return letters < 3 || vowels == 0
+}
+
+// linesOfTSV rebuilds the text of Tesseract's TSV output (one row per
+// word, with its box and confidence): the words of each line in order, a
+// wide gap kept as several spaces (columns stay apart). On a line with a
+// number, the words read with a confidence under minConf that look like
+// noise (junkWord: specks and a picture's texture read as letters) are
+// dropped, so that they do not stand between a label and its amount.
+func linesOfTSV(tsv string, minConf float64) string {
+	type word struct {
+		left, width int
+		text        string
+		junk        bool
+	}
+	var out strings.Builder
+	var line []word
+	key := ""
+	flush := func() {
+		if len(line) == 0 {
+			return
+		}
+		// On a line with a number (an item, a total, a date), noise
+		// around the number is dropped; a line of words is kept whole
+		// (the vendor is judged on what OCR made of it).
+		digits := false
+		for _, w := range line {
+			digits = digits || strings.ContainsAny(w.text, "0123456789")
+		}
+		if digits {
+			kept := line[:0]
+			for _, w := range line {
+				if !w.junk {
+					kept = append(kept, w)
+				}
+			}
+			line = kept
+			if len(line) == 0 {
+				return
+			}
+		}
+		chars, width := 0, 0
+		for _, w := range line {
+			chars += len([]rune(w.text))
+			width += w.width
+		}
+
+		charW := max(1, width/max(1, chars))
+		for i, w := range line {
+			if i > 0 {
+				gap := w.left - (line[i-1].left + line[i-1].width)
+				out.WriteString(strings.Repeat(" ", max(1, min(40, gap/charW))))
+			}
+			out.WriteString(w.text)
+		}
+		out.WriteByte('\n')
+		line = line[:0]
+	}
+	for _, row := range strings.Split(tsv, "\n") {
+		f := strings.Split(row, "\t")
+		if len(f) < 12 || f[0] != "5" {
+			continue
+		}
+		k := f[2] + "/" + f[3] + "/" + f[4]
+		if k != key {
+			flush()
+			key = k
+		}
+		text := strings.TrimSpace(f[11])
+		conf, _ := strconv.ParseFloat(f[10], 64)
+		if text == "" {
+			continue
+		}
+		left, _ := strconv.Atoi(f[6])
+		width, _ := strconv.Atoi(f[8])
+		line = append(line, word{left: left, width: width, text: text, junk: conf < minConf && junkWord(text)})
+	}
+	flush()
+	return out.String()
 }
 
 // Pdftoppm renders PDF pages with poppler-utils' pdftoppm, through a temp

@@ -3,9 +3,12 @@ package receipts
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -148,5 +151,30 @@ func TestReadAttempts(t *testing.T) {
 	if _, err := NewExtractor(Config{OCR: ocr}).Extract(t.Context(), b.Bytes()); err != nil || len(ocr.got) != 1 ||
 		!bytes.HasPrefix(ocr.got[0], []byte("P5\n")) {
 		t.Fatalf("a photo: %d reads (%v), want one of the prepared image", len(ocr.got), err)
+	}
+}
+
+func TestLinesOfTSV(t *testing.T) {
+	row := func(block, line, left, width int, conf float64, text string) string {
+		return fmt.Sprintf("5\t1\t%d\t1\t%d\t1\t%d\t10\t%d\t30\t%.1f\t%s", block, line, left, width, conf, text)
+	}
+	tsv := strings.Join([]string{
+		"level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext",
+		"4\t1\t1\t1\t1\t0\t0\t0\t500\t30\t-1\t",
+		row(1, 1, 10, 60, 12, "Sa"), row(1, 1, 80, 90, 20, "ppelts"), // a noisy line of words: kept as read
+		row(1, 2, 10, 70, 95, "TOTAL"), row(1, 2, 90, 20, 8, "|~"), row(1, 2, 400, 60, 91, "30.58"), row(1, 2, 470, 20, 10, "Be"),
+		row(1, 3, 10, 60, 96, "PAIN"), row(1, 3, 80, 100, 14, "RELIEVER"), row(1, 3, 300, 50, 90, "19.63"),
+		row(2, 1, 10, 40, 90, "Tax"), row(2, 1, 60, 40, 90, "0.70"),
+	}, "\n")
+	got := linesOfTSV(tsv, minWordConf)
+	want := []string{
+		"Sa ppelts",
+		"TOTAL" + strings.Repeat(" ", 24) + "30.58",         // the junk dropped, the gap kept as spaces (320 px of 13 px characters)
+		"PAIN RELIEVER" + strings.Repeat(" ", 10) + "19.63", // a word read with low confidence kept
+
+		"Tax 0.70",
+	}
+	if lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n"); !slices.Equal(lines, want) {
+		t.Fatalf("linesOfTSV:\n%q\nwant\n%q", lines, want)
 	}
 }
