@@ -35,9 +35,26 @@ type Result struct {
 	// Confidence is 0 (nothing found) to 1 (every field found and the
 	// amounts add up).
 	Confidence float64 `json:"confidence"`
+	// FieldConfidence is how sure Parse is of each proposed field.
+	FieldConfidence FieldConfidence `json:"field_confidence"`
+	// Note says what to check when the total is uncertain (under
+	// UncertainTotal): how it was found; "" otherwise.
+	Note string `json:"note,omitempty"`
 	// Reasons say how each field was found or why it was not.
 	Reasons []string `json:"reasons"`
 }
+
+// FieldConfidence is how sure Parse is of each field it proposes, 0
+// (not found) to 1.
+type FieldConfidence struct {
+	Vendor float64 `json:"vendor"`
+	PaidAt float64 `json:"paid_at"`
+	Amount float64 `json:"amount"`
+}
+
+// UncertainTotal is the amount confidence under which Parse adds a Note:
+// a total that no total line and no arithmetic confirm.
+const UncertainTotal = 0.7
 
 // lineKind classifies a receipt line by its words.
 type lineKind int
@@ -90,15 +107,17 @@ func Parse(text string, now time.Time) Result {
 		}
 	}
 	score := 0.0
-	if v, why := findVendor(lines); v != "" {
+	if v, why, conf := findVendor(lines); v != "" {
 		res.ProposedVendorDisplay = v
+		res.FieldConfidence.Vendor = conf
 		res.Reasons = append(res.Reasons, why)
 		score += 0.2
 	} else {
 		res.Reasons = append(res.Reasons, "vendor: no name line found")
 	}
-	if d, why := pickDate(lines); d != nil {
+	if d, why, conf := pickDate(lines); d != nil {
 		res.ProposedPaidAt = d
+		res.FieldConfidence.PaidAt = conf
 		res.Reasons = append(res.Reasons, why)
 		score += 0.2
 	} else {
@@ -106,13 +125,17 @@ func Parse(text string, now time.Time) Result {
 	}
 	items, itemsEnd := findItems(lines)
 	res.ProposedLineItems = items
-	total, consistent, why := pickTotal(lines, items, itemsEnd)
+	total, consistent, conf, why := pickTotal(lines, items, itemsEnd)
 	res.Reasons = append(res.Reasons, why)
 	if total != nil {
 		res.ProposedAmountCents = total
+		res.FieldConfidence.Amount = conf
 		score += 0.3
 		if consistent {
 			score += 0.2
+		}
+		if conf < UncertainTotal {
+			res.Note = "the total is uncertain, check it: " + strings.TrimPrefix(why, "total: ")
 		}
 	}
 	if len(items) > 0 {

@@ -323,3 +323,28 @@ func TestParseConfidence(t *testing.T) {
 		t.Fatalf("confidence good %v (%v), poor %v (%v)", good.Confidence, good.Reasons, poor.Confidence, poor.Reasons)
 	}
 }
+
+// TestFieldConfidence: each field says how sure it is, and an uncertain
+// total carries a note saying how it was found.
+func TestFieldConfidence(t *testing.T) {
+	for _, c := range []struct {
+		name                   string
+		text                   string
+		vendor, paidAt, amount float64
+		note                   bool
+	}{
+		{"a total line the arithmetic confirms, a labelled date", "CITY BOOKS\nDate: 03/14/2026\nNotebook 4.99\nPen 1.00\nSubtotal 5.99\nTax 0.48\nTotal 6.47", 0.75, 0.9, 0.95, false},
+		{"a total line alone, a date unlabelled", "CITY BOOKS\n03/14/2026\nNotebook 4.99\nTotal 6.47", 0.75, 0.7, 0.75, false},
+		{"the arithmetic alone", "CITY BOOKS\nNotebook 4.99\nPen 1.00\nSubtotal 5.99\nTax 0.48", 0.75, 0, 0.6, true},
+		{"the largest amount", "something 12.00", 0, 0, 0.3, true},
+		{"nothing", "", 0, 0, 0, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := Parse(c.text, testNow)
+			f := r.FieldConfidence
+			if f.Vendor != c.vendor || f.PaidAt != c.paidAt || f.Amount != c.amount || (r.Note != "") != c.note {
+				t.Fatalf("confidence %+v, note %q; want vendor %v, paid_at %v, amount %v, a note: %v", f, r.Note, c.vendor, c.paidAt, c.amount, c.note)
+			}
+		})
+	}
+}

@@ -33,7 +33,11 @@ var changeWords = []string{"CHANGE", "CHNG", "ZURUCK", "ZURÜCK", "RUCKGELD", "R
 // amount), and its place (the total comes after the items, and is
 // usually the largest amount that is not cash given). consistent: an
 // arithmetic check or a payment confirms it.
-func pickTotal(lines []parsedLine, items []LineItem, itemsEnd int) (*money.Cents, bool, string) {
+// conf is how sure pickTotal is (Result.FieldConfidence.Amount): a total
+// line confirmed by arithmetic or a payment 0.95, a total line alone
+// 0.75, arithmetic alone 0.6 (0.8 with the payment), the largest amount
+// 0.3.
+func pickTotal(lines []parsedLine, items []LineItem, itemsEnd int) (total *money.Cents, consistent bool, conf float64, why string) {
 	var sub, tax, tip, card, cash, change []money.Cents
 	type amt struct {
 		line int
@@ -82,7 +86,7 @@ func pickTotal(lines []parsedLine, items []LineItem, itemsEnd int) (*money.Cents
 		}
 	}
 	if len(all) == 0 {
-		return nil, false, "total: no amount found"
+		return nil, false, 0, "total: no amount found"
 	}
 	var itemSum money.Cents
 	for _, it := range items {
@@ -98,7 +102,9 @@ func pickTotal(lines []parsedLine, items []LineItem, itemsEnd int) (*money.Cents
 			sums[v] = "subtotal + tax + tip"
 		}
 	}
-	if itemSum > 0 {
+	// (One item and nothing added to it confirm nothing: it is its own
+	// sum.)
+	if itemSum > 0 && (len(items) > 1 || extras > 0) {
 		if v, err := itemSum.Add(extras); err == nil {
 			if _, ok := sums[v]; !ok {
 				sums[v] = "the items + tax + tip"
@@ -206,12 +212,28 @@ func pickTotal(lines []parsedLine, items []LineItem, itemsEnd int) (*money.Cents
 			}
 		}
 		if lg == nil {
-			return nil, false, "total: no amount found"
+			return nil, false, 0, "total: no amount found"
 		}
-		return lg, false, fmt.Sprintf("total: %s, no total line: the largest amount", *lg)
+		return lg, false, 0.3, fmt.Sprintf("total: %s, no total line: the largest amount", *lg)
 	}
 	_, summed := sums[best.amount]
-	consistent := summed || slices.Contains(card, best.amount)
+	consistent = summed || slices.Contains(card, best.amount)
+	onLine := false
+	for _, x := range all {
+		onLine = onLine || x.a == best.amount && x.kind == kindTotal
+	}
+	switch {
+	case onLine && consistent:
+		conf = 0.95
+	case onLine:
+		conf = 0.75
+	case consistent && slices.Contains(card, best.amount):
+		conf = 0.8
+	case consistent:
+		conf = 0.6
+	default:
+		conf = 0.4
+	}
 	a := best.amount
-	return &a, consistent, fmt.Sprintf("total: %s (%s; score %.1f)", a, strings.Join(best.why, ", "), best.score)
+	return &a, consistent, conf, fmt.Sprintf("total: %s (%s; score %.1f)", a, strings.Join(best.why, ", "), best.score)
 }

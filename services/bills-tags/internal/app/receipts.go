@@ -207,6 +207,12 @@ func (a *Receipts) read(ctx context.Context, r receipt.Receipt, data []byte) (Re
 // line) makes it FAILED.
 func (a *Receipts) propose(r *receipt.Receipt, res receipts.Result) {
 	r.Confidence = res.Confidence
+	f := res.FieldConfidence
+	r.FieldConfidence = receipt.FieldConfidence{Vendor: f.Vendor, PaidAt: f.PaidAt, Amount: f.Amount}
+	if res.Note != "" {
+		note := res.Note
+		r.Note = &note
+	}
 	if v := res.ProposedVendorDisplay; v != "" {
 		r.VendorDisplay = &v
 	}
@@ -245,6 +251,7 @@ func (a *Receipts) complete(ctx context.Context, r *receipt.Receipt) (*domain.Ve
 			if found {
 				matched = &v
 				r.MatchedVendorID, r.VendorExternalID = &v.ID, v.ExternalID
+				r.FieldConfidence.Vendor = 1
 				if history, err = a.store.VendorTopAccount(ctx, r.BusinessID, v.ID); err != nil {
 					return nil, err
 				}

@@ -440,3 +440,38 @@ func TestReceiptsCrossTenant(t *testing.T) {
 		t.Fatalf("receipt changed: %v", r)
 	}
 }
+
+// TestReceiptFieldConfidence: every answer says how sure the reading is
+// of each field; a total no total line and no arithmetic confirm is
+// still proposed, with a note, and kept with the receipt; a vendor
+// matched to the business's own is sure.
+func TestReceiptFieldConfidence(t *testing.T) {
+	e := newReceiptEnv(t, true)
+	tok := e.Token("client-a")
+	bid := e.business("client-a")
+	conf := func(r map[string]any) map[string]any { return r["proposed_confidence"].(map[string]any) }
+
+	sure := e.imported(bid, tok, "a.pdf", receiptpdf.Text("ACME HARDWARE", "Date: 2026-03-14", "Copy paper 12.00",
+		"Unleaded fuel 30.00", "Subtotal 42.00", "Tax 3.36", "TOTAL 45.36"), "")
+	if c := conf(sure); c["amount"] != 0.95 || c["paid_at"] != 0.9 || c["vendor"].(float64) <= 0 || sure["note"] != nil {
+		t.Fatalf("a confirmed total: %v, note %v", c, sure["note"])
+	}
+
+	unsure := e.imported(bid, tok, "b.pdf", receiptpdf.Text("ACME HARDWARE", "something 12.00", "thanks"), "")
+	note, _ := unsure["note"].(string)
+	if c := conf(unsure); unsure["status"] != "READY_FOR_BILL" || unsure["proposed_amount_cents"] != 1200.0 || c["amount"] != 0.3 ||
+		!strings.Contains(note, "uncertain") {
+		t.Fatalf("an uncertain total: %v", unsure)
+	}
+	got := data(e.Do(req("GET", base(bid)+"/receipts/"+unsure["business_document_id"].(string), tok, nil), 200))
+	checkReceipt(t, got)
+	if got["note"] != unsure["note"] || conf(got)["amount"] != 0.3 {
+		t.Fatalf("fetched: %v", got)
+	}
+
+	e.create(bid, tok, map[string]any{"company_name": "Acme Hardware"}, 201)
+	matched := e.imported(bid, tok, "c.pdf", receiptpdf.Text("ACME HARDWARE", "Copy paper 12.00", "TOTAL 12.00"), "")
+	if matched["matched_vendor"] == nil || conf(matched)["vendor"] != 1.0 {
+		t.Fatalf("a matched vendor: %v", matched)
+	}
+}

@@ -72,7 +72,9 @@ type matchedVendorJSON struct {
 }
 
 // receiptJSON is the spec's Receipt_Parse_Result, every key present (null
-// where empty), plus failure_reason (why a FAILED receipt could not be read).
+// where empty), plus failure_reason (why a FAILED receipt could not be
+// read), proposed_confidence (each field's) and note (what to check when
+// the total is uncertain).
 type receiptJSON struct {
 	Type                     string             `json:"type"`
 	BusinessDocumentID       string             `json:"business_document_id"`
@@ -91,6 +93,16 @@ type receiptJSON struct {
 	ProposedAmountCents      *int64             `json:"proposed_amount_cents"`
 	RejectedAt               *time.Time         `json:"rejected_at"`
 	FailureReason            *string            `json:"failure_reason"`
+	ProposedConfidence       proposedConfidence `json:"proposed_confidence"`
+	Note                     *string            `json:"note"`
+}
+
+// proposedConfidence is how sure the reading is of each proposed field,
+// 0 (not found) to 1.
+type proposedConfidence struct {
+	Vendor float64 `json:"vendor"`
+	PaidAt float64 `json:"paid_at"`
+	Amount float64 `json:"amount"`
 }
 
 func humanize(s string) string {
@@ -139,6 +151,8 @@ func toReceipt(v app.ReceiptView) receiptJSON {
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, BillID: idString(r.BillID), ProposedPaidAt: r.PaidAt,
 		ProposedVendorDisplay: r.VendorDisplay, ProposedVendorExternalID: r.VendorExternalID,
 		ProposedAmountCents: r.AmountCents, RejectedAt: r.RejectedAt, FailureReason: r.FailureReason,
+		ProposedConfidence: proposedConfidence{Vendor: r.FieldConfidence.Vendor, PaidAt: r.FieldConfidence.PaidAt, Amount: r.FieldConfidence.Amount},
+		Note:               r.Note,
 	}
 	for i, l := range r.LineItems {
 		out.ProposedLineItems[i] = receiptLineJSON{Description: l.Description, ProposedAmountCents: l.AmountCents,

@@ -19,29 +19,31 @@ import (
 type receiptRow struct {
 	bun.BaseModel `bun:"table:receipts,alias:r"`
 
-	BusinessID        uuid.UUID          `bun:"business_id,pk,type:uuid"`
-	ID                uuid.UUID          `bun:"id,pk,type:uuid"`
-	StorageDocumentID uuid.UUID          `bun:"storage_document_id,type:uuid"`
-	StorageKey        string             `bun:"storage_key"`
-	FileName          *string            `bun:"file_name"`
-	FileType          string             `bun:"file_type"`
-	SizeBytes         int64              `bun:"size_bytes"`
-	Context           *string            `bun:"context"`
-	Source            string             `bun:"source"`
-	Status            string             `bun:"status"`
-	FailureReason     *string            `bun:"failure_reason"`
-	TextSource        *string            `bun:"text_source"`
-	Confidence        float64            `bun:"confidence"`
-	VendorDisplay     *string            `bun:"vendor_display"`
-	VendorExternalID  *string            `bun:"vendor_external_id"`
-	PaidAt            *time.Time         `bun:"paid_at"`
-	AmountCents       *int64             `bun:"amount_cents"`
-	LineItems         []receipt.LineItem `bun:"line_items,type:jsonb"`
-	MatchedVendorID   *uuid.UUID         `bun:"matched_vendor_id,type:uuid"`
-	BillID            *uuid.UUID         `bun:"bill_id,type:uuid"`
-	RejectedAt        *time.Time         `bun:"rejected_at"`
-	CreatedAt         time.Time          `bun:"created_at"`
-	UpdatedAt         time.Time          `bun:"updated_at"`
+	BusinessID        uuid.UUID               `bun:"business_id,pk,type:uuid"`
+	ID                uuid.UUID               `bun:"id,pk,type:uuid"`
+	StorageDocumentID uuid.UUID               `bun:"storage_document_id,type:uuid"`
+	StorageKey        string                  `bun:"storage_key"`
+	FileName          *string                 `bun:"file_name"`
+	FileType          string                  `bun:"file_type"`
+	SizeBytes         int64                   `bun:"size_bytes"`
+	Context           *string                 `bun:"context"`
+	Source            string                  `bun:"source"`
+	Status            string                  `bun:"status"`
+	FailureReason     *string                 `bun:"failure_reason"`
+	TextSource        *string                 `bun:"text_source"`
+	Confidence        float64                 `bun:"confidence"`
+	FieldConfidence   receipt.FieldConfidence `bun:"field_confidence,type:jsonb"`
+	Note              *string                 `bun:"note"`
+	VendorDisplay     *string                 `bun:"vendor_display"`
+	VendorExternalID  *string                 `bun:"vendor_external_id"`
+	PaidAt            *time.Time              `bun:"paid_at"`
+	AmountCents       *int64                  `bun:"amount_cents"`
+	LineItems         []receipt.LineItem      `bun:"line_items,type:jsonb"`
+	MatchedVendorID   *uuid.UUID              `bun:"matched_vendor_id,type:uuid"`
+	BillID            *uuid.UUID              `bun:"bill_id,type:uuid"`
+	RejectedAt        *time.Time              `bun:"rejected_at"`
+	CreatedAt         time.Time               `bun:"created_at"`
+	UpdatedAt         time.Time               `bun:"updated_at"`
 }
 
 func toReceiptRow(r receipt.Receipt) receiptRow {
@@ -49,6 +51,7 @@ func toReceiptRow(r receipt.Receipt) receiptRow {
 		BusinessID: r.BusinessID, ID: r.ID, StorageDocumentID: r.StorageDocumentID, StorageKey: r.StorageKey,
 		FileType: r.FileType, SizeBytes: r.SizeBytes, Context: r.Context, Source: r.Source, Status: string(r.Status),
 		FailureReason: r.FailureReason, TextSource: r.TextSource, Confidence: r.Confidence, VendorDisplay: r.VendorDisplay,
+		FieldConfidence: r.FieldConfidence, Note: r.Note,
 		VendorExternalID: r.VendorExternalID, PaidAt: r.PaidAt, AmountCents: r.AmountCents, LineItems: nonNil(r.LineItems),
 		MatchedVendorID: r.MatchedVendorID, BillID: r.BillID, RejectedAt: r.RejectedAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 	}
@@ -64,6 +67,7 @@ func (row receiptRow) receipt() receipt.Receipt {
 		ID: row.ID, BusinessID: row.BusinessID, StorageDocumentID: row.StorageDocumentID, StorageKey: row.StorageKey,
 		FileType: row.FileType, SizeBytes: row.SizeBytes, Context: row.Context, Source: row.Source, Status: receipt.Status(row.Status),
 		FailureReason: row.FailureReason, TextSource: row.TextSource, Confidence: row.Confidence, VendorDisplay: row.VendorDisplay,
+		FieldConfidence: row.FieldConfidence, Note: row.Note,
 		VendorExternalID: row.VendorExternalID, PaidAt: utc(row.PaidAt), AmountCents: row.AmountCents, LineItems: nonNil(row.LineItems),
 		MatchedVendorID: row.MatchedVendorID, BillID: row.BillID, RejectedAt: utc(row.RejectedAt),
 		CreatedAt: row.CreatedAt.UTC(), UpdatedAt: row.UpdatedAt.UTC(),

@@ -77,6 +77,14 @@ type LineItem struct {
 	Account     *bill.AccountRef `json:"account,omitempty"`
 }
 
+// FieldConfidence is how sure the reading is of each proposed field, 0
+// (not found) to 1; a vendor matched to one of the business's is 1.
+type FieldConfidence struct {
+	Vendor float64 `json:"vendor"`
+	PaidAt float64 `json:"paid_at"`
+	Amount float64 `json:"amount"`
+}
+
 // Receipt is one imported receipt file and what was read from it.
 type Receipt struct {
 	ID                uuid.UUID // business_document_id
@@ -92,6 +100,10 @@ type Receipt struct {
 	FailureReason     *string // FAILED: why the text could not be read
 	TextSource        *string // text_layer, ocr, mixed
 	Confidence        float64
+	// FieldConfidence is how sure the reading is of each proposed field;
+	// Note what to check when the total is uncertain.
+	FieldConfidence FieldConfidence
+	Note            *string
 
 	VendorDisplay    *string
 	VendorExternalID *string // the matched vendor's external id
