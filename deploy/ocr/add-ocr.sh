@@ -13,7 +13,7 @@ tesseract="$(command -v tesseract || true)"
 pdftoppm="$(command -v pdftoppm || true)"
 if [[ -z "${tesseract}" || -z "${pdftoppm}" ]]; then
 	echo "Tesseract or pdftoppm is not installed on this host." >&2
-	echo "Install them with: apt-get update && apt-get install -y tesseract-ocr tesseract-ocr-eng poppler-utils" >&2
+	echo "Install them with: apt-get update && apt-get install -y tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu poppler-utils" >&2
 	exit 1
 fi
 tessdata="$(dirname "$(find /usr/share/tesseract-ocr -name eng.traineddata -print -quit)")"
@@ -30,7 +30,8 @@ mapfile -t libs < <(ldd "${tesseract}" "${pdftoppm}" |
 for lib in "${libs[@]}"; do
 	cp -L --parents "${lib}" "${root}"
 done
-# The language data (eng, osd) and its configs, where the binary looks for them.
+# The language data (eng, osd, and deu when installed: German receipts are read again in English and
+# German) and its configs, where the binary looks for them.
 mkdir -p "${root}${tessdata}"
 cp -a "${tessdata}/." "${root}${tessdata}/"
 [[ -d /usr/share/poppler ]] && cp -a --parents /usr/share/poppler "${root}"

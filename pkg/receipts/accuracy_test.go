@@ -30,12 +30,12 @@ const realDir = "testdata/real"
 
 // The real receipts' thresholds: the accuracy test fails below them.
 // They guard what the reader achieves today (total 67.5%, date 71.8%,
-// vendor 41.2% of 80), a few points below it; the aim is 90%, 90% and
+// vendor 46.2% of 80), a few points below it; the aim is 90%, 90% and
 // 80%.
 const (
 	minRealTotal  = 0.64
 	minRealDate   = 0.68
-	minRealVendor = 0.38
+	minRealVendor = 0.42
 )
 
 // realTruth is one line of a folder's truth.jsonl.

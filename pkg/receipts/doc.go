@@ -21,10 +21,12 @@
 //     window a twelfth of the width: shadows and uneven light do not
 //     matter, only local contrast), then given to Tesseract 5 as a PGM
 //     (no compression to undo). A scan or a rendered image is read as it
-//     is first; when Parse finds that read poor (confidence under 0.9: no
-//     date, or a total the other amounts do not confirm), it is read
-//     again prepared the same way, and the read Parse trusts more is
-//     kept.
+//     is first. When Parse finds the first read poor (confidence under
+//     0.9: no date, or a total the other amounts do not confirm), the
+//     prepared image is read again (a photo only when its first read
+//     looks German), in English and German (tesseract-ocr-deu) when the
+//     first read looks German (Summe, MwSt, umlauts...), and the read
+//     Parse trusts more is kept.
 //   - PNG, JPEG, and PDF pages without text (scans): OCR by Tesseract 5
 //     (the tesseract binary, --psm 6, one thread per process, its TSV
 //     output: every word with its box and confidence, the lines rebuilt
@@ -113,7 +115,7 @@
 // photographed US restaurant receipts, 24 scanned German shop receipts
 // and 5 PDF invoices. TestRealAccuracy reads them all and reports each
 // field per folder; it fails below the thresholds in accuracy_test.go,
-// which guard today's figures (total 67.5%, date 71.8%, vendor 41.2%).
+// which guard today's figures (total 67.5%, date 71.8%, vendor 46.2%).
 // Both accuracy tests run without the race detector (make test-go runs
 // them on their own).
 package receipts

@@ -8,6 +8,7 @@ import (
 	_ "image/jpeg" // registers the JPEG decoder for image.DecodeConfig/Decode
 	_ "image/png"  // registers the PNG decoder
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -228,17 +229,30 @@ func (x *Extractor) checkImage(data []byte) (image.Image, error) {
 // vendor or line items.
 const goodRead = 0.9
 
+// europeanLangs are the languages of a second read of a receipt whose
+// first read looks German (Tesseract's deu pack, tesseract-ocr-deu:
+// umlauts, ß and the words of German receipts read right).
+const europeanLangs = "eng+deu"
+
+// germanMarks are words and letters of a German receipt.
+var germanMarks = regexp.MustCompile(`(?i)\b(summe|mwst|netto|brutto|betrag|gegeben|zur[uü]ck|kasse|bon|vielen dank|ihr einkauf)\b|[äöüß]`)
+
 // readImage reads img (data as sent) in one or two attempts. A photo
 // (the paper on a background) is cropped, scaled up and binarised
-// (prepared.at) and read once. A scan or a rendered image is read first
-// as it is; when that read is poor (Parse's confidence under goodRead),
-// it is read again prepared, and the better read is kept.
+// (prepared.at) and read; a scan or a rendered image is read first as it
+// is. When that read is poor (Parse's confidence under goodRead), the
+// prepared image is read again, in English and German when the first
+// read looks German, and the better read is kept.
 func (x *Extractor) readImage(ctx context.Context, img image.Image, data []byte) (string, error) {
 	p := newPrepared(img)
+	var prepared []byte
+	first, err := "", error(nil)
 	if p.photo() {
-		return x.ocr(ctx, pgm(p.at()))
+		prepared = pgm(p.at())
+		first, err = x.ocr(ctx, prepared, "")
+	} else {
+		first, err = x.ocr(ctx, data, "")
 	}
-	first, err := x.ocr(ctx, data)
 	if err != nil && !errors.Is(err, ErrUnreadable) {
 		return "", err
 	}
@@ -249,7 +263,16 @@ func (x *Extractor) readImage(ctx context.Context, img image.Image, data []byte)
 			return first, nil
 		}
 	}
-	second, err2 := x.ocr(ctx, pgm(p.at()))
+	lang := ""
+	if germanMarks.MatchString(first) {
+		lang = europeanLangs
+	} else if p.photo() {
+		return first, err // read prepared already, in English
+	}
+	if prepared == nil {
+		prepared = pgm(p.at())
+	}
+	second, err2 := x.ocr(ctx, prepared, lang)
 	switch {
 	case err2 != nil && err != nil:
 		return "", err2
@@ -271,8 +294,9 @@ func (x *Extractor) acquire(ctx context.Context) (release func(), err error) {
 	}
 }
 
-// ocr runs the OCR on one image in a worker slot with the OCR timeout.
-func (x *Extractor) ocr(ctx context.Context, img []byte) (string, error) {
+// ocr runs the OCR on one image in a worker slot with the OCR timeout,
+// in lang when the OCR takes languages ("" for its own).
+func (x *Extractor) ocr(ctx context.Context, img []byte, lang string) (string, error) {
 	release, err := x.acquire(ctx)
 	if err != nil {
 		return "", err
@@ -280,7 +304,12 @@ func (x *Extractor) ocr(ctx context.Context, img []byte) (string, error) {
 	defer release()
 	ctx, cancel := context.WithTimeout(ctx, x.cfg.OCRTimeout)
 	defer cancel()
-	text, err := x.cfg.OCR.Recognize(ctx, img)
+	var text string
+	if lo, ok := x.cfg.OCR.(LanguageOCR); ok && lang != "" {
+		text, err = lo.RecognizeIn(ctx, img, lang)
+	} else {
+		text, err = x.cfg.OCR.Recognize(ctx, img)
+	}
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {

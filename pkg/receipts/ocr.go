@@ -53,8 +53,21 @@ func TesseractAvailable() bool {
 	return err == nil
 }
 
-// Recognize runs tesseract on the image, killing it when ctx is done.
+// LanguageOCR is an OCR that can be told the languages of one image
+// (Tesseract's form: "eng+deu").
+type LanguageOCR interface {
+	RecognizeIn(ctx context.Context, image []byte, lang string) (string, error)
+}
+
+// Recognize runs tesseract on the image in t.Lang, killing it when ctx
+// is done.
 func (t Tesseract) Recognize(ctx context.Context, image []byte) (string, error) {
+	return t.RecognizeIn(ctx, image, t.Lang)
+}
+
+// RecognizeIn runs tesseract on the image in lang ("" is t.Lang, else
+// "eng"), killing it when ctx is done.
+func (t Tesseract) RecognizeIn(ctx context.Context, image []byte, lang string) (string, error) {
 	path := t.Path
 	if path == "" {
 		p, err := exec.LookPath("tesseract")
@@ -63,7 +76,9 @@ func (t Tesseract) Recognize(ctx context.Context, image []byte) (string, error) 
 		}
 		path = p
 	}
-	lang := t.Lang
+	if lang == "" {
+		lang = t.Lang
+	}
 	if lang == "" {
 		lang = "eng"
 	}

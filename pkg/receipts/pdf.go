@@ -81,7 +81,7 @@ func (x *Extractor) ocrPDFPages(ctx context.Context, data []byte, all []pdfPage,
 	texts := make([]string, len(images))
 	var firstErr error
 	for i, img := range images {
-		t, err := x.ocr(ctx, img)
+		t, err := x.ocr(ctx, img, "")
 		if err != nil && !errors.Is(err, ErrUnreadable) {
 			return nil, err
 		}

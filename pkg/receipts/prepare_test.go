@@ -178,3 +178,42 @@ func TestLinesOfTSV(t *testing.T) {
 		t.Fatalf("linesOfTSV:\n%q\nwant\n%q", lines, want)
 	}
 }
+
+// langOCR is an OCR that takes languages, answering in turn and
+// recording the languages it was asked for.
+type langOCR struct {
+	answers
+	langs []string
+}
+
+func (l *langOCR) RecognizeIn(ctx context.Context, img []byte, lang string) (string, error) {
+	l.langs = append(l.langs, lang)
+	return l.Recognize(ctx, img)
+}
+
+// TestGermanSecondRead: a poor first read that looks German is read
+// again in English and German; one that does not, in the OCR's own
+// language; a photo that does not look German is read once.
+func TestGermanSecondRead(t *testing.T) {
+	scan := pngBytes(t, 400, 600)
+	for _, c := range []struct {
+		first string
+		want  []string // the languages asked for: none is the OCR's own
+	}{
+		{"SUMME 4,17\nMwSt", []string{europeanLangs}},
+		{"TOTAL 4.17\nthanks", nil},
+	} {
+		ocr := &langOCR{answers: answers{texts: []string{c.first, goodText}}}
+		if _, err := NewExtractor(Config{OCR: ocr}).Extract(t.Context(), scan); err != nil || len(ocr.got) != 2 || !slices.Equal(ocr.langs, c.want) {
+			t.Fatalf("first read %q: %d reads, the second in %q (%v), want %q", c.first, len(ocr.got), ocr.langs, err, c.want)
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, photo()); err != nil {
+		t.Fatal(err)
+	}
+	ocr := &langOCR{answers: answers{texts: []string{"TOTAL 4.17"}}}
+	if _, err := NewExtractor(Config{OCR: ocr}).Extract(t.Context(), b.Bytes()); err != nil || len(ocr.got) != 1 {
+		t.Fatalf("a photo read %d times (%v)", len(ocr.got), err)
+	}
+}

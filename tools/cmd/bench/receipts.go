@@ -206,7 +206,7 @@ func benchReceipts(ctx context.Context, root string, d time.Duration) (string, [
 		}
 		bin, err := exec.LookPath(p.bin)
 		if err != nil {
-			return "", res, fmt.Errorf("%s not found (Debian: apt-get install -y poppler-utils tesseract-ocr tesseract-ocr-eng): %w", p.bin, err)
+			return "", res, fmt.Errorf("%s not found (Debian: apt-get install -y poppler-utils tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu): %w", p.bin, err)
 		}
 		fmt.Printf("%d. receipts, %s: %d files of the corpus, round and round for %s per run, %d rounds alternating\n",
 			i+1, p.name, len(files), d, receiptsRounds)

@@ -124,7 +124,7 @@ func benchReceiptsReal(ctx context.Context, root string) (string, []result, erro
 	}
 	for _, bin := range []string{"tesseract", "pdftotext"} {
 		if _, err := exec.LookPath(bin); err != nil {
-			return "", nil, fmt.Errorf("%s not found (Debian: apt-get install -y tesseract-ocr tesseract-ocr-eng poppler-utils): %w", bin, err)
+			return "", nil, fmt.Errorf("%s not found (Debian: apt-get install -y tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu poppler-utils): %w", bin, err)
 		}
 	}
 	fmt.Printf("1. real receipts: %d files of %s, one at a time: Extract+Parse (a receipts.Extractor of 1 worker) after the bare tool on the same file\n",

@@ -242,7 +242,7 @@ func requireOCR(t testing.TB) {
 	if receipts.TesseractAvailable() {
 		return
 	}
-	msg := "tesseract is not on PATH: apt-get install -y tesseract-ocr tesseract-ocr-eng poppler-utils"
+	msg := "tesseract is not on PATH: apt-get install -y tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu poppler-utils"
 	if os.Getenv("RECEIPTS_REQUIRE_OCR") == "1" {
 		t.Fatal(msg + " (RECEIPTS_REQUIRE_OCR=1)")
 	}
