@@ -7,9 +7,7 @@
 package receipts
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,6 +19,7 @@ import (
 	"time"
 
 	"github.com/acctsuite/acct/pkg/money"
+	"github.com/acctsuite/acct/pkg/receipts/realset"
 )
 
 // realDir holds real receipts (photographed, scanned, PDF invoices), one
@@ -38,48 +37,17 @@ const (
 	minRealVendor = 0.42
 )
 
-// realTruth is one line of a folder's truth.jsonl.
-type realTruth struct {
-	Folder   string `json:"-"`
-	File     string `json:"file"`
-	Total    string `json:"total_norm"`
-	Date     string `json:"date_iso"`
-	Vendor   string `json:"vendor"`
-	Currency string `json:"currency"`
-}
-
-func loadReal(t testing.TB) (string, []realTruth) {
+func loadReal(t testing.TB) []realset.Receipt {
 	t.Helper()
 	dir := os.Getenv("RECEIPTS_REAL_DIR")
 	if dir == "" {
 		dir = realDir
 	}
-	folders, err := filepath.Glob(filepath.Join(dir, "*", "truth.jsonl"))
-	if err != nil || len(folders) == 0 {
-		t.Fatalf("no real receipts in %s: %v", dir, err)
+	all, err := realset.Load(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	sort.Strings(folders)
-	var out []realTruth
-	for _, f := range folders {
-		fh, err := os.Open(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(fh)
-		for sc.Scan() {
-			if strings.TrimSpace(sc.Text()) == "" {
-				continue
-			}
-			var tr realTruth
-			if err := json.Unmarshal(sc.Bytes(), &tr); err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
-			tr.Folder = filepath.Base(filepath.Dir(f))
-			out = append(out, tr)
-		}
-		_ = fh.Close()
-	}
-	return dir, out
+	return all
 }
 
 // TestRealAccuracy reads real receipts no one here made and checks the
@@ -87,37 +55,16 @@ func loadReal(t testing.TB) (string, []realTruth) {
 // against their truth, per folder.
 func TestRealAccuracy(t *testing.T) {
 	requireOCR(t)
-	dir, all := loadReal(t)
+	all := loadReal(t)
 	x := NewExtractor(Config{Workers: 2})
 	dump := os.Getenv("RECEIPTS_DUMP_DIR")
 	now := time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC)
-	type outcome struct {
-		text Text
-		res  Result
-		err  error
-		dur  time.Duration
-	}
-	outs := make([]outcome, len(all))
-	var wg sync.WaitGroup
-	start := time.Now()
+	paths := make([]string, len(all))
 	for i, tr := range all {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			data, err := os.ReadFile(filepath.Join(dir, tr.Folder, tr.File))
-			if err != nil {
-				outs[i] = outcome{err: err}
-				return
-			}
-			t0 := time.Now()
-			text, err := x.Extract(context.Background(), data)
-			outs[i] = outcome{text: text, err: err, dur: time.Since(t0)}
-			if err == nil {
-				outs[i].res = Parse(text.Content, now)
-			}
-		}()
+		paths[i] = tr.Path
 	}
-	wg.Wait()
+	start := time.Now()
+	outs := readAll(x, paths, now)
 	type score struct{ n, total, dated, date, vendor int }
 	per := map[string]*score{}
 	var sum score
@@ -130,10 +77,7 @@ func TestRealAccuracy(t *testing.T) {
 		}
 		s.n++
 		var miss []string
-		want, err := money.Parse(tr.Total)
-		if err != nil {
-			t.Fatalf("%s/%s: total %q: %v", tr.Folder, tr.File, tr.Total, err)
-		}
+		want := tr.Total
 		if o.err != nil {
 			miss = append(miss, "extract: "+o.err.Error())
 		}
@@ -197,77 +141,56 @@ func TestCorpusAccuracy(t *testing.T) {
 	x := NewExtractor(Config{Workers: 2, OCR: Tesseract{PSM: psm}})
 	dump := os.Getenv("RECEIPTS_DUMP_DIR") // to look at the extracted texts while tuning the parser
 
-	type outcome struct {
-		tr   truth
-		text Text
-		res  Result
-		err  error
-		dur  time.Duration
-	}
-	outs := make([]outcome, len(corpus))
-	var wg sync.WaitGroup
-	start := time.Now()
+	paths := make([]string, len(corpus))
 	for i, tr := range corpus {
-		wg.Add(1)
-		go func() { // the Extractor's pool runs at most 2 OCR processes
-			defer wg.Done()
-			data, err := os.ReadFile(filepath.Join(corpusDir, tr.File))
-			if err != nil {
-				outs[i] = outcome{tr: tr, err: err}
-				return
-			}
-			t0 := time.Now()
-			text, err := x.Extract(context.Background(), data)
-			outs[i] = outcome{tr: tr, text: text, err: err, dur: time.Since(t0)}
-			if err == nil {
-				outs[i].res = Parse(text.Content, corpusNow)
-			}
-		}()
+		paths[i] = filepath.Join(corpusDir, tr.File)
 	}
-	wg.Wait()
+	start := time.Now()
+	outs := readAll(x, paths, corpusNow)
 	elapsed := time.Since(start)
 
 	var all fieldScore
 	byFormat := map[string]*fieldScore{}
-	for _, o := range outs {
+	for i, o := range outs {
+		tr := corpus[i]
 		var s fieldScore
 		s.n = 1
 		var miss []string
 		if o.err != nil {
 			miss = append(miss, "extract: "+o.err.Error())
 		} else {
-			if o.res.ProposedAmountCents != nil && int64(*o.res.ProposedAmountCents) == o.tr.TotalCents {
+			if o.res.ProposedAmountCents != nil && int64(*o.res.ProposedAmountCents) == tr.TotalCents {
 				s.total = 1
 			} else {
-				miss = append(miss, fmt.Sprintf("total %v want %s", fmtCents(o.res.ProposedAmountCents), money.Cents(o.tr.TotalCents)))
+				miss = append(miss, fmt.Sprintf("total %v want %s", fmtCents(o.res.ProposedAmountCents), money.Cents(tr.TotalCents)))
 			}
-			if o.res.ProposedPaidAt != nil && o.res.ProposedPaidAt.Format(time.DateOnly) == o.tr.Date {
+			if o.res.ProposedPaidAt != nil && o.res.ProposedPaidAt.Format(time.DateOnly) == tr.Date {
 				s.date = 1
 			} else {
-				miss = append(miss, fmt.Sprintf("date %v want %s", o.res.ProposedPaidAt, o.tr.Date))
+				miss = append(miss, fmt.Sprintf("date %v want %s", o.res.ProposedPaidAt, tr.Date))
 			}
-			if NamesMatch(o.res.ProposedVendorDisplay, o.tr.Vendor) {
+			if NamesMatch(o.res.ProposedVendorDisplay, tr.Vendor) {
 				s.vendor = 1
 			} else {
-				miss = append(miss, fmt.Sprintf("vendor %q want %q", o.res.ProposedVendorDisplay, o.tr.Vendor))
+				miss = append(miss, fmt.Sprintf("vendor %q want %q", o.res.ProposedVendorDisplay, tr.Vendor))
 			}
-			if itemsMatch(o.res.ProposedLineItems, o.tr.LineItems) {
+			if itemsMatch(o.res.ProposedLineItems, tr.LineItems) {
 				s.items = 1
 			} else {
-				miss = append(miss, fmt.Sprintf("items %v want %v", o.res.ProposedLineItems, o.tr.LineItems))
+				miss = append(miss, fmt.Sprintf("items %v want %v", o.res.ProposedLineItems, tr.LineItems))
 			}
 		}
 		all.add(s)
-		if byFormat[o.tr.Format] == nil {
-			byFormat[o.tr.Format] = &fieldScore{}
+		if byFormat[tr.Format] == nil {
+			byFormat[tr.Format] = &fieldScore{}
 		}
-		byFormat[o.tr.Format].add(s)
+		byFormat[tr.Format].add(s)
 		if len(miss) > 0 {
-			t.Logf("%s (%s, %v): %s", o.tr.File, o.tr.Format, o.dur.Round(time.Millisecond), strings.Join(miss, "; "))
+			t.Logf("%s (%s, %v): %s", tr.File, tr.Format, o.dur.Round(time.Millisecond), strings.Join(miss, "; "))
 		}
 		if dump != "" {
 			_ = os.MkdirAll(dump, 0o755)
-			_ = os.WriteFile(filepath.Join(dump, o.tr.File+".txt"), []byte(o.text.Content), 0o644)
+			_ = os.WriteFile(filepath.Join(dump, tr.File+".txt"), []byte(o.text.Content), 0o644)
 		}
 	}
 	formats := make([]string, 0, len(byFormat))
@@ -297,4 +220,36 @@ func TestCorpusAccuracy(t *testing.T) {
 	check("date", all.date, minDateAccuracy)
 	check("vendor", all.vendor, minVendorAccuracy)
 	check("line items", all.items, minItemsAccuracy)
+}
+
+// outcome is what reading one file gave.
+type outcome struct {
+	text Text
+	res  Result
+	err  error
+	dur  time.Duration
+}
+
+// readAll reads the files at paths through x (its pool bounds the OCR
+// processes) and parses them at now, all at once.
+func readAll(x *Extractor, paths []string, now time.Time) []outcome {
+	outs := make([]outcome, len(paths))
+	var wg sync.WaitGroup
+	for i, p := range paths {
+		wg.Go(func() {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				outs[i] = outcome{err: err}
+				return
+			}
+			t0 := time.Now()
+			text, err := x.Extract(context.Background(), data)
+			outs[i] = outcome{text: text, err: err, dur: time.Since(t0)}
+			if err == nil {
+				outs[i].res = Parse(text.Content, now)
+			}
+		})
+	}
+	wg.Wait()
+	return outs
 }

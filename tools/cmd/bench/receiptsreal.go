@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/acctsuite/acct/pkg/money"
 	"github.com/acctsuite/acct/pkg/receipts"
+	"github.com/acctsuite/acct/pkg/receipts/realset"
 )
 
 // The receipts part: how well and how fast pkg/receipts reads real
@@ -26,55 +24,6 @@ import (
 // against a bare `tesseract FILE stdout --psm 6` (or `pdftotext` for a
 // PDF) on the same file just before it.
 const realReceipts = "pkg/receipts/testdata/real"
-
-// realReceipt is one file with its truth.
-type realReceipt struct {
-	folder, file string
-	path         string
-	total        money.Cents
-	date, vendor string
-}
-
-func loadRealReceipts(dir string) ([]realReceipt, error) {
-	truths, err := filepath.Glob(filepath.Join(dir, "*", "truth.jsonl"))
-	if err != nil || len(truths) == 0 {
-		return nil, fmt.Errorf("no real receipts in %s: %v", dir, err)
-	}
-	sort.Strings(truths)
-	var out []realReceipt
-	for _, t := range truths {
-		f, err := os.Open(t)
-		if err != nil {
-			return nil, err
-		}
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if strings.TrimSpace(sc.Text()) == "" {
-				continue
-			}
-			var tr struct {
-				File   string `json:"file"`
-				Total  string `json:"total_norm"`
-				Date   string `json:"date_iso"`
-				Vendor string `json:"vendor"`
-			}
-			if err := json.Unmarshal(sc.Bytes(), &tr); err != nil {
-				_ = f.Close()
-				return nil, fmt.Errorf("%s: %w", t, err)
-			}
-			total, err := money.Parse(tr.Total)
-			if err != nil {
-				_ = f.Close()
-				return nil, fmt.Errorf("%s: %s: total %q: %w", t, tr.File, tr.Total, err)
-			}
-			folder := filepath.Base(filepath.Dir(t))
-			out = append(out, realReceipt{folder: folder, file: tr.File, path: filepath.Join(filepath.Dir(t), tr.File),
-				total: total, date: tr.Date, vendor: tr.Vendor})
-		}
-		_ = f.Close()
-	}
-	return out, nil
-}
 
 // folderScore is one folder's (or all folders') accuracy and times.
 type folderScore struct {
@@ -118,7 +67,7 @@ func bareRead(ctx context.Context, path string) error {
 
 // benchReceiptsReal reads every real receipt once, one at a time.
 func benchReceiptsReal(ctx context.Context, root string) (string, []result, error) {
-	all, err := loadRealReceipts(filepath.Join(root, realReceipts))
+	all, err := realset.Load(filepath.Join(root, realReceipts))
 	if err != nil {
 		return "", nil, err
 	}
@@ -136,13 +85,13 @@ func benchReceiptsReal(ctx context.Context, root string) (string, []result, erro
 		if ctx.Err() != nil {
 			return "", nil, ctx.Err()
 		}
-		data, err := os.ReadFile(r.path)
+		data, err := os.ReadFile(r.Path)
 		if err != nil {
 			return "", nil, err
 		}
 		t0 := time.Now()
-		if err := bareRead(ctx, r.path); err != nil {
-			return "", nil, fmt.Errorf("%s/%s: %w", r.folder, r.file, err)
+		if err := bareRead(ctx, r.Path); err != nil {
+			return "", nil, fmt.Errorf("%s/%s: %w", r.Folder, r.File, err)
 		}
 		bare := time.Since(t0)
 		t0 = time.Now()
@@ -152,24 +101,24 @@ func benchReceiptsReal(ctx context.Context, root string) (string, []result, erro
 			res = receipts.Parse(text.Content, time.Now())
 		}
 		ours := time.Since(t0)
-		s := per[r.folder]
+		s := per[r.Folder]
 		if s == nil {
 			s = &folderScore{}
-			per[r.folder] = s
+			per[r.Folder] = s
 		}
 		for _, sc := range []*folderScore{s, &sum} {
 			sc.n++
 			sc.ours, sc.bare = append(sc.ours, ours), append(sc.bare, bare)
-			if res.ProposedAmountCents != nil && *res.ProposedAmountCents == r.total {
+			if res.ProposedAmountCents != nil && *res.ProposedAmountCents == r.Total {
 				sc.total++
 			}
-			if r.date != "" {
+			if r.Date != "" {
 				sc.dated++
-				if res.ProposedPaidAt != nil && res.ProposedPaidAt.Format(time.DateOnly) == r.date {
+				if res.ProposedPaidAt != nil && res.ProposedPaidAt.Format(time.DateOnly) == r.Date {
 					sc.date++
 				}
 			}
-			if receipts.NamesMatch(res.ProposedVendorDisplay, r.vendor) {
+			if receipts.NamesMatch(res.ProposedVendorDisplay, r.Vendor) {
 				sc.vendor++
 			}
 		}
