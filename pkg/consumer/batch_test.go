@@ -304,3 +304,58 @@ func TestBatchCrashMidBatchLosesNothing(t *testing.T) {
 	})
 	f.exactlyOnce(t, nil)
 }
+
+// TestBatchSpansFetches: while a transaction is under way, the reader
+// keeps fetching, and each fetch's messages carry the partition's end as
+// it was then; the next batch takes everything the reader holds, not
+// just up to the first fetch's end (a consumer behind a trickle of
+// small fetches catches up in one transaction, not one per fetch).
+func TestBatchSpansFetches(t *testing.T) {
+	f := newBatchFixture(t, 0, nil)
+	biz := uuid.Must(uuid.NewV7()) // one business: one partition
+	started, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	c := consumer.New(f.db, consumer.Config{
+		Brokers: f.broker.Addrs(), GroupID: "svc", Topics: []string{topic},
+		MaxAttempts: 2, Backoff: 5 * time.Millisecond, BatchSize: 100, CommitInterval: 50 * time.Millisecond,
+	}, func(ctx context.Context, tx bun.Tx, e events.Event) error {
+		once.Do(func() { close(started); <-release }) // the first transaction takes a while
+		return f.handler(ctx, tx, e)
+	}, slog.New(slog.DiscardHandler)).WithBatchHandler(f.batchHandler)
+	first := newEvent(t, biz, payload{Name: "first"})
+	publish(t, f.broker.Addrs(), first)
+	f.evts = append(f.evts, first)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	select {
+	case <-started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the first event was not taken")
+	}
+	// 20 events published one at a time while the first transaction
+	// waits: the reader fetches them in several fetches.
+	const later = 20
+	for i := range later {
+		e := newEvent(t, biz, payload{Name: fmt.Sprint("later", i)})
+		publish(t, f.broker.Addrs(), e)
+		f.evts = append(f.evts, e)
+		time.Sleep(30 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	close(release)
+	eventually(t, 30*time.Second, "every event applied", func() (bool, string) {
+		n := countRows(t, f.db, "SELECT count(*) FROM applied")
+		return n == later+1, fmt.Sprint(n, " applied")
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	f.exactlyOnce(t, nil)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.batches) != 1 || f.batches[0] != later {
+		t.Fatalf("batches after the first event: %v, want one of all %d", f.batches, later)
+	}
+}

@@ -111,7 +111,14 @@ type Config struct {
 	// TopicRetention; default TopicRetention plus 7 days.
 	InboxRetention time.Duration
 	PurgeInterval  time.Duration // how often old inbox rows are purged; default 10m
-	MaxWait        time.Duration // longest fetch wait at the broker; default 250ms
+	// MaxWait is a fetch's deadline (default 1.5s). kafka-go asks the
+	// broker to wait at most MaxWait less 1 s (a quarter of it when
+	// MaxWait is under 1 s) for data and gives up on the connection at
+	// MaxWait: 1.5 s leaves an idle partition's fetch 0.5 s at the broker
+	// and a whole second for its answer to arrive on a loaded machine (at
+	// 250 ms it was 62 ms: idle readers timed out and reconnected, again
+	// and again, under load). Data ends the wait at once.
+	MaxWait time.Duration
 	// CommitInterval batches offset commits. Offsets are only ever committed
 	// for messages whose transaction committed, so a crash replays at most
 	// this much, which the inbox absorbs; default 1s.
@@ -128,8 +135,8 @@ type Config struct {
 	// each message in its own transaction. At most MaxBatchSize.
 	BatchSize int
 	// BatchWait is how long a batch waits for each further message that
-	// the reader has not fetched yet; default 2ms (a batch takes what is
-	// there, it does not wait for traffic).
+	// the reader has not handed over yet; default 2ms (a batch takes what
+	// is there, it does not wait for traffic).
 	BatchWait time.Duration
 }
 
@@ -164,7 +171,7 @@ func (c Config) withDefaults() Config {
 		c.PurgeInterval = 10 * time.Minute
 	}
 	if c.MaxWait <= 0 {
-		c.MaxWait = 250 * time.Millisecond
+		c.MaxWait = 1500 * time.Millisecond
 	}
 	if c.CommitInterval <= 0 {
 		c.CommitInterval = time.Second
@@ -470,14 +477,16 @@ func (c *Consumer) processOne(ctx context.Context, m kafka.Message, offs *offset
 }
 
 // fetchMore returns first followed by up to BatchSize-1 messages the
-// reader already has (or gets within BatchWait each), as long as the last
-// one read was not the end of the partition (a caught-up consumer does not
-// wait). A FetchMessage whose
-// context ends returns without taking a message from the reader's queue
+// reader has already fetched or gets within BatchWait each. The messages
+// a fetch brought all carry the partition's end as it was then: behind a
+// backlog, the reader's queue holds several fetches' worth, so reaching
+// that end does not stop the batch; only an empty queue does (a
+// caught-up consumer waits BatchWait once). A FetchMessage whose context
+// ends returns without taking a message from the reader's queue
 // (kafka-go selects on the context and the queue), so nothing is skipped.
 func (c *Consumer) fetchMore(ctx context.Context, r *kafka.Reader, first kafka.Message) []kafka.Message {
 	batch := []kafka.Message{first}
-	for last := first; len(batch) < c.cfg.BatchSize && last.HighWaterMark > last.Offset+1; last = batch[len(batch)-1] {
+	for len(batch) < c.cfg.BatchSize {
 		fctx, cancel := context.WithTimeout(ctx, c.cfg.BatchWait)
 		m, err := r.FetchMessage(fctx)
 		cancel()

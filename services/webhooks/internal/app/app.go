@@ -50,8 +50,9 @@ type Lane struct {
 	Key        string
 }
 
-// Work is a claimed lane's head delivery, with its message's body and
-// its endpoint.
+// Work is a delivery of a claimed lane, with its message's body and its
+// endpoint. A claim returns a lane's due deliveries in order, the head
+// first (a run: sent one after another while each is delivered).
 type Work struct {
 	Lane     Lane
 	Delivery domain.Delivery
@@ -60,11 +61,14 @@ type Work struct {
 }
 
 // Recorded is what came of one attempt of a claimed delivery: the
-// attempt and the delivery's new status.
+// attempt and the delivery's new status. Holds: more of the lane's run
+// follows, so recording it leaves the lane leased; the run's last record
+// moves the lane on.
 type Recorded struct {
 	Work    Work
 	Attempt domain.Attempt
 	Status  string
+	Holds   bool
 }
 
 // Store is the service's persistence; every endpoint method is scoped by
@@ -115,13 +119,16 @@ type Store interface {
 	EnqueueAll(ctx context.Context, fans []Fan, now time.Time) error
 
 	// The dispatcher's. Claim leases up to n due lanes until leaseUntil,
-	// at most perEndpoint leased at once per endpoint, and returns their
-	// head deliveries; recheck: a lane is due again RecheckDelay from now
-	// (a delivery was being enqueued to it).
-	Claim(ctx context.Context, now, leaseUntil time.Time, n, perEndpoint int) (works []Work, recheck bool, err error)
+	// at most perEndpoint leased at once per endpoint, and returns up to
+	// run of each lane's pending deliveries, in order: the head, then
+	// those after it that are due too (grouped by lane); recheck: a lane
+	// is due again RecheckDelay from now (a delivery was being enqueued
+	// to it).
+	Claim(ctx context.Context, now, leaseUntil time.Time, n, perEndpoint, run int) (works []Work, recheck bool, err error)
 	// RecordAll stores, in one transaction, each record's attempt and
-	// its delivery's new state (status, next attempt), moves each lane to
-	// its next head (or drops it) and releases its lease.
+	// its delivery's new state (status, next attempt) and, for each
+	// record that does not hold its lane, moves the lane to its next head
+	// (or drops it) and releases its lease.
 	RecordAll(ctx context.Context, recs []Recorded, now time.Time) error
 	// RepairLanes recreates the lanes of pending deliveries that have
 	// none (a safety net), due at once; the number repaired.

@@ -46,6 +46,14 @@ type DispatchOptions struct {
 	// Wake signals that deliveries were enqueued (a database
 	// notification); nil: polling alone.
 	Wake <-chan struct{}
+	// Timeout bounds an attempt (default 15 s): a run starts no attempt
+	// that could outlast its lease.
+	Timeout time.Duration
+	// Run is how many of a lane's due deliveries one claim takes at most
+	// (default 50): they go one after another, each once the one before
+	// it was delivered, so an ordered lane that fell behind catches up
+	// without a claim and a recording per delivery.
+	Run int
 }
 
 func (o DispatchOptions) withDefaults() DispatchOptions {
@@ -63,6 +71,12 @@ func (o DispatchOptions) withDefaults() DispatchOptions {
 	}
 	if o.Poll <= 0 {
 		o.Poll = 250 * time.Millisecond
+	}
+	if o.Run <= 0 {
+		o.Run = 50
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 15 * time.Second
 	}
 	return o
 }
@@ -117,22 +131,26 @@ func (w *Webhooks) Dispatch(ctx context.Context, o DispatchOptions) {
 		claimed, poll := 0, o.Poll
 		if free > 0 {
 			now := w.now()
-			works, recheck, err := w.store.Claim(ctx, now, now.Add(o.Lease), free, o.PerEndpoint)
+			works, recheck, err := w.store.Claim(ctx, now, now.Add(o.Lease), free, o.PerEndpoint, o.Run)
 			if recheck {
 				poll = min(poll, RecheckDelay)
 			}
 			if err != nil && ctx.Err() == nil {
 				w.log.Error("webhooks: claim due deliveries", "error", err)
 			}
-			claimed = len(works)
-			for _, wk := range works {
+			// Each lane's run takes one slot until its last outcome is
+			// queued; it starts no attempt that could outlast its lease
+			// (an attempt lasts the timeout at most; 2 s to record it).
+			stopBy := now.Add(o.Lease - o.Timeout - 2*time.Second)
+			for _, run := range runs(works) {
+				claimed++
 				mu.Lock()
 				inflight++
 				mu.Unlock()
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					recs <- w.attempt(context.WithoutCancel(ctx), wk)
+					w.sendRun(ctx, run, stopBy, recs)
 					mu.Lock()
 					inflight--
 					mu.Unlock()
@@ -185,6 +203,36 @@ func (w *Webhooks) Dispatch(ctx context.Context, o DispatchOptions) {
 			}
 		}
 		refill.Stop()
+	}
+}
+
+// runs splits works, grouped by lane, into each lane's run.
+func runs(works []Work) [][]Work {
+	var out [][]Work
+	for i := 0; i < len(works); {
+		j := i + 1
+		for j < len(works) && works[j].Lane == works[i].Lane {
+			j++
+		}
+		out = append(out, works[i:j:j])
+		i = j
+	}
+	return out
+}
+
+// sendRun attempts a lane's run in order, each once the one before it
+// was delivered, and queues every outcome to recs; the last queued (the
+// run's end, an outcome other than delivered, a shutdown, or stopBy
+// passed) releases the lane. A delivery not attempted stays pending,
+// the lane's head from then on.
+func (w *Webhooks) sendRun(ctx context.Context, run []Work, stopBy time.Time, recs chan<- Recorded) {
+	for i, wk := range run {
+		r := w.attempt(context.WithoutCancel(ctx), wk)
+		r.Holds = r.Status == domain.StatusDelivered && i+1 < len(run) && ctx.Err() == nil && w.now().Before(stopBy)
+		recs <- r
+		if !r.Holds {
+			return
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -30,7 +31,7 @@ func TestLeases(t *testing.T) {
 	now := e.clock.Now().Add(time.Second)
 	lease := 2 * time.Minute
 
-	first, _, err := store.Claim(ctx, now, now.Add(lease), 10, 2)
+	first, _, err := store.Claim(ctx, now, now.Add(lease), 10, 2, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,13 +42,13 @@ func TestLeases(t *testing.T) {
 	if len(first) != 3 || per[uuid.MustParse(busy["id"].(string))] != 2 || per[uuid.MustParse(calm["id"].(string))] != 1 {
 		t.Fatalf("claimed %d: %v", len(first), per)
 	}
-	if again, _, err := store.Claim(ctx, now.Add(time.Minute), now.Add(time.Minute+lease), 10, 2); err != nil || len(again) != 0 {
+	if again, _, err := store.Claim(ctx, now.Add(time.Minute), now.Add(time.Minute+lease), 10, 2, 1); err != nil || len(again) != 0 {
 		t.Fatalf("claimed %d leased lanes again (%v)", len(again), err)
 	}
 	// The replica that held them died: after the lease they are claimable
 	// again, the same deliveries (with the others).
 	later := now.Add(lease + time.Second)
-	again, _, err := store.Claim(ctx, later, later.Add(lease), 10, 10)
+	again, _, err := store.Claim(ctx, later, later.Add(lease), 10, 10, 1)
 	if err != nil || len(again) != 6 {
 		t.Fatalf("after the lease: %d (%v)", len(again), err)
 	}
@@ -75,7 +76,7 @@ func TestLeases(t *testing.T) {
 		}
 	}
 	later = later.Add(lease + time.Second)
-	rest, _, err := store.Claim(ctx, later, later.Add(lease), 10, 2)
+	rest, _, err := store.Claim(ctx, later, later.Add(lease), 10, 2, 1)
 	if err != nil || len(rest) != 2 {
 		t.Fatalf("the busy endpoint's next two: %d (%v)", len(rest), err)
 	}
@@ -100,7 +101,7 @@ func TestEnqueueWhileALaneMovesOn(t *testing.T) {
 	e.Do(req("POST", "/v1/webhooks/endpoints/"+id+"/test", tok, nil), 202)
 	store, ctx := e.S.Store, t.Context()
 	now := e.clock.Now().Add(time.Second)
-	works, _, err := store.Claim(ctx, now, now.Add(time.Minute), 10, 8)
+	works, _, err := store.Claim(ctx, now, now.Add(time.Minute), 10, 8, 1)
 	if err != nil || len(works) != 1 {
 		t.Fatalf("claim: %d %v", len(works), err)
 	}
@@ -146,18 +147,18 @@ func TestEnqueueWhileALaneMovesOn(t *testing.T) {
 		t.Fatalf("the lane was dropped under the open enqueue (%d unleased lanes)", n)
 	}
 	// A claim meanwhile sees no head: the lane is kept, due again soon.
-	none, recheck, err := store.Claim(ctx, now, now.Add(time.Minute), 10, 8)
+	none, recheck, err := store.Claim(ctx, now, now.Add(time.Minute), 10, 8, 1)
 	if err != nil || len(none) != 0 || !recheck || lanes() != 1 {
 		t.Fatalf("claim under the open enqueue: %d works, recheck %v (%v), %d lanes", len(none), recheck, err, lanes())
 	}
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if early, _, err := store.Claim(ctx, now, now.Add(time.Minute), 10, 8); err != nil || len(early) != 0 {
+	if early, _, err := store.Claim(ctx, now, now.Add(time.Minute), 10, 8, 1); err != nil || len(early) != 0 {
 		t.Fatalf("claimed before the recheck: %d %v", len(early), err)
 	}
 	then := now.Add(app.RecheckDelay)
-	next, _, err := store.Claim(ctx, then, then.Add(time.Minute), 10, 8)
+	next, _, err := store.Claim(ctx, then, then.Add(time.Minute), 10, 8, 1)
 	if err != nil || len(next) != 1 || next[0].Delivery.MessageID != m.ID {
 		t.Fatalf("the enqueued delivery is not claimable: %d %v", len(next), err)
 	}
@@ -179,7 +180,7 @@ func TestRepairLanes(t *testing.T) {
 	if n, err := e.S.Store.RepairLanes(t.Context(), now); err != nil || n != 1 {
 		t.Fatalf("repaired %d (%v)", n, err)
 	}
-	if ws, _, err := e.S.Store.Claim(t.Context(), now, now.Add(time.Minute), 10, 8); err != nil || len(ws) != 1 {
+	if ws, _, err := e.S.Store.Claim(t.Context(), now, now.Add(time.Minute), 10, 8, 1); err != nil || len(ws) != 1 {
 		t.Fatalf("claimable after the repair: %d %v", len(ws), err)
 	}
 }
@@ -202,7 +203,7 @@ func TestRecordAll(t *testing.T) {
 	}
 	store, ctx := e.S.Store, t.Context()
 	now := e.clock.Now().Add(time.Second)
-	works, _, err := store.Claim(ctx, now, now.Add(time.Minute), 10, 8)
+	works, _, err := store.Claim(ctx, now, now.Add(time.Minute), 10, 8, 1)
 	if err != nil || len(works) != 4 {
 		t.Fatalf("claimed %d (%v)", len(works), err)
 	}
@@ -250,12 +251,78 @@ func TestRecordAll(t *testing.T) {
 	if err := e.DB.NewRaw("SELECT count(*) FROM lanes WHERE lease_until IS NULL").Scan(ctx, &lanes); err != nil || lanes != 2 {
 		t.Fatalf("unleased lanes: %d (%v), want the ordered one and the retried one", lanes, err)
 	}
-	next, _, err := store.Claim(ctx, now, now.Add(time.Minute), 10, 8)
+	next, _, err := store.Claim(ctx, now, now.Add(time.Minute), 10, 8, 1)
 	if err != nil || len(next) != 1 || next[0].Endpoint.ID.String() != ordered["id"].(string) || next[0].Delivery.ID == orderedHead {
 		t.Fatalf("claimable now: %d (%v), want the ordered lane's second delivery", len(next), err)
 	}
-	if retried, _, err := store.Claim(ctx, retryAt, retryAt.Add(time.Minute), 10, 8); err != nil || len(retried) != 1 ||
+	if retried, _, err := store.Claim(ctx, retryAt, retryAt.Add(time.Minute), 10, 8, 1); err != nil || len(retried) != 1 ||
 		want[retried[0].Delivery.ID] != domain.StatusPending {
 		t.Fatalf("claimable at the retry: %d (%v), want the retried delivery", len(retried), err)
+	}
+}
+
+// TestRuns: a claim takes an ordered lane's due deliveries in order (a
+// run), up to the run's bound and up to the first one not due; a record
+// that holds the lane leaves it leased, and the run's last record moves
+// it on to the first delivery not delivered.
+func TestRuns(t *testing.T) {
+	e := newEnv(t, envOptions{env: map[string]string{"WEBHOOKS_DISPATCH": "false"}})
+	rcv := newReceiver(t)
+	ep := e.endpoint("plat-a", rcv.URL, nil)
+	tok := e.Token("plat-a")
+	for range 5 {
+		e.Do(req("POST", "/v1/webhooks/endpoints/"+ep["id"].(string)+"/test", tok, nil), 202)
+	}
+	store, ctx := e.S.Store, t.Context()
+	var seqs []uuid.UUID
+	if err := e.DB.NewRaw("SELECT id FROM deliveries ORDER BY seq").Scan(ctx, &seqs); err != nil || len(seqs) != 5 {
+		t.Fatalf("deliveries: %d (%v)", len(seqs), err)
+	}
+	now := e.clock.Now().Add(time.Second)
+	run, _, err := store.Claim(ctx, now, now.Add(time.Minute), 10, 8, 4)
+	if err != nil || len(run) != 4 {
+		t.Fatalf("claimed %d (%v), want a run of 4", len(run), err)
+	}
+	for i, w := range run {
+		if w.Delivery.ID != seqs[i] || w.Lane != run[0].Lane {
+			t.Fatalf("run[%d] is %s of lane %v, want %s in order", i, w.Delivery.ID, w.Lane, seqs[i])
+		}
+	}
+	ok, unavailable := 204, 503
+	attempt := func(w app.Work, code int, next *time.Time) domain.Attempt {
+		return domain.Attempt{ID: uuid.New(), DeliveryID: w.Delivery.ID, Number: 1, AttemptedAt: now, StatusCode: &code, NextRetryAt: next}
+	}
+	// The head delivered, holding the lane: still leased, nothing to claim.
+	if err := store.RecordAll(ctx, []app.Recorded{{Work: run[0], Attempt: attempt(run[0], ok, nil), Status: domain.StatusDelivered, Holds: true}}, now); err != nil {
+		t.Fatal(err)
+	}
+	if more, _, err := store.Claim(ctx, now, now.Add(time.Minute), 10, 8, 4); err != nil || len(more) != 0 {
+		t.Fatalf("a held lane was claimed again: %d (%v)", len(more), err)
+	}
+	// The second answered 503: the run ends there, the lane is due at
+	// its retry, the third and fourth untouched.
+	retryAt := now.Add(5 * time.Second)
+	if err := store.RecordAll(ctx, []app.Recorded{{Work: run[1], Attempt: attempt(run[1], unavailable, &retryAt), Status: domain.StatusPending}}, now); err != nil {
+		t.Fatal(err)
+	}
+	if early, _, err := store.Claim(ctx, now, now.Add(time.Minute), 10, 8, 4); err != nil || len(early) != 0 {
+		t.Fatalf("claimed before the retry: %d (%v)", len(early), err)
+	}
+	// The fifth made not due (as a delivery resent later would be): the
+	// run at the retry stops before it.
+	later := retryAt.Add(time.Hour)
+	if _, err := e.DB.NewRaw("UPDATE deliveries SET next_attempt_at = ? WHERE id = ?", later, seqs[4]).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	again, _, err := store.Claim(ctx, retryAt, retryAt.Add(time.Minute), 10, 8, 10)
+	if err != nil || len(again) != 3 || again[0].Delivery.ID != seqs[1] || again[1].Delivery.ID != seqs[2] || again[2].Delivery.ID != seqs[3] {
+		t.Fatalf("the run at the retry: %d (%v), want the second, third and fourth", len(again), err)
+	}
+	var states []string
+	if err := e.DB.NewRaw("SELECT status FROM deliveries ORDER BY seq").Scan(ctx, &states); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"delivered", "pending", "pending", "pending", "pending"}; !slices.Equal(states, want) {
+		t.Fatalf("states %v, want %v", states, want)
 	}
 }

@@ -117,6 +117,9 @@ func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 		if d.Lease == 0 {
 			d.Lease = s.cfg.Webhooks.Lease
 		}
+		if d.Timeout == 0 {
+			d.Timeout = s.cfg.Webhooks.Timeout
+		}
 		k.Go(func(ctx context.Context) {
 			wake, stop := listen(ctx, k)
 			defer stop()

@@ -239,7 +239,11 @@ func same(id uuid.UUID, n int) []uuid.UUID {
 // EnqueueAll stores each fan's message once and, for the messages new
 // here, a pending delivery to each of its endpoints, due now, in order
 // (their seq), their lanes created when they have none; the dispatchers
-// are notified on commit. A few statements for the whole batch.
+// are notified on commit. Two statements for the whole batch: the
+// messages with the lanes' locks (lockLanes: every lane the batch may
+// add to, taken in one order), then the deliveries, the missing lanes
+// and the notification (a statement after the locks sees every lane
+// dropped before them).
 func (s *Store) EnqueueAll(ctx context.Context, fans []app.Fan, now time.Time) error {
 	if len(fans) == 0 {
 		return nil
@@ -247,23 +251,38 @@ func (s *Store) EnqueueAll(ctx context.Context, fans []app.Fan, now time.Time) e
 	db := s.conn(ctx)
 	ids, clients, bids, types, bodies, times := make([]uuid.UUID, len(fans)), make([]string, len(fans)), make([]string, len(fans)),
 		make([]string, len(fans)), make([]string, len(fans)), make([]time.Time, len(fans))
+	var keys []string
 	for i, f := range fans {
 		m := f.Message
 		ids[i], clients[i], types[i], bodies[i], times[i] = m.ID, m.ClientID, m.Type, string(m.Body), m.CreatedAt
 		if m.BusinessID != nil {
 			bids[i] = m.BusinessID.String()
 		}
+		for _, e := range f.Endpoints {
+			if e.Ordering != domain.OrderingNone { // a lane of its own is no other's
+				keys = append(keys, e.ID.String()+"/"+laneOf(e, m, uuid.Nil))
+			}
+		}
 	}
-	var inserted []uuid.UUID
-	if err := db.NewRaw(`INSERT INTO messages (id, client_id, business_id, type, body, created_at)
-		SELECT t.id, t.client_id, NULLIF(t.business_id, '')::uuid, t.type, convert_to(t.body, 'UTF8'), t.created_at
-		FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::timestamptz[]) AS t(id, client_id, business_id, type, body, created_at)
-		ON CONFLICT (id) DO NOTHING RETURNING id`,
-		pgArray(ids), pgArray(clients), pgArray(bids), pgArray(types), pgArray(bodies), pgArray(times)).Scan(ctx, &inserted); err != nil {
+	var res struct {
+		Inserted []uuid.UUID `bun:"inserted,array"`
+		Locked   int         `bun:"locked"`
+	}
+	if err := db.NewRaw(`WITH m AS (
+			INSERT INTO messages (id, client_id, business_id, type, body, created_at)
+			SELECT t.id, t.client_id, NULLIF(t.business_id, '')::uuid, t.type, convert_to(t.body, 'UTF8'), t.created_at
+			FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::timestamptz[]) AS t(id, client_id, business_id, type, body, created_at)
+			ON CONFLICT (id) DO NOTHING RETURNING id
+		), l AS (
+			SELECT pg_advisory_xact_lock(s.k) FROM (
+				SELECT DISTINCT hashtextextended('webhooks/lane/' || x, 0) AS k FROM unnest(?::text[]) AS x ORDER BY 1) s
+		)
+		SELECT array(SELECT id FROM m) AS inserted, (SELECT count(*) FROM l) AS locked`,
+		pgArray(ids), pgArray(clients), pgArray(bids), pgArray(types), pgArray(bodies), pgArray(times), pgArray(keys)).Scan(ctx, &res); err != nil {
 		return wrap("insert messages", err)
 	}
-	fresh := make(map[uuid.UUID]bool, len(inserted))
-	for _, id := range inserted {
+	fresh := make(map[uuid.UUID]bool, len(res.Inserted))
+	for _, id := range res.Inserted {
 		fresh[id] = true
 	}
 	var dids, endpoints, mids []uuid.UUID
@@ -281,23 +300,22 @@ func (s *Store) EnqueueAll(ctx context.Context, fans []app.Fan, now time.Time) e
 	if len(dids) == 0 {
 		return nil
 	}
-	if err := lockLanes(ctx, db, endpoints, lanes); err != nil {
-		return err
-	}
-	if _, err := db.NewRaw(`INSERT INTO deliveries (id, endpoint_id, message_id, lane, event_type, business_id, status, next_attempt_at, created_at, updated_at)
-		SELECT t.id, t.endpoint_id, t.message_id, t.lane, t.event_type, NULLIF(t.business_id, '')::uuid, 'pending', ?0, ?0, ?0
-		FROM unnest(?1::uuid[], ?2::uuid[], ?3::uuid[], ?4::text[], ?5::text[], ?6::text[]) WITH ORDINALITY
-			AS t(id, endpoint_id, message_id, lane, event_type, business_id, n)
-		ORDER BY t.n
-		ON CONFLICT (endpoint_id, message_id) DO NOTHING`,
-		now, pgArray(dids), pgArray(endpoints), pgArray(mids), pgArray(lanes), pgArray(dtypes), pgArray(dbids)).Exec(ctx); err != nil {
-		return wrap("enqueue deliveries", err)
-	}
-	if err := addLanes(ctx, db, endpoints, lanes, now); err != nil {
-		return err
-	}
-	_, err := db.ExecContext(ctx, "SELECT pg_notify(?, '')", NotifyChannel)
-	return wrap("notify", err)
+	_, err := db.NewRaw(`WITH d AS (
+			INSERT INTO deliveries (id, endpoint_id, message_id, lane, event_type, business_id, status, next_attempt_at, created_at, updated_at)
+			SELECT t.id, t.endpoint_id, t.message_id, t.lane, t.event_type, NULLIF(t.business_id, '')::uuid, 'pending', ?0, ?0, ?0
+			FROM unnest(?1::uuid[], ?2::uuid[], ?3::uuid[], ?4::text[], ?5::text[], ?6::text[]) WITH ORDINALITY
+				AS t(id, endpoint_id, message_id, lane, event_type, business_id, n)
+			ORDER BY t.n
+			ON CONFLICT (endpoint_id, message_id) DO NOTHING
+		), ln AS (
+			INSERT INTO lanes (endpoint_id, lane, due_at)
+			SELECT DISTINCT t.endpoint_id, t.lane, ?0::timestamptz FROM unnest(?2::uuid[], ?4::text[]) AS t(endpoint_id, lane)
+			WHERE NOT EXISTS (SELECT 1 FROM lanes l WHERE l.endpoint_id = t.endpoint_id AND l.lane = t.lane)
+			ON CONFLICT (endpoint_id, lane) DO NOTHING
+		)
+		SELECT pg_notify(?7, '')`,
+		now, pgArray(dids), pgArray(endpoints), pgArray(mids), pgArray(lanes), pgArray(dtypes), pgArray(dbids), NotifyChannel).Exec(ctx)
+	return wrap("enqueue deliveries", err)
 }
 
 // refreshLanes sets each lane endpoints[i]/lanes[i] due when its head
@@ -338,11 +356,14 @@ type workRow struct {
 
 // Claim leases up to n due lanes of enabled endpoints until leaseUntil
 // (at most perEndpoint leased per endpoint, counting other replicas'
-// leases) and returns their heads, in one statement. Endpoints are
+// leases) and returns their runs (up to run pending deliveries of each,
+// in order: the head, then those after it that are due too), in one
+// statement. Endpoints are
 // visited each on its own, so a slow endpoint's backlog never hides
 // another's due lanes. recheck: a claimed lane had no head yet but one
 // is being enqueued; it is due again app.RecheckDelay from now.
-func (s *Store) Claim(ctx context.Context, now, leaseUntil time.Time, n, perEndpoint int) ([]app.Work, bool, error) {
+func (s *Store) Claim(ctx context.Context, now, leaseUntil time.Time, n, perEndpoint, run int) ([]app.Work, bool, error) {
+	run = max(run, 1)
 	var rows []workRow
 	if err := s.db.NewRaw(`WITH eps AS (
 			SELECT e.id, ?2 - (SELECT count(*) FROM lanes b WHERE b.endpoint_id = e.id AND b.lease_until > ?0) AS free
@@ -367,8 +388,9 @@ func (s *Store) Claim(ctx context.Context, now, leaseUntil time.Time, n, perEndp
 		FROM claimed c JOIN endpoints e ON e.id = c.endpoint_id
 		LEFT JOIN LATERAL (
 			SELECT * FROM deliveries d WHERE d.endpoint_id = c.endpoint_id AND d.lane = c.lane AND d.status = 'pending'
-			ORDER BY d.seq LIMIT 1) d ON true
-		LEFT JOIN messages m ON m.id = d.message_id`, now, leaseUntil, perEndpoint, n).Scan(ctx, &rows); err != nil {
+			ORDER BY d.seq LIMIT ?4) d ON true
+		LEFT JOIN messages m ON m.id = d.message_id
+		ORDER BY c.endpoint_id, c.lane, d.seq`, now, leaseUntil, perEndpoint, n, run).Scan(ctx, &rows); err != nil {
 		return nil, false, wrap("claim lanes", err)
 	}
 	if len(rows) == 0 {
@@ -404,9 +426,19 @@ func (s *Store) Claim(ctx context.Context, now, leaseUntil time.Time, n, perEndp
 		return nil, false, err
 	}
 	out := make([]app.Work, 0, len(rows))
+	var lane app.Lane
+	ended := false // the current lane's run ended
 	for _, r := range rows {
 		e, ok := endpoints[r.EndpointID]
 		if r.ID == nil || !ok {
+			continue
+		}
+		// After its head, a lane's run holds only what is due: it ends at
+		// the first delivery that is not.
+		if l := (app.Lane{EndpointID: r.EndpointID, Key: r.Lane}); l != lane {
+			lane, ended = l, false
+		} else if ended || (r.NextAttemptAt != nil && r.NextAttemptAt.After(now)) {
+			ended = true
 			continue
 		}
 		out = append(out, app.Work{
@@ -446,13 +478,19 @@ func (s *Store) RecordAll(ctx context.Context, recs []app.Recorded, now time.Tim
 		return nil
 	}
 	rows := make([]recordRow, len(recs))
-	endpoints, lanes, ids := make([]uuid.UUID, len(recs)), make([]string, len(recs)), make([]uuid.UUID, len(recs))
+	ids := make([]uuid.UUID, len(recs))
+	// The lanes released: those of records that do not hold theirs.
+	var endpoints []uuid.UUID
+	var lanes []string
 	for i, r := range recs {
 		a := r.Attempt
 		rows[i] = recordRow{EndpointID: r.Work.Lane.EndpointID, Lane: r.Work.Lane.Key, DeliveryID: r.Work.Delivery.ID, Status: r.Status,
 			ID: a.ID, Number: a.Number, AttemptedAt: a.AttemptedAt, StatusCode: a.StatusCode, LatencyMS: a.LatencyMS,
 			Response: a.Response, Error: a.Error, NextRetryAt: a.NextRetryAt}
-		endpoints[i], lanes[i], ids[i] = r.Work.Lane.EndpointID, r.Work.Lane.Key, r.Work.Delivery.ID
+		ids[i] = r.Work.Delivery.ID
+		if !r.Holds {
+			endpoints, lanes = append(endpoints, r.Work.Lane.EndpointID), append(lanes, r.Work.Lane.Key)
+		}
 	}
 	batch, err := json.Marshal(rows)
 	if err != nil {
@@ -484,6 +522,9 @@ func (s *Store) RecordAll(ctx context.Context, recs []app.Recorded, now time.Tim
 			)
 			`+tryLockLanes, string(batch), now, pgArray(ids), pgArray(endpoints), pgArray(lanes)).Scan(ctx, &got); err != nil {
 			return wrap("record attempts", err)
+		}
+		if len(lanes) == 0 {
+			return nil
 		}
 		// A lane whose next delivery is being enqueued is due at once: the
 		// claim the recorder's write triggers looks at it again.
