@@ -34,7 +34,7 @@ const realDir = "testdata/real"
 const (
 	minRealTotal  = 0.64
 	minRealDate   = 0.68
-	minRealVendor = 0.42
+	minRealVendor = 0.47
 )
 
 func loadReal(t testing.TB) []realset.Receipt {

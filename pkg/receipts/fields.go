@@ -14,7 +14,7 @@ var (
 	phoneLike    = regexp.MustCompile(`\(?\d{3}\)?[\s.\-]*\d{3}[\s.\-]*\d{4}|\+\d[\d\s\-]{7,}`)
 	cityStateZip = regexp.MustCompile(`(?i),?\s*[A-Z]{2}\s+\d{5}(?:-\d{4})?\b`)
 	euZipCity    = regexp.MustCompile(`^\d{4,5}\s+\p{L}`)
-	streetLine   = regexp.MustCompile(`(?i)^\d+[A-Z]?\s+.*\b(st|street|ave|avenue|blvd|boulevard|rd|road|dr|drive|ln|lane|way|hwy|highway|pkwy|square|sq|plaza|suite|ste|court|ct|place|pl|strasse|straße|str|rue|via)\b`)
+	streetLine   = regexp.MustCompile(`(?i)^\d+[A-Z]?(?:\s+|[.,]\s*).*\b(st|street|ave|avenue|blvd|boulevard|rd|road|dr|drive|ln|lane|way|hwy|highway|pkwy|square|sq|plaza|suite|ste|court|ct|place|pl|strasse|straße|str|rue|via)\b`)
 	webLike      = regexp.MustCompile(`(?i)www\.|https?:|\.com\b|\.net\b|\.org\b|@`)
 	welcome      = regexp.MustCompile(`(?i)^(welcome(\s*to)?|thank you for (shopping|visiting|dining)( at| with)?|receipt|sales receipt|customer copy|copy)\b[\s:!,.-]*`)
 	edgeNoise    = regexp.MustCompile(`^[^\p{L}\p{N}&(]+|[^\p{L}\p{N}&'")!.]+$`)
@@ -32,17 +32,19 @@ var (
 	euStreet = regexp.MustCompile(`(?i)^\p{L}[\p{L}.\-]*(?:\s\p{L}[\p{L}.\-]*)?\s+\d{1,4}\s?[a-z]?$|\p{L}(straße|strasse|str\.|weg|platz|allee|gasse|damm)\s+\d`)
 )
 
-// findVendor proposes the vendor from scored candidates: the first
-// clean header line (not an address, phone, web address, date, welcome
-// line or number, with words rather than OCR fragments; the higher the
-// better), a company's legal name anywhere ("Aldi GmbH & Co. KG"), and a
-// web address's name (www.lidl.de); a logo OCR cannot read leaves the
-// header to noise, and the legal name or the web address still name the
-// shop.
+// findVendor proposes the vendor from scored candidates: the clean line
+// right above the shop's address (street, postal code and city, phone),
+// the first clean header line (not an address, phone, web address, date,
+// welcome line or number, with words rather than OCR fragments; the
+// higher the better), each line judged by its widest clean column (OCR
+// scatters marks in the margins), a company's legal name anywhere ("Aldi
+// GmbH & Co. KG"), and a web address's name (www.lidl.de); a logo OCR
+// cannot read leaves the header to noise, and the name over the address,
+// the legal name or the web address still name the shop.
 //
 // conf (Result.FieldConfidence.Vendor) grows with the candidate's score:
-// a legal name 0.8, the first header line 0.75, a lower one or a web
-// address less.
+// a legal name 0.8, the name over the address 0.8, the first header line
+// 0.75, a lower one or a web address less.
 func findVendor(lines []parsedLine) (name, why string, conf float64) {
 	best, bestScore := "", 0.0
 	consider := func(name string, score float64, reason string) {
@@ -50,22 +52,34 @@ func findVendor(lines []parsedLine) (name, why string, conf float64) {
 			best, bestScore, why = name, score, reason
 		}
 	}
-	for i, l := range lines {
-		if i >= 8 || l.hasAmt || l.kind == kindTotal || l.kind == kindSubtotal {
+	// The header: the first clean line, and the clean line right above
+	// the shop's address (a name printed over its street and city, under
+	// a logo OCR made noise of).
+	header := min(len(lines), 12)
+	for i, l := range lines[:header] {
+		if l.hasAmt || l.kind == kindTotal || l.kind == kindSubtotal {
+			header = i
 			break
 		}
-		// OCR turns specks into marks and short fragments at the edges.
-		s := trimStrayWords(strings.TrimSpace(edgeNoise.ReplaceAllString(l.raw, "")))
-		if m := welcome.FindStringIndex(s); m != nil {
-			s = s[m[1]:]
+	}
+	first := -1
+	for i, l := range lines[:header] {
+		if i >= 8 {
+			break
 		}
-		s = trimStrayWords(strings.TrimSpace(edgeNoise.ReplaceAllString(s, "")))
-		if !nameLike(s) || !wordsLike(s) || len(l.dates) > 0 || phoneLike.MatchString(s) || cityStateZip.MatchString(s) ||
-			euZipCity.MatchString(s) || streetLine.MatchString(s) || euStreet.MatchString(s) || webLike.MatchString(s) ||
-			l.kind == kindInfo || companyLine.MatchString(s) {
+		if s := headerName(l); s != "" {
+			consider(displayName(s), 3-0.25*float64(i), fmt.Sprintf("vendor: header line %d %q", i+1, l.raw))
+			first = i
+			break
+		}
+	}
+	for i := 1; i < header; i++ {
+		if !addressLine(lines[i]) || addressLine(lines[i-1]) {
 			continue
 		}
-		consider(displayName(s), 3-0.25*float64(i), fmt.Sprintf("vendor: header line %d %q", i+1, l.raw))
+		if s := headerName(lines[i-1]); s != "" && i-1 != first {
+			consider(displayName(s), 3.1, fmt.Sprintf("vendor: the line over the address, line %d %q", i, lines[i-1].raw))
+		}
 		break
 	}
 	for i, l := range lines {
@@ -87,6 +101,51 @@ func findVendor(lines []parsedLine) (name, why string, conf float64) {
 		return "", "", 0
 	}
 	return best, why, min(0.8, max(0.3, (bestScore-1.5)/2))
+}
+
+// headerName is what names a shop in header line l: its longest column
+// (OCR adds marks and fragments in the margins, columns apart) that
+// reads as a name, not an address, phone, web address, date, welcome
+// line, number or legal name; "" when there is none.
+func headerName(l parsedLine) string {
+	if len(l.dates) > 0 || l.kind == kindInfo {
+		return ""
+	}
+	best := ""
+	for _, col := range columnGap.Split(strings.TrimSpace(l.raw), -1) {
+		// OCR turns specks into marks and short fragments at the edges.
+		s := trimStrayWords(strings.TrimSpace(edgeNoise.ReplaceAllString(col, "")))
+		if m := welcome.FindStringIndex(s); m != nil {
+			s = s[m[1]:]
+		}
+		s = trimStrayWords(strings.TrimSpace(edgeNoise.ReplaceAllString(s, "")))
+		if !nameLike(s) || !wordsLike(s) || phoneLike.MatchString(s) || cityStateZip.MatchString(s) ||
+			euZipCity.MatchString(s) || streetLine.MatchString(s) || euStreet.MatchString(s) || webLike.MatchString(s) ||
+			companyLine.MatchString(s) {
+			continue
+		}
+		if letterCount(s) > letterCount(best) {
+			best = s
+		}
+	}
+	return best
+}
+
+// columnGap separates a line's columns.
+var columnGap = regexp.MustCompile(`\s{3,}`)
+
+// addressLine: l is a street, a city with its postal code or a phone
+// number.
+func addressLine(l parsedLine) bool {
+	s := strings.TrimSpace(edgeNoise.ReplaceAllString(l.raw, ""))
+	for _, col := range columnGap.Split(s, -1) {
+		col = strings.TrimSpace(edgeNoise.ReplaceAllString(col, ""))
+		if streetLine.MatchString(col) || euStreet.MatchString(col) || cityStateZip.MatchString(col) || euZipCity.MatchString(col) ||
+			phoneLike.MatchString(col) {
+			return true
+		}
+	}
+	return false
 }
 
 // wordsLike: the line reads as words, not OCR fragments of a logo or a

@@ -214,6 +214,29 @@ www.lidl.de  12.05.2020`,
 			vendor: "Lidl", date: "2020-05-12", total: 750,
 		},
 		{
+			name: "logo noise over the name: the line over the address, its column without the margins' marks",
+			text: `|                                       7 soe
+are       SmokeBoxBBQ         pee
+Fon                    2361 Whitney Ave                     byt
+we             Hamden, CT 06518               ate
+5/22/2014 2:00:48 PM
+1 FULL BOX           12.00
+TOTAL                13.50`,
+			vendor: "SmokeBoxBBQ", date: "2014-05-22", total: 1350,
+			items: []item{{"FULL BOX", 1200}},
+		},
+		{
+			name: "a house number read with a dot is still the street",
+			text: `CITY BOOKS
+8.Station Square
+75002 Paris
+DATE 2025-06-22
+NOTEBOOK     4,50
+TOTAL        4,50`,
+			vendor: "City Books", date: "2025-06-22", total: 450,
+			items: []item{{"NOTEBOOK", 450}},
+		},
+		{
 			name: "the total also on a VAT row, a price line below the item",
 			text: `APOTHEKE AM MARKT
 2 * Atemschutzmaske FFP2
