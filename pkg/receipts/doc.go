@@ -63,8 +63,9 @@
 // Parse(text, now) never fails; a field it cannot find stays nil, and
 // Result.Reasons says how each field was found. It proposes:
 //
-//   - ProposedVendorDisplay: the best of scored candidates: the first
-//     header line that reads like a name (skipping "Welcome to",
+//   - ProposedVendorDisplay: the best of scored candidates: the line
+//     right above the shop's address, the first header line that reads
+//     like a name (each line judged by its widest clean column) (skipping "Welcome to",
 //     addresses in US and European forms, phones, web addresses, store
 //     and receipt numbers, dates, and lines of OCR fragments, as a logo
 //     reads), a company's legal name anywhere ("Aldi GmbH & Co. KG" →
@@ -74,7 +75,8 @@
 //     Rechnungsdatum...), else the first date; an order, due, delivery
 //     or validity date only when there is no other. Formats: 2026-03-14,
 //     03/14/2026, 14.03.2026, 14/03/2026 (day first when the receipt
-//     writes 12,34 or the first number is over 12), Mar 14 2026, March
+//     writes 12,34 or the first number is over 12, else by the
+//     business's country: ParseFor's Hints), Mar 14 2026, March
 //     14, 2026, 14 Mar 2026, Sat, 14 Mar 2026, 14 Mar '26, 7. Mai 2026
 //     (German month names). A year OCR read with a 9 or an 8 for its 0
 //     (2919) is repaired; dates after now or 20 years before it are

@@ -87,7 +87,33 @@ type parsedLine struct {
 // the plausible dates (not after now, not 20 years before) and resolves
 // two-digit years. It never fails: what it cannot find stays nil, with a
 // reason.
-func Parse(text string, now time.Time) Result {
+func Parse(text string, now time.Time) Result { return ParseFor(text, now, Hints{}) }
+
+// Hints is what is known of a receipt before reading it.
+type Hints struct {
+	// Country is the business's country (ISO 3166-1 alpha-2; "" when
+	// unknown): it decides how a date such as 03/04/2026 reads when the
+	// receipt itself does not (a decimal comma, a dotted date, a day over
+	// 12 do): month first in the United States and the few countries that
+	// write dates so, day first elsewhere.
+	Country string
+}
+
+// monthFirstCountries write numeric dates month first.
+var monthFirstCountries = map[string]bool{
+	"US": true, "PR": true, "GU": true, "VI": true, "AS": true, "MP": true, "UM": true, // the United States and its territories
+	"PH": true, "FM": true, "MH": true, "PW": true, "CA": true, "BZ": true,
+}
+
+// dayFirstCountry: a business of country c reads 03/04 as the 3rd of
+// April (false for an unknown country).
+func dayFirstCountry(c string) bool {
+	c = strings.ToUpper(strings.TrimSpace(c))
+	return len(c) == 2 && !monthFirstCountries[c]
+}
+
+// ParseFor is Parse with what is known of the receipt (h).
+func ParseFor(text string, now time.Time, h Hints) Result {
 	if len(text) > maxParseBytes {
 		text = text[:maxParseBytes]
 	}
@@ -95,7 +121,9 @@ func Parse(text string, now time.Time) Result {
 	var res Result
 	res.ProposedLineItems = []LineItem{}
 	lines := splitLines(text)
-	dayFirst := decimalComma(lines)
+	// The receipt's own convention first (a decimal comma), then the
+	// business's country.
+	dayFirst := decimalComma(lines) || dayFirstCountry(h.Country)
 	for i := range lines {
 		l := &lines[i]
 		l.dates = findDates(l.text, dayFirst, now)

@@ -371,3 +371,34 @@ func TestFieldConfidence(t *testing.T) {
 		})
 	}
 }
+
+// TestParseForCountry: a date the receipt leaves ambiguous reads by the
+// business's country; what the receipt says itself (a decimal comma, a
+// day over 12) comes first.
+func TestParseForCountry(t *testing.T) {
+	now := time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC)
+	point := "CORNER SHOP\n03/04/2026 10:15\nTEA        2.50\nTOTAL      2.50\n"
+	comma := "ECKLADEN\n03/04/2026 10:15\nTEE        2,50\nSUMME      2,50\n"
+	late := "CORNER SHOP\n03/14/2026 10:15\nTEA        2.50\nTOTAL      2.50\n"
+	tests := []struct {
+		name, text, country, want string
+	}{
+		{"unknown country: month first", point, "", "2026-03-04"},
+		{"United States: month first", point, "US", "2026-03-04"},
+		{"United Kingdom: day first", point, "GB", "2026-04-03"},
+		{"Germany, lower case: day first", point, "de", "2026-04-03"},
+		{"a decimal comma: day first, whatever the country", comma, "US", "2026-04-03"},
+		{"a month over 12 cannot be: day first is not forced", late, "GB", "2026-03-14"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := ParseFor(tt.text, now, Hints{Country: tt.country})
+			if res.ProposedPaidAt == nil || res.ProposedPaidAt.Format(time.DateOnly) != tt.want {
+				t.Fatalf("date %v, want %s", res.ProposedPaidAt, tt.want)
+			}
+			if res.ProposedAmountCents == nil || *res.ProposedAmountCents != 250 {
+				t.Fatalf("total %v, want 2.50", res.ProposedAmountCents)
+			}
+		})
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/clock"
+	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/receipts"
 	"github.com/acctsuite/acct/pkg/storage"
@@ -80,6 +81,34 @@ type Receipts struct {
 	x     TextExtractor
 	log   *slog.Logger
 	clk   clock.Clock
+	dir   BusinessDirectory
+}
+
+// BusinessDirectory is what the service knows of each business (the
+// kit's projection of acct.business.v1).
+type BusinessDirectory interface {
+	Find(ctx context.Context, businessID uuid.UUID) (events.Business, bool, error)
+}
+
+// UseBusinesses gives the reading of a receipt its business's country
+// (how an ambiguous date such as 03/04 reads).
+func (a *Receipts) UseBusinesses(d BusinessDirectory) { a.dir = d }
+
+// hints is what is known of a business's receipt before reading it; a
+// business the directory cannot answer for reads without its country.
+func (a *Receipts) hints(ctx context.Context, businessID uuid.UUID) receipts.Hints {
+	if a.dir == nil {
+		return receipts.Hints{}
+	}
+	b, ok, err := a.dir.Find(ctx, businessID)
+	if err != nil {
+		a.log.Warn("receipts: business directory", "business", businessID, "error", err)
+		return receipts.Hints{}
+	}
+	if !ok {
+		return receipts.Hints{}
+	}
+	return receipts.Hints{Country: b.Country}
 }
 
 // NewReceipts assembles the receipt use cases; bills makes their bills
@@ -173,7 +202,7 @@ func (a *Receipts) read(ctx context.Context, r receipt.Receipt, data []byte) (Re
 	case err == nil:
 		src := string(text.Source)
 		r.TextSource = &src
-		a.propose(&r, receipts.Parse(text.Content, r.CreatedAt))
+		a.propose(&r, receipts.ParseFor(text.Content, r.CreatedAt, a.hints(ctx, r.BusinessID)))
 	case errors.Is(err, receipts.ErrUnreadable):
 		reason := receipts.Reason(err)
 		r.Status, r.FailureReason = receipt.Failed, &reason

@@ -475,3 +475,24 @@ func TestReceiptFieldConfidence(t *testing.T) {
 		t.Fatalf("a matched vendor: %v", matched)
 	}
 }
+
+// TestReceiptDateByCountry: a date the receipt leaves ambiguous (03/04)
+// reads by the business's country: day first for a British business,
+// month first for an American one.
+func TestReceiptDateByCountry(t *testing.T) {
+	e := newReceiptEnv(t, true)
+	tok := e.Token("client-a")
+	us := e.business("client-a")
+	gb := e.Svc.SeedBusiness(t, "client-a", func(b *events.Business) { b.Country = "GB" })
+	e.ledgerAccounts(gb, false, nil, defaultChart...)
+	text := receiptpdf.Text("CORNER SHOP", "03/04/2026 10:15", "Tea 2.50", "TOTAL 2.50")
+	for _, c := range []struct {
+		bid  uuid.UUID
+		want string
+	}{{us, "2026-03-04"}, {gb, "2026-04-03"}} {
+		got := e.imported(c.bid, tok, "r.pdf", text, "")
+		if paid, _ := got["proposed_paid_at"].(string); !strings.HasPrefix(paid, c.want) {
+			t.Fatalf("business %s: proposed_paid_at %v, want %s", c.bid, got["proposed_paid_at"], c.want)
+		}
+	}
+}
