@@ -59,12 +59,13 @@ func TestRealAccuracy(t *testing.T) {
 	x := NewExtractor(Config{Workers: 2})
 	dump := os.Getenv("RECEIPTS_DUMP_DIR")
 	now := time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC)
-	paths := make([]string, len(all))
+	paths, hints := make([]string, len(all)), make([]Hints, len(all))
 	for i, tr := range all {
-		paths[i] = tr.Path
+		// Read as for a business of the receipt's country (its currency's).
+		paths[i], hints[i] = tr.Path, Hints{Country: tr.Country()}
 	}
 	start := time.Now()
-	outs := readAll(x, paths, now)
+	outs := readAll(x, paths, hints, now)
 	type score struct{ n, total, dated, date, vendor int }
 	per := map[string]*score{}
 	var sum score
@@ -146,7 +147,7 @@ func TestCorpusAccuracy(t *testing.T) {
 		paths[i] = filepath.Join(corpusDir, tr.File)
 	}
 	start := time.Now()
-	outs := readAll(x, paths, corpusNow)
+	outs := readAll(x, paths, make([]Hints, len(paths)), corpusNow)
 	elapsed := time.Since(start)
 
 	var all fieldScore
@@ -232,7 +233,7 @@ type outcome struct {
 
 // readAll reads the files at paths through x (its pool bounds the OCR
 // processes) and parses them at now, all at once.
-func readAll(x *Extractor, paths []string, now time.Time) []outcome {
+func readAll(x *Extractor, paths []string, hints []Hints, now time.Time) []outcome {
 	outs := make([]outcome, len(paths))
 	var wg sync.WaitGroup
 	for i, p := range paths {
@@ -246,7 +247,7 @@ func readAll(x *Extractor, paths []string, now time.Time) []outcome {
 			text, err := x.Extract(context.Background(), data)
 			outs[i] = outcome{text: text, err: err, dur: time.Since(t0)}
 			if err == nil {
-				outs[i].res = Parse(text.Content, now)
+				outs[i].res = ParseFor(text.Content, now, hints[i])
 			}
 		})
 	}

@@ -17,12 +17,20 @@ import (
 
 // Receipt is one file with its truth.
 type Receipt struct {
-	Folder string // the kind: us-restaurants, de-retail, pdf-invoices
-	File   string
-	Path   string      // the file, under the set's folder
-	Total  money.Cents // the total to the cent
-	Date   string      // YYYY-MM-DD, "" when the receipt prints none
-	Vendor string
+	Folder   string // the kind: us-restaurants, de-retail, pdf-invoices
+	File     string
+	Path     string      // the file, under the set's folder
+	Total    money.Cents // the total to the cent
+	Date     string      // YYYY-MM-DD, "" when the receipt prints none
+	Vendor   string
+	Currency string // ISO 4217, as printed
+}
+
+// Country is the country of a business that would file r: one whose
+// currency r is in (a euro receipt's business reads dates as every euro
+// country does, day first); "" for a currency not listed.
+func (r Receipt) Country() string {
+	return map[string]string{"USD": "US", "EUR": "DE", "GBP": "GB", "INR": "IN", "CHF": "CH", "CAD": "CA", "AUD": "AU"}[r.Currency]
 }
 
 // Load reads every folder's truth.jsonl under dir, folders in name order.
@@ -57,10 +65,11 @@ func loadFolder(truth string) ([]Receipt, error) {
 			continue
 		}
 		var tr struct {
-			File   string `json:"file"`
-			Total  string `json:"total_norm"`
-			Date   string `json:"date_iso"`
-			Vendor string `json:"vendor"`
+			File     string `json:"file"`
+			Total    string `json:"total_norm"`
+			Date     string `json:"date_iso"`
+			Vendor   string `json:"vendor"`
+			Currency string `json:"currency"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &tr); err != nil {
 			return nil, fmt.Errorf("%s: %w", truth, err)
@@ -70,7 +79,7 @@ func loadFolder(truth string) ([]Receipt, error) {
 			return nil, fmt.Errorf("%s: %s: total %q: %w", truth, tr.File, tr.Total, err)
 		}
 		out = append(out, Receipt{Folder: filepath.Base(folder), File: tr.File, Path: filepath.Join(folder, tr.File),
-			Total: total, Date: tr.Date, Vendor: tr.Vendor})
+			Total: total, Date: tr.Date, Vendor: tr.Vendor, Currency: tr.Currency})
 	}
 	return out, sc.Err()
 }

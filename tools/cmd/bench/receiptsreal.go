@@ -98,7 +98,7 @@ func benchReceiptsReal(ctx context.Context, root string) (string, []result, erro
 		var res receipts.Result
 		text, err := x.Extract(ctx, data)
 		if err == nil {
-			res = receipts.Parse(text.Content, time.Now())
+			res = receipts.ParseFor(text.Content, time.Now(), receipts.Hints{Country: r.Country()})
 		}
 		ours := time.Since(t0)
 		s := per[r.Folder]
