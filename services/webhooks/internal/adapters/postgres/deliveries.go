@@ -166,10 +166,14 @@ func lockLanes(ctx context.Context, db bun.IDB, endpoints []uuid.UUID, lanes []s
 	for i := range lanes {
 		keys[i] = endpoints[i].String() + "/" + lanes[i]
 	}
-	_, err := db.NewRaw(`SELECT pg_advisory_xact_lock(s.k) FROM (
-		SELECT DISTINCT hashtextextended('webhooks/lane/' || x, 0) AS k FROM unnest(?::text[]) AS x ORDER BY 1) s`, pgArray(keys)).Exec(ctx)
+	_, err := db.NewRaw(lockLaneKeys, pgArray(keys)).Exec(ctx)
 	return wrap("lock lanes", err)
 }
+
+// lockLaneKeys locks the lanes named by its parameter's keys
+// ("<endpoint id>/<lane>"), in one order (no two enqueues deadlock).
+const lockLaneKeys = `SELECT pg_advisory_xact_lock(s.k) FROM (
+	SELECT DISTINCT hashtextextended('webhooks/lane/' || x, 0) AS k FROM unnest(?::text[]) AS x ORDER BY 1) s`
 
 // addLanes creates the lanes endpoints[i]/lanes[i] that do not exist,
 // due at now; the caller holds their locks (lockLanes). A lane that
@@ -273,10 +277,7 @@ func (s *Store) EnqueueAll(ctx context.Context, fans []app.Fan, now time.Time) e
 			SELECT t.id, t.client_id, NULLIF(t.business_id, '')::uuid, t.type, convert_to(t.body, 'UTF8'), t.created_at
 			FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::timestamptz[]) AS t(id, client_id, business_id, type, body, created_at)
 			ON CONFLICT (id) DO NOTHING RETURNING id
-		), l AS (
-			SELECT pg_advisory_xact_lock(s.k) FROM (
-				SELECT DISTINCT hashtextextended('webhooks/lane/' || x, 0) AS k FROM unnest(?::text[]) AS x ORDER BY 1) s
-		)
+		), l AS (`+lockLaneKeys+`)
 		SELECT array(SELECT id FROM m) AS inserted, (SELECT count(*) FROM l) AS locked`,
 		pgArray(ids), pgArray(clients), pgArray(bids), pgArray(types), pgArray(bodies), pgArray(times), pgArray(keys)).Scan(ctx, &res); err != nil {
 		return wrap("insert messages", err)
