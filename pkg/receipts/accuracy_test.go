@@ -35,6 +35,9 @@ const (
 	minRealTotal  = 0.64
 	minRealDate   = 0.68
 	minRealVendor = 0.47
+	// minRealCurrency: the currency from what the receipt prints (its
+	// codes, symbols, a US address), without the business's country.
+	minRealCurrency = 0.7
 )
 
 func loadReal(t testing.TB) []realset.Receipt {
@@ -66,7 +69,7 @@ func TestRealAccuracy(t *testing.T) {
 	}
 	start := time.Now()
 	outs := readAll(x, paths, hints, now)
-	type score struct{ n, total, dated, date, vendor int }
+	type score struct{ n, total, dated, date, vendor, currency int }
 	per := map[string]*score{}
 	var sum score
 	for i, tr := range all {
@@ -95,6 +98,11 @@ func TestRealAccuracy(t *testing.T) {
 				miss = append(miss, fmt.Sprintf("date %v want %s", o.res.ProposedPaidAt, tr.Date))
 			}
 		}
+		if o.err == nil && Parse(o.text.Content, now).ProposedCurrency == tr.Currency {
+			s.currency++
+		} else {
+			miss = append(miss, "currency not printed as "+tr.Currency)
+		}
 		if NamesMatch(o.res.ProposedVendorDisplay, tr.Vendor) {
 			s.vendor++
 		} else {
@@ -112,15 +120,17 @@ func TestRealAccuracy(t *testing.T) {
 	for f, s := range per {
 		folders = append(folders, f)
 		sum.n, sum.total, sum.dated, sum.date, sum.vendor = sum.n+s.n, sum.total+s.total, sum.dated+s.dated, sum.date+s.date, sum.vendor+s.vendor
+		sum.currency += s.currency
 	}
 	sort.Strings(folders)
 	for _, f := range folders {
 		s := per[f]
-		t.Logf("%-15s n=%2d  total %5.1f%%  date %5.1f%% (of %d)  vendor %5.1f%%", f, s.n, 100*pct(s.total, s.n), 100*pct(s.date, s.dated), s.dated, 100*pct(s.vendor, s.n))
+		t.Logf("%-15s n=%2d  total %5.1f%%  date %5.1f%% (of %d)  vendor %5.1f%%  currency printed %5.1f%%", f, s.n, 100*pct(s.total, s.n),
+			100*pct(s.date, s.dated), s.dated, 100*pct(s.vendor, s.n), 100*pct(s.currency, s.n))
 	}
-	summary := fmt.Sprintf("real receipts accuracy over %d: total %.1f%% (min %.0f%%), date %.1f%% of %d (min %.0f%%), vendor %.1f%% (min %.0f%%); %v",
+	summary := fmt.Sprintf("real receipts accuracy over %d: total %.1f%% (min %.0f%%), date %.1f%% of %d (min %.0f%%), vendor %.1f%% (min %.0f%%), currency as printed %.1f%% (min %.0f%%); %v",
 		sum.n, 100*pct(sum.total, sum.n), 100*minRealTotal, 100*pct(sum.date, sum.dated), sum.dated, 100*minRealDate,
-		100*pct(sum.vendor, sum.n), 100*minRealVendor, time.Since(start).Round(time.Millisecond))
+		100*pct(sum.vendor, sum.n), 100*minRealVendor, 100*pct(sum.currency, sum.n), 100*minRealCurrency, time.Since(start).Round(time.Millisecond))
 	t.Log(summary)
 	fmt.Println(summary)
 	if pct(sum.total, sum.n) < minRealTotal {
@@ -128,6 +138,9 @@ func TestRealAccuracy(t *testing.T) {
 	}
 	if pct(sum.date, sum.dated) < minRealDate {
 		t.Errorf("date accuracy %.1f%% is below %.0f%%", 100*pct(sum.date, sum.dated), 100*minRealDate)
+	}
+	if pct(sum.currency, sum.n) < minRealCurrency {
+		t.Errorf("currency (as printed) accuracy %.1f%% is below %.0f%%", 100*pct(sum.currency, sum.n), 100*minRealCurrency)
 	}
 	if pct(sum.vendor, sum.n) < minRealVendor {
 		t.Errorf("vendor accuracy %.1f%% is below %.0f%%", 100*pct(sum.vendor, sum.n), 100*minRealVendor)

@@ -81,6 +81,9 @@
 //     (German month names). A year OCR read with a 9 or an 8 for its 0
 //     (2919) is repaired; dates after now or 20 years before it are
 //     ignored.
+//   - ProposedCurrency: the currency the receipt prints (an ISO code,
+//     a symbol next to an amount, Rs., a US address), else the
+//     business's country's (Hints).
 //   - ProposedAmountCents: the best of scored candidates, every amount
 //     of the text (total.go). An amount scores by the best line it is on:
 //     a TOTAL / AMOUNT DUE / BALANCE DUE / SUMME / GESAMT / ZU ZAHLEN /

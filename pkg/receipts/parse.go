@@ -32,6 +32,10 @@ type Result struct {
 	ProposedPaidAt        *time.Time   `json:"proposed_paid_at,omitempty"` // a date, at 00:00 UTC
 	ProposedAmountCents   *money.Cents `json:"proposed_amount_cents,omitempty"`
 	ProposedLineItems     []LineItem   `json:"proposed_line_items"`
+	// ProposedCurrency is the receipt's currency (ISO 4217): the one its
+	// codes, symbols and address name, else the business's country's
+	// (Hints); "" when neither says.
+	ProposedCurrency string `json:"proposed_currency,omitempty"`
 	// Confidence is 0 (nothing found) to 1 (every field found and the
 	// amounts add up).
 	Confidence float64 `json:"confidence"`
@@ -151,6 +155,9 @@ func ParseFor(text string, now time.Time, h Hints) Result {
 	} else {
 		res.Reasons = append(res.Reasons, "date: none found")
 	}
+	cur, why := findCurrency(lines, h.Country)
+	res.ProposedCurrency = cur
+	res.Reasons = append(res.Reasons, why)
 	items, itemsEnd := findItems(lines)
 	res.ProposedLineItems = items
 	total, consistent, conf, why := pickTotal(lines, items, itemsEnd)

@@ -242,6 +242,9 @@ func (a *Receipts) propose(r *receipt.Receipt, res receipts.Result) {
 		note := res.Note
 		r.Note = &note
 	}
+	if c := res.ProposedCurrency; c != "" {
+		r.Currency = &c
+	}
 	if v := res.ProposedVendorDisplay; v != "" {
 		r.VendorDisplay = &v
 	}

@@ -220,7 +220,7 @@ func (e *receiptEnv) imported(bid uuid.UUID, token, name string, data []byte, co
 var receiptKeys = []string{"type", "business_document_id", "source_storage_document_id", "source", "status",
 	"proposed_line_items", "created_at", "updated_at", "message_log_id", "bill_id", "proposed_paid_at",
 	"proposed_vendor_display", "proposed_vendor_external_id", "matched_vendor", "proposed_amount_cents",
-	"rejected_at", "failure_reason", "proposed_confidence", "note"}
+	"rejected_at", "failure_reason", "proposed_confidence", "note", "proposed_currency"}
 
 func checkReceipt(t testing.TB, r map[string]any) {
 	t.Helper()

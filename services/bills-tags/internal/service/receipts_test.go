@@ -478,7 +478,8 @@ func TestReceiptFieldConfidence(t *testing.T) {
 
 // TestReceiptDateByCountry: a date the receipt leaves ambiguous (03/04)
 // reads by the business's country: day first for a British business,
-// month first for an American one.
+// month first for an American one; the currency is the one printed, else
+// the business's country's.
 func TestReceiptDateByCountry(t *testing.T) {
 	e := newReceiptEnv(t, true)
 	tok := e.Token("client-a")
@@ -487,12 +488,25 @@ func TestReceiptDateByCountry(t *testing.T) {
 	e.ledgerAccounts(gb, false, nil, defaultChart...)
 	text := receiptpdf.Text("CORNER SHOP", "03/04/2026 10:15", "Tea 2.50", "TOTAL 2.50")
 	for _, c := range []struct {
-		bid  uuid.UUID
-		want string
-	}{{us, "2026-03-04"}, {gb, "2026-04-03"}} {
+		bid            uuid.UUID
+		want, currency string
+	}{{us, "2026-03-04", "USD"}, {gb, "2026-04-03", "GBP"}} {
 		got := e.imported(c.bid, tok, "r.pdf", text, "")
 		if paid, _ := got["proposed_paid_at"].(string); !strings.HasPrefix(paid, c.want) {
 			t.Fatalf("business %s: proposed_paid_at %v, want %s", c.bid, got["proposed_paid_at"], c.want)
 		}
+		// No currency printed: the business's country's.
+		if got["proposed_currency"] != c.currency {
+			t.Fatalf("business %s: proposed_currency %v, want %s", c.bid, got["proposed_currency"], c.currency)
+		}
+	}
+	// A currency printed is the receipt's, whatever the business's.
+	euro := e.imported(us, tok, "e.pdf", receiptpdf.Text("ECKLADEN", "03.04.2026", "Tee 2,50", "SUMME EUR 2,50"), "")
+	if euro["proposed_currency"] != "EUR" || !strings.HasPrefix(euro["proposed_paid_at"].(string), "2026-04-03") {
+		t.Fatalf("a euro receipt: %v %v", euro["proposed_currency"], euro["proposed_paid_at"])
+	}
+	got := data(e.Do(req("GET", base(us)+"/receipts/"+euro["business_document_id"].(string), tok, nil), 200))
+	if got["proposed_currency"] != "EUR" {
+		t.Fatalf("fetched: %v", got["proposed_currency"])
 	}
 }

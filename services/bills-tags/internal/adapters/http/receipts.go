@@ -95,6 +95,7 @@ type receiptJSON struct {
 	FailureReason            *string            `json:"failure_reason"`
 	ProposedConfidence       proposedConfidence `json:"proposed_confidence"`
 	Note                     *string            `json:"note"`
+	ProposedCurrency         *string            `json:"proposed_currency"`
 }
 
 // proposedConfidence is how sure the reading is of each proposed field,
@@ -153,6 +154,7 @@ func toReceipt(v app.ReceiptView) receiptJSON {
 		ProposedAmountCents: r.AmountCents, RejectedAt: r.RejectedAt, FailureReason: r.FailureReason,
 		ProposedConfidence: proposedConfidence{Vendor: r.FieldConfidence.Vendor, PaidAt: r.FieldConfidence.PaidAt, Amount: r.FieldConfidence.Amount},
 		Note:               r.Note,
+		ProposedCurrency:   r.Currency,
 	}
 	for i, l := range r.LineItems {
 		out.ProposedLineItems[i] = receiptLineJSON{Description: l.Description, ProposedAmountCents: l.AmountCents,

@@ -34,6 +34,7 @@ type receiptRow struct {
 	Confidence        float64                 `bun:"confidence"`
 	FieldConfidence   receipt.FieldConfidence `bun:"field_confidence,type:jsonb"`
 	Note              *string                 `bun:"note"`
+	Currency          *string                 `bun:"currency"`
 	VendorDisplay     *string                 `bun:"vendor_display"`
 	VendorExternalID  *string                 `bun:"vendor_external_id"`
 	PaidAt            *time.Time              `bun:"paid_at"`
@@ -51,7 +52,7 @@ func toReceiptRow(r receipt.Receipt) receiptRow {
 		BusinessID: r.BusinessID, ID: r.ID, StorageDocumentID: r.StorageDocumentID, StorageKey: r.StorageKey,
 		FileType: r.FileType, SizeBytes: r.SizeBytes, Context: r.Context, Source: r.Source, Status: string(r.Status),
 		FailureReason: r.FailureReason, TextSource: r.TextSource, Confidence: r.Confidence, VendorDisplay: r.VendorDisplay,
-		FieldConfidence: r.FieldConfidence, Note: r.Note,
+		FieldConfidence: r.FieldConfidence, Note: r.Note, Currency: r.Currency,
 		VendorExternalID: r.VendorExternalID, PaidAt: r.PaidAt, AmountCents: r.AmountCents, LineItems: nonNil(r.LineItems),
 		MatchedVendorID: r.MatchedVendorID, BillID: r.BillID, RejectedAt: r.RejectedAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 	}
@@ -67,7 +68,7 @@ func (row receiptRow) receipt() receipt.Receipt {
 		ID: row.ID, BusinessID: row.BusinessID, StorageDocumentID: row.StorageDocumentID, StorageKey: row.StorageKey,
 		FileType: row.FileType, SizeBytes: row.SizeBytes, Context: row.Context, Source: row.Source, Status: receipt.Status(row.Status),
 		FailureReason: row.FailureReason, TextSource: row.TextSource, Confidence: row.Confidence, VendorDisplay: row.VendorDisplay,
-		FieldConfidence: row.FieldConfidence, Note: row.Note,
+		FieldConfidence: row.FieldConfidence, Note: row.Note, Currency: row.Currency,
 		VendorExternalID: row.VendorExternalID, PaidAt: utc(row.PaidAt), AmountCents: row.AmountCents, LineItems: nonNil(row.LineItems),
 		MatchedVendorID: row.MatchedVendorID, BillID: row.BillID, RejectedAt: utc(row.RejectedAt),
 		CreatedAt: row.CreatedAt.UTC(), UpdatedAt: row.UpdatedAt.UTC(),

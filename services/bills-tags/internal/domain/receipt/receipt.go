@@ -104,6 +104,9 @@ type Receipt struct {
 	// Note what to check when the total is uncertain.
 	FieldConfidence FieldConfidence
 	Note            *string
+	// Currency is the receipt's currency (ISO 4217) as read: printed on
+	// it, else the business's country's; nil when neither says.
+	Currency *string
 
 	VendorDisplay    *string
 	VendorExternalID *string // the matched vendor's external id
