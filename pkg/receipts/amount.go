@@ -100,11 +100,16 @@ func amountAtEnd(line string) (amount money.Cents, before string, negative, ok b
 	if loc := trailingNoise.FindStringIndex(s); loc != nil {
 		s = s[:loc[0]]
 	}
+	// A lone digit columns after an amount is a mark or a count, not
+	// the amount.
+	if m := strayDigit.FindStringSubmatchIndex(s); m != nil {
+		s = s[:m[2]]
+	}
 	s = letterDigit.ReplaceAllString(s, "${1}1${2}")
 	s = gluedFlag.ReplaceAllString(s, "$1")
 	m := trailingAmount.FindStringSubmatchIndex(s)
 	if m == nil {
-		return 0, "", false, false
+		return wholeAmountAtEnd(s)
 	}
 	intPart := s[m[4]:m[5]]
 	intPart = strings.NewReplacer(",", "", ".", "").Replace(intPart)
@@ -126,6 +131,26 @@ func amountAtEnd(line string) (amount money.Cents, before string, negative, ok b
 		return 0, "", false, false
 	}
 	return c, before, negative, true
+}
+
+// strayDigit is a single digit three spaces or more after an amount.
+var strayDigit = regexp.MustCompile(`(?:\d[.,]\d{2})(\s{3,}\d)$`)
+
+// wholeCurrencyAmount is an amount in whole units after the mark of a
+// currency that is printed so (rupees, yen: "Rs 1939", "₹ 1,939").
+var wholeCurrencyAmount = regexp.MustCompile(`(?:\bRs\.?|₹|\bINR|¥|\bJPY)\s?(\d{1,3}(?:,\d{3})+|\d{1,7})$`)
+
+// wholeAmountAtEnd is amountAtEnd of an amount in whole units.
+func wholeAmountAtEnd(s string) (amount money.Cents, before string, negative, ok bool) {
+	m := wholeCurrencyAmount.FindStringSubmatchIndex(s)
+	if m == nil {
+		return 0, "", false, false
+	}
+	c, err := money.Parse(strings.ReplaceAll(s[m[2]:m[3]], ",", ""))
+	if err != nil || c <= 0 || c > maxAmount {
+		return 0, "", false, false
+	}
+	return c, strings.TrimSpace(s[:m[0]]), false, true
 }
 
 func isAmountStart(b byte) bool {

@@ -19,6 +19,11 @@ func TestAmountAtEnd(t *testing.T) {
 		{"Croissant 12,34", 1234, "Croissant", true},
 		{"Circular Saw 1,299.00", 129900, "Circular Saw", true},
 		{"Summe 1.299,00 EUR", 129900, "Summe", true},
+		{"Grand Total   Rs 1939", 193900, "Grand Total", true}, // rupees in whole units
+		{"Total ₹ 1,939", 193900, "Total", true},
+		{"Table 12", 0, "", false}, // a bare whole number is no amount
+		{"Guests 4 $", 0, "", false},
+		{"06/10 1:399TOTAL :      7.55      3", 755, "06/10 1:399TOTAL :", true}, // a stray digit columns after the amount
 		{"MILK 3.49 T", 349, "MILK", true},
 		{"TAX 10.42 ©", 1042, "TAX", true},
 		{"BUSINESS CARDS 500      :       31.71", 3171, "BUSINESS CARDS 500      :", true},

@@ -232,7 +232,14 @@ func words(s string) []string {
 	f := strings.FieldsFunc(strings.ToUpper(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '#' && r != '%'
 	})
-	for i, w := range f {
+	out := f[:0:0]
+	for _, w := range f {
+		// A number glued to a word ("1:399TOTAL", a time and the label
+		// read as one) is the two.
+		if m := gluedNumberWord.FindStringSubmatch(w); m != nil {
+			out = append(out, m[1], m[2])
+			continue
+		}
 		letters := 0
 		for _, r := range w {
 			if unicode.IsLetter(r) {
@@ -240,11 +247,16 @@ func words(s string) []string {
 			}
 		}
 		if letters >= 2 && letters < len(w) {
-			f[i] = strings.NewReplacer("0", "O", "1", "L", "5", "S", "8", "B").Replace(w)
+			w = strings.NewReplacer("0", "O", "1", "L", "5", "S", "8", "B").Replace(w)
 		}
+		out = append(out, w)
 	}
-	return f
+	return out
 }
+
+// gluedNumberWord is a number followed by a word of three letters or
+// more, without a space.
+var gluedNumberWord = regexp.MustCompile(`^(\d{2,})(\p{L}{3,})$`)
 
 // near reports whether word w is kw or within one edit of it (for words
 // of five letters or more): OCR's "TOTA1" or "T0TAL" is still TOTAL.
@@ -328,7 +340,7 @@ func classify(text string) lineKind {
 		return kindTotal
 	case hasWord(ws, "TAX", "VAT", "GST", "HST", "PST", "QST", "MWST", "IVA", "TVA", "UST") || strings.Contains(joined, "SALES TAX"):
 		return kindTax
-	case hasWord(ws, "TIP", "GRATUITY", "TIPS") || hasPhrase(ws, "SERVICE", "CHARGE"):
+	case hasWord(ws, "TIP", "GRATUITY", "TIPS", "GRAT", "TRINKGELD") || hasPhrase(ws, "SERVICE", "CHARGE"):
 		if percentRate.MatchString(text) {
 			return kindInfo // a suggested tip ("18% TIP 8.09"), not one added
 		}

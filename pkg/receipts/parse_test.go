@@ -226,6 +226,18 @@ TOTAL                13.50`,
 			items: []item{{"FULL BOX", 1200}},
 		},
 		{
+			name: "a total label glued to a time, a gratuity abbreviated, a stray digit after the total",
+			text: `LANDFALL RESTAURANT
+06/10/17
+1 CUP CHOWDER            6.00
+Sub Total:    6.00
+Tax           :     0.40
+GRAT 18             1.15
+06/10 1:399TOTAL :      7.55      3`,
+			vendor: "Landfall Restaurant", date: "2017-06-10", total: 755,
+			items: []item{{"CUP CHOWDER", 600}},
+		},
+		{
 			name: "a house number read with a dot is still the street",
 			text: `CITY BOOKS
 8.Station Square
