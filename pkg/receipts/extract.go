@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"image"
+	"image/color"
 	_ "image/jpeg" // registers the JPEG decoder for image.DecodeConfig/Decode
 	_ "image/png"  // registers the PNG decoder
 	"net/http"
@@ -51,6 +52,11 @@ type Config struct {
 	// header before anything is decoded (ErrBadInput beyond).
 	MaxSide   int
 	MaxPixels int
+	// MaxDecodedBytes bounds the memory an image takes once decoded
+	// (width × height × the bytes of a pixel in its color model, read
+	// from its header): a small file of 16-bit pixels decodes to 8 bytes
+	// a pixel (ErrBadInput beyond).
+	MaxDecodedBytes int64
 	// MaxPDFPages bounds a PDF's page count (ErrBadInput beyond).
 	MaxPDFPages int
 	// MaxPDFContentBytes bounds the decompressed content streams of one PDF
@@ -78,6 +84,7 @@ func DefaultConfig() Config {
 		MaxBytes:           10 << 20,
 		MaxSide:            10_000,
 		MaxPixels:          40_000_000,
+		MaxDecodedBytes:    96 << 20,
 		MaxPDFPages:        10,
 		MaxPDFContentBytes: 2 << 20,
 		Workers:            2,
@@ -96,6 +103,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxPixels <= 0 {
 		c.MaxPixels = d.MaxPixels
+	}
+	if c.MaxDecodedBytes <= 0 {
+		c.MaxDecodedBytes = d.MaxDecodedBytes
 	}
 	if c.MaxPDFPages <= 0 {
 		c.MaxPDFPages = d.MaxPDFPages
@@ -186,9 +196,20 @@ func (x *Extractor) Extract(ctx context.Context, data []byte) (Text, error) {
 	if kind == KindPDF {
 		return x.extractPDF(ctx, data)
 	}
-	img, err := x.checkImage(data)
+	if err := x.checkImageHeader(data); err != nil {
+		return Text{}, err
+	}
+	// The image is decoded, prepared and read in one worker slot: at
+	// most Workers images are in memory at once, whatever the number of
+	// imports waiting.
+	release, err := x.acquire(ctx)
 	if err != nil {
 		return Text{}, err
+	}
+	defer release()
+	img, format, err := image.Decode(bytes.NewReader(data))
+	if err != nil {
+		return Text{}, newErr(ErrBadInput, err, "corrupt %s image", format)
 	}
 	text, err := x.readImage(ctx, img, data)
 	if err != nil {
@@ -197,31 +218,51 @@ func (x *Extractor) Extract(ctx context.Context, data []byte) (Text, error) {
 	return Text{Content: text, Kind: kind, Source: SourceOCR, Pages: 1}, nil
 }
 
-// checkImage reads the image header first, so absurd dimensions (the usual
-// decompression bomb) are refused before any pixel is allocated, then
-// decodes it whole to refuse corrupt files with 400 rather than a vague OCR
-// failure.
-func (x *Extractor) checkImage(data []byte) (image.Image, error) {
-	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
+// checkImageHeader reads the image header, so absurd dimensions or a
+// decoded size over MaxDecodedBytes (the usual decompression bomb) are
+// refused before any pixel is allocated; the image is decoded whole
+// afterwards, so a corrupt file is a 400 rather than a vague OCR failure.
+func (x *Extractor) checkImageHeader(data []byte) error {
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
-		return nil, newErr(ErrBadInput, err, "corrupt image header")
+		return newErr(ErrBadInput, err, "corrupt image header")
 	}
 	if cfg.Width <= 0 || cfg.Height <= 0 {
-		return nil, newErr(ErrBadInput, nil, "image of %d×%d px", cfg.Width, cfg.Height)
+		return newErr(ErrBadInput, nil, "image of %d×%d px", cfg.Width, cfg.Height)
 	}
 	if cfg.Width > x.cfg.MaxSide || cfg.Height > x.cfg.MaxSide ||
 		int64(cfg.Width)*int64(cfg.Height) > int64(x.cfg.MaxPixels) {
-		return nil, newErr(ErrBadInput, nil, "image of %d×%d px is over the limit (%d px a side, %d px in all)",
+		return newErr(ErrBadInput, nil, "image of %d×%d px is over the limit (%d px a side, %d px in all)",
 			cfg.Width, cfg.Height, x.cfg.MaxSide, x.cfg.MaxPixels)
 	}
 	if cfg.Width < 16 || cfg.Height < 16 {
-		return nil, newErr(ErrBadInput, nil, "image of %d×%d px is too small to hold a receipt", cfg.Width, cfg.Height)
+		return newErr(ErrBadInput, nil, "image of %d×%d px is too small to hold a receipt", cfg.Width, cfg.Height)
 	}
-	img, _, err := image.Decode(bytes.NewReader(data))
-	if err != nil {
-		return nil, newErr(ErrBadInput, err, "corrupt %s image", format)
+	if n := int64(cfg.Width) * int64(cfg.Height) * pixelBytes(cfg.ColorModel) / 8; n > x.cfg.MaxDecodedBytes {
+		return newErr(ErrBadInput, nil, "image of %d×%d px would take %d MiB decoded, over the limit of %d MiB",
+			cfg.Width, cfg.Height, n>>20, x.cfg.MaxDecodedBytes>>20)
 	}
-	return img, nil
+	return nil
+}
+
+// pixelBytes is eight times the bytes a decoded pixel of color model m
+// takes (a 4:2:0 JPEG pixel takes 1.5); an unknown model counts as 16-bit
+// RGBA, the largest the standard decoders make.
+func pixelBytes(m color.Model) int64 {
+	switch m {
+	case color.GrayModel, color.AlphaModel:
+		return 8
+	case color.Gray16Model, color.Alpha16Model:
+		return 16
+	case color.YCbCrModel:
+		return 24 // at most 4:4:4; 4:2:0 takes half of it
+	case color.RGBAModel, color.NRGBAModel, color.CMYKModel:
+		return 32
+	}
+	if _, ok := m.(color.Palette); ok {
+		return 8
+	}
+	return 64
 }
 
 // goodRead is the Parse confidence of a read that needs no second
@@ -237,7 +278,8 @@ const europeanLangs = "eng+deu"
 // germanMarks are words and letters of a German receipt.
 var germanMarks = regexp.MustCompile(`(?i)\b(summe|mwst|netto|brutto|betrag|gegeben|zur[uü]ck|kasse|bon|vielen dank|ihr einkauf)\b|[äöüß]`)
 
-// readImage reads img (data as sent) in one or two attempts. A photo
+// readImage reads img (data as sent) in one or two attempts, in the
+// worker slot the caller holds. A photo
 // (the paper on a background) is cropped, scaled up and binarised
 // (prepared.at) and read; a scan or a rendered image is read first as it
 // is. When that read is poor (Parse's confidence under goodRead), the
@@ -249,9 +291,9 @@ func (x *Extractor) readImage(ctx context.Context, img image.Image, data []byte)
 	first, err := "", error(nil)
 	if p.photo() {
 		prepared = pgm(p.at())
-		first, err = x.ocr(ctx, prepared, "")
+		first, err = x.ocrInSlot(ctx, prepared, "")
 	} else {
-		first, err = x.ocr(ctx, data, "")
+		first, err = x.ocrInSlot(ctx, data, "")
 	}
 	if err != nil && !errors.Is(err, ErrUnreadable) {
 		return "", err
@@ -272,7 +314,7 @@ func (x *Extractor) readImage(ctx context.Context, img image.Image, data []byte)
 	if prepared == nil {
 		prepared = pgm(p.at())
 	}
-	second, err2 := x.ocr(ctx, prepared, lang)
+	second, err2 := x.ocrInSlot(ctx, prepared, lang)
 	switch {
 	case err2 != nil && err != nil:
 		return "", err2
@@ -294,14 +336,21 @@ func (x *Extractor) acquire(ctx context.Context) (release func(), err error) {
 	}
 }
 
-// ocr runs the OCR on one image in a worker slot with the OCR timeout,
-// in lang when the OCR takes languages ("" for its own).
+// ocr runs the OCR on one image in a worker slot (ocrInSlot).
 func (x *Extractor) ocr(ctx context.Context, img []byte, lang string) (string, error) {
 	release, err := x.acquire(ctx)
 	if err != nil {
 		return "", err
 	}
 	defer release()
+	return x.ocrInSlot(ctx, img, lang)
+}
+
+// ocrInSlot runs the OCR on one image with the OCR timeout, in lang when
+// the OCR takes languages ("" for its own); the caller holds a worker
+// slot.
+func (x *Extractor) ocrInSlot(ctx context.Context, img []byte, lang string) (string, error) {
+	var err error
 	ctx, cancel := context.WithTimeout(ctx, x.cfg.OCRTimeout)
 	defer cancel()
 	var text string

@@ -70,17 +70,14 @@ func (x *Extractor) extractPDF(ctx context.Context, data []byte) (Text, error) {
 // ocrPDFPages renders the pages and reads each through OCR, every process
 // in a worker slot.
 func (x *Extractor) ocrPDFPages(ctx context.Context, data []byte, all []pdfPage, pages []int) ([]string, error) {
-	images := make([][]byte, 0, len(pages))
-	for _, n := range pages {
-		img, err := x.rasterize(ctx, data, n, renderDPI(all[n-1], x.cfg.MaxSide))
+	// Page by page: one rendered page in memory at a time.
+	texts := make([]string, len(pages))
+	var firstErr error
+	for i, n := range pages {
+		img, err := x.rasterize(ctx, data, n, renderDPI(all[n-1], x.cfg.MaxSide, x.cfg.MaxPixels))
 		if err != nil {
 			return nil, err
 		}
-		images = append(images, img)
-	}
-	texts := make([]string, len(images))
-	var firstErr error
-	for i, img := range images {
 		t, err := x.ocr(ctx, img, "")
 		if err != nil && !errors.Is(err, ErrUnreadable) {
 			return nil, err
@@ -98,13 +95,16 @@ func (x *Extractor) ocrPDFPages(ctx context.Context, data []byte, all []pdfPage,
 }
 
 // renderDPI is 300 dpi, less for a page whose longer side would be over
-// maxSide pixels (a hostile MediaBox cannot make a huge image).
-func renderDPI(p pdfPage, maxSide int) int {
+// maxSide pixels or whose area would be over maxPixels (a hostile
+// MediaBox cannot make a huge image).
+func renderDPI(p pdfPage, maxSide, maxPixels int) int {
 	side := math.Max(p.w, p.h)
-	if side <= 0 || math.IsNaN(side) || math.IsInf(side, 0) {
+	area := p.w * p.h
+	if side <= 0 || math.IsNaN(side) || math.IsInf(side, 0) || area <= 0 || math.IsInf(area, 0) {
 		return 72
 	}
 	dpi := math.Min(300, float64(maxSide)*72/side)
+	dpi = math.Min(dpi, 72*math.Sqrt(float64(maxPixels)/area))
 	return max(int(dpi), 1)
 }
 
