@@ -125,6 +125,10 @@ func Wrap(t Type, cause error, msg string) *Error {
 // WithEnum sets the stable machine-readable identifier.
 func (e *Error) WithEnum(enum string) *Error { e.Enum = enum; return e }
 
+// RetryAfterMeta is the meta entry (whole seconds, an int) a 503's
+// Retry-After header takes (pkg/httpx); without it a 503 says 1.
+const RetryAfterMeta = "retry_after_seconds"
+
 // WithMeta adds one meta entry.
 func (e *Error) WithMeta(key string, value any) *Error {
 	if e.Meta == nil {

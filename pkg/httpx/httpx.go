@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -140,13 +141,18 @@ func Finish(app *fiber.App) {
 // *apperr.Error keeps its status and body, *fiber.Error maps through
 // apperr.TypeForStatus, classify (when not nil) may name any other error,
 // and the rest is a 500 logged with the request id whose body reveals
-// nothing. A 503 without Retry-After gets "Retry-After: 1".
+// nothing. A 503 without Retry-After gets the error's apperr.RetryAfterMeta, or
+// "Retry-After: 1".
 func ErrorHandler(logger *slog.Logger, classify func(error) *apperr.Error) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
 		ae := toAppError(err, classify)
 		status := ae.Status()
 		if status == http.StatusServiceUnavailable && len(c.Response().Header.Peek(fiber.HeaderRetryAfter)) == 0 {
-			c.Set(fiber.HeaderRetryAfter, "1")
+			retry := "1"
+			if n, ok := ae.Meta[apperr.RetryAfterMeta].(int); ok && n > 0 {
+				retry = strconv.Itoa(n)
+			}
+			c.Set(fiber.HeaderRetryAfter, retry)
 		}
 		if status >= http.StatusInternalServerError {
 			rid, _ := c.Locals(LocalRequestID).(string)

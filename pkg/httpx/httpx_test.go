@@ -203,7 +203,13 @@ func TestClassify(t *testing.T) {
 	}})
 	app.Get("/busy", func(c *fiber.Ctx) error { return fmt.Errorf("import: %w", busy) })
 	app.Get("/other", func(c *fiber.Ctx) error { return errors.New("disk on fire") })
+	app.Get("/later", func(c *fiber.Ctx) error {
+		return apperr.New(apperr.Unavailable, "readers busy").WithMeta(apperr.RetryAfterMeta, 7)
+	})
 	Finish(app)
+	if r := do(t, app, "GET", "/later", "", ""); r.status != 503 || r.header.Get("Retry-After") != "7" {
+		t.Fatalf("a 503 naming its wait: %d, Retry-After %q", r.status, r.header.Get("Retry-After"))
+	}
 	r := do(t, app, "GET", "/busy", "", "")
 	m := assertErrorObject(t, r, 503, apperr.Unavailable)
 	if m["description"] != "busy, retry" || r.header.Get("Retry-After") != "1" {

@@ -249,8 +249,13 @@ type outcome struct {
 func readAll(x *Extractor, paths []string, hints []Hints, now time.Time) []outcome {
 	outs := make([]outcome, len(paths))
 	var wg sync.WaitGroup
+	// A few reads at a time, as an import queue would send them (more
+	// than Config.MaxQueued waiting would be ErrBusy).
+	slots := make(chan struct{}, 4)
 	for i, p := range paths {
+		slots <- struct{}{}
 		wg.Go(func() {
+			defer func() { <-slots }()
 			data, err := os.ReadFile(p)
 			if err != nil {
 				outs[i] = outcome{err: err}

@@ -28,7 +28,7 @@ func TestDecodedBytesBound(t *testing.T) {
 		return b.Bytes()
 	}
 	deep := image.NewRGBA64(image.Rect(0, 0, 200, 200)) // 320,000 bytes decoded
-	gray := image.NewGray(image.Rect(0, 0, 200, 200))    // 40,000 bytes decoded
+	gray := image.NewGray(image.Rect(0, 0, 200, 200))   // 40,000 bytes decoded
 	for i := range gray.Pix {
 		gray.Pix[i] = 255
 	}
@@ -162,5 +162,76 @@ func TestScannedPDFPageByPage(t *testing.T) {
 	}
 	if want := "render ocr render ocr render ocr"; strings.Join(o.calls, " ") != want || got.Pages != 3 {
 		t.Fatalf("calls %v, pages %d; want %q over 3 pages", o.calls, got.Pages, want)
+	}
+}
+
+// TestBusy: with every worker taken, MaxQueued reads wait and one more is
+// refused at once; a read that waits MaxWait without a worker is refused
+// too, both with ErrBusy (the caller's 503), nothing read.
+func TestBusy(t *testing.T) {
+	ocr := &blockingOCR{started: make(chan struct{}), release: make(chan struct{})}
+	x := NewExtractor(Config{OCR: ocr, Workers: 1, MaxQueued: 1, MaxWait: 300 * time.Millisecond})
+	img := pngBytes(t, 64, 64)
+	first := make(chan error, 1)
+	go func() {
+		_, err := x.Extract(context.Background(), img)
+		first <- err
+	}()
+	<-ocr.started
+	waiting := make(chan error, 1)
+	go func() {
+		_, err := x.Extract(context.Background(), img)
+		waiting <- err
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for x.waiting.Load() != 1 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := x.Extract(context.Background(), img); !errors.Is(err, ErrBusy) || !strings.Contains(Reason(err), "waiting") {
+		t.Fatalf("with the queue full: %v, want ErrBusy at once", err)
+	}
+	if err := <-waiting; !errors.Is(err, ErrBusy) || !strings.Contains(Reason(err), "within 300ms") {
+		t.Fatalf("after MaxWait: %v, want ErrBusy", err)
+	}
+	close(ocr.release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Extract(context.Background(), img); err != nil {
+		t.Fatalf("with a worker free again: %v", err)
+	}
+}
+
+// TestExtractTimeout: a read that outlasts Config.Timeout is given up,
+// the receipt unreadable in time (its OCR killed).
+func TestExtractTimeout(t *testing.T) {
+	ocr := &fakeOCR{text: "TOTAL 1.00", delay: 5 * time.Second}
+	x := NewExtractor(Config{OCR: ocr, Timeout: 150 * time.Millisecond})
+	start := time.Now()
+	_, err := x.Extract(context.Background(), pngBytes(t, 64, 64))
+	if !errors.Is(err, ErrUnreadable) || !strings.Contains(Reason(err), "longer than 150ms") {
+		t.Fatalf("err = %v, want ErrUnreadable naming the bound", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("gave up after %s", d)
+	}
+}
+
+// TestProcessLimits: the OCR and rendering processes run with their
+// address space and CPU time bounded (prlimit, util-linux).
+func TestProcessLimits(t *testing.T) {
+	if !ProcessLimitsAvailable() {
+		t.Fatal("prlimit (util-linux) is not installed: the OCR processes would run without memory and CPU limits")
+	}
+	cmd := limitedCommand(t.Context(), ProcessLimits{Memory: 1 << 30, CPU: 7 * time.Second}, "/bin/sh", "-c", "ulimit -v; ulimit -t")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Fields(string(out)); len(got) != 2 || got[0] != "1048576" || got[1] != "7" {
+		t.Fatalf("limits seen by the process: %q, want 1048576 KiB and 7 s", out)
+	}
+	if l := (ProcessLimits{}).or(DefaultOCRLimits); l != DefaultOCRLimits {
+		t.Fatalf("defaults: %+v", l)
 	}
 }

@@ -7,8 +7,9 @@ import (
 
 // The error kinds of Extract. Every error it returns wraps exactly one of
 // them, so a caller maps them with errors.Is: ErrTooLarge → 413,
-// ErrUnsupportedType → 415, ErrBadInput → 400, ErrUnreadable → the receipt's
-// FAILED status with the reason (Reason(err)).
+// ErrUnsupportedType → 415, ErrBadInput → 400, ErrBusy → 503 with
+// Retry-After, ErrUnreadable → the receipt's FAILED status with the reason
+// (Reason(err)).
 var (
 	// ErrTooLarge: the file is over Config.MaxBytes.
 	ErrTooLarge = errors.New("receipt file too large")
@@ -21,12 +22,16 @@ var (
 	// ErrUnreadable: a well-formed file whose text could not be read (no
 	// text layer and no OCR, OCR failed or timed out, no text found).
 	ErrUnreadable = errors.New("receipt unreadable")
+	// ErrBusy: every reader is taken and Config.MaxQueued reads wait
+	// already, or none freed within Config.MaxWait: nothing was read, try
+	// again shortly.
+	ErrBusy = errors.New("receipt readers busy")
 )
 
 // Error is the error Extract returns: one of the kinds above and a reason
 // fit to show a user (and to store as a FAILED receipt's reason).
 type Error struct {
-	Kind   error  // ErrTooLarge, ErrUnsupportedType, ErrBadInput or ErrUnreadable
+	Kind   error  // ErrTooLarge, ErrUnsupportedType, ErrBadInput, ErrBusy or ErrUnreadable
 	Reason string // what was wrong, in a few words
 	Err    error  // the underlying cause, if any
 }

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -68,6 +69,14 @@ type Config struct {
 	// OCRTimeout bounds one OCR or rasterizing process; the process is
 	// killed when it (or the caller's context) runs out.
 	OCRTimeout time.Duration
+	// Timeout bounds a whole Extract, its waits for a worker included
+	// (ErrUnreadable beyond: the receipt could not be read in time).
+	Timeout time.Duration
+	// MaxQueued is how many reads may wait for a worker at once; one
+	// more is ErrBusy at once. MaxWait is how long a read waits for a
+	// worker before ErrBusy.
+	MaxQueued int
+	MaxWait   time.Duration
 	// PDFTimeout bounds reading a PDF's text layer.
 	PDFTimeout time.Duration
 	// OCR reads text from an image; nil: Tesseract{} (the tesseract binary).
@@ -89,6 +98,9 @@ func DefaultConfig() Config {
 		MaxPDFContentBytes: 2 << 20,
 		Workers:            2,
 		OCRTimeout:         60 * time.Second,
+		Timeout:            2 * time.Minute,
+		MaxQueued:          16,
+		MaxWait:            30 * time.Second,
 		PDFTimeout:         10 * time.Second,
 	}
 }
@@ -119,6 +131,15 @@ func (c Config) withDefaults() Config {
 	if c.OCRTimeout <= 0 {
 		c.OCRTimeout = d.OCRTimeout
 	}
+	if c.Timeout <= 0 {
+		c.Timeout = d.Timeout
+	}
+	if c.MaxQueued <= 0 {
+		c.MaxQueued = d.MaxQueued
+	}
+	if c.MaxWait <= 0 {
+		c.MaxWait = d.MaxWait
+	}
 	if c.PDFTimeout <= 0 {
 		c.PDFTimeout = d.PDFTimeout
 	}
@@ -134,8 +155,9 @@ func (c Config) withDefaults() Config {
 // Extractor reads the text of receipt files. It is safe for concurrent use;
 // its OCR and rasterizing processes share one pool of Config.Workers slots.
 type Extractor struct {
-	cfg Config
-	sem chan struct{}
+	cfg     Config
+	sem     chan struct{}
+	waiting atomic.Int64 // reads waiting for a worker
 }
 
 // NewExtractor returns an Extractor with cfg (zero fields take defaults).
@@ -183,6 +205,20 @@ func Detect(data []byte) (Kind, error) {
 // Errors are *Error of the kinds ErrTooLarge, ErrUnsupportedType,
 // ErrBadInput and ErrUnreadable (or the context's error).
 func (x *Extractor) Extract(ctx context.Context, data []byte) (Text, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, x.cfg.Timeout, errReadTimeout)
+	defer cancel()
+	t, err := x.extract(ctx, data)
+	if err != nil && errors.Is(context.Cause(ctx), errReadTimeout) && !errors.Is(err, ErrBusy) {
+		return Text{}, newErr(ErrUnreadable, err, "reading the receipt took longer than %s", x.cfg.Timeout)
+	}
+	return t, err
+}
+
+// errReadTimeout is the cause of an Extract's context ending at
+// Config.Timeout.
+var errReadTimeout = errors.New("receipt read timeout")
+
+func (x *Extractor) extract(ctx context.Context, data []byte) (Text, error) {
 	if len(data) > x.cfg.MaxBytes {
 		return Text{}, newErr(ErrTooLarge, nil, "%d bytes, over the limit of %d", len(data), x.cfg.MaxBytes)
 	}
@@ -326,11 +362,27 @@ func (x *Extractor) readImage(ctx context.Context, img image.Image, data []byte)
 	return first, nil
 }
 
-// acquire takes a worker slot, or gives up with the context.
+// acquire takes a worker slot; ErrBusy when MaxQueued reads wait
+// already or none frees within MaxWait; or gives up with the context.
 func (x *Extractor) acquire(ctx context.Context) (release func(), err error) {
+	release = func() { <-x.sem }
 	select {
 	case x.sem <- struct{}{}:
-		return func() { <-x.sem }, nil
+		return release, nil
+	default:
+	}
+	if n := x.waiting.Add(1); n > int64(x.cfg.MaxQueued) {
+		x.waiting.Add(-1)
+		return nil, newErr(ErrBusy, nil, "%d receipts are waiting to be read; try again shortly", n-1)
+	}
+	defer x.waiting.Add(-1)
+	wait := time.NewTimer(x.cfg.MaxWait)
+	defer wait.Stop()
+	select {
+	case x.sem <- struct{}{}:
+		return release, nil
+	case <-wait.C:
+		return nil, newErr(ErrBusy, nil, "no receipt reader was free within %s; try again shortly", x.cfg.MaxWait)
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

@@ -41,6 +41,53 @@ type Tesseract struct {
 	// their lines best (on the corpus it beat 4, a single column, and 3,
 	// automatic, which splits the columns).
 	PSM int
+	// Limits bound the process (zero fields: DefaultOCRLimits).
+	Limits ProcessLimits
+}
+
+// ProcessLimits bound an OCR or rendering process beyond its timeout:
+// its address space and its CPU time, set with util-linux's prlimit
+// (run without them, and said so by ProcessLimitsAvailable, where
+// prlimit is missing).
+type ProcessLimits struct {
+	Memory int64         // bytes of address space
+	CPU    time.Duration // CPU time (whole seconds)
+}
+
+// DefaultOCRLimits bound a tesseract process: 2 GiB of address space
+// (a 40 Mpx page, the language models and the process's own mappings
+// fit), 90 s of CPU (over the 60 s timeout: a backstop).
+var DefaultOCRLimits = ProcessLimits{Memory: 2 << 30, CPU: 90 * time.Second}
+
+// DefaultRenderLimits bound a pdftoppm process: 1 GiB, 90 s of CPU.
+var DefaultRenderLimits = ProcessLimits{Memory: 1 << 30, CPU: 90 * time.Second}
+
+func (l ProcessLimits) or(d ProcessLimits) ProcessLimits {
+	if l.Memory <= 0 {
+		l.Memory = d.Memory
+	}
+	if l.CPU <= 0 {
+		l.CPU = d.CPU
+	}
+	return l
+}
+
+// ProcessLimitsAvailable reports whether prlimit is on PATH (the
+// limits are applied).
+func ProcessLimitsAvailable() bool {
+	_, err := exec.LookPath("prlimit")
+	return err == nil
+}
+
+// limitedCommand is the command running path with args under limits l
+// (through prlimit when it is installed), killed when ctx is done.
+func limitedCommand(ctx context.Context, l ProcessLimits, path string, args ...string) *exec.Cmd {
+	if pl, err := exec.LookPath("prlimit"); err == nil {
+		cpu := max(1, int64(l.CPU/time.Second))
+		pre := []string{"--as=" + strconv.FormatInt(l.Memory, 10), "--cpu=" + strconv.FormatInt(cpu, 10), "--", path}
+		return exec.CommandContext(ctx, pl, append(pre, args...)...)
+	}
+	return exec.CommandContext(ctx, path, args...)
 }
 
 // ErrNoTesseract is returned (wrapped in ErrUnreadable) when the tesseract
@@ -86,7 +133,7 @@ func (t Tesseract) RecognizeIn(ctx context.Context, image []byte, lang string) (
 	if psm == 0 {
 		psm = 6
 	}
-	cmd := exec.CommandContext(ctx, path, "stdin", "stdout",
+	cmd := limitedCommand(ctx, t.Limits.or(DefaultOCRLimits), path, "stdin", "stdout",
 		"-l", lang, "--psm", strconv.Itoa(psm), "-c", "preserve_interword_spaces=1", "tsv")
 	// One thread per process: the pool, not OpenMP, decides how many cores
 	// OCR takes.
@@ -214,6 +261,8 @@ func linesOfTSV(tsv string, minConf float64) string {
 type Pdftoppm struct {
 	// Path of the binary; "" finds "pdftoppm" on PATH.
 	Path string
+	// Limits bound the process (zero fields: DefaultRenderLimits).
+	Limits ProcessLimits
 }
 
 // Rasterize renders one page in gray.
@@ -236,7 +285,7 @@ func (p Pdftoppm) Rasterize(ctx context.Context, pdf []byte, page, dpi int) ([]b
 		return nil, fmt.Errorf("rasterize: %w", err)
 	}
 	n := strconv.Itoa(page)
-	cmd := exec.CommandContext(ctx, path, "-png", "-gray", "-r", strconv.Itoa(dpi),
+	cmd := limitedCommand(ctx, p.Limits.or(DefaultRenderLimits), path, "-png", "-gray", "-r", strconv.Itoa(dpi),
 		"-f", n, "-l", n, "-singlefile", in, filepath.Join(dir, "page"))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

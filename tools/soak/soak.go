@@ -112,7 +112,7 @@ func StackOptions(o stack.Options) stack.Options {
 	if o.Replicas["transactions"] < 2 {
 		o.Replicas["transactions"] = 2
 	}
-	o.ExtraEnv = append(o.ExtraEnv, "IDEMPOTENCY_IN_PROGRESS_TIMEOUT=15s", "RATE_LIMIT_RPS=5000", "RATE_LIMIT_BURST=5000")
+	o.ExtraEnv = append(o.ExtraEnv, "IDEMPOTENCY_IN_PROGRESS_TIMEOUT=15s", "RECEIPTS_IMPORT_TIMEOUT=5s", "RATE_LIMIT_RPS=5000", "RATE_LIMIT_BURST=5000")
 	return o
 }
 

@@ -121,6 +121,10 @@ func NewReceipts(uow UnitOfWork, store ReceiptStore, bills *Bills, pub Publisher
 	return &Receipts{uow: uow, store: store, bills: bills, pub: pub, x: x, log: logger, clk: clock.System}
 }
 
+// UseExtractor replaces the reader of receipt files (another OCR engine,
+// or a test's).
+func (a *Receipts) UseExtractor(x TextExtractor) { a.x = x }
+
 // UseFileStore turns receipts on: files go to s.
 func (a *Receipts) UseFileStore(s storage.Store) { a.files = s }
 
@@ -149,9 +153,16 @@ func extractError(err error) *apperr.Error {
 		return apperr.New(apperr.UnsupportedMediaType, "the file must be a PDF, PNG or JPEG: "+reason).WithEnum(receipt.EnumUnsupportedType)
 	case errors.Is(err, receipts.ErrBadInput):
 		return apperr.PayloadField("file", reason).WithEnum(receipt.EnumInvalidReceipt)
+	case errors.Is(err, receipts.ErrBusy):
+		return apperr.New(apperr.Unavailable, "the receipt readers are busy, retry after the Retry-After delay: "+reason).
+			WithMeta(apperr.RetryAfterMeta, BusyRetryAfter)
 	}
 	return nil
 }
+
+// BusyRetryAfter is the Retry-After (seconds) of an import refused while
+// the receipt readers are busy: about one read's time.
+const BusyRetryAfter = 5
 
 var contentTypes = map[receipts.Kind]string{receipts.KindPDF: "application/pdf", receipts.KindPNG: "image/png", receipts.KindJPEG: "image/jpeg"}
 

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	pkgconfig "github.com/acctsuite/acct/pkg/config"
+	"github.com/acctsuite/acct/pkg/idempotency"
+	"github.com/acctsuite/acct/pkg/receipts"
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/storage"
 )
@@ -40,6 +42,27 @@ type Config struct {
 	// Storage is where imported receipts go (STORAGE_*). It is optional:
 	// see storage.Optional (without it the receipt endpoints answer 503).
 	Storage storage.Optional
+
+	// Receipts bound the reading of imported receipts: the whole read
+	// (RECEIPTS_IMPORT_TIMEOUT; the receipt is FAILED beyond), the OCR
+	// processes at once (RECEIPTS_WORKERS), the reads that may wait for
+	// one (RECEIPTS_MAX_QUEUED) and how long (RECEIPTS_MAX_WAIT): beyond
+	// either, 503 with Retry-After.
+	ReceiptsImportTimeout time.Duration `env:"RECEIPTS_IMPORT_TIMEOUT" envDefault:"2m"`
+	ReceiptsWorkers       int           `env:"RECEIPTS_WORKERS" envDefault:"2"`
+	ReceiptsMaxQueued     int           `env:"RECEIPTS_MAX_QUEUED" envDefault:"16"`
+	ReceiptsMaxWait       time.Duration `env:"RECEIPTS_MAX_WAIT" envDefault:"30s"`
+}
+
+// idempotencyMargin is how much longer than a receipt's read the
+// reservation of an Idempotency-Key must last: a retry of an import still
+// reading gets 409, never a second import.
+const idempotencyMargin = 10 * time.Second
+
+// Extractor is the receipts.Config of the RECEIPTS_* settings.
+func (c Config) Extractor() receipts.Config {
+	return receipts.Config{Timeout: c.ReceiptsImportTimeout, Workers: c.ReceiptsWorkers, MaxQueued: c.ReceiptsMaxQueued,
+		MaxWait: c.ReceiptsMaxWait}
 }
 
 // Load reads and validates the configuration from the environment.
@@ -57,7 +80,34 @@ func (c *Config) Validate() error {
 	if err := checkUpstream("TRANSACTIONS", c.TransactionsURL, c.TransactionsTimeout); err != nil {
 		return err
 	}
-	return checkUpstream("CUSTOMERS_INVOICES", c.CustomersInvoicesURL, c.CustomersInvoicesTimeout)
+	if err := checkUpstream("CUSTOMERS_INVOICES", c.CustomersInvoicesURL, c.CustomersInvoicesTimeout); err != nil {
+		return err
+	}
+	return c.checkReceipts()
+}
+
+// checkReceipts checks the RECEIPTS_* bounds, and that an Idempotency-Key
+// stays reserved longer than the longest import.
+func (c *Config) checkReceipts() error {
+	switch {
+	case c.ReceiptsImportTimeout <= 0 || c.ReceiptsImportTimeout > 10*time.Minute:
+		return fmt.Errorf("RECEIPTS_IMPORT_TIMEOUT must be between 1ns and 10m, got %s", c.ReceiptsImportTimeout)
+	case c.ReceiptsWorkers < 1 || c.ReceiptsWorkers > 64:
+		return fmt.Errorf("RECEIPTS_WORKERS must be between 1 and 64, got %d", c.ReceiptsWorkers)
+	case c.ReceiptsMaxQueued < 1 || c.ReceiptsMaxQueued > 10_000:
+		return fmt.Errorf("RECEIPTS_MAX_QUEUED must be between 1 and 10000, got %d", c.ReceiptsMaxQueued)
+	case c.ReceiptsMaxWait <= 0 || c.ReceiptsMaxWait > c.ReceiptsImportTimeout:
+		return fmt.Errorf("RECEIPTS_MAX_WAIT must be between 1ns and RECEIPTS_IMPORT_TIMEOUT (%s), got %s", c.ReceiptsImportTimeout, c.ReceiptsMaxWait)
+	}
+	p := c.Data.IdempotencyInProgressTimeout
+	if p == 0 {
+		p = idempotency.DefaultInProgressTimeout
+	}
+	if p < c.ReceiptsImportTimeout+idempotencyMargin {
+		return fmt.Errorf("IDEMPOTENCY_IN_PROGRESS_TIMEOUT (%s) must be at least RECEIPTS_IMPORT_TIMEOUT (%s) + %s: a retry of an import still reading would import it twice",
+			p, c.ReceiptsImportTimeout, idempotencyMargin)
+	}
+	return nil
 }
 
 // checkUpstream checks prefix_URL (http or https with a host) and

@@ -3,12 +3,14 @@ package service
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/receipts"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
 
 	"github.com/acctsuite/acct/pkg/receipts/receiptpdf"
@@ -508,5 +510,38 @@ func TestReceiptDateByCountry(t *testing.T) {
 	got := data(e.Do(req("GET", base(us)+"/receipts/"+euro["business_document_id"].(string), tok, nil), 200))
 	if got["proposed_currency"] != "EUR" {
 		t.Fatalf("fetched: %v", got["proposed_currency"])
+	}
+}
+
+// busyReader answers every read as the receipts package does when its
+// readers are all taken and the queue is full.
+type busyReader struct{}
+
+func (busyReader) Extract(context.Context, []byte) (receipts.Text, error) {
+	return receipts.Text{}, &receipts.Error{Kind: receipts.ErrBusy, Reason: "16 receipts are waiting to be read; try again shortly"}
+}
+
+// TestReceiptReadersBusy: an import the readers cannot take is a 503
+// with Retry-After saying when to come back, and leaves nothing stored.
+func TestReceiptReadersBusy(t *testing.T) {
+	e := newReceiptEnv(t, true)
+	tok := e.Token("client-a")
+	bid := e.business("client-a")
+	e.S.Receipts.UseExtractor(busyReader{})
+	res, err := e.HTTP.Test(importReq(bid, tok, "r.pdf", receiptpdf.Text("SHOP", "TOTAL 1.00"), ""), -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body map[string]any
+	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != 503 || res.Header.Get("Retry-After") != "5" || body["type"] != "Unavailable" ||
+		!strings.Contains(body["description"].(string), "busy") {
+		t.Fatalf("busy readers: %d, Retry-After %q, %v", res.StatusCode, res.Header.Get("Retry-After"), body)
+	}
+	if n := e.storedObjects(); n != 0 {
+		t.Fatalf("%d objects stored by a refused import", n)
 	}
 }

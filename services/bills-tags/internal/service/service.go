@@ -80,7 +80,7 @@ func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Ki
 	for _, topic := range kafkaadapter.RegistryTopics {
 		k.ConsumeBatch(topic, kafkaadapter.RegistryHandler(s.Tags, k.Logger()))
 	}
-	s.Receipts = app.NewReceipts(uow, store, s.Bills, pub, receipts.NewExtractor(receipts.Config{}), k.Logger())
+	s.Receipts = app.NewReceipts(uow, store, s.Bills, pub, receipts.NewExtractor(cfg.Extractor()), k.Logger())
 	s.Receipts.UseBusinesses(k.Businesses())
 	if cfg.Storage.Enabled() {
 		files, err := storage.Open(ctx, cfg.Storage.Config())
