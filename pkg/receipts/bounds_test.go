@@ -235,3 +235,24 @@ func TestProcessLimits(t *testing.T) {
 		t.Fatalf("defaults: %+v", l)
 	}
 }
+
+// TestBusyWhenTheReadBoundEndsTheWait: a read whose Timeout runs out
+// while it waits for a worker read nothing: ErrBusy, not unreadable.
+func TestBusyWhenTheReadBoundEndsTheWait(t *testing.T) {
+	ocr := &blockingOCR{started: make(chan struct{}), release: make(chan struct{})}
+	x := NewExtractor(Config{OCR: ocr, Workers: 1, Timeout: 200 * time.Millisecond, MaxWait: time.Minute})
+	img := pngBytes(t, 64, 64)
+	first := make(chan error, 1)
+	go func() {
+		_, err := x.Extract(context.Background(), img)
+		first <- err
+	}()
+	<-ocr.started
+	if _, err := x.Extract(context.Background(), img); !errors.Is(err, ErrBusy) {
+		t.Fatalf("a wait the read's bound ended: %v, want ErrBusy", err)
+	}
+	if err := <-first; !errors.Is(err, ErrUnreadable) {
+		t.Fatalf("the read that outlasted its bound: %v, want ErrUnreadable", err)
+	}
+	close(ocr.release)
+}

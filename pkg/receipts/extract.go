@@ -74,7 +74,7 @@ type Config struct {
 	Timeout time.Duration
 	// MaxQueued is how many reads may wait for a worker at once; one
 	// more is ErrBusy at once. MaxWait is how long a read waits for a
-	// worker before ErrBusy.
+	// worker before ErrBusy (so is a wait that Timeout ends).
 	MaxQueued int
 	MaxWait   time.Duration
 	// PDFTimeout bounds reading a PDF's text layer.
@@ -384,6 +384,11 @@ func (x *Extractor) acquire(ctx context.Context) (release func(), err error) {
 	case <-wait.C:
 		return nil, newErr(ErrBusy, nil, "no receipt reader was free within %s; try again shortly", x.cfg.MaxWait)
 	case <-ctx.Done():
+		if errors.Is(context.Cause(ctx), errReadTimeout) {
+			// The read's own bound ran out while it waited: nothing was
+			// read, the readers are busy.
+			return nil, newErr(ErrBusy, nil, "no receipt reader was free within %s; try again shortly", x.cfg.Timeout)
+		}
 		return nil, ctx.Err()
 	}
 }

@@ -32,8 +32,14 @@ func TestLoad(t *testing.T) {
 		}},
 		configtest.Case[Config]{Name: "an import outlasting the idempotency reservation", Env: configtest.Env("IDEMPOTENCY_IN_PROGRESS_TIMEOUT", "1m"),
 			WantErr: "IDEMPOTENCY_IN_PROGRESS_TIMEOUT (1m0s) must be at least RECEIPTS_IMPORT_TIMEOUT (2m0s)"},
-		configtest.Case[Config]{Name: "a wait longer than the import", Env: configtest.Env("RECEIPTS_MAX_WAIT", "3m"),
-			WantErr: "RECEIPTS_MAX_WAIT must be between"},
+		configtest.Case[Config]{Name: "an import shorter than the default wait", Env: configtest.Env("RECEIPTS_IMPORT_TIMEOUT", "5s",
+			"IDEMPOTENCY_IN_PROGRESS_TIMEOUT", "15s"), Check: func(c Config) error {
+			if x := c.Extractor(); x.Timeout != 5*time.Second || x.MaxWait != 30*time.Second {
+				return fmt.Errorf("extractor %+v", x)
+			}
+			return nil
+		}},
+		configtest.Case[Config]{Name: "no wait", Env: configtest.Env("RECEIPTS_MAX_WAIT", "0s"), WantErr: "RECEIPTS_MAX_WAIT must be between"},
 		configtest.Case[Config]{Name: "no workers", Env: configtest.Env("RECEIPTS_WORKERS", "0"), WantErr: "RECEIPTS_WORKERS must be between 1 and 64"},
 		configtest.Case[Config]{Name: "no queue", Env: configtest.Env("RECEIPTS_MAX_QUEUED", "0"), WantErr: "RECEIPTS_MAX_QUEUED"},
 	)
