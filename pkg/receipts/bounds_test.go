@@ -65,19 +65,29 @@ func (b *blockingOCR) Recognize(ctx context.Context, _ []byte) (string, error) {
 	}
 }
 
-// TestImageDecodedInItsSlot: an image waits for a worker slot before it
-// is decoded (at most Workers decoded images in memory): with the only
-// slot taken, an import of a corrupt image runs out of time waiting, and
-// once the slot is free the same file is refused as corrupt.
-func TestImageDecodedInItsSlot(t *testing.T) {
+// occupied is an Extractor of cfg (its OCR a blockingOCR) whose one
+// worker a read holds until the OCR's release is closed; that read's
+// outcome comes on the channel.
+func occupied(t *testing.T, cfg Config) (*Extractor, *blockingOCR, <-chan error) {
+	t.Helper()
 	ocr := &blockingOCR{started: make(chan struct{}), release: make(chan struct{})}
-	x := NewExtractor(Config{OCR: ocr, Workers: 1})
+	cfg.OCR, cfg.Workers = ocr, 1
+	x := NewExtractor(cfg)
 	first := make(chan error, 1)
 	go func() {
 		_, err := x.Extract(context.Background(), pngBytes(t, 64, 64))
 		first <- err
 	}()
 	<-ocr.started
+	return x, ocr, first
+}
+
+// TestImageDecodedInItsSlot: an image waits for a worker slot before it
+// is decoded (at most Workers decoded images in memory): with the only
+// slot taken, an import of a corrupt image runs out of time waiting, and
+// once the slot is free the same file is refused as corrupt.
+func TestImageDecodedInItsSlot(t *testing.T) {
+	x, ocr, first := occupied(t, Config{})
 	corrupt := pngBytes(t, 200, 200)
 	corrupt = corrupt[:len(corrupt)-30]
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
@@ -169,15 +179,8 @@ func TestScannedPDFPageByPage(t *testing.T) {
 // refused at once; a read that waits MaxWait without a worker is refused
 // too, both with ErrBusy (the caller's 503), nothing read.
 func TestBusy(t *testing.T) {
-	ocr := &blockingOCR{started: make(chan struct{}), release: make(chan struct{})}
-	x := NewExtractor(Config{OCR: ocr, Workers: 1, MaxQueued: 1, MaxWait: 300 * time.Millisecond})
+	x, ocr, first := occupied(t, Config{MaxQueued: 1, MaxWait: 300 * time.Millisecond})
 	img := pngBytes(t, 64, 64)
-	first := make(chan error, 1)
-	go func() {
-		_, err := x.Extract(context.Background(), img)
-		first <- err
-	}()
-	<-ocr.started
 	waiting := make(chan error, 1)
 	go func() {
 		_, err := x.Extract(context.Background(), img)
@@ -239,16 +242,8 @@ func TestProcessLimits(t *testing.T) {
 // TestBusyWhenTheReadBoundEndsTheWait: a read whose Timeout runs out
 // while it waits for a worker read nothing: ErrBusy, not unreadable.
 func TestBusyWhenTheReadBoundEndsTheWait(t *testing.T) {
-	ocr := &blockingOCR{started: make(chan struct{}), release: make(chan struct{})}
-	x := NewExtractor(Config{OCR: ocr, Workers: 1, Timeout: 200 * time.Millisecond, MaxWait: time.Minute})
-	img := pngBytes(t, 64, 64)
-	first := make(chan error, 1)
-	go func() {
-		_, err := x.Extract(context.Background(), img)
-		first <- err
-	}()
-	<-ocr.started
-	if _, err := x.Extract(context.Background(), img); !errors.Is(err, ErrBusy) {
+	x, ocr, first := occupied(t, Config{Timeout: 200 * time.Millisecond, MaxWait: time.Minute})
+	if _, err := x.Extract(context.Background(), pngBytes(t, 64, 64)); !errors.Is(err, ErrBusy) {
 		t.Fatalf("a wait the read's bound ended: %v, want ErrBusy", err)
 	}
 	if err := <-first; !errors.Is(err, ErrUnreadable) {
