@@ -43,9 +43,10 @@ func countryCurrency(country string) string {
 // and a US address (a state and ZIP code, amounts with a decimal
 // point); when there is none of these,
 // the currency of the business's country ("" when unknown).
-func findCurrency(lines []parsedLine, country string) (code, why string) {
+// comma: the receipt writes amounts with a decimal comma (not as US
+// receipts do).
+func findCurrency(lines []parsedLine, comma bool, country string) (code, why string) {
 	score := map[string]int{}
-	comma := decimalComma(lines) // not how US receipts write amounts
 	for i, l := range lines {
 		if i < 15 && !comma && cityStateZip.MatchString(l.raw) {
 			score["USD"] += 2

@@ -127,7 +127,8 @@ func ParseFor(text string, now time.Time, h Hints) Result {
 	lines := splitLines(text)
 	// The receipt's own convention first (a decimal comma), then the
 	// business's country.
-	dayFirst := decimalComma(lines) || dayFirstCountry(h.Country)
+	comma := decimalComma(lines)
+	dayFirst := comma || dayFirstCountry(h.Country)
 	for i := range lines {
 		l := &lines[i]
 		l.dates = findDates(l.text, dayFirst, now)
@@ -155,7 +156,7 @@ func ParseFor(text string, now time.Time, h Hints) Result {
 	} else {
 		res.Reasons = append(res.Reasons, "date: none found")
 	}
-	cur, why := findCurrency(lines, h.Country)
+	cur, why := findCurrency(lines, comma, h.Country)
 	res.ProposedCurrency = cur
 	res.Reasons = append(res.Reasons, why)
 	items, itemsEnd := findItems(lines)
