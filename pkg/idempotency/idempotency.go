@@ -252,6 +252,12 @@ WHERE k.expires_at <= ? OR (k.state = 'in_progress' AND k.created_at <= ?)
 // outcome: responses below 500 are stored for replay (with NoStore, only
 // marked done); server errors (and panics) release the key so the client's
 // retry can run.
+//
+// The request's units of work run in one deferred transaction
+// (pgdb.Defer) that commits only with the stored response: a process
+// killed between the two can never leave changes applied under a key
+// still marked in progress, which a retry after InProgressTimeout would
+// apply a second time.
 func run(c *fiber.Ctx, db *bun.DB, scope, key string, opts Options) (err error) {
 	// The request context may be cancelled when the client goes away; the
 	// bookkeeping must still happen.
@@ -263,9 +269,17 @@ func run(c *fiber.Ctx, db *bun.DB, scope, key string, opts Options) (err error) 
 			opts.Logger.ErrorContext(ctx, "release idempotency key", "key", key, "error", derr)
 		}
 	}
+	reqCtx, deferred := pgdb.Defer(c.UserContext(), db)
+	c.SetUserContext(reqCtx)
+	abort := func() {
+		if rerr := deferred.Rollback(); rerr != nil {
+			opts.Logger.ErrorContext(ctx, "roll back idempotent request", "key", key, "error", rerr)
+		}
+		release()
+	}
 	defer func() {
 		if r := recover(); r != nil {
-			release()
+			abort()
 			panic(r)
 		}
 	}()
@@ -273,23 +287,28 @@ func run(c *fiber.Ctx, db *bun.DB, scope, key string, opts Options) (err error) 
 	if herr := c.Next(); herr != nil {
 		// Render the error now so the stored response is what the client sees.
 		if werr := c.App().ErrorHandler(c, herr); werr != nil {
-			release()
+			abort()
 			return werr
 		}
 	}
 	resp := c.Response()
 	status := resp.StatusCode()
 	if status >= fiber.StatusInternalServerError {
-		release()
+		abort()
 		return nil
 	}
-	q := db.NewUpdate().TableExpr("idempotency_keys").
+	conn := bun.IDB(db)
+	tx, inTx := deferred.Tx()
+	if inTx {
+		conn = tx
+	}
+	q := conn.NewUpdate().TableExpr("idempotency_keys").
 		Set("state = ?", stateDone).
 		Where("scope = ? AND key = ?", scope, key)
 	if !opts.NoStore {
 		headers, herr := json.Marshal(headersToReplay(resp))
 		if herr != nil {
-			release()
+			abort()
 			return fmt.Errorf("encode replayed headers: %w", herr)
 		}
 		q = q.Set("status = ?", status).
@@ -298,12 +317,23 @@ func run(c *fiber.Ctx, db *bun.DB, scope, key string, opts Options) (err error) 
 			Set("response_headers = ?::jsonb", string(headers))
 	}
 	_, uerr := q.Exec(ctx)
-	if uerr != nil {
-		// Without a stored response a retry must be able to run again.
-		opts.Logger.ErrorContext(ctx, "store idempotent response", "key", key, "error", uerr)
-		release()
+	if uerr == nil {
+		uerr = deferred.Commit()
 	}
-	return nil
+	if uerr == nil {
+		return nil
+	}
+	opts.Logger.ErrorContext(ctx, "store idempotent response", "key", key, "error", uerr)
+	abort()
+	if !inTx {
+		// Nothing the request changed waited for the response: it stands,
+		// and the key is free again for a retry.
+		return nil
+	}
+	// The changes rolled back with the response: the answer is a failure.
+	resp.ResetBody()
+	resp.Header.Del(fiber.HeaderLocation)
+	return c.App().ErrorHandler(c, apperr.Wrap(apperr.Internal, uerr, "commit the idempotent request"))
 }
 
 // headersToReplay picks the replayedHeaders resp carries.

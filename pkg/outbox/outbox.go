@@ -306,7 +306,7 @@ func (b *batch) add(p prepared) {
 // back. A savepoint inside fn whose failure fn survives should itself be
 // an outbox.RunInTx on tx, so that the events of the savepoint go with it.
 func RunInTx(ctx context.Context, db bun.IDB, fn func(ctx context.Context, tx bun.Tx) error) error {
-	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := pgdb.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
 		b := &batch{tx: tx}
 		if err := fn(context.WithValue(ctx, batchKey{}, b), tx); err != nil {
 			return err

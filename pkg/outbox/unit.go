@@ -21,7 +21,11 @@ type UnitOfWork struct {
 // Do runs fn in the unit of work: committed when fn returns nil, rolled
 // back (events included) when it fails.
 func (u UnitOfWork) Do(ctx context.Context, fn func(ctx context.Context) error) error {
-	return RunInTx(ctx, pgdb.Conn(ctx, u.DB), func(ctx context.Context, tx bun.Tx) error {
+	conn, err := pgdb.Enclosing(ctx, u.DB)
+	if err != nil {
+		return err
+	}
+	return RunInTx(ctx, conn, func(ctx context.Context, tx bun.Tx) error {
 		return fn(pgdb.WithTx(ctx, tx))
 	})
 }

@@ -169,9 +169,15 @@ func ensureSchema(ctx context.Context, db *bun.DB, schema string) error {
 }
 
 // InTx runs fn in a transaction (a savepoint when db is already a
-// transaction), committing when fn returns nil and rolling back otherwise.
+// transaction, or when ctx's unit of work or deferred request transaction
+// encloses it: Enclosing), committing when fn returns nil and rolling back
+// otherwise.
 func InTx(ctx context.Context, db bun.IDB, fn func(ctx context.Context, tx bun.Tx) error) error {
-	return db.RunInTx(ctx, nil, fn)
+	conn, err := Enclosing(ctx, db)
+	if err != nil {
+		return err
+	}
+	return RunInTx(ctx, conn, fn)
 }
 
 // SQLState is the PostgreSQL error code of err ("" when err is not a server error).

@@ -11,6 +11,7 @@ import (
 	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/page/pagebun"
+	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/tenancy"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/app"
 	"github.com/acctsuite/acct/services/auth-tokens/internal/domain"
@@ -110,7 +111,7 @@ func (s *Store) CreateBusiness(ctx context.Context, b domain.Business, evt func(
 // FindBusiness implements app.BusinessStore.
 func (s *Store) FindBusiness(ctx context.Context, id uuid.UUID) (domain.Business, bool, error) {
 	var r businessRow
-	err := s.db.NewSelect().Model(&r).Where("id = ?", id).Scan(ctx)
+	err := pgdb.Conn(ctx, s.db).NewSelect().Model(&r).Where("id = ?", id).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return domain.Business{}, false, nil
 	}
@@ -123,7 +124,7 @@ func (s *Store) FindBusiness(ctx context.Context, id uuid.UUID) (domain.Business
 
 // FindBusinesses implements app.BusinessStore.
 func (s *Store) FindBusinesses(ctx context.Context, f app.BusinessFilter, p page.Params) ([]domain.Business, page.Meta, error) {
-	q := s.db.NewSelect().Model((*businessRow)(nil)).Where("client_id = ?", f.ClientID)
+	q := pgdb.Conn(ctx, s.db).NewSelect().Model((*businessRow)(nil)).Where("client_id = ?", f.ClientID)
 	if f.BusinessID != nil {
 		q = q.Where("id = ?", *f.BusinessID)
 	}
@@ -183,7 +184,7 @@ func (s *Store) UpdateBusiness(ctx context.Context, id uuid.UUID, fn func(*domai
 // OwnerOf implements app.BusinessStore and tenancy.OwnerLookup.
 func (s *Store) OwnerOf(ctx context.Context, id uuid.UUID) (string, bool, error) {
 	var owner string
-	err := s.db.NewSelect().Model((*businessRow)(nil)).Column("client_id").Where("id = ?", id).Scan(ctx, &owner)
+	err := pgdb.Conn(ctx, s.db).NewSelect().Model((*businessRow)(nil)).Column("client_id").Where("id = ?", id).Scan(ctx, &owner)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}

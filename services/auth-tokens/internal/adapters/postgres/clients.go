@@ -33,7 +33,7 @@ func (r clientRow) domain() domain.Client {
 // FindClient implements app.ClientStore.
 func (s *Store) FindClient(ctx context.Context, id string) (domain.Client, bool, error) {
 	var r clientRow
-	err := s.db.NewSelect().Model(&r).Where("id = ?", id).Scan(ctx)
+	err := pgdb.Conn(ctx, s.db).NewSelect().Model(&r).Where("id = ?", id).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return domain.Client{}, false, nil
 	}
@@ -46,7 +46,7 @@ func (s *Store) FindClient(ctx context.Context, id string) (domain.Client, bool,
 // CreateClient implements app.ClientStore.
 func (s *Store) CreateClient(ctx context.Context, c domain.Client) error {
 	r := toClientRow(c)
-	_, err := s.db.NewInsert().Model(&r).Exec(ctx)
+	_, err := pgdb.Conn(ctx, s.db).NewInsert().Model(&r).Exec(ctx)
 	if pgdb.IsUniqueViolation(err) {
 		return apperr.Wrap(apperr.Conflict, err, "client already exists")
 	}
@@ -56,7 +56,7 @@ func (s *Store) CreateClient(ctx context.Context, c domain.Client) error {
 // UpsertClient implements app.ClientStore.
 func (s *Store) UpsertClient(ctx context.Context, c domain.Client) error {
 	r := toClientRow(c)
-	_, err := s.db.NewInsert().Model(&r).
+	_, err := pgdb.Conn(ctx, s.db).NewInsert().Model(&r).
 		On("CONFLICT (id) DO UPDATE").
 		Set("name = EXCLUDED.name").
 		Set("secret_hash = EXCLUDED.secret_hash").

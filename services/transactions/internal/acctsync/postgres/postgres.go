@@ -134,7 +134,7 @@ func (s *Store) SaveState(ctx context.Context, st acctsync.State, now time.Time)
 // two callbacks racing with the same state cannot both get it.
 func (s *Store) ConsumeState(ctx context.Context, hash []byte) (acctsync.State, bool, error) {
 	var rows []stateRow
-	if err := s.db.NewDelete().Model(&rows).Where("state_hash = ?", hash).Returning("*").Scan(ctx); err != nil {
+	if err := pgdb.Conn(ctx, s.db).NewDelete().Model(&rows).Where("state_hash = ?", hash).Returning("*").Scan(ctx); err != nil {
 		return acctsync.State{}, false, fmt.Errorf("consume state: %w", err)
 	}
 	if len(rows) == 0 {
@@ -267,7 +267,7 @@ func writeImport(ctx context.Context, tx bun.Tx, imp acctsync.Import) error {
 // Connection implements acctsync.Store.
 func (s *Store) Connection(ctx context.Context, businessID uuid.UUID) (acctsync.Connection, bool, error) {
 	var rows []connectionRow
-	if err := s.db.NewSelect().Model(&rows).Where("business_id = ?", businessID).Scan(ctx); err != nil {
+	if err := pgdb.Conn(ctx, s.db).NewSelect().Model(&rows).Where("business_id = ?", businessID).Scan(ctx); err != nil {
 		return acctsync.Connection{}, false, fmt.Errorf("read connection: %w", err)
 	}
 	if len(rows) == 0 {
@@ -330,7 +330,7 @@ type treeRow struct {
 // AccountTree implements acctsync.Store with one recursive query.
 func (s *Store) AccountTree(ctx context.Context, businessID, accountID uuid.UUID) (acctsync.AccountNode, bool, error) {
 	var rows []treeRow
-	err := s.db.NewRaw(`
+	err := pgdb.Conn(ctx, s.db).NewRaw(`
 WITH RECURSIVE tree AS (
     SELECT a.*, 0 AS depth
       FROM acctsync_accounts a
