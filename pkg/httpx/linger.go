@@ -28,6 +28,10 @@ const (
 
 type lingerListener struct{ net.Listener }
 
+// LingeringListener is ln whose connections close lingering (see above):
+// what Serve listens with, for servers started another way (tests).
+func LingeringListener(ln net.Listener) net.Listener { return lingerListener{ln} }
+
 func (l lingerListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {

@@ -8,10 +8,13 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/acctsuite/acct/pkg/httpx"
 )
 
 // Serve makes app listen on 127.0.0.1 on a free port and returns its base
-// URL ("http://127.0.0.1:port"); the app is shut down at cleanup.
+// URL ("http://127.0.0.1:port"); the app is shut down at cleanup. Its
+// connections close lingering, as a served service's do (httpx.Serve).
 func Serve(t testing.TB, app *fiber.App) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -19,7 +22,7 @@ func Serve(t testing.TB, app *fiber.App) string {
 		t.Fatalf("testkit: listen: %v", err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- app.Listener(ln) }()
+	go func() { done <- app.Listener(httpx.LingeringListener(ln)) }()
 	t.Cleanup(func() {
 		if err := app.ShutdownWithTimeout(10 * time.Second); err != nil {
 			t.Errorf("testkit: shutdown app: %v", err)
