@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,7 +31,7 @@ func TestPutStreamsRows(t *testing.T) {
 	ctx := context.Background()
 	s := fsStore(t)
 	const rows = 20_000
-	err := Put(ctx, s, "exports/a.csv", func(w *csv.Writer) error {
+	err := Put(ctx, s, "exports/a.csv", func(w *Writer) error {
 		if err := w.Write([]string{"n", "text"}); err != nil {
 			return err
 		}
@@ -68,7 +69,7 @@ func TestPutWriterError(t *testing.T) {
 	s := fsStore(t)
 	tooMany := apperr.New(apperr.InvalidParameters, "too many rows")
 	for _, werr := range []error{tooMany, errors.New("database gone")} {
-		err := Put(ctx, s, "exports/b.csv", func(w *csv.Writer) error {
+		err := Put(ctx, s, "exports/b.csv", func(w *Writer) error {
 			for i := range 10_000 {
 				if err := w.Write([]string{strings.Repeat("x", 50), strconv.Itoa(i)}); err != nil {
 					return err
@@ -94,7 +95,7 @@ func TestPutStoreError(t *testing.T) {
 	ctx := context.Background()
 	s := fsStore(t)
 	wrote := 0
-	err := Put(ctx, failingStore{s}, "exports/c.csv", func(w *csv.Writer) error {
+	err := Put(ctx, failingStore{s}, "exports/c.csv", func(w *Writer) error {
 		for i := range 1_000_000 {
 			if err := w.Write([]string{strconv.Itoa(i)}); err != nil {
 				return err
@@ -130,9 +131,49 @@ func TestSafeCell(t *testing.T) {
 		"\rx":             "'\rx",
 		"a=b":             "a=b",
 		"'already quoted": "'already quoted",
+		// After leading spaces, and after any separator a spreadsheet of
+		// another locale would split on.
+		"  =1+1":        "  '=1+1",
+		"a;=1+1":        "a;'=1+1",
+		"Net 30, -5%":   "Net 30, '-5%",
+		"a|@SUM(1)":     "a|'@SUM(1)",
+		"a\t=1":         "a\t'=1",
+		"a,b;c":         "a,b;c",
+		"5-3=2":         "5-3=2",
+		"\uFF1D1+1":     "'\uFF1D1+1",
+		"x;;  +cmd, =y": "x;;  '+cmd, '=y",
 	} {
 		if got := SafeCell(in); got != want {
 			t.Errorf("SafeCell(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestWriterQuotesText: every cell but an empty one and a plain number is
+// quoted, quotes doubled, and a CSV reader reads back what was written.
+func TestWriterQuotesText(t *testing.T) {
+	rows := [][]string{
+		{"date", "amount", "memo", "", "count"},
+		{"2026-01-02", "-12.50", `say "hi", then;=1`, "", "3"},
+		{"x", "12.", ".5", "-", "1.2.3"},
+	}
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	if err := w.WriteAll(rows); err != nil {
+		t.Fatal(err)
+	}
+	want := `"date","amount","memo",,"count"
+"2026-01-02",-12.50,"say ""hi"", then;=1",,3
+"x","12.",".5","-","1.2.3"
+`
+	if buf.String() != want {
+		t.Fatalf("wrote\n%s\nwant\n%s", buf.String(), want)
+	}
+	got, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, rows) {
+		t.Fatalf("read back %q, want %q", got, rows)
 	}
 }

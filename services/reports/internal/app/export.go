@@ -1,9 +1,7 @@
 package app
 
 import (
-	"bufio"
 	"context"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"net/url"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/clock"
+	"github.com/acctsuite/acct/pkg/csvexport"
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/storage"
 	"github.com/acctsuite/acct/services/reports/internal/domain"
@@ -120,11 +119,15 @@ func (x *Exports) storageOn() error {
 	return nil
 }
 
+// exportContentTypes are the stored content types of the export file types.
+var exportContentTypes = map[string]string{"csv": "text/csv", "xlsx": XLSXContentType}
+
 // presign is d, stored under key, with its pre-signed URL (downloading
-// as d.FileName).
+// as d.FileName, served with the content type of d.FileType).
 func (x *Exports) presign(ctx context.Context, key string, d Download) (Download, error) {
 	var err error
-	if d.URL, err = x.files.PresignGet(ctx, key, ExportURLExpiry, storage.PresignOptions{Filename: d.FileName}); err != nil {
+	opts := storage.PresignOptions{Filename: d.FileName, ContentType: exportContentTypes[d.FileType]}
+	if d.URL, err = x.files.PresignGet(ctx, key, ExportURLExpiry, opts); err != nil {
 		return Download{}, fmt.Errorf("presign export: %w", err)
 	}
 	return d, nil
@@ -138,16 +141,11 @@ func (x *Exports) put(ctx context.Context, key, contentType string, write func(i
 	return nil
 }
 
-// exportChunk is how much of the CSV is buffered before it goes to
-// storage through the pipe.
-const exportChunk = 32 << 10
-
 // writeTransactions writes the header and one row per transaction.
 func (x *Exports) writeTransactions(ctx context.Context, w io.Writer, bid uuid.UUID, q domain.ExportQuery) error {
-	// 32 KiB chunks to the pipe (csv.Writer adopts a large enough
-	// bufio.Writer): fewer hand-offs to storage's reader, still a bounded
-	// amount in flight.
-	cw := csv.NewWriter(bufio.NewWriterSize(w, exportChunk))
+	// Buffered in chunks to the pipe: fewer hand-offs to storage's
+	// reader, still a bounded amount in flight.
+	cw := csvexport.NewWriter(w)
 	if err := cw.Write(domain.ExportHeader); err != nil {
 		return err
 	}

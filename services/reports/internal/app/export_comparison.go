@@ -3,11 +3,11 @@ package app
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"fmt"
 
 	"github.com/google/uuid"
 
+	"github.com/acctsuite/acct/pkg/csvexport"
 	"github.com/acctsuite/acct/services/reports/internal/domain"
 )
 
@@ -36,7 +36,7 @@ func (x *Exports) ComparisonCSV(ctx context.Context, bid uuid.UUID, c domain.Com
 		}
 	}
 	var buf bytes.Buffer
-	if err := csv.NewWriter(&buf).WriteAll(domain.ComparisonCSV(cols, f)); err != nil {
+	if err := csvexport.NewWriter(&buf).WriteAll(domain.ComparisonCSV(cols, f)); err != nil {
 		return Download{}, fmt.Errorf("write comparison csv: %w", err)
 	}
 	now := x.clk.Now()

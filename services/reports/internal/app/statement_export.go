@@ -3,13 +3,13 @@ package app
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"fmt"
 	"strings"
 
 	"github.com/google/uuid"
 	"github.com/xuri/excelize/v2"
 
+	"github.com/acctsuite/acct/pkg/csvexport"
 	"github.com/acctsuite/acct/services/reports/internal/domain"
 )
 
@@ -171,7 +171,7 @@ func (x *Exports) storeStatement(ctx context.Context, bid uuid.UUID, kind, name,
 		if err := statementXLSX(&buf, sheet, rows); err != nil {
 			return Download{}, fmt.Errorf("write %s xlsx: %w", kind, err)
 		}
-	} else if err := csv.NewWriter(&buf).WriteAll(domain.StatementCSV(rows)); err != nil {
+	} else if err := csvexport.NewWriter(&buf).WriteAll(domain.StatementCSV(rows)); err != nil {
 		return Download{}, fmt.Errorf("write %s csv: %w", kind, err)
 	}
 	now := x.clk.Now()

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"time"
 
@@ -41,7 +40,7 @@ func (l *Ledger) UseExportStore(s storage.Store) { l.files = s }
 // and returns its download. Rows go from the database cursor through the
 // CSV writer into storage: memory stays bounded whatever the size.
 func (l *Ledger) EntriesCSV(ctx context.Context, businessID uuid.UUID, f PeriodFilter) (Download, error) {
-	return l.export(ctx, businessID, "entries", f, func(ctx context.Context, w *csv.Writer) error {
+	return l.export(ctx, businessID, "entries", f, func(ctx context.Context, w *csvexport.Writer) error {
 		if err := w.Write(domain.EntriesExportHeader); err != nil {
 			return err
 		}
@@ -57,7 +56,7 @@ func (l *Ledger) EntriesCSV(ctx context.Context, businessID uuid.UUID, f PeriodF
 // one CSV row per account of the chart, to storage and returns its
 // download.
 func (l *Ledger) BalancesCSV(ctx context.Context, businessID uuid.UUID, f PeriodFilter) (Download, error) {
-	return l.export(ctx, businessID, "balances", f, func(ctx context.Context, w *csv.Writer) error {
+	return l.export(ctx, businessID, "balances", f, func(ctx context.Context, w *csvexport.Writer) error {
 		nodes, err := l.Balances(ctx, businessID, f)
 		if err != nil {
 			return err
@@ -71,17 +70,17 @@ func (l *Ledger) BalancesCSV(ctx context.Context, businessID uuid.UUID, f Period
 
 // export stores what write writes as the business's export of kind over
 // the period and presigns it (503 without storage).
-func (l *Ledger) export(ctx context.Context, businessID uuid.UUID, kind string, f PeriodFilter, write func(context.Context, *csv.Writer) error) (Download, error) {
+func (l *Ledger) export(ctx context.Context, businessID uuid.UUID, kind string, f PeriodFilter, write func(context.Context, *csvexport.Writer) error) (Download, error) {
 	if l.files == nil {
 		return Download{}, ErrExportStorageNotConfigured()
 	}
 	d := Download{ID: newID(), FileType: "csv", CreatedAt: l.clock(), FileName: exportFileName("ledger_"+kind, f)}
 	key := fmt.Sprintf("transactions/%s/ledger-%s/%s.csv", businessID, kind, d.ID)
-	if err := csvexport.Put(ctx, l.files, key, func(w *csv.Writer) error { return write(ctx, w) }); err != nil {
+	if err := csvexport.Put(ctx, l.files, key, func(w *csvexport.Writer) error { return write(ctx, w) }); err != nil {
 		return Download{}, fmt.Errorf("export ledger %s of %s: %w", kind, businessID, err)
 	}
 	var err error
-	if d.URL, err = l.files.PresignGet(ctx, key, ExportURLExpiry, storage.PresignOptions{Filename: d.FileName}); err != nil {
+	if d.URL, err = l.files.PresignGet(ctx, key, ExportURLExpiry, storage.PresignOptions{Filename: d.FileName, ContentType: csvexport.ContentType}); err != nil {
 		return Download{}, fmt.Errorf("presign ledger %s export: %w", kind, err)
 	}
 	return d, nil
