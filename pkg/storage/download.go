@@ -41,9 +41,10 @@ type DownloadOptions struct {
 // are returned to the app's error handler (httpx.ErrorHandler renders them
 // as the error object).
 //
-// Stored content is served with `X-Content-Type-Options: nosniff` and
-// `Content-Security-Policy: sandbox`: it was uploaded by API clients and
-// must never run as a page of the gateway's origin.
+// Stored content is served with `X-Content-Type-Options: nosniff`,
+// `Content-Security-Policy: sandbox`, ServedContentType of its stored type
+// and as an attachment unless that type is InlineSafe: it was uploaded by
+// API clients and must never run as a page of the gateway's origin.
 func NewDownloadHandler(opts DownloadOptions) (fiber.Handler, error) {
 	if opts.Dir == "" {
 		return nil, errors.New("storage: download handler: directory is required")
@@ -83,9 +84,10 @@ func NewDownloadHandler(opts DownloadOptions) (fiber.Handler, error) {
 		if err != nil {
 			return fmt.Errorf("storage: download %s: %w", key, err)
 		}
-		c.Set(fiber.HeaderContentType, obj.ContentType)
-		if filename != "" {
-			c.Set(fiber.HeaderContentDisposition, contentDisposition(filename))
+		served := ServedContentType(obj.ContentType)
+		c.Set(fiber.HeaderContentType, served)
+		if d := servedDisposition(served, filename); d != "" {
+			c.Set(fiber.HeaderContentDisposition, d)
 		}
 		c.Set(fiber.HeaderETag, `"`+obj.ETag+`"`)
 		c.Set(fiber.HeaderLastModified, obj.Modified.Format(http.TimeFormat))

@@ -113,8 +113,9 @@ func TestDownloadHandler(t *testing.T) {
 		if r.status != http.StatusOK || string(r.body) != "<script>alert(1)</script>" {
 			t.Fatalf("GET: %d %q", r.status, r.body)
 		}
+		// HTML an API client uploaded is served as opaque bytes.
 		want := map[string]string{
-			"Content-Type":            "text/html; charset=utf-8",
+			"Content-Type":            "application/octet-stream",
 			"Content-Length":          "25",
 			"Content-Disposition":     `attachment; filename="receipt one.html"`,
 			"X-Content-Type-Options":  "nosniff",
@@ -135,7 +136,7 @@ func TestDownloadHandler(t *testing.T) {
 	})
 	t.Run("HEAD answers the headers without the body", func(t *testing.T) {
 		r := do(t, http.MethodHead, good)
-		if r.status != http.StatusOK || len(r.body) != 0 || r.header.Get("Content-Length") != "25" || r.header.Get("Content-Type") != "text/html; charset=utf-8" {
+		if r.status != http.StatusOK || len(r.body) != 0 || r.header.Get("Content-Length") != "25" || r.header.Get("Content-Type") != "application/octet-stream" {
 			t.Fatalf("HEAD: %d, %d body bytes, headers %v", r.status, len(r.body), r.header)
 		}
 	})

@@ -181,7 +181,9 @@ func (s *S3Store) Delete(ctx context.Context, key string) error {
 }
 
 // PresignGet implements Store with a SigV4 pre-signed GetObject URL; the
-// file name becomes the signed response-content-disposition parameter.
+// served content type (ServedContentType of opts.ContentType) and the
+// disposition (an attachment with the file name, or a nameless one for a
+// type that is not InlineSafe) are signed response parameters.
 func (s *S3Store) PresignGet(ctx context.Context, key string, expiry time.Duration, opts PresignOptions) (string, error) {
 	if err := ValidateKey(key); err != nil {
 		return "", err
@@ -193,9 +195,10 @@ func (s *S3Store) PresignGet(ctx context.Context, key string, expiry time.Durati
 	if err != nil {
 		return "", err
 	}
-	in := &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)}
-	if opts.Filename != "" {
-		in.ResponseContentDisposition = aws.String(contentDisposition(opts.Filename))
+	served := ServedContentType(opts.ContentType)
+	in := &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key), ResponseContentType: aws.String(served)}
+	if d := servedDisposition(served, opts.Filename); d != "" {
+		in.ResponseContentDisposition = aws.String(d)
 	}
 	req, err := s.presign.PresignGetObject(ctx, in, s3.WithPresignExpires(expiry))
 	if err != nil {

@@ -65,6 +65,56 @@ type PresignOptions struct {
 	// `Content-Disposition: attachment` and this file name (CSV exports,
 	// receipts "save as"). It is part of the signature.
 	Filename string
+	// ContentType is the object's stored content type as the caller
+	// recorded it. S3 serves the object with ServedContentType of it (a
+	// signed response-content-type: an object is never served with a type
+	// its uploader chose unless that type is harmless), and as an
+	// attachment unless InlineSafe. The filesystem backend decides the
+	// same from the type it stored.
+	ContentType string
+}
+
+// servedTypes are the content types a download keeps: raster images and
+// PDF (which a browser only displays) and plain data. Anything else (HTML,
+// SVG, XML, scripts, unknown types) is served as DefaultContentType, so
+// stored content an API client uploaded never runs as a page.
+var servedTypes = map[string]bool{
+	"image/jpeg": true, "image/png": true, "image/gif": true, "image/webp": true,
+	"image/heic": true, "image/heif": true, "image/tiff": true, "image/bmp": true,
+	"application/pdf": true,
+	"text/csv":        true, "text/plain": true, "application/json": true,
+	"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": true,
+}
+
+// ServedContentType is the content type a download of an object stored
+// with stored is served with: stored itself when its media type is one of
+// servedTypes, DefaultContentType otherwise.
+func ServedContentType(stored string) string {
+	mediaType, _, err := mime.ParseMediaType(stored)
+	if err != nil || !servedTypes[mediaType] {
+		return DefaultContentType
+	}
+	return stored
+}
+
+// InlineSafe reports whether a download served with content type served
+// may be shown in the browser rather than saved: raster images and PDF.
+func InlineSafe(served string) bool {
+	mediaType, _, err := mime.ParseMediaType(served)
+	return err == nil && servedTypes[mediaType] && (strings.HasPrefix(mediaType, "image/") || mediaType == "application/pdf")
+}
+
+// servedDisposition is the Content-Disposition of a download: an
+// attachment named filename when it is set, a nameless attachment when
+// the served type is not InlineSafe, and none (inline) otherwise.
+func servedDisposition(served, filename string) string {
+	switch {
+	case filename != "":
+		return contentDisposition(filename)
+	case !InlineSafe(served):
+		return "attachment"
+	}
+	return ""
 }
 
 // Expiry bounds of pre-signed URLs: the default is what DESIGN.md promises

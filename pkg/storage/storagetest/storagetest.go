@@ -178,7 +178,7 @@ func testRoundTrip(t *testing.T, h Harness) {
 				t.Fatalf("Modified %s is not near the Put at %s", obj.Modified, started)
 			}
 
-			status, hdr, body := fetch(t, h.Client, presign(t, h.Store, tc.key, 0, storage.PresignOptions{}))
+			status, hdr, body := fetch(t, h.Client, presign(t, h.Store, tc.key, 0, storage.PresignOptions{ContentType: obj.ContentType}))
 			if status != http.StatusOK || !bytes.Equal(body, tc.body) {
 				t.Fatalf("pre-signed GET: status %d, %d bytes (equal: %v), want 200 and the object", status, len(body), bytes.Equal(body, tc.body))
 			}
@@ -220,7 +220,7 @@ func testOverwrite(t *testing.T, h Harness) {
 	if obj.ETag == first.ETag {
 		t.Fatalf("etag %q did not change with the content", obj.ETag)
 	}
-	status, hdr, body := fetch(t, h.Client, presign(t, h.Store, key, 0, storage.PresignOptions{}))
+	status, hdr, body := fetch(t, h.Client, presign(t, h.Store, key, 0, storage.PresignOptions{ContentType: obj.ContentType}))
 	if status != http.StatusOK || string(body) != `{"v":2}` || hdr.Get("Content-Type") != "application/json" {
 		t.Fatalf("download after overwrite: %d %q %q", status, hdr.Get("Content-Type"), body)
 	}
@@ -449,8 +449,24 @@ func testContentDisposition(t *testing.T, h Harness) {
 			t.Fatalf("Content-Disposition %q, want attachment with %s", cd, tc.want)
 		}
 	}
-	if _, hdr, _ := fetch(t, h.Client, presign(t, h.Store, "exports/pnl.csv", 0, storage.PresignOptions{})); hdr.Get("Content-Disposition") != "" {
-		t.Fatalf("Content-Disposition %q without a filename, want none", hdr.Get("Content-Disposition"))
+	// Without a file name: inline only for what a browser merely displays
+	// (raster images, PDF); anything else an attachment, and a type that
+	// could run as a page (HTML, SVG) served as opaque bytes.
+	served := []struct{ key, stored, wantType, wantDisposition string }{
+		{"view/r.png", "image/png", "image/png", ""},
+		{"view/r.pdf", "application/pdf", "application/pdf", ""},
+		{"view/e.csv", "text/csv", "text/csv", "attachment"},
+		{"view/x.html", "text/html; charset=utf-8", storage.DefaultContentType, "attachment"},
+		{"view/x.svg", "image/svg+xml", storage.DefaultContentType, "attachment"},
+		{"view/x.xml", "application/xhtml+xml", storage.DefaultContentType, "attachment"},
+	}
+	for _, tc := range served {
+		put(t, h.Store, tc.key, []byte("<html><script>alert(1)</script></html>"), tc.stored)
+		status, hdr, _ := fetch(t, h.Client, presign(t, h.Store, tc.key, 0, storage.PresignOptions{ContentType: tc.stored}))
+		if status != http.StatusOK || hdr.Get("Content-Type") != tc.wantType || hdr.Get("Content-Disposition") != tc.wantDisposition {
+			t.Fatalf("%s stored as %s: %d, Content-Type %q, Content-Disposition %q; want %q, %q", tc.key, tc.stored,
+				status, hdr.Get("Content-Type"), hdr.Get("Content-Disposition"), tc.wantType, tc.wantDisposition)
+		}
 	}
 }
 

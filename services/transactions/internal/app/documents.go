@@ -140,7 +140,7 @@ func (b *Banking) Documents(ctx context.Context, businessID, id uuid.UUID, attac
 	}
 	out := make([]DocumentURL, len(docs))
 	for i, d := range docs {
-		var opts storage.PresignOptions
+		opts := storage.PresignOptions{ContentType: d.FileType}
 		if attachment {
 			opts.Filename = d.FileName
 		}
