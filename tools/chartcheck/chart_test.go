@@ -286,6 +286,8 @@ func TestChartRejectsBadValues(t *testing.T) {
 		{"database url scheme", "postgresql: {external: {auth-tokens: {url: 'mysql://x', existingSecret: ''}}}", "url"},
 		{"kafka lag without topic", "keda: {enabled: true}\nservices: {auth-tokens: {autoscaling: {enabled: true, kafkaLag: {enabled: true}}}}", "topic and consumerGroup"},
 		{"httpRoute without parentRefs", "gatewayAPI: {httpRoute: {enabled: true}}", "parentRefs"},
+		{"ingress without trusted proxies", "ingress: {enabled: true}", "TRUSTED_PROXIES"},
+		{"httpRoute without trusted proxies", "gatewayAPI: {httpRoute: {enabled: true, parentRefs: [{name: public}]}}", "TRUSTED_PROXIES"},
 		{"pull policy enum", "global: {image: {pullPolicy: Sometimes}}", "pullPolicy"},
 		{"storage enabled without a bucket", "storage: {enabled: true}", "bucket"},
 		{"storage bucket name", "storage: {enabled: true, bucket: My_Bucket}", "bucket"},

@@ -125,3 +125,19 @@ func peerAddr(ctx *fasthttp.RequestCtx) netip.Addr {
 	a, _ := netip.ParseAddr(ctx.RemoteIP().String())
 	return a.Unmap()
 }
+
+// LimitKey is the rate-limit bucket of a client address: an IPv4 address
+// itself, an IPv6 address's /64 (one subscriber's network: a host picks
+// any of its 2^64 addresses at will, so a per-address bucket would limit
+// nothing).
+func LimitKey(a netip.Addr) string {
+	a = a.Unmap()
+	if a.Is4() || !a.IsValid() {
+		return a.String()
+	}
+	p, err := a.Prefix(64)
+	if err != nil {
+		return a.String()
+	}
+	return p.String()
+}

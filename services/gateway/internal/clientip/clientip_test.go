@@ -2,6 +2,7 @@ package clientip
 
 import (
 	"net"
+	"net/netip"
 	"testing"
 
 	"github.com/valyala/fasthttp"
@@ -60,5 +61,21 @@ func TestNewRejectsBadEntries(t *testing.T) {
 	}
 	if _, err := New([]string{" 10.0.0.0/8 ", "", "::1"}); err != nil {
 		t.Fatalf("valid list rejected: %v", err)
+	}
+}
+
+func TestLimitKey(t *testing.T) {
+	tests := []struct{ addr, want string }{
+		{"203.0.113.7", "203.0.113.7"},
+		{"::ffff:203.0.113.7", "203.0.113.7"},
+		{"2001:db8:1:2:aaaa::1", "2001:db8:1:2::/64"},
+		{"2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::/64"},
+		{"2001:db8:1:3::1", "2001:db8:1:3::/64"},
+		{"::1", "::/64"},
+	}
+	for _, tt := range tests {
+		if got := LimitKey(netip.MustParseAddr(tt.addr)); got != tt.want {
+			t.Errorf("LimitKey(%s) = %q, want %q", tt.addr, got, tt.want)
+		}
 	}
 }

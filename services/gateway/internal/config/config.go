@@ -36,14 +36,21 @@ type Config struct {
 	// CORSDefaultHeaders (comma-separated header names).
 	CORSAllowedHeaders []string `env:"CORS_ALLOWED_HEADERS" envSeparator:","`
 
-	// Per-client buckets (token routes) and per-IP buckets (public routes,
-	// and token routes whose token is missing or invalid) share the rate
-	// but live in separate tables, so a flood of addresses cannot evict
-	// the clients' buckets.
-	RateLimitRPS        float64 `env:"RATE_LIMIT_RPS" envDefault:"200"`
-	RateLimitBurst      int     `env:"RATE_LIMIT_BURST" envDefault:"400"`
-	RateLimitMaxClients int     `env:"RATE_LIMIT_MAX_CLIENTS" envDefault:"100000"`
-	RateLimitMaxIPs     int     `env:"RATE_LIMIT_MAX_IPS" envDefault:"100000"`
+	// Per-caller buckets (token routes: a platform token's client, a
+	// business token's business) and per-IP buckets (public routes, and
+	// token routes whose token is missing or invalid) share the rate but
+	// live in separate tables, so a flood of addresses cannot evict the
+	// callers' buckets.
+	RateLimitRPS   float64 `env:"RATE_LIMIT_RPS" envDefault:"200"`
+	RateLimitBurst int     `env:"RATE_LIMIT_BURST" envDefault:"400"`
+	// A platform's cap over all its tokens (platform and business ones):
+	// one busy business cannot starve the platform's others, and a
+	// platform cannot multiply its rate by minting business tokens. 0: ten
+	// times RATE_LIMIT_RPS and RATE_LIMIT_BURST.
+	PlatformRateLimitRPS   float64 `env:"PLATFORM_RATE_LIMIT_RPS" envDefault:"0"`
+	PlatformRateLimitBurst int     `env:"PLATFORM_RATE_LIMIT_BURST" envDefault:"0"`
+	RateLimitMaxClients    int     `env:"RATE_LIMIT_MAX_CLIENTS" envDefault:"100000"`
+	RateLimitMaxIPs        int     `env:"RATE_LIMIT_MAX_IPS" envDefault:"100000"`
 	// POST /oauth2/token checks client secrets: a stricter per-IP limit
 	// of its own slows down guessing.
 	TokenRateLimitRPS   float64 `env:"TOKEN_RATE_LIMIT_RPS" envDefault:"10"`
@@ -147,6 +154,18 @@ func (u Upstreams) URLs() map[string]string {
 	}
 }
 
+// PlatformLimit is the platform cap's rate and burst, defaults applied.
+func (c Config) PlatformLimit() (float64, int) {
+	rps, burst := c.PlatformRateLimitRPS, c.PlatformRateLimitBurst
+	if rps == 0 {
+		rps = 10 * c.RateLimitRPS
+	}
+	if burst == 0 {
+		burst = 10 * c.RateLimitBurst
+	}
+	return rps, burst
+}
+
 // Load reads the configuration from the environment and validates it.
 func Load() (Config, error) { return pkgconfig.Read[Config]() }
 
@@ -161,6 +180,9 @@ func (c Config) Validate() error {
 	}
 	if c.RateLimitMaxClients < 1 || c.RateLimitMaxIPs < 1 {
 		errs = append(errs, errors.New("RATE_LIMIT_MAX_CLIENTS and RATE_LIMIT_MAX_IPS must be at least 1"))
+	}
+	if c.PlatformRateLimitRPS < 0 || c.PlatformRateLimitBurst < 0 {
+		errs = append(errs, errors.New("PLATFORM_RATE_LIMIT_RPS and PLATFORM_RATE_LIMIT_BURST must not be negative (0: ten times RATE_LIMIT_RPS and RATE_LIMIT_BURST)"))
 	}
 	if c.TokenRateLimitRPS <= 0 || c.TokenRateLimitBurst < 1 {
 		errs = append(errs, errors.New("TOKEN_RATE_LIMIT_RPS must be positive and TOKEN_RATE_LIMIT_BURST at least 1"))

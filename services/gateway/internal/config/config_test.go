@@ -39,6 +39,8 @@ func TestValidate(t *testing.T) {
 		{"timeouts", func(c *Config) { c.UpstreamTimeout = 0 }, "UPSTREAM_TIMEOUT"},
 		{"ip table", func(c *Config) { c.RateLimitMaxIPs = 0 }, "RATE_LIMIT_MAX_IPS"},
 		{"token endpoint rate", func(c *Config) { c.TokenRateLimitRPS = 0 }, "TOKEN_RATE_LIMIT_RPS"},
+		{"platform cap rate", func(c *Config) { c.PlatformRateLimitRPS = -1 }, "PLATFORM_RATE_LIMIT_RPS"},
+		{"platform cap burst", func(c *Config) { c.PlatformRateLimitBurst = -1 }, "PLATFORM_RATE_LIMIT_BURST"},
 		{"token endpoint burst", func(c *Config) { c.TokenRateLimitBurst = 0 }, "TOKEN_RATE_LIMIT_BURST"},
 		{"trusted proxies", func(c *Config) { c.TrustedProxies = []string{"10.0.0.0/99"} }, "TRUSTED_PROXIES"},
 		{"trusted proxies valid", func(c *Config) { c.TrustedProxies = []string{"10.0.0.0/8", "::1"} }, ""},
@@ -104,5 +106,16 @@ func TestEmptyTrustedProxies(t *testing.T) {
 	}
 	if err := c.Validate(); err != nil {
 		t.Fatalf("Validate() = %v", err)
+	}
+}
+
+func TestPlatformLimitDefaults(t *testing.T) {
+	c := Config{RateLimitRPS: 200, RateLimitBurst: 400}
+	if rps, burst := c.PlatformLimit(); rps != 2000 || burst != 4000 {
+		t.Fatalf("default cap = %v, %d; want ten times the caller's 200, 400", rps, burst)
+	}
+	c.PlatformRateLimitRPS, c.PlatformRateLimitBurst = 50, 60
+	if rps, burst := c.PlatformLimit(); rps != 50 || burst != 60 {
+		t.Fatalf("set cap = %v, %d; want 50, 60", rps, burst)
 	}
 }

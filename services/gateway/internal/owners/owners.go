@@ -68,6 +68,16 @@ func New(baseURL string, opts Options) *Directory {
 	}
 }
 
+// callerTokenKey carries the caller's bearer token in a context.
+type callerTokenKey struct{}
+
+// WithCallerToken is ctx carrying the bearer token of the request whose
+// tenancy is being checked: auth-tokens answers owner lookups only to a
+// holder of a valid token, and the gateway has no credential of its own.
+func WithCallerToken(ctx context.Context, token string) context.Context {
+	return context.WithValue(ctx, callerTokenKey{}, token)
+}
+
 type ownerBody struct {
 	ClientID string `json:"client_id"`
 }
@@ -101,6 +111,9 @@ func (d *Directory) fetch(ctx context.Context, id uuid.UUID) (string, error) {
 		return "", apperr.Wrap(apperr.Internal, err, "owner lookup request")
 	}
 	req.Header.Set("Accept", "application/json")
+	if token, _ := ctx.Value(callerTokenKey{}).(string); token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	resp, err := d.client.Do(req)
 	if err != nil {
 		return "", d.unavailable(err)

@@ -19,6 +19,10 @@ func TestOwnerOf(t *testing.T) {
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
+		if r.Header.Get("Authorization") != "Bearer caller-token" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
 		switch r.URL.Path {
 		case "/internal/v1/businesses/" + owned.String() + "/owner":
 			_, _ = w.Write([]byte(`{"client_id":"client-a"}`))
@@ -30,7 +34,7 @@ func TestOwnerOf(t *testing.T) {
 	}))
 	defer srv.Close()
 	d := New(srv.URL+"/", Options{NegativeTTL: 50 * time.Millisecond})
-	ctx := context.Background()
+	ctx := WithCallerToken(context.Background(), "caller-token")
 
 	tests := []struct {
 		name      string

@@ -6,9 +6,12 @@ import (
 	"time"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/authn"
 	"github.com/acctsuite/acct/pkg/httpauth"
 	"github.com/acctsuite/acct/pkg/openapi"
 	"github.com/acctsuite/acct/pkg/storage"
+	"github.com/acctsuite/acct/services/gateway/internal/clientip"
+	"github.com/acctsuite/acct/services/gateway/internal/owners"
 	"github.com/acctsuite/acct/services/gateway/internal/proxy"
 	"github.com/acctsuite/acct/services/gateway/internal/ratelimit"
 	"github.com/acctsuite/acct/services/gateway/internal/routes"
@@ -104,30 +107,41 @@ func entry(c *fiber.Ctx) error {
 func (s *Service) authenticate(c *fiber.Ctx) error {
 	if _, err := httpauth.Authenticate(c, s.verifier); err != nil {
 		if apperr.Is(err, apperr.Unauthenticated) {
-			if ok, wait := s.ips.Allow(s.clientIPs.ClientIP(c.Context()).String()); !ok {
+			if ok, wait := s.ips.Allow(clientip.LimitKey(s.clientIPs.ClientIP(c.Context()))); !ok {
 				c.Response().Header.Del(fiber.HeaderWWWAuthenticate) // a 429, not a 401
 				return rateLimited(c, wait)
 			}
 		}
 		return err
 	}
+	// The owner lookup of the tenancy check presents it to auth-tokens.
+	token, _ := authn.BearerToken(c.Get(fiber.HeaderAuthorization))
+	c.SetUserContext(owners.WithCallerToken(c.UserContext(), token))
 	return c.Next()
 }
 
-// limitClient charges the authenticated client's bucket; all tokens of a
-// client (platform and business ones) share it.
+// limitClient charges the caller's bucket (a platform token's client, a
+// business token's business) and the platform's cap over all its tokens.
 func (s *Service) limitClient(c *fiber.Ctx) error {
 	id, _ := httpauth.IdentityFrom(c)
-	if ok, wait := s.clients.Allow(id.ClientID); !ok {
+	key := id.ClientID
+	if id.IsBusiness() {
+		key = id.ClientID + "/" + id.BusinessID.String()
+	}
+	if ok, wait := s.clients.Allow(key); !ok {
+		return rateLimited(c, wait)
+	}
+	if ok, wait := s.platforms.Allow(id.ClientID); !ok {
 		return rateLimited(c, wait)
 	}
 	return c.Next()
 }
 
-// limitIP charges the client IP's bucket in table l.
+// limitIP charges the client IP's bucket in table l (an IPv6 client's
+// /64: clientip.LimitKey).
 func (s *Service) limitIP(l *ratelimit.Limiter) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if ok, wait := l.Allow(s.clientIPs.ClientIP(c.Context()).String()); !ok {
+		if ok, wait := l.Allow(clientip.LimitKey(s.clientIPs.ClientIP(c.Context()))); !ok {
 			return rateLimited(c, wait)
 		}
 		return c.Next()

@@ -152,6 +152,12 @@ func TestIPLimits(t *testing.T) {
 			// The client cannot pick its address by prepending one.
 			{http.MethodGet, "/.well-known/jwks.json", "", "203.0.113.77, 198.51.100.2", http.StatusTooManyRequests},
 		}},
+		{"an IPv6 client is limited per /64", []string{"127.0.0.0/8"}, 1, []req{
+			{http.MethodGet, "/.well-known/jwks.json", "", "2001:db8:1:2::1", http.StatusOK},
+			// Another address of the same /64: the same subscriber.
+			{http.MethodGet, "/.well-known/jwks.json", "", "2001:db8:1:2:9f3c:77aa:1:2", http.StatusTooManyRequests},
+			{http.MethodGet, "/.well-known/jwks.json", "", "2001:db8:1:3::1", http.StatusOK},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

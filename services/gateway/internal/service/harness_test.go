@@ -46,6 +46,12 @@ const fakeDoc = `{"openapi":"3.0.3","info":{"title":"auth-tokens","version":"1"}
 
 func (f *fakeAuthTokens) serve(w http.ResponseWriter, r *http.Request) {
 	if id, ok := strings.CutPrefix(r.URL.Path, "/internal/v1/businesses/"); ok {
+		// As auth-tokens: only a holder of a token is answered (the
+		// gateway presents its caller's).
+		if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ey") {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
 		bid, err := uuid.Parse(strings.TrimSuffix(id, "/owner"))
 		owner, found := f.owners[bid]
 		if err != nil || !found {

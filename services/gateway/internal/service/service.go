@@ -38,7 +38,8 @@ type Service struct {
 	owners    *owners.Directory
 	clientIPs *clientip.Resolver
 	// Separate tables: a flood of addresses cannot evict clients' buckets.
-	clients   *ratelimit.Limiter // per client id, token routes
+	clients   *ratelimit.Limiter // per caller (client, or client's business), token routes
+	platforms *ratelimit.Limiter // per client id over all its tokens, token routes
 	ips       *ratelimit.Limiter // per client IP, public routes and failed authentication
 	tokenIPs  *ratelimit.Limiter // per client IP, credential-checking routes
 	upstreams map[string]*proxy.Upstream
@@ -96,6 +97,8 @@ func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 	s.owners = owners.New(urls[routes.AuthTokens], owners.Options{Service: routes.AuthTokens})
 	// Separate tables: a flood of addresses cannot evict clients' buckets.
 	s.clients = ratelimit.New(s.cfg.RateLimitRPS, s.cfg.RateLimitBurst, s.cfg.RateLimitMaxClients)
+	capRPS, capBurst := s.cfg.PlatformLimit()
+	s.platforms = ratelimit.New(capRPS, capBurst, s.cfg.RateLimitMaxClients)
 	s.ips = ratelimit.New(s.cfg.RateLimitRPS, s.cfg.RateLimitBurst, s.cfg.RateLimitMaxIPs)
 	s.tokenIPs = ratelimit.New(s.cfg.TokenRateLimitRPS, s.cfg.TokenRateLimitBurst, s.cfg.RateLimitMaxIPs)
 	used := map[string]string{}

@@ -199,40 +199,50 @@ func TestRateLimit(t *testing.T) {
 	fake := newFakeAuthTokens(t, nil)
 	is := newIssuer(t)
 	cfg := testConfig(is.jwks.URL, fake.URL)
-	cfg.RateLimitRPS, cfg.RateLimitBurst = 0.5, 3
+	cfg.RateLimitRPS, cfg.RateLimitBurst = 0.01, 3
+	cfg.PlatformRateLimitRPS, cfg.PlatformRateLimitBurst = 0.01, 8
 	_, gw := startGateway(t, cfg)
 
-	tests := []struct {
-		name                string
-		method, path        string
-		token               string
-		otherTokenSameLimit string
-	}{
-		{"per client", http.MethodGet, "/whoami", is.platform(t, "client-r"), is.business(t, "client-r", uuid.New())},
-		{"per IP on public routes", http.MethodGet, "/.well-known/jwks.json", "", ""},
+	get := func(t *testing.T, path, token string, want int) {
+		t.Helper()
+		status, h, data := call(t, http.MethodGet, gw+path, token, nil, nil)
+		if want == http.StatusOK {
+			if status != http.StatusOK {
+				t.Fatalf("GET %s: %d %s, want 200", path, status, data)
+			}
+			return
+		}
+		wantError(t, status, data, http.StatusTooManyRequests, apperr.RateLimited)
+		if ra := h.Get("Retry-After"); ra == "" || ra == "0" {
+			t.Fatalf("Retry-After = %q", ra)
+		}
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			for i := range cfg.RateLimitBurst {
-				if status, _, data := call(t, tt.method, gw+tt.path, tt.token, nil, nil); status != http.StatusOK {
-					t.Fatalf("call %d within burst: %d %s", i, status, data)
-				}
-			}
-			tok := tt.token
-			if tt.otherTokenSameLimit != "" {
-				tok = tt.otherTokenSameLimit // a client's business tokens share its bucket
-			}
-			status, h, data := call(t, tt.method, gw+tt.path, tok, nil, nil)
-			wantError(t, status, data, http.StatusTooManyRequests, apperr.RateLimited)
-			if ra := h.Get("Retry-After"); ra == "" || ra == "0" {
-				t.Fatalf("Retry-After = %q", ra)
-			}
-		})
+	burst := func(t *testing.T, path, token string) {
+		t.Helper()
+		for range cfg.RateLimitBurst {
+			get(t, path, token, http.StatusOK)
+		}
+		get(t, path, token, http.StatusTooManyRequests)
 	}
+
+	t.Run("per IP on public routes", func(t *testing.T) {
+		burst(t, "/.well-known/jwks.json", "")
+	})
+	t.Run("per caller under the platform's cap", func(t *testing.T) {
+		biz1, biz2 := uuid.New(), uuid.New()
+		// The platform's own bucket, then each business's own: a busy
+		// business does not empty the platform's or another's.
+		burst(t, "/whoami", is.platform(t, "client-r"))
+		burst(t, "/whoami", is.business(t, "client-r", biz1))
+		get(t, "/whoami", is.business(t, "client-r", biz2), http.StatusOK)
+		// 3 + 3 + 1 of the platform's 8 (refused calls charge the cap
+		// only when their own bucket let them through): one left, then
+		// every token of the platform is refused, a fresh business too.
+		get(t, "/whoami", is.business(t, "client-r", biz2), http.StatusOK)
+		get(t, "/whoami", is.business(t, "client-r", uuid.New()), http.StatusTooManyRequests)
+	})
 	// Another client is unaffected.
-	if status, _, _ := call(t, http.MethodGet, gw+"/whoami", is.platform(t, "client-s"), nil, nil); status != http.StatusOK {
-		t.Fatalf("other client limited: %d", status)
-	}
+	get(t, "/whoami", is.platform(t, "client-s"), http.StatusOK)
 }
 
 func TestBodyLimit(t *testing.T) {
