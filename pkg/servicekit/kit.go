@@ -232,7 +232,8 @@ func (k *Kit) openData(ctx context.Context) error {
 	k.cursors = page.NewCodec(secret)
 	k.pub = outbox.NewKafkaPublisher(d.Kafka.Brokers)
 	k.relay = outbox.NewRelay(db, k.pub, k.log, outbox.RelayOptions{})
-	k.idem = idempotency.Middleware(db, idempotency.Options{Logger: k.log, InProgressTimeout: d.IdempotencyInProgressTimeout})
+	k.idem = idempotency.Middleware(db, idempotency.Options{Logger: k.log, InProgressTimeout: d.IdempotencyInProgressTimeout,
+		Scope: IdempotencyScope})
 	if k.def.Businesses {
 		k.dir = businessdir.New(db)
 		if d.BusinessCacheTTL > 0 {
@@ -380,8 +381,20 @@ func (k *Kit) Cursors() *page.Codec { return k.cursors }
 // Businesses is the business directory (nil unless Definition.Businesses).
 func (k *Kit) Businesses() *businessdir.Directory { return k.dir }
 
+// IdempotencyScope is whose Idempotency-Keys a request's key is among:
+// the client's for a platform token, the client's business's for a
+// business token, so that a platform's businesses (each perhaps driven by
+// its own integration) never collide on a key, nor with the platform.
+func IdempotencyScope(c *fiber.Ctx) string {
+	id, _ := httpauth.IdentityFrom(c)
+	if id.IsBusiness() {
+		return id.ClientID + "/" + id.BusinessID.String()
+	}
+	return id.ClientID
+}
+
 // Idempotency is the Idempotency-Key middleware for creating POSTs; mount
-// it after Authenticate (keys are scoped to the caller).
+// it after Authenticate (keys are scoped to the caller: IdempotencyScope).
 func (k *Kit) Idempotency() fiber.Handler {
 	if k.idem == nil {
 		return func(c *fiber.Ctx) error { return c.Next() }

@@ -205,6 +205,18 @@ func TestServiceLifecycle(t *testing.T) {
 		t.Fatalf("replay: %d %v vs %v", code, again, first)
 	}
 
+	// A business token's keys are its business's own: the platform's "k1"
+	// is not replayed to it, and a token of another of the platform's
+	// businesses has its own "k1" again.
+	code, byBusiness := call(t, "POST", url, svc.Tokens.Business(t, "owner", bid), `{"name":"gear"}`, "Idempotency-Key", "k1")
+	if code != 201 || fmt.Sprint(byBusiness["data"]) == fmt.Sprint(first["data"]) {
+		t.Fatalf("business token's k1: %d %v, want a new widget (not %v)", code, byBusiness, first["data"])
+	}
+	code, byBusinessAgain := call(t, "POST", url, svc.Tokens.Business(t, "owner", bid), `{"name":"gear"}`, "Idempotency-Key", "k1")
+	if code != 201 || fmt.Sprint(byBusinessAgain["data"]) != fmt.Sprint(byBusiness["data"]) {
+		t.Fatalf("business token's k1 again: %d %v, want %v replayed", code, byBusinessAgain, byBusiness["data"])
+	}
+
 	// The event reaches the broker through the outbox relay; topics were
 	// created at start.
 	got := readEvent(t, svc, topicWidgets)

@@ -424,12 +424,22 @@ func TestIdempotencyAndOwnerLookup(t *testing.T) {
 	}
 	post(map[string]any{"legal_name": "Different"}, 409)
 
-	// The gateway's internal owner lookup (not in the public document).
+	// The gateway's internal owner lookup (not in the public document),
+	// answered only to a holder of a valid token, the gateway presenting
+	// its caller's: any client's.
+	other := e.platformToken("other", "other-secret")
 	for _, tt := range []struct {
-		id   string
-		want int
-	}{{first["id"].(string), 200}, {uuid.NewString(), 404}, {"nope", 400}} {
-		resp, err := e.http.Test(httptest.NewRequest("GET", "/internal/v1/businesses/"+tt.id+"/owner", nil), -1)
+		id, token string
+		want      int
+	}{
+		{first["id"].(string), demo, 200}, {first["id"].(string), other, 200}, {uuid.NewString(), demo, 404}, {"nope", demo, 400},
+		{first["id"].(string), "", 401}, {first["id"].(string), "not-a-token", 401},
+	} {
+		rq := httptest.NewRequest("GET", "/internal/v1/businesses/"+tt.id+"/owner", nil)
+		if tt.token != "" {
+			rq.Header.Set("Authorization", "Bearer "+tt.token)
+		}
+		resp, err := e.http.Test(rq, -1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -71,8 +71,10 @@ func (h *Handlers) Register(r fiber.Router) {
 	r.Patch("/v1/businesses/:businessId", auth, business, httpauth.RequirePlatform(), h.updateBusiness)
 	r.Post("/v1/businesses/:businessId/auth-token", auth, business, httpauth.RequirePlatform(), tokenIdem, h.createBusinessToken)
 
-	// Not routed by the gateway: its tenancy lookup, inside the cluster network.
-	r.Get("/internal/v1/businesses/:businessId/owner", h.owner)
+	// Not routed by the gateway: its tenancy lookup, inside the cluster
+	// network, answered only to a holder of a valid token (the gateway
+	// presents its caller's).
+	r.Get("/internal/v1/businesses/:businessId/owner", auth, h.owner)
 }
 
 // identity is the verified caller; the auth middleware always ran before.
