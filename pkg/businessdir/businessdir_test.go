@@ -61,7 +61,7 @@ func TestProjectionFromAnotherService(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() })
-	pub := outbox.NewKafkaPublisher(broker.Addrs())
+	pub := outbox.NewKafkaPublisher(events.Plain(broker.Addrs()...))
 	t.Cleanup(func() { _ = pub.Close() })
 	relay := outbox.NewRelay(auth, pub, testLogger(), outbox.RelayOptions{})
 
@@ -74,7 +74,7 @@ func TestProjectionFromAnotherService(t *testing.T) {
 		return businessdir.Handle(ctx, tx, e)
 	}
 	cons := consumer.New(reports, consumer.Config{
-		Brokers: broker.Addrs(), GroupID: "reports", Topics: []string{events.TopicBusiness},
+		Conn: events.Plain(broker.Addrs()...), GroupID: "reports", Topics: []string{events.TopicBusiness},
 	}, handle, testLogger())
 	for _, run := range []func(context.Context) error{relay.Run, cons.Run} {
 		wg.Add(1)

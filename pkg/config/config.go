@@ -31,12 +31,47 @@ func (l Log) Validate() error {
 	return fmt.Errorf("LOG_LEVEL must be one of debug, info, warn, error; got %q", l.Level)
 }
 
-// Kafka is the broker block of event-producing and event-consuming services.
+// Kafka is the broker block of event-producing and event-consuming
+// services: the brokers, and the TLS and SASL every connection to them
+// uses (producers, consumers, topic creation, the readiness check).
 type Kafka struct {
 	Brokers []string `env:"KAFKA_BROKERS" envDefault:"127.0.0.1:9092" envSeparator:","`
+	// TLS: on when KAFKA_TLS is true or any KAFKA_TLS_* file is given.
+	// The CA bundle replaces the system roots when set; a client
+	// certificate and key (both or neither) authenticate by mTLS; the
+	// server name overrides the one checked in the broker's certificate.
+	TLS           bool   `env:"KAFKA_TLS"`
+	TLSCAFile     string `env:"KAFKA_TLS_CA_FILE"`
+	TLSCertFile   string `env:"KAFKA_TLS_CERT_FILE"`
+	TLSKeyFile    string `env:"KAFKA_TLS_KEY_FILE"`
+	TLSServerName string `env:"KAFKA_TLS_SERVER_NAME"`
+	// SASLMechanism is empty (none), PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
+	// (with the user name and password) or AWS_MSK_IAM (credentials from
+	// the pod's AWS identity, the region from KAFKA_SASL_AWS_REGION or
+	// the AWS environment).
+	SASLMechanism string `env:"KAFKA_SASL_MECHANISM"`
+	SASLUsername  string `env:"KAFKA_SASL_USERNAME"`
+	SASLPassword  string `env:"KAFKA_SASL_PASSWORD"`
+	SASLAWSRegion string `env:"KAFKA_SASL_AWS_REGION"`
 }
 
-// Validate requires at least one non-empty broker address.
+// SASL mechanisms of Kafka.SASLMechanism.
+const (
+	SASLPlain       = "PLAIN"
+	SASLScramSHA256 = "SCRAM-SHA-256"
+	SASLScramSHA512 = "SCRAM-SHA-512"
+	SASLAWSMSKIAM   = "AWS_MSK_IAM"
+)
+
+// TLSEnabled reports whether connections use TLS.
+func (k Kafka) TLSEnabled() bool {
+	return k.TLS || k.TLSCAFile != "" || k.TLSCertFile != "" || k.TLSKeyFile != "" || k.TLSServerName != ""
+}
+
+// Validate requires at least one non-empty broker address, a known SASL
+// mechanism with what it needs, and a client certificate with its key.
+// The files themselves are read when the connection is made
+// (events.Connect), which names a missing or bad one.
 func (k Kafka) Validate() error {
 	if len(k.Brokers) == 0 {
 		return errors.New("KAFKA_BROKERS must list at least one broker")
@@ -45,6 +80,28 @@ func (k Kafka) Validate() error {
 		if strings.TrimSpace(b) == "" {
 			return fmt.Errorf("KAFKA_BROKERS has an empty entry: %q", strings.Join(k.Brokers, ","))
 		}
+	}
+	if (k.TLSCertFile == "") != (k.TLSKeyFile == "") {
+		return errors.New("KAFKA_TLS_CERT_FILE and KAFKA_TLS_KEY_FILE go together: set both or neither")
+	}
+	switch k.SASLMechanism {
+	case "":
+		if k.SASLUsername != "" || k.SASLPassword != "" {
+			return errors.New("KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD need KAFKA_SASL_MECHANISM (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)")
+		}
+	case SASLPlain, SASLScramSHA256, SASLScramSHA512:
+		if k.SASLUsername == "" || k.SASLPassword == "" {
+			return fmt.Errorf("KAFKA_SASL_MECHANISM %s needs KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD", k.SASLMechanism)
+		}
+		if k.SASLMechanism == SASLPlain && !k.TLSEnabled() {
+			return errors.New("KAFKA_SASL_MECHANISM PLAIN sends the password in clear: enable KAFKA_TLS")
+		}
+	case SASLAWSMSKIAM:
+		if !k.TLSEnabled() {
+			return errors.New("KAFKA_SASL_MECHANISM AWS_MSK_IAM needs KAFKA_TLS (MSK's IAM listener is TLS only)")
+		}
+	default:
+		return fmt.Errorf("KAFKA_SASL_MECHANISM %q: must be PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or AWS_MSK_IAM", k.SASLMechanism)
 	}
 	return nil
 }

@@ -162,3 +162,39 @@ func TestReadFrom(t *testing.T) {
 		t.Fatalf("invalid value: %+v, %v", c, err)
 	}
 }
+
+func TestKafkaValidate(t *testing.T) {
+	base := Kafka{Brokers: []string{"b:9093"}}
+	with := func(f func(*Kafka)) Kafka { k := base; f(&k); return k }
+	tests := []struct {
+		name    string
+		k       Kafka
+		wantErr string
+	}{
+		{"plaintext", base, ""},
+		{"tls from a CA file alone", with(func(k *Kafka) { k.TLSCAFile = "/ca.pem" }), ""},
+		{"client certificate without key", with(func(k *Kafka) { k.TLS, k.TLSCertFile = true, "/c.pem" }), "KAFKA_TLS_KEY_FILE"},
+		{"scram", with(func(k *Kafka) { k.SASLMechanism, k.SASLUsername, k.SASLPassword = SASLScramSHA512, "u", "p" }), ""},
+		{"scram without password", with(func(k *Kafka) { k.SASLMechanism, k.SASLUsername = SASLScramSHA256, "u" }), "KAFKA_SASL_PASSWORD"},
+		{"plain over tls", with(func(k *Kafka) { k.TLS, k.SASLMechanism, k.SASLUsername, k.SASLPassword = true, SASLPlain, "u", "p" }), ""},
+		{"plain in clear", with(func(k *Kafka) { k.SASLMechanism, k.SASLUsername, k.SASLPassword = SASLPlain, "u", "p" }), "KAFKA_TLS"},
+		{"msk iam", with(func(k *Kafka) { k.TLS, k.SASLMechanism = true, SASLAWSMSKIAM }), ""},
+		{"msk iam without tls", with(func(k *Kafka) { k.SASLMechanism = SASLAWSMSKIAM }), "KAFKA_TLS"},
+		{"unknown mechanism", with(func(k *Kafka) { k.SASLMechanism = "GSSAPI" }), "KAFKA_SASL_MECHANISM"},
+		{"credentials without mechanism", with(func(k *Kafka) { k.SASLUsername = "u" }), "KAFKA_SASL_MECHANISM"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.k.Validate()
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("Validate = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Validate = %v, want an error naming %s", err, tt.wantErr)
+			}
+		})
+	}
+}

@@ -90,7 +90,7 @@ const (
 
 // Config configures a Consumer; zero values take the defaults.
 type Config struct {
-	Brokers     []string
+	Conn        events.Conn // the brokers, with their TLS and SASL
 	GroupID     string
 	Topics      []string
 	MaxAttempts int           // handler attempts before dead-lettering; default 5
@@ -195,7 +195,7 @@ func (c Config) withDefaults() Config {
 // Validate reports a configuration that cannot work.
 func (c Config) Validate() error {
 	var errs []error
-	if len(c.Brokers) == 0 {
+	if len(c.Conn.Brokers) == 0 {
 		errs = append(errs, errors.New("no brokers"))
 	}
 	if c.GroupID == "" {
@@ -261,12 +261,13 @@ func (c *Consumer) Run(ctx context.Context) error {
 	if c.h == nil {
 		return errors.New("consumer: nil handler")
 	}
-	c.dlq = newWriter(c.cfg.Brokers)
+	c.dlq = newWriter(c.cfg.Conn)
 	defer func() { _ = c.dlq.Close() }()
 
 	group, err := kafka.NewConsumerGroup(kafka.ConsumerGroupConfig{
 		ID:                c.cfg.GroupID,
-		Brokers:           c.cfg.Brokers,
+		Brokers:           c.cfg.Conn.Brokers,
+		Dialer:            c.cfg.Conn.Dialer(10 * time.Second),
 		Topics:            c.cfg.Topics,
 		SessionTimeout:    c.cfg.SessionTimeout,
 		RebalanceTimeout:  c.cfg.RebalanceTimeout,
@@ -309,9 +310,10 @@ func (c *Consumer) Run(ctx context.Context) error {
 	return nil
 }
 
-func newWriter(brokers []string) *kafka.Writer {
+func newWriter(conn events.Conn) *kafka.Writer {
 	return &kafka.Writer{
-		Addr:                   kafka.TCP(brokers...),
+		Addr:                   kafka.TCP(conn.Brokers...),
+		Transport:              conn.Transport(),
 		Balancer:               &kafka.Hash{},
 		RequiredAcks:           kafka.RequireAll,
 		BatchTimeout:           5 * time.Millisecond,
@@ -413,7 +415,8 @@ func (c *Consumer) startGeneration(ctx context.Context, gen *kafka.Generation) {
 // assigned offset until ctx ends.
 func (c *Consumer) consumePartition(ctx context.Context, topic string, pa kafka.PartitionAssignment, offs *offsets) {
 	r := kafka.NewReader(kafka.ReaderConfig{
-		Brokers:        c.cfg.Brokers,
+		Brokers:        c.cfg.Conn.Brokers,
+		Dialer:         c.cfg.Conn.Dialer(10 * time.Second),
 		Topic:          topic,
 		Partition:      pa.ID,
 		MinBytes:       1,

@@ -34,19 +34,19 @@ func TestConfigValidate(t *testing.T) {
 		cfg  consumer.Config
 		want []string
 	}{
-		{"valid", consumer.Config{Brokers: []string{"b:9092"}, GroupID: "g", Topics: []string{"t"}}, nil},
+		{"valid", consumer.Config{Conn: events.Plain("b:9092"), GroupID: "g", Topics: []string{"t"}}, nil},
 		{"empty", consumer.Config{}, []string{"no brokers", "no group id", "no topics"}},
-		{"no topics", consumer.Config{Brokers: []string{"b:9092"}, GroupID: "g"}, []string{"no topics"}},
-		{"inbox shorter than the topics", consumer.Config{Brokers: []string{"b:9092"}, GroupID: "g", Topics: []string{"t"},
+		{"no topics", consumer.Config{Conn: events.Plain("b:9092"), GroupID: "g"}, []string{"no topics"}},
+		{"inbox shorter than the topics", consumer.Config{Conn: events.Plain("b:9092"), GroupID: "g", Topics: []string{"t"},
 			InboxRetention: 3 * 24 * time.Hour}, []string{"inbox retention 72h0m0s must exceed the topic retention 168h0m0s"}},
-		{"inbox as long as a custom topic retention", consumer.Config{Brokers: []string{"b:9092"}, GroupID: "g", Topics: []string{"t"},
+		{"inbox as long as a custom topic retention", consumer.Config{Conn: events.Plain("b:9092"), GroupID: "g", Topics: []string{"t"},
 			TopicRetention: 30 * 24 * time.Hour, InboxRetention: 30 * 24 * time.Hour}, []string{"must exceed the topic retention"}},
-		{"default inbox follows a custom topic retention", consumer.Config{Brokers: []string{"b:9092"}, GroupID: "g", Topics: []string{"t"},
+		{"default inbox follows a custom topic retention", consumer.Config{Conn: events.Plain("b:9092"), GroupID: "g", Topics: []string{"t"},
 			TopicRetention: 30 * 24 * time.Hour}, nil},
-		{"batches", consumer.Config{Brokers: []string{"b:9092"}, GroupID: "g", Topics: []string{"t"}, BatchSize: 200}, nil},
-		{"batch too large", consumer.Config{Brokers: []string{"b:9092"}, GroupID: "g", Topics: []string{"t"}, BatchSize: 10_000},
+		{"batches", consumer.Config{Conn: events.Plain("b:9092"), GroupID: "g", Topics: []string{"t"}, BatchSize: 200}, nil},
+		{"batch too large", consumer.Config{Conn: events.Plain("b:9092"), GroupID: "g", Topics: []string{"t"}, BatchSize: 10_000},
 			[]string{"batch size must be between 0 and 5000"}},
-		{"explicit longer inbox", consumer.Config{Brokers: []string{"b:9092"}, GroupID: "g", Topics: []string{"t"},
+		{"explicit longer inbox", consumer.Config{Conn: events.Plain("b:9092"), GroupID: "g", Topics: []string{"t"},
 			InboxRetention: 8 * 24 * time.Hour}, nil},
 	}
 	for _, tc := range tests {
@@ -129,7 +129,7 @@ func TestPoisonMessageGoesToDLQ(t *testing.T) {
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	c := consumer.New(db, consumer.Config{
-		Brokers: broker.Addrs(), GroupID: "svc", Topics: []string{topic},
+		Conn: events.Plain(broker.Addrs()...), GroupID: "svc", Topics: []string{topic},
 		MaxAttempts: maxAttempts, Backoff: 10 * time.Millisecond,
 	}, handler, slog.New(slog.DiscardHandler))
 	go func() { done <- c.Run(runCtx) }()

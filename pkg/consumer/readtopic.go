@@ -21,21 +21,21 @@ import (
 // topic into its read model (a rebuild). fn gets each event; a message that
 // does not decode goes to malformed instead (nil: skipped). It returns how
 // many messages it read, and stops at the first error of fn.
-func ReadTopic(ctx context.Context, brokers []string, topic string, fn func(events.Event) error, malformed func(kafka.Message, error)) (int, error) {
-	parts, err := partitions(ctx, brokers, topic)
+func ReadTopic(ctx context.Context, conn events.Conn, topic string, fn func(events.Event) error, malformed func(kafka.Message, error)) (int, error) {
+	parts, err := partitions(ctx, conn, topic)
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, p := range parts {
-		first, last, err := partitionBounds(ctx, p, topic)
+		first, last, err := partitionBounds(ctx, conn, p, topic)
 		if err != nil {
 			return n, err
 		}
 		if first >= last {
 			continue
 		}
-		r := kafka.NewReader(kafka.ReaderConfig{Brokers: brokers, Topic: topic, Partition: p.ID, MinBytes: 1,
+		r := kafka.NewReader(kafka.ReaderConfig{Brokers: conn.Brokers, Dialer: conn.Dialer(10 * time.Second), Topic: topic, Partition: p.ID, MinBytes: 1,
 			MaxBytes: 8 << 20, MaxWait: 250 * time.Millisecond})
 		if err := r.SetOffset(first); err != nil {
 			_ = r.Close()
@@ -73,11 +73,10 @@ func ReadTopic(ctx context.Context, brokers []string, topic string, fn func(even
 
 // partitions are topic's partitions, by id, from the first broker that
 // answers.
-func partitions(ctx context.Context, brokers []string, topic string) ([]kafka.Partition, error) {
+func partitions(ctx context.Context, c events.Conn, topic string) ([]kafka.Partition, error) {
 	var errs []error
-	for _, b := range brokers {
-		d := &kafka.Dialer{Timeout: 10 * time.Second}
-		conn, err := d.DialContext(ctx, "tcp", b)
+	for _, b := range c.Brokers {
+		conn, err := c.Dialer(10*time.Second).DialContext(ctx, "tcp", b)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -99,9 +98,8 @@ func partitions(ctx context.Context, brokers []string, topic string) ([]kafka.Pa
 
 // partitionBounds are the first offset the leader of p holds and the
 // offset the next message will get.
-func partitionBounds(ctx context.Context, p kafka.Partition, topic string) (int64, int64, error) {
-	d := &kafka.Dialer{Timeout: 10 * time.Second}
-	conn, err := d.DialLeader(ctx, "tcp", net.JoinHostPort(p.Leader.Host, strconv.Itoa(p.Leader.Port)), topic, p.ID)
+func partitionBounds(ctx context.Context, c events.Conn, p kafka.Partition, topic string) (int64, int64, error) {
+	conn, err := c.Dialer(10*time.Second).DialLeader(ctx, "tcp", net.JoinHostPort(p.Leader.Host, strconv.Itoa(p.Leader.Port)), topic, p.ID)
 	if err != nil {
 		return 0, 0, fmt.Errorf("consumer: leader of %s/%d: %w", topic, p.ID, err)
 	}

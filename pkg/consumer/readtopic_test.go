@@ -51,7 +51,7 @@ func TestReadTopic(t *testing.T) {
 	}
 	got := map[string][]int{}
 	bad := 0
-	n, err := consumer.ReadTopic(ctx, broker.Addrs(), rt, func(e events.Event) error {
+	n, err := consumer.ReadTopic(ctx, events.Plain(broker.Addrs()...), rt, func(e events.Event) error {
 		i, ok := ids[e.ID]
 		if !ok {
 			t.Fatalf("unknown event %s", e.ID)
@@ -68,16 +68,16 @@ func TestReadTopic(t *testing.T) {
 		}
 	}
 	// A second read sees the same messages (no group, nothing committed).
-	n2, err := consumer.ReadTopic(ctx, broker.Addrs(), rt, func(events.Event) error { return nil }, nil)
+	n2, err := consumer.ReadTopic(ctx, events.Plain(broker.Addrs()...), rt, func(events.Event) error { return nil }, nil)
 	if err != nil || n2 != 201 {
 		t.Fatalf("second read: %d %v", n2, err)
 	}
 	// fn's error stops the read.
 	stop := context.DeadlineExceeded
-	if _, err := consumer.ReadTopic(ctx, broker.Addrs(), rt, func(events.Event) error { return stop }, nil); err != stop {
+	if _, err := consumer.ReadTopic(ctx, events.Plain(broker.Addrs()...), rt, func(events.Event) error { return stop }, nil); err != stop {
 		t.Fatalf("fn error: %v", err)
 	}
-	if _, err := consumer.ReadTopic(ctx, broker.Addrs(), "acct.nope.v1", func(events.Event) error { return nil }, nil); err == nil {
+	if _, err := consumer.ReadTopic(ctx, events.Plain(broker.Addrs()...), "acct.nope.v1", func(events.Event) error { return nil }, nil); err == nil {
 		t.Fatal("unknown topic: no error")
 	}
 }

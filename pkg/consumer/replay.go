@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/acctsuite/acct/pkg/events"
 	"github.com/google/uuid"
 	"github.com/segmentio/kafka-go"
 	"github.com/uptrace/bun"
@@ -41,14 +42,14 @@ const replayBatch = 100
 // after the later events of its business that went through meanwhile: its
 // handler must accept that. A replayed message that fails again is
 // dead-lettered again, as a new row.
-func ReplayDeadLetters(ctx context.Context, db *bun.DB, brokers []string, filter DeadLetterFilter) (int, error) {
-	if len(brokers) == 0 {
+func ReplayDeadLetters(ctx context.Context, db *bun.DB, conn events.Conn, filter DeadLetterFilter) (int, error) {
+	if len(conn.Brokers) == 0 {
 		return 0, errors.New("consumer: replay dead letters: no brokers")
 	}
 	if filter.Limit < 0 {
 		return 0, fmt.Errorf("consumer: replay dead letters: negative limit %d", filter.Limit)
 	}
-	w := newWriter(brokers)
+	w := newWriter(conn)
 	defer func() { _ = w.Close() }()
 	total := 0
 	for filter.Limit == 0 || total < filter.Limit {

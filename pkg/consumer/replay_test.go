@@ -46,7 +46,7 @@ func TestReplayDeadLetters(t *testing.T) {
 	poison, good := newEvent(t, business, payload{Poison: true, Name: "poison"}), newEvent(t, business, payload{Name: "good"})
 	publish(t, broker.Addrs(), poison, good)
 	run(t, consumer.New(db, consumer.Config{
-		Brokers: broker.Addrs(), GroupID: "svc", Topics: []string{topic}, MaxAttempts: 2, Backoff: 5 * time.Millisecond,
+		Conn: events.Plain(broker.Addrs()...), GroupID: "svc", Topics: []string{topic}, MaxAttempts: 2, Backoff: 5 * time.Millisecond,
 	}, handler, slog.New(slog.DiscardHandler)))
 	eventually(t, 20*time.Second, "poison dead-lettered and the next event applied", func() (bool, string) {
 		d := countRows(t, db, "SELECT count(*) FROM dead_letters")
@@ -56,7 +56,7 @@ func TestReplayDeadLetters(t *testing.T) {
 
 	replay := func(f consumer.DeadLetterFilter) int {
 		t.Helper()
-		n, err := consumer.ReplayDeadLetters(ctx, db, broker.Addrs(), f)
+		n, err := consumer.ReplayDeadLetters(ctx, db, events.Plain(broker.Addrs()...), f)
 		if err != nil {
 			t.Fatalf("ReplayDeadLetters(%+v): %v", f, err)
 		}
@@ -124,7 +124,7 @@ func TestReplayDeadLetters(t *testing.T) {
 		t.Errorf("topic holds %d replayed messages, want 1", replays)
 	}
 
-	if _, err := consumer.ReplayDeadLetters(ctx, db, nil, consumer.DeadLetterFilter{}); err == nil {
+	if _, err := consumer.ReplayDeadLetters(ctx, db, events.Conn{}, consumer.DeadLetterFilter{}); err == nil {
 		t.Error("replay without brokers: want error")
 	}
 }

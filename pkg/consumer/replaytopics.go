@@ -62,7 +62,7 @@ type ReplayStats struct {
 // It returns the counts of the topics replayed in full, in order; a read
 // error stops it at that topic (the events of its pending batch are not
 // applied), as does ctx's end.
-func ReplayTopics(ctx context.Context, db *bun.DB, brokers []string, sources []ReplaySource, opts ReplayOptions) ([]ReplayStats, error) {
+func ReplayTopics(ctx context.Context, db *bun.DB, conn events.Conn, sources []ReplaySource, opts ReplayOptions) ([]ReplayStats, error) {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = DefaultReplayBatchSize
 	}
@@ -71,7 +71,7 @@ func ReplayTopics(ctx context.Context, db *bun.DB, brokers []string, sources []R
 	}
 	out := make([]ReplayStats, 0, len(sources))
 	for _, src := range sources {
-		st, err := replayTopic(ctx, db, brokers, src, opts)
+		st, err := replayTopic(ctx, db, conn, src, opts)
 		if err != nil {
 			return out, fmt.Errorf("replay %s: %w", src.Topic, err)
 		}
@@ -84,7 +84,7 @@ func ReplayTopics(ctx context.Context, db *bun.DB, brokers []string, sources []R
 }
 
 // replayTopic is ReplayTopics for one source.
-func replayTopic(ctx context.Context, db *bun.DB, brokers []string, src ReplaySource, opts ReplayOptions) (ReplayStats, error) {
+func replayTopic(ctx context.Context, db *bun.DB, conn events.Conn, src ReplaySource, opts ReplayOptions) (ReplayStats, error) {
 	st := ReplayStats{Topic: src.Topic}
 	log := opts.Logger
 	var batch []events.Event
@@ -115,7 +115,7 @@ func replayTopic(ctx context.Context, db *bun.DB, brokers []string, src ReplaySo
 		}
 		batch = batch[:0]
 	}
-	n, err := ReadTopic(ctx, brokers, src.Topic, func(e events.Event) error {
+	n, err := ReadTopic(ctx, conn, src.Topic, func(e events.Event) error {
 		if opts.Keep != nil && !opts.Keep(e) {
 			return nil
 		}

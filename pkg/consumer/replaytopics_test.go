@@ -87,7 +87,7 @@ func TestReplayTopics(t *testing.T) {
 	sources := []consumer.ReplaySource{{Topic: ta, Handler: handler}, {Topic: tb, Handler: handler}}
 	var reported []consumer.ReplayStats
 	keep := func(e events.Event) bool { return e.Key == kept.String() }
-	got, err := consumer.ReplayTopics(ctx, db, broker.Addrs(), sources, consumer.ReplayOptions{BatchSize: 4, Keep: keep,
+	got, err := consumer.ReplayTopics(ctx, db, events.Plain(broker.Addrs()...), sources, consumer.ReplayOptions{BatchSize: 4, Keep: keep,
 		Replayed: func(s consumer.ReplayStats) { reported = append(reported, s) }})
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +137,7 @@ func TestReplayTopics(t *testing.T) {
 	// of the topics before it.
 	reported = nil
 	none := func(events.Event) bool { return false }
-	got, err = consumer.ReplayTopics(ctx, db, broker.Addrs(), []consumer.ReplaySource{{Topic: tb, Handler: handler},
+	got, err = consumer.ReplayTopics(ctx, db, events.Plain(broker.Addrs()...), []consumer.ReplaySource{{Topic: tb, Handler: handler},
 		{Topic: "acct.nope.v1", Handler: handler}, {Topic: ta, Handler: handler}}, consumer.ReplayOptions{Keep: none,
 		Replayed: func(s consumer.ReplayStats) { reported = append(reported, s) }})
 	if err == nil || !strings.Contains(err.Error(), "replay acct.nope.v1") {

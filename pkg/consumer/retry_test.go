@@ -140,7 +140,7 @@ func TestTransientDatabaseErrorsAreNotDeadLettered(t *testing.T) {
 	}
 	publish(t, broker.Addrs(), evts...)
 	run(t, consumer.New(db, consumer.Config{
-		Brokers: broker.Addrs(), GroupID: "svc", Topics: []string{topic}, MaxAttempts: 1, Backoff: 5 * time.Millisecond,
+		Conn: events.Plain(broker.Addrs()...), GroupID: "svc", Topics: []string{topic}, MaxAttempts: 1, Backoff: 5 * time.Millisecond,
 	}, handler, slog.New(slog.DiscardHandler)))
 
 	eventually(t, 30*time.Second, "every event applied or dead-lettered", func() (bool, string) {
@@ -205,7 +205,7 @@ func TestNotYetIsWaitedOutWithinItsWindow(t *testing.T) {
 	publish(t, broker.Addrs(), newEvent(t, uuid.Must(uuid.NewV7()), payload{Name: "arrives"}),
 		newEvent(t, uuid.Must(uuid.NewV7()), payload{Name: "never"}))
 	run(t, consumer.New(db, consumer.Config{
-		Brokers: broker.Addrs(), GroupID: "svc", Topics: []string{topic}, MaxAttempts: 1, Backoff: 5 * time.Millisecond,
+		Conn: events.Plain(broker.Addrs()...), GroupID: "svc", Topics: []string{topic}, MaxAttempts: 1, Backoff: 5 * time.Millisecond,
 		// Generous against the 5 ms backoff: four tries fit even on a loaded
 		// machine under -race (300 ms did not, once).
 		NotYetWindow: 5 * time.Second,
@@ -267,7 +267,7 @@ func TestPartitionsAreConsumedIndependently(t *testing.T) {
 	}
 	publish(t, broker.Addrs(), ys...)
 	run(t, consumer.New(db, consumer.Config{
-		Brokers: broker.Addrs(), GroupID: "svc", Topics: []string{topic}, Backoff: 5 * time.Millisecond,
+		Conn: events.Plain(broker.Addrs()...), GroupID: "svc", Topics: []string{topic}, Backoff: 5 * time.Millisecond,
 	}, handler, slog.New(slog.DiscardHandler)))
 
 	eventually(t, 20*time.Second, "business Y's events applied while X's is stuck", func() (bool, string) {

@@ -142,16 +142,16 @@ type TopicOptions struct {
 // EnsureTopics creates the topics and their DLQ twins when missing, with the
 // given partition count, DefaultRetention and the broker's default
 // replication factor. Topics that already exist are left as they are.
-func EnsureTopics(ctx context.Context, brokers []string, partitions int, topics ...string) error {
-	return EnsureTopicsWith(ctx, brokers, TopicOptions{Partitions: partitions}, topics...)
+func EnsureTopics(ctx context.Context, conn Conn, partitions int, topics ...string) error {
+	return EnsureTopicsWith(ctx, conn, TopicOptions{Partitions: partitions}, topics...)
 }
 
 // EnsureTopicsWith creates the topics and their DLQ twins when missing, as
 // opts describes. Topics that already exist are left as they are: their
 // settings belong to whoever created them (in production, the KafkaTopic
 // resources of the Helm chart).
-func EnsureTopicsWith(ctx context.Context, brokers []string, opts TopicOptions, topics ...string) error {
-	if len(brokers) == 0 {
+func EnsureTopicsWith(ctx context.Context, conn Conn, opts TopicOptions, topics ...string) error {
+	if len(conn.Brokers) == 0 {
 		return fmt.Errorf("events: ensure topics: no brokers")
 	}
 	if opts.Partitions <= 0 {
@@ -183,16 +183,21 @@ func EnsureTopicsWith(ctx context.Context, brokers []string, opts TopicOptions, 
 	if len(configs) == 0 {
 		return nil
 	}
-	client := &kafka.Client{Addr: kafka.TCP(brokers...), Timeout: 30 * time.Second}
+	client := &kafka.Client{Addr: kafka.TCP(conn.Brokers...), Timeout: 30 * time.Second, Transport: conn.Transport()}
 	resp, err := client.CreateTopics(ctx, &kafka.CreateTopicsRequest{Topics: configs})
 	if err != nil {
 		return fmt.Errorf("events: create topics: %w", err)
 	}
 	var errs []error
 	for name, terr := range resp.Errors {
-		if terr != nil && !errors.Is(terr, kafka.TopicAlreadyExists) {
-			errs = append(errs, fmt.Errorf("topic %s: %w", name, terr))
+		// A client without the right to create topics (a KafkaUser whose
+		// ACLs allow only producing and consuming) leaves them to whoever
+		// manages them (the chart's KafkaTopic resources).
+		if terr == nil || errors.Is(terr, kafka.TopicAlreadyExists) ||
+			errors.Is(terr, kafka.TopicAuthorizationFailed) || errors.Is(terr, kafka.ClusterAuthorizationFailed) {
+			continue
 		}
+		errs = append(errs, fmt.Errorf("topic %s: %w", name, terr))
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("events: create topics: %w", errors.Join(errs...))
@@ -205,11 +210,13 @@ var dialTimeout = 10 * time.Second
 
 // Reachable reports whether one of the brokers answers a metadata request;
 // services use it in their readiness check.
-func Reachable(ctx context.Context, brokers []string) error {
+// The dial authenticates (TLS, SASL) as every other connection does, so a
+// wrong password or an untrusted certificate fails it, and the error says
+// so.
+func Reachable(ctx context.Context, c Conn) error {
 	var errs []error
-	for _, b := range brokers {
-		d := &kafka.Dialer{Timeout: dialTimeout}
-		conn, err := d.DialContext(ctx, "tcp", b)
+	for _, b := range c.Brokers {
+		conn, err := c.Dialer(dialTimeout).DialContext(ctx, "tcp", b)
 		if err != nil {
 			errs = append(errs, err)
 			continue

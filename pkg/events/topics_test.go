@@ -21,7 +21,7 @@ func TestEnsureTopics(t *testing.T) {
 	defer cancel()
 
 	for range 2 { // the second call finds everything there
-		if err := events.EnsureTopics(ctx, broker.Addrs(), 4, events.TopicBusiness, events.TopicLedger); err != nil {
+		if err := events.EnsureTopics(ctx, events.Plain(broker.Addrs()...), 4, events.TopicBusiness, events.TopicLedger); err != nil {
 			t.Fatalf("EnsureTopics: %v", err)
 		}
 	}
@@ -58,13 +58,13 @@ func TestEnsureTopics(t *testing.T) {
 			t.Errorf("topic %s retention.ms = %q (set on the topic: %v), want 604800000 (7 days) set on the topic", name, got, explicit)
 		}
 	}
-	if err := events.Reachable(ctx, broker.Addrs()); err != nil {
+	if err := events.Reachable(ctx, events.Plain(broker.Addrs()...)); err != nil {
 		t.Errorf("Reachable: %v", err)
 	}
 
 	// A configured retention and replication factor are applied.
 	opts := events.TopicOptions{Partitions: 2, Retention: 36 * time.Hour, ReplicationFactor: 1}
-	if err := events.EnsureTopicsWith(ctx, broker.Addrs(), opts, "acct.custom.v1"); err != nil {
+	if err := events.EnsureTopicsWith(ctx, events.Plain(broker.Addrs()...), opts, "acct.custom.v1"); err != nil {
 		t.Fatalf("EnsureTopicsWith: %v", err)
 	}
 	for _, name := range []string{"acct.custom.v1", "acct.custom.v1.dlq"} {
@@ -87,14 +87,14 @@ func TestEnsureTopics(t *testing.T) {
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := events.TopicOptions{Partitions: tc.partitions, Retention: tc.retention}
-			if err := events.EnsureTopicsWith(ctx, tc.brokers, opts, "x"); err == nil {
+			if err := events.EnsureTopicsWith(ctx, events.Plain(tc.brokers...), opts, "x"); err == nil {
 				t.Fatal("want error")
 			}
 		})
 	}
 
 	broker.Stop()
-	if err := events.Reachable(ctx, broker.Addrs()); err == nil {
+	if err := events.Reachable(ctx, events.Plain(broker.Addrs()...)); err == nil {
 		t.Error("Reachable with the broker stopped: want error")
 	}
 }

@@ -164,7 +164,7 @@ func TestDeliveryExactlyOnceThroughBrokerOutage(t *testing.T) {
 	var bg sync.WaitGroup
 	t.Cleanup(func() { cancel(); bg.Wait() })
 
-	pub := outbox.NewKafkaPublisher(broker.Addrs())
+	pub := outbox.NewKafkaPublisher(events.Plain(broker.Addrs()...))
 	t.Cleanup(func() { _ = pub.Close() })
 	relay := outbox.NewRelay(producer, pub, testLogger(t), outbox.RelayOptions{
 		PollInterval: 100 * time.Millisecond, MaxBackoff: 500 * time.Millisecond, StandbyInterval: 200 * time.Millisecond,
@@ -175,7 +175,7 @@ func TestDeliveryExactlyOnceThroughBrokerOutage(t *testing.T) {
 		PollInterval: 100 * time.Millisecond, StandbyInterval: 200 * time.Millisecond,
 	})
 	cons := consumer.New(sink, consumer.Config{
-		Brokers: broker.Addrs(), GroupID: "sink", Topics: []string{testTopic}, Backoff: 20 * time.Millisecond,
+		Conn: events.Plain(broker.Addrs()...), GroupID: "sink", Topics: []string{testTopic}, Backoff: 20 * time.Millisecond,
 		SessionTimeout: 6 * time.Second, RebalanceTimeout: 6 * time.Second,
 	}, applyStep, testLogger(t))
 	for _, run := range []func(context.Context) error{relay.Run, standby.Run, cons.Run} {

@@ -64,11 +64,11 @@ func testPerKeyOrder(t *testing.T, deferred bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var bg sync.WaitGroup
 	t.Cleanup(func() { cancel(); bg.Wait() })
-	pub := outbox.NewKafkaPublisher(broker.Addrs())
+	pub := outbox.NewKafkaPublisher(events.Plain(broker.Addrs()...))
 	t.Cleanup(func() { _ = pub.Close() })
 	relay := outbox.NewRelay(producer, pub, testLogger(t), outbox.RelayOptions{PollInterval: 20 * time.Millisecond})
 	cons := consumer.New(sink, consumer.Config{
-		Brokers: broker.Addrs(), GroupID: "sink", Topics: []string{topic}, Backoff: 20 * time.Millisecond,
+		Conn: events.Plain(broker.Addrs()...), GroupID: "sink", Topics: []string{topic}, Backoff: 20 * time.Millisecond,
 		SessionTimeout: 6 * time.Second, RebalanceTimeout: 6 * time.Second,
 	}, func(ctx context.Context, tx bun.Tx, e events.Event) error {
 		_, err := tx.ExecContext(ctx, "INSERT INTO applied (event_id, business) VALUES (?, ?)", e.ID, e.Key)

@@ -73,11 +73,12 @@ const (
 	writeTimeout  = 10 * time.Second
 )
 
-// NewKafkaPublisher makes a publisher for the brokers. Topics must exist
+// NewKafkaPublisher makes a publisher for conn's brokers. Topics must exist
 // (see events.EnsureTopics): auto-creation is off so a typo fails loudly.
-func NewKafkaPublisher(brokers []string) *KafkaPublisher {
+func NewKafkaPublisher(conn events.Conn) *KafkaPublisher {
 	return &KafkaPublisher{w: &kafka.Writer{
-		Addr:                   kafka.TCP(brokers...),
+		Addr:                   kafka.TCP(conn.Brokers...),
+		Transport:              conn.Transport(),
 		Balancer:               &kafka.Hash{},
 		RequiredAcks:           kafka.RequireAll,
 		BatchTimeout:           5 * time.Millisecond,

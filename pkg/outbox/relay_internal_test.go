@@ -60,7 +60,7 @@ func TestLeaderSessionSettings(t *testing.T) {
 func TestLargestEventFitsTheBroker(t *testing.T) {
 	const topic = "acct.bigevents.v1"
 	broker := testkit.Broker(t, topic)
-	pub := NewKafkaPublisher(broker.Addrs())
+	pub := NewKafkaPublisher(events.Plain(broker.Addrs()...))
 	t.Cleanup(func() { _ = pub.Close() })
 	e, err := events.New(topic, "test.pad", "outbox-test", uuid.Must(uuid.NewV7()), map[string]string{"pad": ""})
 	if err != nil {

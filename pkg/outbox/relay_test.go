@@ -159,7 +159,7 @@ func TestKafkaPublisherClassifiesRefusals(t *testing.T) {
 	if err := broker.Cluster().CreateTopic(small, 1, map[string]string{"max.message.bytes": "2000"}); err != nil {
 		t.Fatal(err)
 	}
-	pub := outbox.NewKafkaPublisher(broker.Addrs())
+	pub := outbox.NewKafkaPublisher(events.Plain(broker.Addrs()...))
 	t.Cleanup(func() { _ = pub.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/consumer"
+	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/pgdb"
 )
 
@@ -69,7 +70,11 @@ func dlq(ctx context.Context, def Definition, args []string, out io.Writer) erro
 		return err
 	}
 	defer db.Close()
-	n, err := consumer.ReplayDeadLetters(ctx, db, def.Data.Kafka.Brokers, filter)
+	conn, err := events.Connect(ctx, def.Data.Kafka)
+	if err != nil {
+		return fmt.Errorf("kafka: %w", err)
+	}
+	n, err := consumer.ReplayDeadLetters(ctx, db, conn, filter)
 	if err != nil {
 		return fmt.Errorf("replay dead letters (%d sent before the error): %w", n, err)
 	}

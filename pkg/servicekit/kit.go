@@ -106,6 +106,7 @@ type Kit struct {
 	db      *bun.DB
 	cursors *page.Codec
 	dir     *businessdir.Directory
+	kafka   events.Conn
 	pub     *outbox.KafkaPublisher
 	relay   *outbox.Relay
 	idem    fiber.Handler
@@ -179,6 +180,10 @@ func New(ctx context.Context, def Definition, logger *slog.Logger) (_ *Kit, err 
 			return nil, fmt.Errorf("%s: setup: %w", def.Name, err)
 		}
 	}
+	// The chart's Kafka users allow exactly what the table says.
+	if err := events.CheckUse(def.Name, def.Produces, k.topicOrder); err != nil {
+		return nil, fmt.Errorf("%s: topics: %w", def.Name, err)
+	}
 	httpx.Finish(k.app)
 	return k, nil
 }
@@ -230,7 +235,12 @@ func (k *Kit) openData(ctx context.Context) error {
 		_, _ = rand.Read(secret)
 	}
 	k.cursors = page.NewCodec(secret)
-	k.pub = outbox.NewKafkaPublisher(d.Kafka.Brokers)
+	conn, err := events.Connect(ctx, d.Kafka)
+	if err != nil {
+		return fmt.Errorf("%s: kafka: %w", k.def.Name, err)
+	}
+	k.kafka = conn
+	k.pub = outbox.NewKafkaPublisher(conn)
 	k.relay = outbox.NewRelay(db, k.pub, k.log, outbox.RelayOptions{})
 	k.idem = idempotency.Middleware(db, idempotency.Options{Logger: k.log, InProgressTimeout: d.IdempotencyInProgressTimeout,
 		Scope: IdempotencyScope})
@@ -243,7 +253,7 @@ func (k *Kit) openData(ctx context.Context) error {
 		k.Consume(events.TopicBusiness, businessdir.Handle)
 	}
 	k.checks["database"] = pgdb.ReadyCheck(db)
-	k.checks["broker"] = func(ctx context.Context) error { return events.Reachable(ctx, d.Kafka.Brokers) }
+	k.checks["broker"] = func(ctx context.Context) error { return events.Reachable(ctx, conn) }
 	return nil
 }
 
@@ -381,6 +391,11 @@ func (k *Kit) Cursors() *page.Codec { return k.cursors }
 // Businesses is the business directory (nil unless Definition.Businesses).
 func (k *Kit) Businesses() *businessdir.Directory { return k.dir }
 
+// ErrUnflushed is matched by a stop error whose only trouble is events the
+// broker did not take in time: they stay in the outbox, and the next relay
+// publishes them.
+var ErrUnflushed = errors.New("events still unsent")
+
 // IdempotencyScope is whose Idempotency-Keys a request's key is among:
 // the client's for a platform token, the client's business's for a
 // business token, so that a platform's businesses (each perhaps driven by
@@ -478,6 +493,10 @@ func (k *Kit) OnStart(fn func(ctx context.Context) error) { k.onStart = append(k
 
 // ReadyCheck adds a named readiness check to /readyz.
 func (k *Kit) ReadyCheck(name string, fn func(context.Context) error) { k.checks[name] = fn }
+
+// Kafka is how the service reaches the brokers (with their TLS and SASL;
+// zero without Data).
+func (k *Kit) Kafka() events.Conn { return k.kafka }
 
 // Relay is the outbox relay (tests flush it; nil without Data).
 func (k *Kit) Relay() *outbox.Relay { return k.relay }

@@ -61,7 +61,7 @@ func (k *Kit) Serve(ctx context.Context, ln net.Listener) error {
 		wg.Go(func() { relayErr = k.relay.Run(bg) })
 		if len(k.handlers) > 0 {
 			c := consumer.New(k.db, consumer.Config{
-				Brokers:   k.def.Data.Kafka.Brokers,
+				Conn:      k.kafka,
 				GroupID:   k.def.Name,
 				Topics:    slices.Clone(k.topicOrder),
 				Stats:     k.consumerStats,
@@ -96,7 +96,7 @@ func (k *Kit) Serve(ctx context.Context, ln net.Listener) error {
 			if fctx.Err() != nil {
 				// A backlog larger than the stop allows: nothing is lost, the
 				// rows stay unsent for the next relay to publish.
-				err = fmt.Errorf("events still unsent after %s stay in the outbox for the next relay: %w", timeout, err)
+				err = fmt.Errorf("%w after %s stay in the outbox for the next relay: %w", ErrUnflushed, timeout, err)
 			}
 			flushErr = fmt.Errorf("flush outbox: %w", err)
 		}
@@ -155,7 +155,7 @@ func (k *Kit) ensureTopics(ctx context.Context, wg *sync.WaitGroup) {
 	try := func(ctx context.Context, timeout time.Duration) error {
 		tctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		return events.EnsureTopics(tctx, d.Kafka.Brokers, d.TopicPartitions, topics...)
+		return events.EnsureTopics(tctx, k.kafka, d.TopicPartitions, topics...)
 	}
 	err := try(ctx, topicsAtStart)
 	if err == nil {

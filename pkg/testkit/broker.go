@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -35,6 +36,21 @@ type BrokerConfig struct {
 	Topics []string
 	// Partitions per created topic; DefaultPartitions when ≤ 0.
 	Partitions int32
+	// TLS, when set, is the listener's TLS configuration (clients must
+	// connect with TLS).
+	TLS *tls.Config
+	// SASL users (superusers); when any is given, clients must
+	// authenticate with one of them.
+	SASL []SASLUser
+}
+
+// SASLUser is a broker user: Mechanism is PLAIN, SCRAM-SHA-256 or
+// SCRAM-SHA-512. A user with ACLs is held to them (the broker then
+// enforces ACLs for every user but superusers); one without is a
+// superuser.
+type SASLUser struct {
+	Mechanism, User, Password string
+	ACLs                      []kfake.ACL
 }
 
 // StartBroker starts a single-node kfake cluster as described by cfg.
@@ -74,6 +90,19 @@ func StartBroker(cfg BrokerConfig) (*kfake.Cluster, error) {
 			}
 			return advertisedListener{Listener: ln, addr: advertisedAddr{network: network, hostport: cfg.Advertise}}, nil
 		}),
+	}
+	if cfg.TLS != nil {
+		opts = append(opts, kfake.TLS(cfg.TLS))
+	}
+	if len(cfg.SASL) > 0 {
+		opts = append(opts, kfake.EnableSASL())
+		for _, u := range cfg.SASL {
+			if u.ACLs != nil {
+				opts = append(opts, kfake.EnableACLs(), kfake.User(u.Mechanism, u.User, u.Password, u.ACLs...))
+				continue
+			}
+			opts = append(opts, kfake.Superuser(u.Mechanism, u.User, u.Password))
+		}
 	}
 	if cfg.DataDir != "" {
 		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
@@ -138,6 +167,13 @@ type BrokerHandle struct {
 // their .dlq twins), stopped at cleanup.
 func Broker(t testing.TB, topics ...string) *BrokerHandle {
 	t.Helper()
+	return SecureBroker(t, nil, nil, topics...)
+}
+
+// SecureBroker is Broker listening with TLS (when tlsCfg is not nil) and
+// requiring SASL authentication as one of users (when any).
+func SecureBroker(t testing.TB, tlsCfg *tls.Config, users []SASLUser, topics ...string) *BrokerHandle {
+	t.Helper()
 	port, err := freePort()
 	if err != nil {
 		t.Fatalf("testkit: broker port: %v", err)
@@ -148,6 +184,8 @@ func Broker(t testing.TB, topics ...string) *BrokerHandle {
 			Listen:  net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
 			DataDir: t.TempDir(),
 			Topics:  topics,
+			TLS:     tlsCfg,
+			SASL:    users,
 		},
 	}
 	b.c, err = StartBroker(b.cfg)

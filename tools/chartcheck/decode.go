@@ -51,6 +51,9 @@ var customKinds = map[schema.GroupVersionKind][][]string{
 	{Group: "kafka.strimzi.io", Version: "v1beta2", Kind: "KafkaNodePool"}: {
 		{"metadata", "labels", "strimzi.io/cluster"}, {"spec", "replicas"}, {"spec", "roles"}, {"spec", "storage", "type"},
 	},
+	{Group: "kafka.strimzi.io", Version: "v1beta2", Kind: "KafkaUser"}: {
+		{"metadata", "labels", "strimzi.io/cluster"}, {"spec", "authentication", "type"}, {"spec", "authorization", "acls"},
+	},
 	{Group: "kafka.strimzi.io", Version: "v1beta2", Kind: "KafkaTopic"}: {
 		{"metadata", "labels", "strimzi.io/cluster"}, {"spec", "partitions"}, {"spec", "replicas"},
 	},

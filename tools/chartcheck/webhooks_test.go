@@ -2,11 +2,13 @@ package chartcheck
 
 import (
 	"encoding/base64"
+	"net"
 	"net/netip"
 	"net/url"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -110,6 +112,33 @@ func openPorts(np *networkingv1.NetworkPolicy, addr netip.Addr) []int32 {
 // infraPorts are the ports every service reaches at any address (where DNS, PostgreSQL and Kafka
 // are is not known to the chart): the defaults of networkPolicy.
 var infraPorts = []int32{53, 5432, 9092}
+
+// infraPortsOf are infraPorts with the Kafka port of the value set: the
+// port of the brokers the Deployments name (KAFKA_BROKERS), sorted.
+func infraPortsOf(t *testing.T, envs map[string]map[string]corev1.EnvVar) []int32 {
+	t.Helper()
+	ports := []int32{53, 5432}
+	for _, env := range envs {
+		for _, b := range strings.Split(env["KAFKA_BROKERS"].Value, ",") {
+			if b == "" {
+				continue
+			}
+			_, p, err := net.SplitHostPort(b)
+			if err != nil {
+				t.Fatalf("KAFKA_BROKERS entry %q: %v", b, err)
+			}
+			n, err := strconv.Atoi(p)
+			if err != nil {
+				t.Fatalf("KAFKA_BROKERS entry %q: %v", b, err)
+			}
+			if !slices.Contains(ports, int32(n)) {
+				ports = append(ports, int32(n))
+			}
+		}
+	}
+	slices.Sort(ports)
+	return ports
+}
 
 // storageEgressPort is the object-storage port a storage service reaches at any address (from its
 // S3_ENDPOINT, 443 for AWS S3), or 0 without storage.
@@ -301,8 +330,9 @@ func TestChartInternetEgress(t *testing.T) {
 			if n := kinds(objs)["Deployment"]; len(policies) != n || policies["webhooks"] == nil {
 				t.Fatalf("policies for %d services (webhooks: %v), want one per Deployment (%d)", len(policies), policies["webhooks"] != nil, n)
 			}
+			infra := infraPortsOf(t, envs)
 			for svc, np := range policies {
-				allowed := slices.Clone(infraPorts)
+				allowed := slices.Clone(infra)
 				if svc == "webhooks" {
 					allowed = append(allowed, 443)
 				}
@@ -333,8 +363,8 @@ func TestChartInternetEgress(t *testing.T) {
 			// The webhooks service reaches private, shared and link-local addresses only on the
 			// ports every service has (DNS, PostgreSQL, Kafka), never on 443.
 			for _, addr := range privateAddrs {
-				if got := openPorts(policies["webhooks"], addr); !slices.Equal(got, infraPorts) {
-					t.Errorf("webhooks reaches %s on %v, want only %v", addr, got, infraPorts)
+				if got := openPorts(policies["webhooks"], addr); !slices.Equal(got, infra) {
+					t.Errorf("webhooks reaches %s on %v, want only %v", addr, got, infra)
 				}
 			}
 			// Its 443 rule is bounded by ipBlocks (not open to every address) and TCP only.

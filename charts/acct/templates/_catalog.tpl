@@ -7,7 +7,10 @@ Traits:
   gateway         routes to every other enabled service (UPSTREAM_<NAME>_URL) and verifies tokens
   database        has a PostgreSQL schema: DATABASE_URL, DB_SCHEMA, migration Job
   schema          its DB_SCHEMA
-  kafka           produces/consumes events: KAFKA_BROKERS, egress to Kafka
+  kafka           produces/consumes events: KAFKA_BROKERS (and TLS/SASL), egress to Kafka
+  produces        topics it writes (pkg/events.Table; only the producer may write a topic)
+  consumes        topics it reads, and whose dead letters (<topic>.dlq) it writes; its consumer group
+                  is its name (the ACLs of its Strimzi KafkaUser come from these two lists)
   jwksProvider    serves /.well-known/jwks.json to the gateway and to services that verify tokens
   verifiesTokens  fetches JWKS from the jwksProvider (defence in depth behind the gateway)
   encryptionKeys  variables holding an AES-256 key (base64 of 32 bytes) from the service's Secret
@@ -28,6 +31,7 @@ auth-tokens:
   database: true
   schema: auth
   kafka: true
+  produces: [acct.business.v1]
   jwksProvider: true
   encryptionKeys: [SIGNING_KEY_ENCRYPTION_KEY]
   pageCursor: true
@@ -36,6 +40,8 @@ transactions:
   database: true
   schema: transactions
   kafka: true
+  produces: [acct.ledger.v1, acct.transactions.v1, acct.accounts.v1]
+  consumes: [acct.business.v1, acct.invoicing.v1, acct.bills.v1]
   verifiesTokens: true
   pageCursor: true
   storage: true
@@ -43,6 +49,8 @@ bills-tags:
   database: true
   schema: bills
   kafka: true
+  produces: [acct.bills.v1]
+  consumes: [acct.business.v1, acct.ledger.v1, acct.transactions.v1, acct.accounts.v1, acct.invoicing.v1, acct.bills.v1]
   verifiesTokens: true
   pageCursor: true
   calls: [transactions, customers-invoices]
@@ -51,24 +59,30 @@ customers-invoices:
   database: true
   schema: invoicing
   kafka: true
+  produces: [acct.invoicing.v1]
+  consumes: [acct.business.v1, acct.accounts.v1]
   verifiesTokens: true
   pageCursor: true
 reports:
   database: true
   schema: reports
   kafka: true
+  consumes: [acct.business.v1, acct.ledger.v1, acct.transactions.v1, acct.invoicing.v1, acct.bills.v1]
   verifiesTokens: true
   storage: true
 mileage:
   database: true
   schema: mileage
   kafka: true
+  produces: [acct.mileage.v1]
+  consumes: [acct.business.v1]
   verifiesTokens: true
   pageCursor: true
 webhooks:
   database: true
   schema: webhooks
   kafka: true
+  consumes: [acct.business.v1, acct.ledger.v1, acct.transactions.v1, acct.accounts.v1, acct.invoicing.v1, acct.bills.v1, acct.mileage.v1]
   verifiesTokens: true
   pageCursor: true
   encryptionKeys: [WEBHOOKS_SECRET_KEY]

@@ -70,6 +70,60 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 {{- end -}}
 
+{{/*
+The Kafka connection of a service with the kafka trait (ctx: root, name, svc, traits), as YAML:
+brokers, tls, caSecret/caKey (a CA bundle mounted as a file), serverName, clientCertSecret (a
+kubernetes.io/tls Secret), mechanism, username (or usernameSecret/usernameKey), passwordSecret/passwordKey,
+awsRegion. With the chart's Strimzi cluster and authentication on: its TLS listener, its cluster CA and
+the service's own KafkaUser (SCRAM-SHA-512, password in the Secret the User Operator writes).
+*/}}
+{{- define "acct.kafkaConn" -}}
+{{- $k := .root.Values.kafka -}}
+{{- if and $k.strimzi.enabled $k.strimzi.authentication -}}
+brokers: {{ printf "%s-kafka-kafka-bootstrap:9093" (include "acct.fullname" .root) }}
+tls: true
+caSecret: {{ printf "%s-kafka-cluster-ca-cert" (include "acct.fullname" .root) }}
+caKey: ca.crt
+mechanism: SCRAM-SHA-512
+username: {{ include "acct.svcName" . }}
+passwordSecret: {{ include "acct.svcName" . }}
+passwordKey: password
+{{- else -}}
+{{- $t := $k.tls | default dict -}}
+{{- $s := $k.sasl | default dict -}}
+brokers: {{ include "acct.kafkaBrokers" .root }}
+tls: {{ if or $t.enabled $t.caSecret.name $t.clientCertSecret $t.serverName }}true{{ else }}false{{ end }}
+{{- with $t.caSecret.name }}
+caSecret: {{ . }}
+caKey: {{ $t.caSecret.key | default "ca.crt" }}
+{{- end }}
+{{- with $t.serverName }}
+serverName: {{ . }}
+{{- end }}
+{{- with $t.clientCertSecret }}
+clientCertSecret: {{ . }}
+{{- end }}
+{{- with $s.mechanism }}
+mechanism: {{ . }}
+{{- if and (has . (list "PLAIN" "AWS_MSK_IAM")) (not (or $t.enabled $t.caSecret.name $t.clientCertSecret $t.serverName)) }}
+{{- fail (printf "kafka.sasl.mechanism %s needs kafka.tls.enabled (PLAIN would send the password in clear; MSK's IAM listener is TLS only)" .) }}
+{{- end }}
+{{- if ne . "AWS_MSK_IAM" }}
+{{- if not $s.existingSecret }}
+{{- fail (printf "kafka.sasl.mechanism %s: set kafka.sasl.existingSecret (a Secret with the keys username and password)" .) }}
+{{- end }}
+usernameSecret: {{ $s.existingSecret }}
+usernameKey: username
+passwordSecret: {{ $s.existingSecret }}
+passwordKey: password
+{{- end }}
+{{- with $s.awsRegion }}
+awsRegion: {{ . }}
+{{- end }}
+{{- end }}
+{{- end -}}
+{{- end -}}
+
 {{- define "acct.cnpgCluster" -}}
 {{- printf "%s-pg" (include "acct.fullname" .) | trunc 50 | trimSuffix "-" -}}
 {{- end -}}
@@ -181,7 +235,25 @@ BOOTSTRAP_CLIENT_NAME: {{ $b.name | default "bootstrap" | b64enc }}
 {{- $_ := set $plain "DB_SCHEMA" .traits.schema -}}
 {{- $_ := set $plain "MIGRATE_ON_START" (ternary "false" "true" $root.Values.migrations.enabled) -}}
 {{- end -}}
-{{- if .traits.kafka }}{{ $_ := set $plain "KAFKA_BROKERS" (include "acct.kafkaBrokers" $root) }}{{ end -}}
+{{- /* Kafka: the migration Job never connects to it, so it gets the brokers alone. */ -}}
+{{- $kafka := dict -}}
+{{- if .traits.kafka -}}
+{{- $kafka = include "acct.kafkaConn" . | fromYaml -}}
+{{- $_ := set $plain "KAFKA_BROKERS" $kafka.brokers -}}
+{{- if .migrate }}{{ $kafka = dict }}{{ end -}}
+{{- end -}}
+{{- if $kafka.tls -}}
+{{- $_ := set $plain "KAFKA_TLS" "true" -}}
+{{- with $kafka.caSecret }}{{ $_ := set $plain "KAFKA_TLS_CA_FILE" (printf "/etc/acct/kafka-ca/%s" $kafka.caKey) }}{{ end -}}
+{{- with $kafka.serverName }}{{ $_ := set $plain "KAFKA_TLS_SERVER_NAME" . }}{{ end -}}
+{{- if $kafka.clientCertSecret -}}
+{{- $_ := set $plain "KAFKA_TLS_CERT_FILE" "/etc/acct/kafka-client/tls.crt" -}}
+{{- $_ := set $plain "KAFKA_TLS_KEY_FILE" "/etc/acct/kafka-client/tls.key" -}}
+{{- end -}}
+{{- end -}}
+{{- with $kafka.mechanism }}{{ $_ := set $plain "KAFKA_SASL_MECHANISM" . }}{{ end -}}
+{{- with $kafka.username }}{{ $_ := set $plain "KAFKA_SASL_USERNAME" . }}{{ end -}}
+{{- with $kafka.awsRegion }}{{ $_ := set $plain "KAFKA_SASL_AWS_REGION" . }}{{ end -}}
 {{- if or .traits.gateway .traits.verifiesTokens -}}
 {{- range $n, $t := $enabled -}}
 {{- if $t.jwksProvider -}}
@@ -250,6 +322,20 @@ BOOTSTRAP_CLIENT_NAME: {{ $b.name | default "bootstrap" | b64enc }}
       name: {{ $b.existingSecret | default (include "acct.secretName" $) }}
       key: {{ $k }}
 {{- end }}
+{{- end }}
+{{- with $kafka.usernameSecret }}
+- name: KAFKA_SASL_USERNAME
+  valueFrom:
+    secretKeyRef:
+      name: {{ . }}
+      key: {{ $kafka.usernameKey }}
+{{- end }}
+{{- with $kafka.passwordSecret }}
+- name: KAFKA_SASL_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ . }}
+      key: {{ $kafka.passwordKey }}
 {{- end }}
 {{- with $storage.credentialsSecret }}
 - name: AWS_ACCESS_KEY_ID

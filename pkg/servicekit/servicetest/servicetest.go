@@ -11,6 +11,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net"
 	"net/http"
@@ -55,6 +56,12 @@ type ServiceOptions struct {
 	Broker *testkit.BrokerHandle
 	// Tokens is shared with other services of the test (default: new ones).
 	Tokens *Tokens
+	// Logger receives the service's log (default: discarded, or stderr
+	// with TESTKIT_LOG set).
+	Logger *slog.Logger
+	// Unflushed accepts a stop that leaves events in the outbox
+	// (servicekit.ErrUnflushed): the broker refused them on purpose.
+	Unflushed bool
 }
 
 // StartService builds a service from the environment testkit prepares
@@ -95,7 +102,7 @@ func StartService(t testing.TB, build func(env map[string]string) (servicekit.De
 	if err != nil {
 		t.Fatalf("servicetest: build service: %v", err)
 	}
-	s.Kit, s.URL = RunKit(t, def)
+	s.Kit, s.URL = runKit(t, def, opts.Logger, opts.Unflushed)
 	return s
 }
 
@@ -105,9 +112,17 @@ func StartService(t testing.TB, build func(env map[string]string) (servicekit.De
 // uses it; a test that builds its configuration by hand calls it directly.
 func RunKit(t testing.TB, def servicekit.Definition) (*servicekit.Kit, string) {
 	t.Helper()
-	logger := slog.New(slog.DiscardHandler)
-	if os.Getenv("TESTKIT_LOG") != "" {
+	return runKit(t, def, nil, false)
+}
+
+func runKit(t testing.TB, def servicekit.Definition, logger *slog.Logger, unflushed bool) (*servicekit.Kit, string) {
+	t.Helper()
+	switch {
+	case logger != nil:
+	case os.Getenv("TESTKIT_LOG") != "":
 		logger = telemetry.NewLogger(os.Stderr, def.Name, "debug")
+	default:
+		logger = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	k, err := servicekit.New(ctx, def, logger)
@@ -127,7 +142,7 @@ func RunKit(t testing.TB, def servicekit.Definition) (*servicekit.Kit, string) {
 		cancel()
 		select {
 		case err := <-done:
-			if err != nil {
+			if err != nil && !(unflushed && errors.Is(err, servicekit.ErrUnflushed)) {
 				t.Errorf("servicetest: %s stopped with: %v", def.Name, err)
 			}
 		case <-time.After(60 * time.Second):

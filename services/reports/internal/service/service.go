@@ -37,13 +37,12 @@ const ConsumerBatchSize = 200
 type Service struct {
 	Reports *app.Reports
 	Exports *app.Exports
-	brokers []string
 }
 
 // New describes the service to the kit; the returned Service is filled in
 // when the kit runs Setup.
 func New(cfg config.Config) (*Service, servicekit.Definition) {
-	s := &Service{brokers: cfg.Data.Kafka.Brokers}
+	s := &Service{}
 	return s, servicekit.Definition{
 		Name:       config.ServiceName,
 		Base:       &cfg.Base,
@@ -168,7 +167,7 @@ func (s *Service) replay(ctx context.Context, k *servicekit.Kit, only *uuid.UUID
 	if only != nil {
 		opts.Keep = func(e events.Event) bool { return e.Key == only.String() }
 	}
-	stats, err := consumer.ReplayTopics(ctx, k.DB(), s.brokers, sources, opts)
+	stats, err := consumer.ReplayTopics(ctx, k.DB(), k.Kafka(), sources, opts)
 	failed := 0
 	for _, st := range stats {
 		failed += st.Failed
