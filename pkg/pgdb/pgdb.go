@@ -11,7 +11,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -43,7 +45,28 @@ type Config struct {
 	// other requests for the cores. -1 keeps the server's setting (a
 	// reporting workload may want it).
 	ParallelWorkers int `env:"DB_PARALLEL_WORKERS" envDefault:"0"`
+	// SSLMode and SSLRootCert, when set, replace the URL's sslmode and
+	// sslrootcert: for a URL that comes whole from a Secret and names
+	// neither (CloudNativePG's), verify-full against a mounted CA.
+	SSLMode     string `env:"DB_SSLMODE"`
+	SSLRootCert string `env:"DB_SSLROOTCERT"`
+	// StatementTimeout is statement_timeout on each connection (0: the
+	// server's); IdleInTransactionTimeout is
+	// idle_in_transaction_session_timeout (0: the server's), which ends a
+	// session a bug left in an open transaction, with its locks.
+	StatementTimeout         time.Duration `env:"DB_STATEMENT_TIMEOUT" envDefault:"0"`
+	IdleInTransactionTimeout time.Duration `env:"DB_IDLE_IN_TRANSACTION_TIMEOUT" envDefault:"1m"`
+	// MaxIdleConns is how many idle connections the pool keeps (0:
+	// MaxConns); ConnMaxIdleTime closes a connection idle that long, and
+	// ConnMaxLifetime one that old (0: never), so a pool shrinks after a
+	// burst and spreads over new servers (failover, PgBouncer) in time.
+	MaxIdleConns    int           `env:"DB_MAX_IDLE_CONNS" envDefault:"0"`
+	ConnMaxIdleTime time.Duration `env:"DB_CONN_MAX_IDLE_TIME" envDefault:"5m"`
+	ConnMaxLifetime time.Duration `env:"DB_CONN_MAX_LIFETIME" envDefault:"30m"`
 }
+
+// sslModes are the sslmode values pgdriver supports.
+var sslModes = []string{"disable", "allow", "prefer", "require", "verify-ca", "verify-full"}
 
 // MaxLockTimeout is the longest LockTimeout accepted: below the driver's
 // 10 s read timeout, so a lock wait always ends as a database error, never
@@ -67,6 +90,21 @@ func (c Config) Validate() error {
 	if _, err := dsnOption(c.URL); err != nil {
 		return fmt.Errorf("DATABASE_URL: %w", err)
 	}
+	if c.SSLMode != "" && !slices.Contains(sslModes, c.SSLMode) {
+		return fmt.Errorf("DB_SSLMODE %q: must be one of %s", c.SSLMode, strings.Join(sslModes, ", "))
+	}
+	if _, err := c.dsn(); err != nil {
+		return fmt.Errorf("DB_SSLMODE/DB_SSLROOTCERT: %w", err)
+	}
+	if c.StatementTimeout < 0 || c.IdleInTransactionTimeout < 0 {
+		return errors.New("DB_STATEMENT_TIMEOUT and DB_IDLE_IN_TRANSACTION_TIMEOUT must not be negative (0: the server's)")
+	}
+	if c.MaxIdleConns < 0 || c.MaxIdleConns > max(c.MaxConns, 1) {
+		return fmt.Errorf("DB_MAX_IDLE_CONNS %d: must be between 0 (DB_MAX_CONNS) and DB_MAX_CONNS", c.MaxIdleConns)
+	}
+	if c.ConnMaxIdleTime < 0 || c.ConnMaxLifetime < 0 {
+		return errors.New("DB_CONN_MAX_IDLE_TIME and DB_CONN_MAX_LIFETIME must not be negative (0: never)")
+	}
 	if c.Schema != "" && !ValidIdentifier(c.Schema) {
 		return fmt.Errorf("DB_SCHEMA %q: must match [a-z_][a-z0-9_]* (at most 63 characters)", c.Schema)
 	}
@@ -80,6 +118,26 @@ func (c Config) Validate() error {
 		return fmt.Errorf("DB_PARALLEL_WORKERS %d: must be -1 (server setting) or between 0 and 64", c.ParallelWorkers)
 	}
 	return nil
+}
+
+// dsn is the URL with SSLMode and SSLRootCert applied.
+func (c Config) dsn() (pgdriver.Option, error) {
+	if c.SSLMode == "" && c.SSLRootCert == "" {
+		return dsnOption(c.URL)
+	}
+	u, err := url.Parse(c.URL)
+	if err != nil {
+		return nil, fmt.Errorf("invalid PostgreSQL URL: %w", err)
+	}
+	q := u.Query()
+	if c.SSLMode != "" {
+		q.Set("sslmode", c.SSLMode)
+	}
+	if c.SSLRootCert != "" {
+		q.Set("sslrootcert", c.SSLRootCert)
+	}
+	u.RawQuery = q.Encode()
+	return dsnOption(u.String())
 }
 
 // dsnOption parses the URL up front: pgdriver.WithDSN panics on bad input.
@@ -108,7 +166,7 @@ func Open(ctx context.Context, cfg Config) (*bun.DB, error) {
 	if schema == "" {
 		schema = DefaultSchema
 	}
-	dsn, _ := dsnOption(cfg.URL)
+	dsn, _ := cfg.dsn()
 	connector := pgdriver.NewConnector(dsn, func(c *pgdriver.Config) {
 		// Merge rather than replace: the URL may carry its own parameters.
 		params := make(map[string]any, len(c.ConnParams)+1)
@@ -122,12 +180,24 @@ func Open(ctx context.Context, cfg Config) (*bun.DB, error) {
 		if cfg.ParallelWorkers >= 0 {
 			params["max_parallel_workers_per_gather"] = fmt.Sprint(cfg.ParallelWorkers)
 		}
+		if cfg.StatementTimeout > 0 {
+			params["statement_timeout"] = fmt.Sprintf("%dms", cfg.StatementTimeout.Milliseconds())
+		}
+		if cfg.IdleInTransactionTimeout > 0 {
+			params["idle_in_transaction_session_timeout"] = fmt.Sprintf("%dms", cfg.IdleInTransactionTimeout.Milliseconds())
+		}
 		c.ConnParams = params
 		c.Dialer = keepAliveDialer(c)
 	})
 	sqldb := sql.OpenDB(connector)
 	sqldb.SetMaxOpenConns(cfg.MaxConns)
-	sqldb.SetMaxIdleConns(cfg.MaxConns)
+	idle := cfg.MaxIdleConns
+	if idle == 0 {
+		idle = cfg.MaxConns
+	}
+	sqldb.SetMaxIdleConns(idle)
+	sqldb.SetConnMaxIdleTime(cfg.ConnMaxIdleTime)
+	sqldb.SetConnMaxLifetime(cfg.ConnMaxLifetime)
 	db := bun.NewDB(sqldb, pgdialect.New())
 
 	if err := db.PingContext(ctx); err != nil {

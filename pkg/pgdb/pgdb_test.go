@@ -58,6 +58,13 @@ func TestConfigValidate(t *testing.T) {
 		{"lock timeout past the read timeout", pgdb.Config{URL: "postgres://u@h/d", MaxConns: 1, LockTimeout: 10 * time.Second}, "DB_LOCK_TIMEOUT"},
 		{"server's parallel workers", pgdb.Config{URL: "postgres://u@h/d", MaxConns: 1, ParallelWorkers: -1}, ""},
 		{"bad parallel workers", pgdb.Config{URL: "postgres://u@h/d", MaxConns: 1, ParallelWorkers: -2}, "DB_PARALLEL_WORKERS"},
+		{"timeouts and pool", pgdb.Config{URL: "postgres://u@h/d", MaxConns: 4, MaxIdleConns: 2, StatementTimeout: time.Second,
+			IdleInTransactionTimeout: time.Minute, ConnMaxIdleTime: time.Minute, ConnMaxLifetime: time.Hour, SSLMode: "require"}, ""},
+		{"negative statement timeout", pgdb.Config{URL: "postgres://u@h/d", MaxConns: 1, StatementTimeout: -time.Second}, "DB_STATEMENT_TIMEOUT"},
+		{"negative idle-in-transaction timeout", pgdb.Config{URL: "postgres://u@h/d", MaxConns: 1, IdleInTransactionTimeout: -time.Second}, "DB_IDLE_IN_TRANSACTION_TIMEOUT"},
+		{"more idle than open", pgdb.Config{URL: "postgres://u@h/d", MaxConns: 2, MaxIdleConns: 3}, "DB_MAX_IDLE_CONNS"},
+		{"negative lifetime", pgdb.Config{URL: "postgres://u@h/d", MaxConns: 1, ConnMaxLifetime: -time.Second}, "DB_CONN_MAX_LIFETIME"},
+		{"unknown sslmode", pgdb.Config{URL: "postgres://u@h/d", MaxConns: 1, SSLMode: "strict"}, "DB_SSLMODE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

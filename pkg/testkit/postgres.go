@@ -32,7 +32,8 @@ const installHint = pgcluster.InstallHint + ", or set " + EnvTestDatabaseURL +
 
 // cluster is the private PostgreSQL instance of this test process.
 type cluster struct {
-	dir      string // temp dir: data/, socket, log
+	dir      string   // temp dir: data/, socket, log, tls/
+	tls      TLSFiles // the server's certificate (ssl=on) and its CA
 	bindir   string
 	port     int
 	asUser   string // "postgres" when running as root, else ""
@@ -75,6 +76,31 @@ func NewDatabase(t testing.TB) string {
 	}
 	u.Path = "/" + name
 	return u.String()
+}
+
+// DatabaseTLS is NewDatabase's URL with sslmode=verify-full against the
+// private cluster's CA (sslrootcert): the server listens with TLS and a
+// certificate for 127.0.0.1 and localhost. Returned too: the CA file. A
+// server given by TEST_DATABASE_URL has no certificate testkit knows: the
+// test is skipped there, saying so.
+func DatabaseTLS(t testing.TB) (string, string) {
+	t.Helper()
+	if os.Getenv(EnvTestDatabaseURL) != "" {
+		t.Skipf("testkit: %s names a server whose TLS certificate testkit does not know; the private cluster has one", EnvTestDatabaseURL)
+	}
+	plain := NewDatabase(t)
+	clusterMu.Lock()
+	ca := clusterInst.tls.CAFile
+	clusterMu.Unlock()
+	u, err := url.Parse(plain)
+	if err != nil {
+		t.Fatalf("testkit: %v", err)
+	}
+	q := u.Query()
+	q.Set("sslmode", "verify-full")
+	q.Set("sslrootcert", ca)
+	u.RawQuery = q.Encode()
+	return u.String(), ca
 }
 
 // adminURL is TEST_DATABASE_URL or the private cluster's admin URL.
@@ -136,6 +162,25 @@ func startCluster() (*cluster, error) {
 		c.stop()
 		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
 	}
+	// TLS on (clients choose: the URLs testkit hands out use
+	// sslmode=disable; DatabaseTLS's verify the server against its CA).
+	tlsDir := filepath.Join(dir, "tls")
+	if err := os.Mkdir(tlsDir, 0o700); err != nil {
+		c.stop()
+		return nil, err
+	}
+	if c.tls, err = writeTLS(tlsDir); err != nil {
+		c.stop()
+		return nil, err
+	}
+	if c.asUser != "" {
+		for _, p := range []string{tlsDir, c.tls.CAFile, c.tls.CertFile, c.tls.KeyFile} {
+			if err := chownTo(p, c.asUser); err != nil {
+				c.stop()
+				return nil, err
+			}
+		}
+	}
 	// Another test process may grab the port between probe and bind: retry.
 	for attempt := 0; ; attempt++ {
 		c.port, err = freePort()
@@ -143,8 +188,9 @@ func startCluster() (*cluster, error) {
 			break
 		}
 		opts := fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -c unix_socket_directories=%s "+
-			"-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300",
-			c.port, dir)
+			"-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 "+
+			"-c ssl=on -c ssl_cert_file=%s -c ssl_key_file=%s",
+			c.port, dir, c.tls.CertFile, c.tls.KeyFile)
 		var out []byte
 		out, err = c.run(filepath.Join(bindir, "pg_ctl"), "-D", data, "-l", filepath.Join(dir, "postgres.log"),
 			"-o", opts, "-w", "-t", "60", "start")

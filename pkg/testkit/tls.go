@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"net"
 	"os"
@@ -29,10 +30,18 @@ type TLSFiles struct {
 // 127.0.0.1 and ::1, valid for a day, and writes them under t.TempDir().
 func NewTLS(t testing.TB) TLSFiles {
 	t.Helper()
-	dir := t.TempDir()
+	f, err := writeTLS(t.TempDir())
+	if err != nil {
+		t.Fatalf("testkit: %v", err)
+	}
+	return f
+}
+
+// writeTLS is NewTLS writing into dir.
+func writeTLS(dir string) (TLSFiles, error) {
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		t.Fatalf("testkit: CA key: %v", err)
+		return TLSFiles{}, fmt.Errorf("CA key: %w", err)
 	}
 	now := time.Now()
 	ca := &x509.Certificate{
@@ -42,11 +51,11 @@ func NewTLS(t testing.TB) TLSFiles {
 	}
 	caDER, err := x509.CreateCertificate(rand.Reader, ca, ca, &caKey.PublicKey, caKey)
 	if err != nil {
-		t.Fatalf("testkit: CA certificate: %v", err)
+		return TLSFiles{}, fmt.Errorf("CA certificate: %w", err)
 	}
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		t.Fatalf("testkit: server key: %v", err)
+		return TLSFiles{}, fmt.Errorf("server key: %w", err)
 	}
 	leaf := &x509.Certificate{
 		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "localhost"},
@@ -57,25 +66,25 @@ func NewTLS(t testing.TB) TLSFiles {
 	}
 	leafDER, err := x509.CreateCertificate(rand.Reader, leaf, ca, &key.PublicKey, caKey)
 	if err != nil {
-		t.Fatalf("testkit: server certificate: %v", err)
+		return TLSFiles{}, fmt.Errorf("server certificate: %w", err)
 	}
 	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
 	if err != nil {
-		t.Fatalf("testkit: server key: %v", err)
+		return TLSFiles{}, fmt.Errorf("server key: %w", err)
 	}
 	f := TLSFiles{CAFile: filepath.Join(dir, "ca.crt"), CertFile: filepath.Join(dir, "server.crt"), KeyFile: filepath.Join(dir, "server.key")}
-	write := func(path, typ string, der []byte) {
-		if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
-			t.Fatalf("testkit: write %s: %v", path, err)
+	for _, w := range []struct {
+		path, typ string
+		der       []byte
+	}{{f.CAFile, "CERTIFICATE", caDER}, {f.CertFile, "CERTIFICATE", leafDER}, {f.KeyFile, "PRIVATE KEY", keyDER}} {
+		if err := os.WriteFile(w.path, pem.EncodeToMemory(&pem.Block{Type: w.typ, Bytes: w.der}), 0o600); err != nil {
+			return TLSFiles{}, fmt.Errorf("write %s: %w", w.path, err)
 		}
 	}
-	write(f.CAFile, "CERTIFICATE", caDER)
-	write(f.CertFile, "CERTIFICATE", leafDER)
-	write(f.KeyFile, "PRIVATE KEY", keyDER)
 	cert, err := tls.LoadX509KeyPair(f.CertFile, f.KeyFile)
 	if err != nil {
-		t.Fatalf("testkit: load server certificate: %v", err)
+		return TLSFiles{}, fmt.Errorf("load server certificate: %w", err)
 	}
 	f.Server = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
-	return f
+	return f, nil
 }

@@ -162,6 +162,9 @@ func TestChartWiring(t *testing.T) {
 		{service: "transactions", name: "DB_SCHEMA", value: "transactions"},
 		{service: "transactions", name: "KAFKA_BROKERS", value: "acct-kafka-kafka-bootstrap:9093"},
 		{service: "transactions", name: "DATABASE_URL", secret: "acct-pg-app", key: "uri"},
+		// The CloudNativePG cluster's certificate is verified against its CA (mounted from acct-pg-ca).
+		{service: "transactions", name: "DB_SSLMODE", value: "verify-full"},
+		{service: "transactions", name: "DB_SSLROOTCERT", value: "/etc/acct/pg-ca/ca.crt"},
 		{service: "transactions", name: "PAGE_CURSOR_SECRET", secret: "acct-transactions", key: "PAGE_CURSOR_SECRET"},
 		{service: "gateway", name: "UPSTREAM_CUSTOMERS_INVOICES_URL", value: "http://acct-customers-invoices"},
 		{service: "customers-invoices", name: "JWKS_URL", value: "http://acct-auth-tokens/.well-known/jwks.json"},
@@ -289,6 +292,7 @@ func TestChartRejectsBadValues(t *testing.T) {
 		{"database url scheme", "postgresql: {external: {auth-tokens: {url: 'mysql://x', existingSecret: ''}}}", "url"},
 		{"kafka lag without topic", "keda: {enabled: true}\nservices: {auth-tokens: {autoscaling: {enabled: true, kafkaLag: {enabled: true}}}}", "topic and consumerGroup"},
 		{"httpRoute without parentRefs", "gatewayAPI: {httpRoute: {enabled: true}}", "parentRefs"},
+		{"pools over the connection budget", "services: {transactions: {env: {DB_MAX_CONNS: '100'}}}", "postgresql.maxConnections"},
 		{"kafka PLAIN in clear", "kafka: {sasl: {mechanism: PLAIN, existingSecret: creds}}", "kafka.tls.enabled"},
 		{"kafka MSK IAM without TLS", "kafka: {sasl: {mechanism: AWS_MSK_IAM}}", "kafka.tls.enabled"},
 		{"kafka SCRAM without credentials", "kafka: {sasl: {mechanism: SCRAM-SHA-256}}", "kafka.sasl.existingSecret"},

@@ -113,11 +113,26 @@ func openPorts(np *networkingv1.NetworkPolicy, addr netip.Addr) []int32 {
 // are is not known to the chart): the defaults of networkPolicy.
 var infraPorts = []int32{53, 5432, 9092}
 
-// infraPortsOf are infraPorts with the Kafka port of the value set: the
-// port of the brokers the Deployments name (KAFKA_BROKERS), sorted.
-func infraPortsOf(t *testing.T, envs map[string]map[string]corev1.EnvVar) []int32 {
+// infraPortsOf are the ports every service reaches at any address in a
+// value set: DNS, PostgreSQL unless its peers are named (the chart's
+// CloudNativePG pods, or networkPolicy.peers.postgresql), and the port of
+// the brokers the Deployments name (KAFKA_BROKERS) unless theirs are,
+// sorted.
+func infraPortsOf(t *testing.T, envs map[string]map[string]corev1.EnvVar, values map[string]any) []int32 {
 	t.Helper()
-	ports := []int32{53, 5432}
+	named := func(peers string, bundled ...string) bool {
+		if l, _ := dig(values, "networkPolicy", "peers", peers).([]any); len(l) > 0 {
+			return true
+		}
+		return dig(values, bundled...) == true
+	}
+	ports := []int32{53}
+	if !named("postgresql", "postgresql", "cnpg", "enabled") {
+		ports = append(ports, 5432)
+	}
+	if named("kafka", "kafka", "strimzi", "enabled") {
+		return ports
+	}
 	for _, env := range envs {
 		for _, b := range strings.Split(env["KAFKA_BROKERS"].Value, ",") {
 			if b == "" {
@@ -330,7 +345,7 @@ func TestChartInternetEgress(t *testing.T) {
 			if n := kinds(objs)["Deployment"]; len(policies) != n || policies["webhooks"] == nil {
 				t.Fatalf("policies for %d services (webhooks: %v), want one per Deployment (%d)", len(policies), policies["webhooks"] != nil, n)
 			}
-			infra := infraPortsOf(t, envs)
+			infra := infraPortsOf(t, envs, valuesOf(t, files...))
 			for svc, np := range policies {
 				allowed := slices.Clone(infra)
 				if svc == "webhooks" {

@@ -124,6 +124,37 @@ awsRegion: {{ . }}
 {{- end -}}
 {{- end -}}
 
+{{/*
+acct.connectionBudget fails when the database pools at their most replicas, the migration Jobs and the
+administration reserve need more than postgresql.maxConnections (see values.yaml).
+*/}}
+{{- define "acct.connectionBudget" -}}
+{{- $need := 10 -}}
+{{- $parts := list -}}
+{{- range $name, $traits := include "acct.enabledServices" . | fromYaml -}}
+{{- if $traits.database -}}
+{{- $svc := index $.Values.services $name -}}
+{{- $conns := int (index ($svc.env | default dict) "DB_MAX_CONNS" | default "20") -}}
+{{- $replicas := int $svc.replicaCount -}}
+{{- if and $svc.autoscaling (gt (int $svc.autoscaling.maxReplicas) $replicas) }}{{ $replicas = int $svc.autoscaling.maxReplicas }}{{ end -}}
+{{- $need = add $need (mul $conns $replicas) 2 -}}
+{{- $parts = append $parts (printf "%s %d×%d" $name $replicas $conns) -}}
+{{- end -}}
+{{- end -}}
+{{- if gt (int $need) (int .Values.postgresql.maxConnections) -}}
+{{- fail (printf "postgresql.maxConnections %d: the pools need %d at their most replicas (%s; plus 2 per migration Job and 10 reserved): lower services.<s>.env.DB_MAX_CONNS or the replicas, or raise it (and PostgreSQL's max_connections)" (int .Values.postgresql.maxConnections) (int $need) (join ", " $parts)) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* acct.postgresqlPeers: the egress peers of the database port, as a YAML list (empty: any). */}}
+{{- define "acct.postgresqlPeers" -}}
+{{- $peers := (.Values.networkPolicy.peers | default dict).postgresql | default list -}}
+{{- if and (not $peers) .Values.postgresql.cnpg.enabled -}}
+{{- $peers = list (dict "podSelector" (dict "matchLabels" (dict "cnpg.io/cluster" (include "acct.cnpgCluster" .)))) -}}
+{{- end -}}
+{{- toYaml $peers -}}
+{{- end -}}
+
 {{- define "acct.cnpgCluster" -}}
 {{- printf "%s-pg" (include "acct.fullname" .) | trunc 50 | trimSuffix "-" -}}
 {{- end -}}
@@ -289,6 +320,13 @@ BOOTSTRAP_CLIENT_NAME: {{ $b.name | default "bootstrap" | b64enc }}
 {{- end -}}
 {{- end -}}
 {{- range $k, $v := .svc.env }}{{ $_ := set $plain $k (toString $v) }}{{ end -}}
+{{- /* A migration opens a connection or two, whatever the service's pool. */ -}}
+{{- if and .migrate .traits.database }}{{ $_ := set $plain "DB_MAX_CONNS" "2" }}{{ end -}}
+{{- /* The chart's CloudNativePG cluster: verify its server certificate against its CA. */ -}}
+{{- if and .traits.database $root.Values.postgresql.cnpg.enabled -}}
+{{- $_ := set $plain "DB_SSLMODE" "verify-full" -}}
+{{- $_ := set $plain "DB_SSLROOTCERT" "/etc/acct/pg-ca/ca.crt" -}}
+{{- end -}}
 {{- range $k := keys $plain | sortAlpha }}
 - name: {{ $k }}
   value: {{ index $plain $k | quote }}
