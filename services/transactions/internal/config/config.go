@@ -5,10 +5,14 @@
 package config
 
 import (
+	"fmt"
+	"time"
+
 	pkgconfig "github.com/acctsuite/acct/pkg/config"
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/storage"
 	"github.com/acctsuite/acct/services/transactions/internal/acctsync"
+	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
 
 // ServiceName names the service in logs, traces, metrics, event sources
@@ -30,6 +34,13 @@ type Config struct {
 	// Storage is where receipts and the ledger's CSV exports go
 	// (STORAGE_*). It is optional: see storage.Optional.
 	Storage storage.Optional
+
+	// ReceiptSpoolBytes bounds the receipts all record requests hold on
+	// local disk at once while they are read (below the pod's /tmp size:
+	// the chart's 64Mi); ReceiptSpoolWait is how long a request waits for
+	// room before a 503 with Retry-After.
+	ReceiptSpoolBytes int64         `env:"RECEIPT_SPOOL_BYTES" envDefault:"50331648"`
+	ReceiptSpoolWait  time.Duration `env:"RECEIPT_SPOOL_WAIT" envDefault:"5s"`
 }
 
 // Load reads and validates the configuration from the environment.
@@ -42,6 +53,12 @@ func LoadFrom(env map[string]string) (Config, error) { return pkgconfig.ReadFrom
 func (c *Config) Validate() error {
 	if c.Data.DB.Schema == "" {
 		c.Data.DB.Schema = DefaultSchema
+	}
+	if c.ReceiptSpoolBytes < banking.DefaultMaxReceiptBytes {
+		return fmt.Errorf("RECEIPT_SPOOL_BYTES %d: must hold at least one receipt (%d bytes)", c.ReceiptSpoolBytes, banking.DefaultMaxReceiptBytes)
+	}
+	if c.ReceiptSpoolWait < 0 {
+		return fmt.Errorf("RECEIPT_SPOOL_WAIT %s: must not be negative", c.ReceiptSpoolWait)
 	}
 	return nil
 }

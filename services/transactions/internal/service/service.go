@@ -29,6 +29,7 @@ import (
 	"github.com/acctsuite/acct/services/transactions/internal/adapters/postgres"
 	"github.com/acctsuite/acct/services/transactions/internal/app"
 	"github.com/acctsuite/acct/services/transactions/internal/config"
+	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
 
 // Service holds what Setup built (tests reach the use cases through it).
@@ -85,6 +86,7 @@ func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Ki
 	httpadapter.Register(k.App(), httpadapter.Options{
 		Ledger:  s.Ledger,
 		Banking: s.Banking,
+		Spool:   banking.NewSpoolBudget(cfg.ReceiptSpoolBytes, cfg.ReceiptSpoolWait),
 		Guards:  k.Guards(),
 	})
 	return s.setupAcctsync(cfg, k)

@@ -20,12 +20,16 @@ import (
 	"github.com/acctsuite/acct/pkg/authn"
 	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/services/transactions/internal/app"
+	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
 
 // Options are the collaborators of the handlers.
 type Options struct {
 	Ledger  *app.Ledger
 	Banking *app.Banking
+	// Spool bounds the receipts record requests spool at once (nil:
+	// unbounded).
+	Spool *banking.SpoolBudget
 	// Guards are the kit's route guards (token, tenancy, idempotency,
 	// cursor codec).
 	httpguard.Guards
@@ -35,11 +39,12 @@ type handlers struct {
 	ledger  *app.Ledger
 	banking *app.Banking
 	codec   *page.Codec
+	spool   *banking.SpoolBudget
 }
 
 // Register mounts every ledger and bank-account route on r.
 func Register(r fiber.Router, o Options) {
-	h := &handlers{ledger: o.Ledger, banking: o.Banking, codec: o.Cursors}
+	h := &handlers{ledger: o.Ledger, banking: o.Banking, codec: o.Cursors, spool: o.Spool}
 	idem := o.Idem()
 	const p = "/v1/businesses/:businessId"
 	auth, biz := o.Auth, o.Business

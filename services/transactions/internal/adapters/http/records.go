@@ -16,8 +16,8 @@ import (
 )
 
 // parseRecord reads a record request body (see banking.ParseRecordRequest).
-func parseRecord(c *fiber.Ctx, mode banking.RecordMode) (*banking.RecordRequest, error) {
-	return banking.ParseRecordRequest(bytes.NewReader(c.Body()), c.Get(fiber.HeaderContentType), banking.RecordOptions{Mode: mode})
+func (h *handlers) parseRecord(c *fiber.Ctx, mode banking.RecordMode) (*banking.RecordRequest, error) {
+	return banking.ParseRecordRequest(bytes.NewReader(c.Body()), c.Get(fiber.HeaderContentType), banking.RecordOptions{Mode: mode, Spool: h.spool})
 }
 
 // recordTransaction is POST /v1/businesses/{businessId}/custom-accounts/{customAccountId}/transactions/record.
@@ -26,7 +26,7 @@ func (h *handlers) recordTransaction(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	rq, err := parseRecord(c, banking.RecordCreate)
+	rq, err := h.parseRecord(c, banking.RecordCreate)
 	if err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func (h *handlers) updateRecordedTransaction(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	rq, err := parseRecord(c, banking.RecordUpdate)
+	rq, err := h.parseRecord(c, banking.RecordUpdate)
 	if err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func (h *handlers) addDocument(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	rq, documentType, err := parseDocument(c)
+	rq, documentType, err := parseDocument(c, h.spool)
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func (h *handlers) addDocument(c *fiber.Ctx) error {
 // parseDocument reads the upload body: its `file` part is checked and
 // spooled as a record request's receipt (the body is re-framed as a
 // `files` part), `documentType` is a short text field.
-func parseDocument(c *fiber.Ctx) (*banking.RecordRequest, *string, error) {
+func parseDocument(c *fiber.Ctx, spool *banking.SpoolBudget) (*banking.RecordRequest, *string, error) {
 	form, err := c.MultipartForm()
 	if err != nil {
 		return nil, nil, apperr.Wrap(apperr.InvalidPayload, err, "the body must be multipart/form-data with a file part").
@@ -185,7 +185,7 @@ func parseDocument(c *fiber.Ctx) (*banking.RecordRequest, *string, error) {
 	if err := w.Close(); err != nil {
 		return nil, nil, err
 	}
-	rq, err := banking.ParseRecordRequest(&body, w.FormDataContentType(), banking.RecordOptions{Mode: banking.RecordUpdate})
+	rq, err := banking.ParseRecordRequest(&body, w.FormDataContentType(), banking.RecordOptions{Mode: banking.RecordUpdate, Spool: spool})
 	if err != nil {
 		return nil, nil, err
 	}

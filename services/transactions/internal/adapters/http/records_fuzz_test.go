@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"mime/multipart"
 	"testing"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
@@ -50,7 +51,7 @@ func FuzzParseDocument(f *testing.F) {
 		rc.Request.SetBody(body)
 		c := fapp.AcquireCtx(rc)
 		defer fapp.ReleaseCtx(c)
-		rq, docType, err := parseDocument(c)
+		rq, docType, err := parseDocument(c, banking.NewSpoolBudget(64<<20, time.Second))
 		if err != nil {
 			apperrtest.Require4xx(t, err)
 		} else {
@@ -62,7 +63,7 @@ func FuzzParseDocument(f *testing.F) {
 			}
 		}
 		for _, mode := range []banking.RecordMode{banking.RecordCreate, banking.RecordUpdate} {
-			rq, err := parseRecord(c, mode)
+			rq, err := (&handlers{spool: banking.NewSpoolBudget(64<<20, time.Second)}).parseRecord(c, mode)
 			if err != nil {
 				apperrtest.Require4xx(t, err)
 				continue

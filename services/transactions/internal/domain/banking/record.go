@@ -1,6 +1,7 @@
 package banking
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acctsuite/acct/pkg/jsonraw"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/google/uuid"
 
@@ -100,6 +102,64 @@ type RecordOptions struct {
 	SpoolDir string
 	// MaxFileBytes bounds one receipt; 0 is DefaultMaxReceiptBytes.
 	MaxFileBytes int64
+	// Spool bounds the bytes every request's receipts hold in SpoolDir at
+	// once (nil: unbounded).
+	Spool *SpoolBudget
+}
+
+// SpoolBudget bounds what all record requests spool at once, so the spool
+// directory (a size-limited emptyDir in Kubernetes, whose overflow evicts
+// the pod) never fills up: a request takes room as it writes, waits up
+// to its wait for room others give back, and is refused 503
+// ReceiptSpoolBusy with Retry-After beyond, its spooled files removed.
+type SpoolBudget struct {
+	sem  *semaphore.Weighted
+	size int64
+	wait time.Duration
+}
+
+// NewSpoolBudget is a budget of size bytes and the longest wait for room.
+func NewSpoolBudget(size int64, wait time.Duration) *SpoolBudget {
+	return &SpoolBudget{sem: semaphore.NewWeighted(size), size: size, wait: wait}
+}
+
+// EnumReceiptSpoolBusy: the receipts being spooled fill the budget.
+const EnumReceiptSpoolBusy = "ReceiptSpoolBusy"
+
+// SpoolRetryAfter is the Retry-After of a refusal for a full spool.
+const SpoolRetryAfter = 5
+
+func errSpoolBusy() error {
+	return apperr.New(apperr.Unavailable, "too many receipts are being uploaded at once; retry shortly").
+		WithEnum(EnumReceiptSpoolBusy).WithMeta(apperr.RetryAfterMeta, SpoolRetryAfter)
+}
+
+// spoolWriter writes a spool file, taking room in the budget first.
+type spoolWriter struct {
+	w        io.Writer
+	budget   *SpoolBudget
+	deadline time.Time
+	taken    *int64
+	busy     bool
+}
+
+func (s *spoolWriter) Write(p []byte) (int, error) {
+	if s.budget != nil && len(p) > 0 {
+		n := int64(len(p))
+		if n > s.budget.size {
+			s.busy = true
+			return 0, errors.New("spool budget smaller than one write")
+		}
+		ctx, cancel := context.WithDeadline(context.Background(), s.deadline)
+		err := s.budget.sem.Acquire(ctx, n)
+		cancel()
+		if err != nil {
+			s.busy = true
+			return 0, err
+		}
+		*s.taken += n
+	}
+	return s.w.Write(p)
 }
 
 // ReceiptFile is a receipt of a record request, spooled to a temporary
@@ -110,6 +170,21 @@ type ReceiptFile struct {
 	ContentType string // as sent; application/octet-stream when absent
 	Size        int64
 	path        string
+	budget      *SpoolBudget
+	taken       int64 // bytes of budget the file holds
+}
+
+// remove deletes the spooled file and gives its room back.
+func (f *ReceiptFile) remove() error {
+	err := os.Remove(f.path)
+	if f.budget != nil && f.taken > 0 {
+		f.budget.sem.Release(f.taken)
+		f.taken = 0
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
 }
 
 // Open reads the spooled file.
@@ -133,7 +208,7 @@ type RecordRequest struct {
 func (r *RecordRequest) Close() error {
 	var errs []error
 	for _, f := range r.Files {
-		if err := os.Remove(f.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := f.remove(); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -295,15 +370,21 @@ func spool(tr *trackingReader, part *multipart.Part, filename, f string, opts Re
 	if err != nil {
 		return nil, fmt.Errorf("spool receipt: %w", err)
 	}
-	rf := &ReceiptFile{Filename: filename, ContentType: part.Header.Get("Content-Type"), path: tmp.Name()}
+	rf := &ReceiptFile{Filename: filename, ContentType: part.Header.Get("Content-Type"), path: tmp.Name(), budget: opts.Spool}
 	if rf.ContentType == "" {
 		rf.ContentType = "application/octet-stream"
 	}
 	w := &writeTracker{w: tmp}
-	n, copyErr := io.Copy(w, io.LimitReader(part, opts.MaxFileBytes+1))
+	sw := &spoolWriter{w: w, budget: opts.Spool, taken: &rf.taken}
+	if opts.Spool != nil {
+		sw.deadline = time.Now().Add(opts.Spool.wait)
+	}
+	n, copyErr := io.Copy(sw, io.LimitReader(part, opts.MaxFileBytes+1))
 	closeErr := tmp.Close()
 	var fail error
 	switch {
+	case sw.busy:
+		fail = errSpoolBusy()
 	case w.err != nil:
 		fail = fmt.Errorf("spool receipt %q: %w", filename, w.err)
 	case copyErr != nil:
@@ -317,7 +398,7 @@ func spool(tr *trackingReader, part *multipart.Part, filename, f string, opts Re
 		fail = fieldError(apperr.InvalidPayload, f, EnumInvalidMultipart, "the file is empty")
 	}
 	if fail != nil {
-		_ = os.Remove(rf.path)
+		_ = rf.remove()
 		return nil, fail
 	}
 	rf.Size = n

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -397,4 +398,66 @@ func FuzzParseRecordRequest(f *testing.F) {
 			t.Fatalf("%d spooled files left after Close", len(left))
 		}
 	})
+}
+
+// TestSpoolBudget: requests sharing a budget spool together up to it; one
+// that finds no room within its wait is refused 503 ReceiptSpoolBusy with
+// Retry-After, leaving nothing on disk and its room given back; room a
+// closed request frees is taken by the next.
+func TestSpoolBudget(t *testing.T) {
+	dir := tempDir(t)
+	budget := NewSpoolBudget(300<<10, 200*time.Millisecond)
+	spool := func(name string, size int) (*RecordRequest, error) {
+		body, ct := multipartBody(part{name: "files", filename: name, contentType: "application/pdf", body: strings.Repeat("x", size)})
+		return ParseRecordRequest(bytes.NewReader(body), ct, RecordOptions{Mode: RecordUpdate, SpoolDir: dir, Spool: budget})
+	}
+	files := func() int {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(entries)
+	}
+
+	first, err := spool("a.pdf", 200<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, err := spool("b.pdf", 50<<10)
+	if err != nil {
+		t.Fatalf("a request that fits beside the first: %v", err)
+	}
+	start := time.Now()
+	_, err = spool("c.pdf", 200<<10)
+	ae := apperr.From(err)
+	if ae.Status() != 503 || ae.Enum != EnumReceiptSpoolBusy || ae.Meta[apperr.RetryAfterMeta] != SpoolRetryAfter {
+		t.Fatalf("a request over the budget: %v, want 503 %s with Retry-After", err, EnumReceiptSpoolBusy)
+	}
+	if waited := time.Since(start); waited < 150*time.Millisecond {
+		t.Fatalf("refused after %s, want after waiting for room (200ms)", waited)
+	}
+	if n := files(); n != 2 {
+		t.Fatalf("%d spooled files after the refusal, want the 2 held", n)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	third, err := spool("c.pdf", 200<<10)
+	if err != nil {
+		t.Fatalf("after the first request closed: %v (its room and the refused one's were not given back)", err)
+	}
+	for _, r := range []*RecordRequest{small, third} {
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := files(); n != 0 {
+		t.Fatalf("%d spooled files left", n)
+	}
+	// Every byte is back: the whole budget fits one request again.
+	whole, err := spool("d.pdf", 290<<10)
+	if err != nil {
+		t.Fatalf("the whole budget after everything closed: %v", err)
+	}
+	_ = whole.Close()
 }
