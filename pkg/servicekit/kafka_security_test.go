@@ -1,13 +1,11 @@
 package servicekit_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,24 +18,6 @@ import (
 	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
 	"github.com/acctsuite/acct/pkg/testkit"
 )
-
-// lockedBuffer is a log sink safe for the service's goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestKafkaOverTLSAndSASL runs a service against a broker that listens
 // with TLS and requires SCRAM-SHA-512: with a wrong password the service
@@ -77,7 +57,7 @@ func TestKafkaOverTLSAndSASL(t *testing.T) {
 
 	var bid uuid.UUID
 	t.Run("wrong password", func(t *testing.T) {
-		logs := &lockedBuffer{}
+		logs := &testkit.SyncBuffer{}
 		svc := servicetest.StartService(t, build, servicetest.ServiceOptions{Env: env("wrong-password"), Broker: broker,
 			Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn})), Unflushed: true})
 		bid = svc.SeedBusiness(t, "owner")

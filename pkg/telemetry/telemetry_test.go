@@ -12,10 +12,10 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/acctsuite/acct/pkg/testkit"
 	"go.opentelemetry.io/otel"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -61,26 +61,8 @@ func TestNewLoggerJSONWithServiceAndLevel(t *testing.T) {
 	}
 }
 
-// lockedBuffer lets the test read what the flusher goroutine writes.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 func TestBufferedLoggerFlushes(t *testing.T) {
-	var out lockedBuffer
+	var out testkit.SyncBuffer
 	bw := NewBufferedWriter(&out, 4096, 0)
 	log := NewLogger(bw, "svc", "info")
 
@@ -231,7 +213,7 @@ func TestPprofListener(t *testing.T) {
 type gatedWriter struct {
 	entered chan struct{}
 	gate    chan struct{}
-	out     lockedBuffer
+	out     testkit.SyncBuffer
 }
 
 func (g *gatedWriter) Write(p []byte) (int, error) {

@@ -16,6 +16,21 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
+// valueSets are the chart's value sets by name: the defaults ("default",
+// no file) and every ci/*.yaml (by file name).
+func valueSets(t *testing.T) map[string][]string {
+	t.Helper()
+	sets, err := filepath.Glob(filepath.Join(chartDir, "ci", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string][]string{"default": nil}
+	for _, s := range sets {
+		cases[filepath.Base(s)] = []string{s}
+	}
+	return cases
+}
+
 // valuesOf is values.yaml with the value set's file merged over it (maps
 // merged key by key, as helm does).
 func valuesOf(t *testing.T, files ...string) map[string]any {
@@ -103,15 +118,7 @@ func hasDatabase(c corev1.Container) bool {
 // fit in postgresql.maxConnections; the chart's CloudNativePG cluster
 // allows that many (plus the superuser's reserve).
 func TestConnectionBudget(t *testing.T) {
-	sets, err := filepath.Glob(filepath.Join(chartDir, "ci", "*.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases := map[string][]string{"default": nil}
-	for _, s := range sets {
-		cases[filepath.Base(s)] = []string{s}
-	}
-	for name, files := range cases {
+	for name, files := range valueSets(t) {
 		t.Run(name, func(t *testing.T) {
 			values := valuesOf(t, files...)
 			budget := num(dig(values, "postgresql", "maxConnections"))

@@ -63,6 +63,13 @@ func aclsOf(t *testing.T, o Object) []string {
 	return out
 }
 
+// mountsSecret reports whether spec has the volume named name from secret.
+func mountsSecret(spec corev1.PodSpec, name, secret string) bool {
+	return slices.ContainsFunc(spec.Volumes, func(v corev1.Volume) bool {
+		return v.Name == name && v.Secret != nil && v.Secret.SecretName == secret
+	})
+}
+
 func containerEnv(spec corev1.PodSpec) map[string]corev1.EnvVar {
 	m := map[string]corev1.EnvVar{}
 	for _, e := range spec.Containers[0].Env {
@@ -147,13 +154,7 @@ func TestStrimziKafkaUsers(t *testing.T) {
 			ref.SecretKeyRef.Name != "acct-"+svc || ref.SecretKeyRef.Key != "password" {
 			t.Errorf("%s: KAFKA_SASL_PASSWORD %+v, want the User Operator's Secret acct-%s, key password", svc, env["KAFKA_SASL_PASSWORD"], svc)
 		}
-		found := false
-		for _, v := range d.Spec.Template.Spec.Volumes {
-			if v.Name == "kafka-ca" && v.Secret != nil && v.Secret.SecretName == "acct-kafka-cluster-ca-cert" {
-				found = true
-			}
-		}
-		if !found {
+		if !mountsSecret(d.Spec.Template.Spec, "kafka-ca", "acct-kafka-cluster-ca-cert") {
 			t.Errorf("%s: no volume of the cluster CA (acct-kafka-cluster-ca-cert)", svc)
 		}
 	}
@@ -186,13 +187,7 @@ func TestExternalKafkaOverSASL(t *testing.T) {
 					t.Errorf("%s: %s %+v, want Secret kafka-credentials key %s", svc, name, env[name], key)
 				}
 			}
-			mounted := false
-			for _, v := range w.Spec.Template.Spec.Volumes {
-				if v.Name == "kafka-ca" && v.Secret != nil && v.Secret.SecretName == "kafka-ca" {
-					mounted = true
-				}
-			}
-			if !mounted {
+			if !mountsSecret(w.Spec.Template.Spec, "kafka-ca", "kafka-ca") {
 				t.Errorf("%s: the CA Secret kafka-ca is not mounted", svc)
 			}
 		case *batchv1.Job:

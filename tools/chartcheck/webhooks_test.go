@@ -329,15 +329,7 @@ func TestChartWebhooksService(t *testing.T) {
 // on the DNS, PostgreSQL and Kafka ports (and, with object storage, the storage port), in every value
 // set. The probe scans every TCP port of a public address on both families.
 func TestChartInternetEgress(t *testing.T) {
-	sets, err := filepath.Glob(filepath.Join(chartDir, "ci", "*.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases := map[string][]string{"default": nil}
-	for _, s := range sets {
-		cases[filepath.Base(s)] = []string{s}
-	}
-	for name, files := range cases {
+	for name, files := range valueSets(t) {
 		t.Run(name, func(t *testing.T) {
 			objs := render(t, files...)
 			policies := servicePolicies(objs)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -13,36 +12,18 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/acctsuite/acct/pkg/testkit"
 	"github.com/acctsuite/acct/pkg/webhooksig"
 )
-
-// syncBuffer is the receiver's stdout in tests.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 type echo struct {
 	t   *testing.T
 	srv *httptest.Server
 	rc  *receiver
-	out *syncBuffer
+	out *testkit.SyncBuffer
 }
 
 func startEcho(t *testing.T, cfg config) *echo {
@@ -50,7 +31,7 @@ func startEcho(t *testing.T, cfg config) *echo {
 	if cfg.Status == 0 {
 		cfg.Status = http.StatusNoContent
 	}
-	out := &syncBuffer{}
+	out := &testkit.SyncBuffer{}
 	rc := newReceiver(cfg, out)
 	srv := httptest.NewServer(rc.routes())
 	t.Cleanup(srv.Close)
