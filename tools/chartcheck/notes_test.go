@@ -45,6 +45,8 @@ func TestNotes(t *testing.T) {
 		{"bootstrap secret", filepath.Join(chartDir, "ci", "bundled.yaml"), []string{"https://api.acct.local", "SECRET=acct-auth-tokens", "BOOTSTRAP_CLIENT_SECRET"}},
 		{"storage off", "", []string{"503 Unavailable", "transactions: receipts", "reports: exports", "storage.enabled=true"}},
 		{"storage on", filepath.Join(chartDir, "ci", "storage.yaml"), []string{"Object storage (https://s3.storage.example.com:9000):", "reports: s3://acct-exports", "transactions: s3://acct-files"}},
+		{"plaintext kafka, open egress", "", []string{"Before production:", "Kafka: plaintext, no authentication", "PostgreSQL and Kafka: reachable on their ports at any address", "networkPolicy.peers"}},
+		{"managed kafka over SASL", filepath.Join(chartDir, "ci", "external-sasl.yaml"), []string{"Before production:", "PostgreSQL and Kafka: reachable"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,6 +69,13 @@ func TestNotes(t *testing.T) {
 			}
 			if tc.name == "storage on" && strings.Contains(doc.Notes, "503") {
 				t.Errorf("NOTES warn about 503 with storage on:\n%s", doc.Notes)
+			}
+			// Bundled with Strimzi users and CloudNativePG: nothing left to secure.
+			if tc.name == "bootstrap secret" && strings.Contains(doc.Notes, "Before production") {
+				t.Errorf("NOTES ask to secure a bundled, authenticated install:\n%s", doc.Notes)
+			}
+			if tc.name == "managed kafka over SASL" && strings.Contains(doc.Notes, "plaintext") {
+				t.Errorf("NOTES call TLS with SASL plaintext:\n%s", doc.Notes)
 			}
 		})
 	}
