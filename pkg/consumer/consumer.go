@@ -262,7 +262,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 		return errors.New("consumer: nil handler")
 	}
 	c.dlq = newWriter(c.cfg.Conn)
-	defer func() { _ = c.dlq.Close() }()
+	defer func() { _ = events.CloseWriter(c.dlq) }()
 
 	group, err := kafka.NewConsumerGroup(kafka.ConsumerGroupConfig{
 		ID:                c.cfg.GroupID,

@@ -50,7 +50,7 @@ func ReplayDeadLetters(ctx context.Context, db *bun.DB, conn events.Conn, filter
 		return 0, fmt.Errorf("consumer: replay dead letters: negative limit %d", filter.Limit)
 	}
 	w := newWriter(conn)
-	defer func() { _ = w.Close() }()
+	defer func() { _ = events.CloseWriter(w) }()
 	total := 0
 	for filter.Limit == 0 || total < filter.Limit {
 		n := replayBatch

@@ -97,7 +97,19 @@ func (c Conn) Dialer(timeout time.Duration) *kafka.Dialer {
 	return &kafka.Dialer{Timeout: timeout, DualStack: true, TLS: c.TLS, SASLMechanism: c.SASL}
 }
 
-// Transport is a transport (writers, clients) with c's TLS and SASL.
+// Transport is a transport (writers, clients) with c's TLS and SASL. Its
+// connection pools (each with a metadata goroutine) live until
+// CloseIdleConnections, which a Writer's Close does not call for a
+// transport it was given: close writers with CloseWriter.
 func (c Conn) Transport() *kafka.Transport {
 	return &kafka.Transport{DialTimeout: dialTimeout, TLS: c.TLS, SASL: c.SASL}
+}
+
+// CloseWriter closes w, then the connections of the Transport it was given.
+func CloseWriter(w *kafka.Writer) error {
+	err := w.Close()
+	if t, ok := w.Transport.(*kafka.Transport); ok {
+		t.CloseIdleConnections()
+	}
+	return err
 }

@@ -183,7 +183,9 @@ func EnsureTopicsWith(ctx context.Context, conn Conn, opts TopicOptions, topics 
 	if len(configs) == 0 {
 		return nil
 	}
-	client := &kafka.Client{Addr: kafka.TCP(conn.Brokers...), Timeout: 30 * time.Second, Transport: conn.Transport()}
+	transport := conn.Transport()
+	defer transport.CloseIdleConnections()
+	client := &kafka.Client{Addr: kafka.TCP(conn.Brokers...), Timeout: 30 * time.Second, Transport: transport}
 	resp, err := client.CreateTopics(ctx, &kafka.CreateTopicsRequest{Topics: configs})
 	if err != nil {
 		return fmt.Errorf("events: create topics: %w", err)

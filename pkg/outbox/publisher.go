@@ -130,4 +130,4 @@ func (p *KafkaPublisher) Publish(ctx context.Context, evts []events.Event) error
 }
 
 // Close flushes and closes the writer.
-func (p *KafkaPublisher) Close() error { return p.w.Close() }
+func (p *KafkaPublisher) Close() error { return events.CloseWriter(p.w) }
