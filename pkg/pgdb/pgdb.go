@@ -63,7 +63,22 @@ type Config struct {
 	MaxIdleConns    int           `env:"DB_MAX_IDLE_CONNS" envDefault:"0"`
 	ConnMaxIdleTime time.Duration `env:"DB_CONN_MAX_IDLE_TIME" envDefault:"5m"`
 	ConnMaxLifetime time.Duration `env:"DB_CONN_MAX_LIFETIME" envDefault:"30m"`
+	// DirectURL, when set, says that URL goes through a transaction-mode
+	// pooler (PgBouncer pool_mode=transaction, a managed pooler) and is a
+	// direct connection to the server for what needs one session: the
+	// outbox relay's advisory-lock leadership, LISTEN, migrations and
+	// their lock. The pooled connections then carry no session
+	// parameters (a pooler refuses them, and could not keep them): the
+	// pooler's server connections must have search_path set to the
+	// service's schema (and should have the timeouts), which Open checks.
+	// DirectMaxConns bounds the direct pool.
+	DirectURL      string `env:"DATABASE_DIRECT_URL"`
+	DirectMaxConns int    `env:"DB_DIRECT_MAX_CONNS" envDefault:"4"`
 }
+
+// Pooled reports whether URL goes through a transaction-mode pooler
+// (DirectURL is set).
+func (c Config) Pooled() bool { return c.DirectURL != "" }
 
 // sslModes are the sslmode values pgdriver supports.
 var sslModes = []string{"disable", "allow", "prefer", "require", "verify-ca", "verify-full"}
@@ -96,6 +111,11 @@ func (c Config) Validate() error {
 	if _, err := c.dsn(); err != nil {
 		return fmt.Errorf("DB_SSLMODE/DB_SSLROOTCERT: %w", err)
 	}
+	if c.DirectURL != "" {
+		if _, err := c.dsnOf(c.DirectURL); err != nil {
+			return fmt.Errorf("DATABASE_DIRECT_URL with DB_SSLMODE/DB_SSLROOTCERT: %w", err)
+		}
+	}
 	if c.StatementTimeout < 0 || c.IdleInTransactionTimeout < 0 {
 		return errors.New("DB_STATEMENT_TIMEOUT and DB_IDLE_IN_TRANSACTION_TIMEOUT must not be negative (0: the server's)")
 	}
@@ -111,6 +131,15 @@ func (c Config) Validate() error {
 	if c.MaxConns < 1 {
 		return fmt.Errorf("DB_MAX_CONNS %d: must be at least 1", c.MaxConns)
 	}
+	if c.DirectURL != "" {
+		if _, err := dsnOption(c.DirectURL); err != nil {
+			return fmt.Errorf("DATABASE_DIRECT_URL: %w", err)
+		}
+		if c.DirectMaxConns < 2 {
+			// The relay's leader session and its LISTEN connection.
+			return fmt.Errorf("DB_DIRECT_MAX_CONNS %d: must be at least 2", c.DirectMaxConns)
+		}
+	}
 	if c.LockTimeout < 0 || c.LockTimeout > MaxLockTimeout {
 		return fmt.Errorf("DB_LOCK_TIMEOUT %s: must be between 0 and %s", c.LockTimeout, MaxLockTimeout)
 	}
@@ -121,11 +150,14 @@ func (c Config) Validate() error {
 }
 
 // dsn is the URL with SSLMode and SSLRootCert applied.
-func (c Config) dsn() (pgdriver.Option, error) {
+func (c Config) dsn() (pgdriver.Option, error) { return c.dsnOf(c.URL) }
+
+// dsnOf is raw (URL or DirectURL) with SSLMode and SSLRootCert applied.
+func (c Config) dsnOf(raw string) (pgdriver.Option, error) {
 	if c.SSLMode == "" && c.SSLRootCert == "" {
-		return dsnOption(c.URL)
+		return dsnOption(raw)
 	}
-	u, err := url.Parse(c.URL)
+	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("invalid PostgreSQL URL: %w", err)
 	}
@@ -155,6 +187,12 @@ func dsnOption(dsn string) (opt pgdriver.Option, err error) {
 // Open connects to cfg.URL, creates cfg.Schema if missing and makes it the
 // search_path of every connection of the pool. Connections probe their peer
 // with TCP keepalives (see keepAliveDialer).
+//
+// When cfg.Pooled (DATABASE_DIRECT_URL is set), cfg.URL is a
+// transaction-mode pooler: the pool sends no session parameters, and Open
+// fails unless the pooler's server connections already have the schema as
+// their search_path (PoolerDrift tells which other settings differ). Use
+// OpenSession for what needs a session of its own.
 func Open(ctx context.Context, cfg Config) (*bun.DB, error) {
 	if cfg.MaxConns == 0 {
 		cfg.MaxConns = 20
@@ -162,38 +200,178 @@ func Open(ctx context.Context, cfg Config) (*bun.DB, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	schema := cfg.Schema
-	if schema == "" {
-		schema = DefaultSchema
+	if !cfg.Pooled() {
+		db, err := open(ctx, cfg, cfg.URL, cfg.MaxConns, true)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkSession(ctx, db); err != nil {
+			_ = db.Close()
+			return nil, fmt.Errorf("DATABASE_URL: %w: set DATABASE_DIRECT_URL to a direct connection to PostgreSQL "+
+				"for what needs a session, and set this service's search_path on the pooler", err)
+		}
+		return db, nil
 	}
-	dsn, _ := cfg.dsn()
+	db, err := open(ctx, cfg, cfg.URL, cfg.MaxConns, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckSchema(ctx, db, cfg.SchemaName()); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("%w: behind a transaction pooler (DATABASE_DIRECT_URL is set) the pooler's server "+
+			"connections must have search_path set to %s, e.g. PgBouncer's connect_query='SET search_path TO %s' "+
+			"on this service's database entry, or ALTER ROLE <its own role> SET search_path TO %s",
+			err, cfg.SchemaName(), cfg.SchemaName(), cfg.SchemaName())
+	}
+	return db, nil
+}
+
+// OpenSession opens the connections that need a server session of their
+// own, which a transaction-mode pooler cannot give (session advisory locks,
+// LISTEN, session settings): to cfg.DirectURL with at most
+// cfg.DirectMaxConns connections when it is set, otherwise the same as
+// Open.
+func OpenSession(ctx context.Context, cfg Config) (*bun.DB, error) {
+	if !cfg.Pooled() {
+		return Open(ctx, cfg)
+	}
+	if cfg.MaxConns == 0 {
+		cfg.MaxConns = 20
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	db, err := open(ctx, cfg, cfg.DirectURL, cfg.DirectMaxConns, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSession(ctx, db); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("DATABASE_DIRECT_URL: %w: it must reach PostgreSQL directly, not through the pooler", err)
+	}
+	return db, nil
+}
+
+// errNoSession says a connection does not keep its session between
+// statements.
+var errNoSession = errors.New("the connection does not keep its session between statements " +
+	"(a transaction-mode pooler such as PgBouncer with pool_mode=transaction)")
+
+// sessionProbeWait is how long checkSession waits for the second
+// statement: a direct session answers at once, a pooler with no server
+// connection to spare makes it wait.
+const sessionProbeWait = 2 * time.Second
+
+// checkSession fails when db's connections do not keep their server
+// session between statements, which is what a transaction-mode pooler
+// does: their session settings (search_path, timeouts), session advisory
+// locks and LISTEN would silently apply to whatever server connection
+// served one statement. It sets a marker on one connection, has a second
+// connection hold a transaction (which takes the server connection the
+// first just released: PgBouncer reuses the most recent one), and reads
+// the marker back on the first. A direct session reads it at once; behind
+// a pooler the read lands on another server connection (no marker) or
+// waits for one. It needs two connections; a pool of one is not checked.
+func checkSession(ctx context.Context, db *bun.DB) error {
+	if db.DB.Stats().MaxOpenConnections == 1 {
+		return nil
+	}
+	marker, holder, err := twoConns(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer marker.Close()
+	defer holder.Close()
+	token := fmt.Sprintf("%d", time.Now().UnixNano())
+	if _, err := marker.ExecContext(ctx, "SELECT set_config('acct.session_probe', ?, false)", token); err != nil {
+		return fmt.Errorf("session check: %w", err)
+	}
+	tx, err := holder.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("session check: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, "SELECT 1"); err != nil {
+		return fmt.Errorf("session check: %w", err)
+	}
+	rctx, cancel := context.WithTimeout(ctx, sessionProbeWait)
+	defer cancel()
+	var got sql.NullString
+	err = marker.QueryRowContext(rctx, "SELECT current_setting('acct.session_probe', true)").Scan(&got)
+	switch {
+	case rctx.Err() != nil && ctx.Err() == nil:
+		return errNoSession
+	case err != nil:
+		return fmt.Errorf("session check: %w", err)
+	case got.String != token:
+		return errNoSession
+	}
+	return nil
+}
+
+func twoConns(ctx context.Context, db *bun.DB) (bun.Conn, bun.Conn, error) {
+	a, err := db.Conn(ctx)
+	if err != nil {
+		return bun.Conn{}, bun.Conn{}, fmt.Errorf("session check: %w", err)
+	}
+	b, err := db.Conn(ctx)
+	if err != nil {
+		_ = a.Close()
+		return bun.Conn{}, bun.Conn{}, fmt.Errorf("session check: %w", err)
+	}
+	return a, b, nil
+}
+
+// SchemaName is Schema, or DefaultSchema when it is empty.
+func (c Config) SchemaName() string {
+	if c.Schema == "" {
+		return DefaultSchema
+	}
+	return c.Schema
+}
+
+// sessionParams are the settings every connection of a service's pool has,
+// sent as startup parameters on a direct connection; behind a pooler, its
+// server connections must carry them (PoolerDrift).
+func (c Config) sessionParams() map[string]string {
+	params := map[string]string{"search_path": c.SchemaName()}
+	if c.LockTimeout > 0 {
+		params["lock_timeout"] = fmt.Sprintf("%dms", c.LockTimeout.Milliseconds())
+	}
+	if c.ParallelWorkers >= 0 {
+		params["max_parallel_workers_per_gather"] = fmt.Sprint(c.ParallelWorkers)
+	}
+	if c.StatementTimeout > 0 {
+		params["statement_timeout"] = fmt.Sprintf("%dms", c.StatementTimeout.Milliseconds())
+	}
+	if c.IdleInTransactionTimeout > 0 {
+		params["idle_in_transaction_session_timeout"] = fmt.Sprintf("%dms", c.IdleInTransactionTimeout.Milliseconds())
+	}
+	return params
+}
+
+func open(ctx context.Context, cfg Config, rawURL string, maxConns int, session bool) (*bun.DB, error) {
+	schema := cfg.SchemaName()
+	dsn, _ := cfg.dsnOf(rawURL)
 	connector := pgdriver.NewConnector(dsn, func(c *pgdriver.Config) {
 		// Merge rather than replace: the URL may carry its own parameters.
-		params := make(map[string]any, len(c.ConnParams)+1)
+		params := make(map[string]any, len(c.ConnParams)+5)
 		for k, v := range c.ConnParams {
 			params[k] = v
 		}
-		params["search_path"] = schema
-		if cfg.LockTimeout > 0 {
-			params["lock_timeout"] = fmt.Sprintf("%dms", cfg.LockTimeout.Milliseconds())
-		}
-		if cfg.ParallelWorkers >= 0 {
-			params["max_parallel_workers_per_gather"] = fmt.Sprint(cfg.ParallelWorkers)
-		}
-		if cfg.StatementTimeout > 0 {
-			params["statement_timeout"] = fmt.Sprintf("%dms", cfg.StatementTimeout.Milliseconds())
-		}
-		if cfg.IdleInTransactionTimeout > 0 {
-			params["idle_in_transaction_session_timeout"] = fmt.Sprintf("%dms", cfg.IdleInTransactionTimeout.Milliseconds())
+		if session {
+			for k, v := range cfg.sessionParams() {
+				params[k] = v
+			}
 		}
 		c.ConnParams = params
 		c.Dialer = keepAliveDialer(c)
 	})
 	sqldb := sql.OpenDB(connector)
-	sqldb.SetMaxOpenConns(cfg.MaxConns)
+	sqldb.SetMaxOpenConns(maxConns)
 	idle := cfg.MaxIdleConns
-	if idle == 0 {
-		idle = cfg.MaxConns
+	if idle == 0 || idle > maxConns {
+		idle = maxConns
 	}
 	sqldb.SetMaxIdleConns(idle)
 	sqldb.SetConnMaxIdleTime(cfg.ConnMaxIdleTime)
@@ -202,6 +380,11 @@ func Open(ctx context.Context, cfg Config) (*bun.DB, error) {
 
 	if err := db.PingContext(ctx); err != nil {
 		_ = db.Close()
+		if strings.Contains(err.Error(), "unsupported startup parameter") {
+			return nil, fmt.Errorf("connect to postgres: %w (this server is a connection pooler such as PgBouncer: "+
+				"set DATABASE_DIRECT_URL to a direct connection to PostgreSQL, for what needs a session, and keep "+
+				"DATABASE_URL on the pooler)", err)
+		}
 		return nil, fmt.Errorf("connect to postgres: %w", err)
 	}
 	if schema != DefaultSchema {
@@ -211,6 +394,47 @@ func Open(ctx context.Context, cfg Config) (*bun.DB, error) {
 		}
 	}
 	return db, nil
+}
+
+// CheckSchema fails unless the connection's current schema is schema: a
+// pooler that drops the search_path startup parameter, or server
+// connections set up for another service, would otherwise have every
+// query read and write the wrong tables (or none).
+func CheckSchema(ctx context.Context, db bun.IDB, schema string) error {
+	var got sql.NullString
+	if err := db.QueryRowContext(ctx, "SELECT current_schema()").Scan(&got); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	if got.String != schema {
+		return fmt.Errorf("postgres: the connection's current schema is %q, not %q", got.String, schema)
+	}
+	return nil
+}
+
+// PoolerDrift lists the session settings a pooled connection (Open with
+// DATABASE_DIRECT_URL) has that differ from what cfg asks for (lock and
+// statement timeouts, parallel workers), each as "name: have X, want Y";
+// a service logs them at start. Timeouts are compared in milliseconds.
+func PoolerDrift(ctx context.Context, db bun.IDB, cfg Config) ([]string, error) {
+	want := cfg.sessionParams()
+	delete(want, "search_path") // Open checks it
+	names := make([]string, 0, len(want))
+	for n := range want {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var drift []string
+	for _, n := range names {
+		var have string
+		if err := db.QueryRowContext(ctx, "SELECT setting FROM pg_settings WHERE name = ?", n).Scan(&have); err != nil {
+			return nil, fmt.Errorf("postgres: read %s: %w", n, err)
+		}
+		w := strings.TrimSuffix(want[n], "ms")
+		if have != w {
+			drift = append(drift, fmt.Sprintf("%s: have %s, want %s", n, have, w))
+		}
+	}
+	return drift, nil
 }
 
 // keepAliveDialer is pgdriver's dialer with TCP keepalive probes after 10 s
@@ -346,12 +570,10 @@ func Classify(err error) *apperr.Error {
 		WithEnum("Contention")
 }
 
-// ReadyCheck is a readiness probe for httpx.Health.
-func ReadyCheck(db *bun.DB) func(ctx context.Context) error {
-	return func(ctx context.Context) error {
-		if err := db.PingContext(ctx); err != nil {
-			return fmt.Errorf("postgres: %w", err)
-		}
-		return nil
-	}
+// ReadyCheck is a readiness probe for httpx.Health: the database answers,
+// with schema as the connection's current schema (CheckSchema), so a pooler
+// handing out server connections set up for something else fails the probe
+// instead of the requests.
+func ReadyCheck(db *bun.DB, schema string) func(ctx context.Context) error {
+	return func(ctx context.Context) error { return CheckSchema(ctx, db, schema) }
 }

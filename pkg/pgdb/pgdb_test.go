@@ -473,9 +473,14 @@ func TestIsRetryable(t *testing.T) {
 func TestReadyCheck(t *testing.T) {
 	ctx := context.Background()
 	db := open(t, testkit.NewDatabase(t), "")
-	check := pgdb.ReadyCheck(db)
+	check := pgdb.ReadyCheck(db, pgdb.DefaultSchema)
 	if err := check(ctx); err != nil {
 		t.Fatalf("ready: %v", err)
+	}
+	// Connections whose search_path is another schema's (a pooler set up
+	// for another service) are not ready.
+	if err := pgdb.ReadyCheck(db, "ledger")(ctx); err == nil || !strings.Contains(err.Error(), `not "ledger"`) {
+		t.Fatalf("ready with another schema = %v, want the schema named", err)
 	}
 	db.Close()
 	if err := check(ctx); err == nil {

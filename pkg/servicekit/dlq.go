@@ -65,7 +65,7 @@ func dlq(ctx context.Context, def Definition, args []string, out io.Writer) erro
 	if *limit < 0 {
 		return errors.New("--limit must not be negative")
 	}
-	db, err := pgdb.Open(ctx, def.Data.DB)
+	db, err := pgdb.OpenSession(ctx, def.Data.DB)
 	if err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func dlqInspect(ctx context.Context, def Definition, args []string, out io.Write
 	if limit != nil && *limit < 0 {
 		return errors.New("--limit must not be negative")
 	}
-	db, err := pgdb.Open(ctx, def.Data.DB)
+	db, err := pgdb.OpenSession(ctx, def.Data.DB)
 	if err != nil {
 		return err
 	}

@@ -104,6 +104,7 @@ type Kit struct {
 	app     *fiber.App
 
 	db      *bun.DB
+	session *bun.DB // DB, or the direct connections behind a pooler
 	cursors *page.Codec
 	dir     *businessdir.Directory
 	kafka   events.Conn
@@ -217,16 +218,34 @@ func (d Definition) MigrationSets() []pgdb.MigrationSet {
 
 func (k *Kit) openData(ctx context.Context) error {
 	d := k.def.Data
-	db, err := pgdb.Open(ctx, d.DB)
+	// The session connections first: they create the schema and migrate
+	// it, which a pooled connection's check then finds.
+	session, err := pgdb.OpenSession(ctx, d.DB)
 	if err != nil {
 		return fmt.Errorf("%s: database: %w", k.def.Name, err)
 	}
-	k.db = db
+	k.session = session
 	if d.DB.MigrateOnStart {
-		if err := pgdb.Migrate(ctx, db, k.def.MigrationSets()...); err != nil {
+		if err := pgdb.Migrate(ctx, session, k.def.MigrationSets()...); err != nil {
 			return fmt.Errorf("%s: migrate: %w", k.def.Name, err)
 		}
 	}
+	db := session
+	if d.DB.Pooled() {
+		if db, err = pgdb.Open(ctx, d.DB); err != nil {
+			return fmt.Errorf("%s: database (pooler): %w", k.def.Name, err)
+		}
+		drift, err := pgdb.PoolerDrift(ctx, db, d.DB)
+		if err != nil {
+			_ = db.Close()
+			return fmt.Errorf("%s: database (pooler): %w", k.def.Name, err)
+		}
+		for _, d := range drift {
+			k.log.Warn("database: the pooler's server connections do not have this service's setting "+
+				"(set it there: PgBouncer connect_query or ALTER ROLE ... SET)", "setting", d)
+		}
+	}
+	k.db = db
 	secret := []byte(d.PageCursorSecret)
 	if len(secret) == 0 {
 		k.log.Warn("PAGE_CURSOR_SECRET is not set: pagination cursors use a random per-process key " +
@@ -241,7 +260,9 @@ func (k *Kit) openData(ctx context.Context) error {
 	}
 	k.kafka = conn
 	k.pub = outbox.NewKafkaPublisher(conn)
-	k.relay = outbox.NewRelay(db, k.pub, k.log, outbox.RelayOptions{})
+	// The relay's leadership is a session advisory lock and it LISTENs:
+	// it works on the session connections.
+	k.relay = outbox.NewRelay(session, k.pub, k.log, outbox.RelayOptions{})
 	k.idem = idempotency.Middleware(db, idempotency.Options{Logger: k.log, InProgressTimeout: d.IdempotencyInProgressTimeout,
 		Scope: IdempotencyScope})
 	if k.def.Businesses {
@@ -252,7 +273,10 @@ func (k *Kit) openData(ctx context.Context) error {
 		k.owners = k.dir
 		k.Consume(events.TopicBusiness, businessdir.Handle)
 	}
-	k.checks["database"] = pgdb.ReadyCheck(db)
+	k.checks["database"] = pgdb.ReadyCheck(db, d.DB.SchemaName())
+	if session != db {
+		k.checks["database_direct"] = pgdb.ReadyCheck(session, d.DB.SchemaName())
+	}
 	k.checks["broker"] = func(ctx context.Context) error { return events.Reachable(ctx, conn) }
 	return nil
 }
@@ -385,6 +409,11 @@ func (c consumerCollector) Collect(ch chan<- prometheus.Metric) {
 // DB is the service's database (nil without Data).
 func (k *Kit) DB() *bun.DB { return k.db }
 
+// SessionDB is the database for what needs a server session of its own
+// (LISTEN, session advisory locks): the direct connections of
+// DATABASE_DIRECT_URL behind a transaction pooler, DB otherwise.
+func (k *Kit) SessionDB() *bun.DB { return k.session }
+
 // Cursors signs and checks pagination cursors.
 func (k *Kit) Cursors() *page.Codec { return k.cursors }
 
@@ -509,6 +538,9 @@ func (k *Kit) Close() {
 		}
 		if k.db != nil {
 			_ = k.db.Close()
+		}
+		if k.session != nil && k.session != k.db {
+			_ = k.session.Close()
 		}
 		if k.telemetry != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

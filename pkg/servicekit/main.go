@@ -71,7 +71,8 @@ func Execute(ctx context.Context, load func() (Definition, error), args []string
 		if def.Data == nil {
 			return fmt.Errorf("%s has no database to migrate", def.Name)
 		}
-		db, err := pgdb.Open(ctx, def.Data.DB)
+		// Migrations take a session lock: the direct connection behind a pooler.
+		db, err := pgdb.OpenSession(ctx, def.Data.DB)
 		if err != nil {
 			return err
 		}

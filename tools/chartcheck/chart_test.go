@@ -95,6 +95,9 @@ func TestChartValueSets(t *testing.T) {
 		// auth-tokens' and webhooks' keys come from existing Secrets.
 		"autoscaling-keda-servicemonitor": {"HorizontalPodAutoscaler": 1, "ScaledObject": 1,
 			"ServiceMonitor": 8, "Secret": 4, "Job": 7},
+		// Behind a pooler: the direct URLs come from the existing Secrets, and
+		// webhooks' inline one goes in the generated Secret it has anyway.
+		"external-pooler": {"Deployment": 8, "Job": 7, "Secret": 6, "Cluster": 0},
 		// Object storage changes env and egress only: the keys come from an existing Secret.
 		"storage": {"Deployment": 8, "NetworkPolicy": 15, "Job": 7, "Secret": 6},
 	}

@@ -87,20 +87,87 @@ func num(v any) int {
 	return 0
 }
 
-// poolOf is the pool size a container's env gives pgdb (DB_MAX_CONNS, 20
-// unset).
+// poolOf is the most server connections a container's env lets pgdb
+// open: DB_MAX_CONNS (20 unset), plus DB_DIRECT_MAX_CONNS (4 unset) when
+// DATABASE_DIRECT_URL is set (the pooled ones then reach the pooler, but
+// are counted as if they reached the server, as the chart does).
 func poolOf(t *testing.T, c corev1.Container) int {
 	t.Helper()
-	for _, e := range c.Env {
-		if e.Name == "DB_MAX_CONNS" {
-			n, err := strconv.Atoi(e.Value)
-			if err != nil {
-				t.Fatalf("%s: DB_MAX_CONNS %q", c.Name, e.Value)
+	envInt := func(name string, unset int) int {
+		for _, e := range c.Env {
+			if e.Name == name {
+				n, err := strconv.Atoi(e.Value)
+				if err != nil {
+					t.Fatalf("%s: %s %q", c.Name, name, e.Value)
+				}
+				return n
 			}
-			return n
+		}
+		return unset
+	}
+	n := envInt("DB_MAX_CONNS", 20)
+	if envFrom(c, "DATABASE_DIRECT_URL") != nil {
+		if c.Name == "migrate" {
+			// The migration opens only its direct connections.
+			return envInt("DB_DIRECT_MAX_CONNS", 4)
+		}
+		n += envInt("DB_DIRECT_MAX_CONNS", 4)
+	}
+	return n
+}
+
+// envFrom is the Secret reference of a container's variable (nil when it
+// is unset or not from a Secret).
+func envFrom(c corev1.Container, name string) *corev1.SecretKeySelector {
+	for _, e := range c.Env {
+		if e.Name == name && e.ValueFrom != nil {
+			return e.ValueFrom.SecretKeyRef
 		}
 	}
-	return 20
+	return nil
+}
+
+// TestDirectDatabaseURL: behind a transaction pooler (ci/external-pooler.yaml)
+// every database service's pods and migration Job get DATABASE_DIRECT_URL
+// from its Secret (the existing one's key, or the chart's for an inline
+// directUrl) beside the pooler's DATABASE_URL; without one (the other
+// value sets), none does.
+func TestDirectDatabaseURL(t *testing.T) {
+	for name, files := range valueSets(t) {
+		t.Run(name, func(t *testing.T) {
+			pooled := name == "external-pooler.yaml"
+			seen := 0
+			for _, o := range render(t, files...) {
+				var c corev1.Container
+				switch w := o.Typed.(type) {
+				case *appsv1.Deployment:
+					c = w.Spec.Template.Spec.Containers[0]
+				case *batchv1.Job:
+					c = w.Spec.Template.Spec.Containers[0]
+				default:
+					continue
+				}
+				if !hasDatabase(c) {
+					continue
+				}
+				seen++
+				ref, url := envFrom(c, "DATABASE_DIRECT_URL"), envFrom(c, "DATABASE_URL")
+				switch {
+				case !pooled && ref != nil:
+					t.Errorf("%s has DATABASE_DIRECT_URL with no pooler configured", o)
+				case pooled && ref == nil:
+					t.Errorf("%s: no DATABASE_DIRECT_URL behind the pooler", o)
+				case pooled && ref.Name != url.Name:
+					t.Errorf("%s: DATABASE_DIRECT_URL from Secret %s, DATABASE_URL from %s: want the same", o, ref.Name, url.Name)
+				case pooled && ref.Key != "DATABASE_DIRECT_URL":
+					t.Errorf("%s: DATABASE_DIRECT_URL from key %s", o, ref.Key)
+				}
+			}
+			if seen == 0 {
+				t.Fatal("no database workloads rendered")
+			}
+		})
+	}
 }
 
 func hasDatabase(c corev1.Container) bool {

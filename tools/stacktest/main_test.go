@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 		Name:         "stacktest",
 		ClientID:     clientID,
 		ClientSecret: clientSecret,
+		// The whole suite runs behind PgBouncer in transaction pooling mode,
+		// as deployments with a pooler do (every other test connects directly).
+		PgBouncer: true,
 		ExtraEnv: []string{"LOG_LEVEL=warn", "BODY_LIMIT_BYTES=1048576", "RATE_LIMIT_RPS=5000", "RATE_LIMIT_BURST=5000",
 			// A merge that missed a busy service is retried soon (default 30s).
 			"OPENAPI_REFRESH_INTERVAL=5s"},

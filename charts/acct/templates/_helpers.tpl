@@ -137,6 +137,11 @@ administration reserve need more than postgresql.maxConnections (see values.yaml
 {{- $conns := int (index ($svc.env | default dict) "DB_MAX_CONNS" | default "20") -}}
 {{- $replicas := int $svc.replicaCount -}}
 {{- if and $svc.autoscaling (gt (int $svc.autoscaling.maxReplicas) $replicas) }}{{ $replicas = int $svc.autoscaling.maxReplicas }}{{ end -}}
+{{- $ext := index ($.Values.postgresql.external | default dict) $name | default dict -}}
+{{- if and (not $.Values.postgresql.cnpg.enabled) (or $ext.directUrl (and $ext.existingSecret $ext.existingSecretDirectKey)) -}}
+{{- /* Behind a pooler the direct connections (relay leadership, LISTEN) reach the server too. */ -}}
+{{- $conns = add $conns (int (index ($svc.env | default dict) "DB_DIRECT_MAX_CONNS" | default "4")) -}}
+{{- end -}}
 {{- $need = add $need (mul $conns $replicas) 2 -}}
 {{- $parts = append $parts (printf "%s %d×%d" $name $replicas $conns) -}}
 {{- end -}}
@@ -174,6 +179,24 @@ name: {{ include "acct.secretName" . }}
 key: DATABASE_URL
 {{- else -}}
 {{- fail (printf "postgresql.external.%s: set url or existingSecret (or enable postgresql.cnpg)" .name) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+DATABASE_DIRECT_URL source as YAML (name/key of the secret), empty when the service's DATABASE_URL is a
+direct connection: set when it names a transaction-mode pooler (postgresql.external.<s>.directUrl or
+existingSecretDirectKey).
+*/}}
+{{- define "acct.databaseDirectRef" -}}
+{{- if not .root.Values.postgresql.cnpg.enabled -}}
+{{- $ext := index (.root.Values.postgresql.external | default dict) .name | default dict -}}
+{{- if and $ext.existingSecret $ext.existingSecretDirectKey -}}
+name: {{ $ext.existingSecret }}
+key: {{ $ext.existingSecretDirectKey }}
+{{- else if $ext.directUrl -}}
+name: {{ include "acct.secretName" . }}
+key: DATABASE_DIRECT_URL
 {{- end -}}
 {{- end -}}
 {{- end -}}
@@ -240,6 +263,9 @@ PAGE_CURSOR_SECRET: {{ index $existing "PAGE_CURSOR_SECRET" | default (randAlpha
 {{- $ext := index (.root.Values.postgresql.external | default dict) .name | default dict }}
 {{- if and $ext.url (not $ext.existingSecret) }}
 DATABASE_URL: {{ $ext.url | b64enc }}
+{{- end }}
+{{- if and $ext.directUrl (not (and $ext.existingSecret $ext.existingSecretDirectKey)) }}
+DATABASE_DIRECT_URL: {{ $ext.directUrl | b64enc }}
 {{- end }}
 {{- end }}
 {{- $st := include "acct.storage" . | fromYaml }}
@@ -321,7 +347,7 @@ BOOTSTRAP_CLIENT_NAME: {{ $b.name | default "bootstrap" | b64enc }}
 {{- end -}}
 {{- range $k, $v := .svc.env }}{{ $_ := set $plain $k (toString $v) }}{{ end -}}
 {{- /* A migration opens a connection or two, whatever the service's pool. */ -}}
-{{- if and .migrate .traits.database }}{{ $_ := set $plain "DB_MAX_CONNS" "2" }}{{ end -}}
+{{- if and .migrate .traits.database }}{{ $_ := set $plain "DB_MAX_CONNS" "2" }}{{ $_ := set $plain "DB_DIRECT_MAX_CONNS" "2" }}{{ end -}}
 {{- /* The chart's CloudNativePG cluster: verify its server certificate against its CA. */ -}}
 {{- if and .traits.database $root.Values.postgresql.cnpg.enabled -}}
 {{- $_ := set $plain "DB_SSLMODE" "verify-full" -}}
@@ -336,6 +362,12 @@ BOOTSTRAP_CLIENT_NAME: {{ $b.name | default "bootstrap" | b64enc }}
   valueFrom:
     secretKeyRef:
       {{- include "acct.databaseRef" . | nindent 6 }}
+{{- with include "acct.databaseDirectRef" . }}
+- name: DATABASE_DIRECT_URL
+  valueFrom:
+    secretKeyRef:
+      {{- . | nindent 6 }}
+{{- end }}
 {{- end }}
 {{- range $k := .traits.encryptionKeys | default list }}
 - name: {{ $k }}

@@ -24,6 +24,8 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+
+	"github.com/acctsuite/acct/pkg/pgcluster"
 )
 
 // Options configure a stack.
@@ -61,6 +63,12 @@ type Options struct {
 	// groups, and stand by for the outbox relay's leadership. The gateway
 	// sends the service's requests to the first one.
 	Replicas map[string]int
+	// PgBouncer puts PgBouncer in transaction pooling mode between the
+	// services and the private cluster: each service's DATABASE_URL is its
+	// own pooler database (whose server connections get the service's
+	// search_path and timeouts from a connect_query), DATABASE_DIRECT_URL
+	// the cluster itself, as a deployment behind a pooler has them.
+	PgBouncer bool
 }
 
 // Defaults fills unset options for a local run.
@@ -95,6 +103,7 @@ type Stack struct {
 	BrokerAddr   string
 	brokerHealth string
 	DatabaseURL  string
+	bouncer      *pgcluster.PgBouncer
 	ClientID     string
 	ClientSecret string
 	// receivers are the names of the processes StartReceiver started.
@@ -215,6 +224,22 @@ func Start(ctx context.Context, opts Options) (st *Stack, err error) {
 		}
 		s.DatabaseURL = pg.AdminURL("acct")
 	}
+	if opts.PgBouncer {
+		if s.pg == nil {
+			return nil, errors.New("PgBouncer is put in front of the private cluster only, not of DATABASE_URL")
+		}
+		dbs := make([]pgcluster.BouncerDB, len(services))
+		for i, svc := range services {
+			dbs[i] = pgcluster.BouncerDB{Alias: "acct_" + svc.schema, DBName: "acct", ConnectQuery: "SET search_path TO " + svc.schema +
+				"; SET lock_timeout TO 5000; SET max_parallel_workers_per_gather TO 0; SET idle_in_transaction_session_timeout TO 60000"}
+		}
+		b, err := pgcluster.StartPgBouncer(filepath.Join(opts.DataDir, "pgbouncer"), FreePort(), "127.0.0.1", opts.PGPort, dbs)
+		if err != nil {
+			return nil, err
+		}
+		s.bouncer = b
+		s.logf("PgBouncer (pool_mode=transaction) on port %d in front of PostgreSQL", b.Port)
+	}
 
 	// 2. Broker.
 	s.BrokerAddr = fmt.Sprintf("127.0.0.1:%d", opts.BrokerPort)
@@ -247,7 +272,6 @@ func Start(ctx context.Context, opts Options) (st *Stack, err error) {
 		s.ServiceURLs[svc.name] = url
 		env := append([]string{
 			"HTTP_ADDR=" + addr,
-			"DATABASE_URL=" + s.DatabaseURL,
 			"DB_SCHEMA=" + svc.schema,
 			"KAFKA_BROKERS=" + s.BrokerAddr,
 			"MIGRATE_ON_START=true",
@@ -258,6 +282,11 @@ func Start(ctx context.Context, opts Options) (st *Stack, err error) {
 			"STORAGE_SIGNING_KEY=" + secrets["STORAGE_SIGNING_KEY"],
 			"STORAGE_PUBLIC_BASE_URL=http://" + opts.GatewayAddr,
 		}, svc.env(s, secrets)...)
+		if s.bouncer != nil {
+			env = append(env, "DATABASE_URL="+s.bouncer.URL("acct_"+svc.schema), "DATABASE_DIRECT_URL="+s.DatabaseURL)
+		} else {
+			env = append(env, "DATABASE_URL="+s.DatabaseURL)
+		}
 		p, err := s.spawn(svc.name, filepath.Join(opts.BinDir, svc.name), env)
 		if err != nil {
 			return nil, err
@@ -375,6 +404,10 @@ func (s *Stack) Stop() {
 		s.procs[i].Stop(25 * time.Second)
 	}
 	s.procs = nil
+	if s.bouncer != nil {
+		s.bouncer.Stop()
+		s.bouncer = nil
+	}
 	if s.pg != nil {
 		if err := s.pg.Stop(); err != nil {
 			s.logf("stopping PostgreSQL: %v", err)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acctsuite/acct/pkg/pgcluster"
 )
 
 // RepoRoot is the folder of the go.work workspace (the binaries are built
@@ -61,6 +63,11 @@ type TestRun struct {
 	ClientID, ClientSecret string
 	// ExtraEnv is added to every process's environment.
 	ExtraEnv []string
+	// PgBouncer runs the services behind PgBouncer in transaction pooling
+	// mode (Options.PgBouncer) where pgbouncer is installed; without it the
+	// run is direct, with a note, unless ACCT_REQUIRE_PGBOUNCER=1 (CI),
+	// which fails it.
+	PgBouncer bool
 	// OnFailure, if set, is given the whole stack log after the tests
 	// failed (after its last 80 lines were printed).
 	OnFailure func(log string)
@@ -94,6 +101,15 @@ func (r TestRun) Main(m *testing.M, started func(*Stack)) int {
 		return 1
 	}
 	defer logs.Close()
+	bouncer := r.PgBouncer && os.Getenv("TEST_DATABASE_URL") == ""
+	if bouncer && !pgcluster.HasPgBouncer() {
+		if os.Getenv("ACCT_REQUIRE_PGBOUNCER") == "1" {
+			fmt.Fprintf(os.Stderr, "%s: %s, and ACCT_REQUIRE_PGBOUNCER=1\n", r.Name, pgcluster.PgBouncerHint)
+			return 1
+		}
+		fmt.Fprintf(os.Stderr, "%s: %s: the services connect to PostgreSQL directly\n", r.Name, pgcluster.PgBouncerHint)
+		bouncer = false
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	st, err := Start(ctx, Options{
@@ -108,6 +124,7 @@ func (r TestRun) Main(m *testing.M, started func(*Stack)) int {
 		BootstrapClientSecret: r.ClientSecret,
 		Logs:                  logs,
 		ExtraEnv:              r.ExtraEnv,
+		PgBouncer:             bouncer,
 	})
 	if err != nil {
 		b, _ := os.ReadFile(logs.Name())

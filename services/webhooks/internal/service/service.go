@@ -134,10 +134,10 @@ func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 // listen turns the database's notifications of enqueued deliveries into
 // wake-ups (none without LISTEN: the dispatcher polls).
 func listen(ctx context.Context, k *servicekit.Kit) (<-chan struct{}, func()) {
-	if _, ok := k.DB().Driver().(pgdriver.Driver); !ok {
+	if _, ok := k.SessionDB().Driver().(pgdriver.Driver); !ok {
 		return nil, func() {}
 	}
-	ln := pgdriver.NewListener(k.DB())
+	ln := pgdriver.NewListener(k.SessionDB()) // LISTEN needs a session: the direct connection behind a pooler
 	if err := ln.Listen(ctx, postgres.NotifyChannel); err != nil {
 		_ = ln.Close()
 		k.Logger().Warn("webhooks: no LISTEN, polling only", "error", err)
