@@ -258,9 +258,10 @@ var errNoSession = errors.New("the connection does not keep its session between 
 	"(a transaction-mode pooler such as PgBouncer with pool_mode=transaction)")
 
 // sessionProbeWait is how long checkSession waits for the second
-// statement: a direct session answers at once, a pooler with no server
-// connection to spare makes it wait.
-const sessionProbeWait = 2 * time.Second
+// statement: a direct session answers at once (this leaves room for a
+// loaded machine), a pooler with no server connection to spare makes it
+// wait (one with spare connections answers at once without the marker).
+const sessionProbeWait = 8 * time.Second
 
 // checkSession fails when db's connections do not keep their server
 // session between statements, which is what a transaction-mode pooler
