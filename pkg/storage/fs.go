@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -206,6 +207,48 @@ func (s *FSStore) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
+// Stat implements Store: the object's header, without its content.
+func (s *FSStore) Stat(ctx context.Context, key string) (Object, error) {
+	if err := ValidateKey(key); err != nil {
+		return Object{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Object{}, err
+	}
+	f, obj, err := s.files.open(key)
+	if err != nil {
+		return Object{}, fmt.Errorf("storage: stat %s: %w", key, err)
+	}
+	f.Close()
+	return obj, nil
+}
+
+// List implements Store with a walk of the object tree from the deepest
+// directory the prefix names. Uploads in progress live outside it (tmp/),
+// so they are never listed; neither is anything in the tree that is not a
+// regular file under a valid key (a stray dot file, a symlink).
+func (s *FSStore) List(ctx context.Context, prefix string, fn func(Object) error) error {
+	if err := ValidatePrefix(prefix); err != nil {
+		return err
+	}
+	dirKey := ""
+	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
+		dirKey = prefix[:i]
+	}
+	var stop error // fn's own error, returned as is
+	err := s.files.walk(ctx, dirKey, prefix, func(o Object) error {
+		stop = fn(o)
+		return stop
+	})
+	if stop != nil {
+		return stop
+	}
+	if err != nil {
+		return fmt.Errorf("storage: list %s: %w", prefix, err)
+	}
+	return nil
+}
+
 // PresignGet implements Store: an HMAC-signed URL on the gateway's
 // DownloadRoute.
 func (s *FSStore) PresignGet(ctx context.Context, key string, expiry time.Duration, opts PresignOptions) (string, error) {
@@ -271,6 +314,80 @@ func (o fsObjects) open(key string) (*os.File, Object, error) {
 		return nil, Object{}, fmt.Errorf("corrupt object: header says %d bytes, file holds %d", h.Size, fi.Size()-headerSize)
 	}
 	return f, Object{Key: key, Size: h.Size, ContentType: h.ContentType, ETag: h.ETag, Modified: fi.ModTime().UTC()}, nil
+}
+
+// walk calls fn with the objects under the directory of key dirKey ("":
+// the root) whose keys start with prefix, in ascending key order. Within a
+// directory a subdirectory sorts as its name followed by '/', which is
+// where S3's bytewise order puts the keys below it ("a-b/x" before "a/x"
+// before "a0"), so the whole walk is in that order too. Entries that vanish
+// meanwhile (a concurrent Delete) are skipped.
+func (o fsObjects) walk(ctx context.Context, dirKey, prefix string, fn func(Object) error) error {
+	dir := o.root
+	if dirKey != "" {
+		dir = o.path(dirKey)
+	}
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	type entry struct {
+		name, sortName string
+		dir            bool
+	}
+	list := make([]entry, 0, len(entries))
+	for _, e := range entries {
+		name := e.Name()
+		if keyProblem(name) != "" {
+			continue
+		}
+		switch {
+		case e.IsDir():
+			list = append(list, entry{name: name, sortName: name + "/", dir: true})
+		case e.Type().IsRegular():
+			list = append(list, entry{name: name, sortName: name})
+		}
+	}
+	slices.SortFunc(list, func(a, b entry) int { return strings.Compare(a.sortName, b.sortName) })
+	for _, e := range list {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		key := e.name
+		if dirKey != "" {
+			key = dirKey + "/" + e.name
+		}
+		if e.dir {
+			// Only directories whose keys can start with prefix, or that
+			// lead to it.
+			if sub := key + "/"; strings.HasPrefix(sub, prefix) || strings.HasPrefix(prefix, sub) {
+				if err := o.walk(ctx, key, prefix, fn); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if !strings.HasPrefix(key, prefix) {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(dir, e.name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !fi.Mode().IsRegular() {
+			continue
+		}
+		if err := fn(Object{Key: key, Size: max(fi.Size()-headerSize, 0), Modified: fi.ModTime().UTC()}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // commit moves a finished upload into place atomically.

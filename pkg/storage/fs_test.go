@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -461,5 +462,47 @@ func TestPresignedURLShape(t *testing.T) {
 	}
 	if u.Path != storage.DownloadPathPrefix+"exports/b/pnl.csv" || q.Get("filename") != "pnl.csv" || len(q.Get("sig")) != 43 {
 		t.Errorf("URL %s: want the download route, the filename and a 256-bit base64url signature", u)
+	}
+}
+
+// TestFSListSkipsUploadsAndStrays: an upload in progress (its file in
+// tmp/) is not listed until its Put returns, nor is anything in the object
+// tree that no key names (a dot file, a name with a space, a symlink).
+func TestFSListSkipsUploadsAndStrays(t *testing.T) {
+	f := newFSFixture(t)
+	ctx := context.Background()
+	f.put(t, "l/done.csv", "a,b\n", "text/csv")
+	objects := filepath.Join(f.dir, "objects")
+	for _, name := range []string{"l/.partial", "l/bad name", ".hidden"} {
+		if err := os.WriteFile(filepath.Join(objects, filepath.FromSlash(name)), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(objects, "l", "done.csv"), filepath.Join(objects, "l", "link")); err != nil {
+		t.Fatal(err)
+	}
+	keys := func() []string {
+		var out []string
+		if err := f.store.List(ctx, "", func(o storage.Object) error { out = append(out, o.Key); return nil }); err != nil {
+			t.Fatalf("List: %v", err)
+		}
+		return out
+	}
+
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- f.store.Put(ctx, "l/upload.bin", pr, -1, "") }()
+	if _, err := pw.Write(bytes.Repeat([]byte("u"), 100_000)); err != nil { // the upload is under way
+		t.Fatal(err)
+	}
+	if got := keys(); !slices.Equal(got, []string{"l/done.csv"}) {
+		t.Fatalf("List during an upload = %q, want only the stored object", got)
+	}
+	pw.Close()
+	if err := <-done; err != nil {
+		t.Fatalf("Put: %v", err)
+	}
+	if got := keys(); !slices.Equal(got, []string{"l/done.csv", "l/upload.bin"}) {
+		t.Fatalf("List after the upload = %q", got)
 	}
 }

@@ -168,6 +168,59 @@ func (s *S3Store) Get(ctx context.Context, key string) (io.ReadCloser, Object, e
 	return out.Body, obj, nil
 }
 
+// Stat implements Store with HeadObject.
+func (s *S3Store) Stat(ctx context.Context, key string) (Object, error) {
+	if err := ValidateKey(key); err != nil {
+		return Object{}, err
+	}
+	out, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
+	if err != nil {
+		return Object{}, fmt.Errorf("storage: stat %s: %w", key, normalizeS3Error(err))
+	}
+	return Object{
+		Key:         key,
+		Size:        aws.ToInt64(out.ContentLength),
+		ContentType: aws.ToString(out.ContentType),
+		ETag:        strings.Trim(aws.ToString(out.ETag), `"`),
+		Modified:    aws.ToTime(out.LastModified).UTC(),
+	}, nil
+}
+
+// listPageSize is how many keys one ListObjectsV2 request asks for (S3's
+// maximum; a variable so that a test can exercise the pagination).
+var listPageSize int32 = 1000
+
+// List implements Store with ListObjectsV2, page by page (S3 lists in
+// ascending bytewise key order). Keys that ValidateKey rejects (written to
+// the bucket by something else) are skipped, as no other method accepts
+// them.
+func (s *S3Store) List(ctx context.Context, prefix string, fn func(Object) error) error {
+	if err := ValidatePrefix(prefix); err != nil {
+		return err
+	}
+	in := &s3.ListObjectsV2Input{Bucket: aws.String(s.bucket), MaxKeys: aws.Int32(listPageSize)}
+	if prefix != "" {
+		in.Prefix = aws.String(prefix)
+	}
+	pages := s3.NewListObjectsV2Paginator(s.client, in)
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx)
+		if err != nil {
+			return fmt.Errorf("storage: list %s: %w", prefix, err)
+		}
+		for _, o := range page.Contents {
+			key := aws.ToString(o.Key)
+			if ValidateKey(key) != nil {
+				continue
+			}
+			if err := fn(Object{Key: key, Size: aws.ToInt64(o.Size), Modified: aws.ToTime(o.LastModified).UTC()}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // Delete implements Store (S3 answers success for a missing key).
 func (s *S3Store) Delete(ctx context.Context, key string) error {
 	if err := ValidateKey(key); err != nil {

@@ -1,6 +1,7 @@
 // Package storage is the suite's object storage for receipts and CSV exports:
-// one small Store interface (put a stream, get, delete, pre-signed GET URL)
-// with two backends that pass the same conformance suite (storagetest):
+// one small Store interface (put a stream, get, stat, list, delete,
+// pre-signed GET URL) with two backends that pass the same conformance
+// suite (storagetest):
 //
 //   - S3Store, any S3-compatible service through aws-sdk-go-v2, for
 //     deployments;
@@ -46,6 +47,16 @@ type Store interface {
 	// MaxPresignExpiry. The URL is made without checking that the object
 	// exists: fetching it then answers 404.
 	PresignGet(ctx context.Context, key string, expiry time.Duration, opts PresignOptions) (string, error)
+	// Stat describes the object without reading its content (Get's
+	// Object). A missing object is an error matching ErrNotFound.
+	Stat(ctx context.Context, key string) (Object, error)
+	// List calls fn with every object whose key starts with prefix, in
+	// ascending bytewise key order (as S3 lists them). The Objects carry
+	// Key, Size and Modified only (Stat has the rest). An error returned
+	// by fn stops the listing and is returned as is. Objects put or
+	// deleted while the listing runs may or may not be seen. prefix ""
+	// lists everything; any other prefix must pass ValidatePrefix.
+	List(ctx context.Context, prefix string, fn func(Object) error) error
 }
 
 // Object describes a stored object.
@@ -162,6 +173,17 @@ func ValidateKey(key string) error {
 	return apperr.Wrap(apperr.InvalidParameters, ErrInvalidKey, "key: "+reason).
 		WithEnum("InvalidObjectKey").
 		WithMeta("fields", map[string]string{"key": reason})
+}
+
+// ValidatePrefix accepts the prefixes List takes: "" or the start of a
+// valid key (a key, possibly ending with '/' or in the middle of a
+// segment), so that a listing means the same on both backends. The error
+// is ValidateKey's.
+func ValidatePrefix(prefix string) error {
+	if prefix == "" {
+		return nil
+	}
+	return ValidateKey(strings.TrimSuffix(prefix, "/"))
 }
 
 func keyProblem(key string) string {

@@ -125,9 +125,11 @@ func TestChartStorageOn(t *testing.T) {
 			values: "storage",
 			plain: map[string]map[string]string{
 				"transactions": {"STORAGE_BACKEND": "s3", "S3_BUCKET": "acct-files", "S3_REGION": "eu-west-1",
-					"S3_ENDPOINT": "https://s3.storage.example.com:9000", "S3_FORCE_PATH_STYLE": "true"},
+					"S3_ENDPOINT": "https://s3.storage.example.com:9000", "S3_FORCE_PATH_STYLE": "true",
+					"EXPORT_TTL": "24h", "EXPORT_REUSE_WINDOW": "5m"},
 				"reports": {"STORAGE_BACKEND": "s3", "S3_BUCKET": "acct-exports", "S3_REGION": "eu-west-1",
-					"S3_ENDPOINT": "https://s3.storage.example.com:9000", "S3_FORCE_PATH_STYLE": "true"},
+					"S3_ENDPOINT": "https://s3.storage.example.com:9000", "S3_FORCE_PATH_STYLE": "true",
+					"EXPORT_TTL": "24h", "EXPORT_REUSE_WINDOW": "5m"},
 			},
 			creds: map[string][2]ref{
 				"transactions": {{"acct-storage", "access-key-id"}, {"acct-storage", "secret-access-key"}},
@@ -138,11 +140,16 @@ func TestChartStorageOn(t *testing.T) {
 		{
 			name: "inline keys kept in the chart's Secrets",
 			values: `storage: {enabled: true, bucket: acct-files, endpoint: "http://versitygw.storage",
-  forcePathStyle: true, credentials: {accessKeyId: inline-key-id, secretAccessKey: inline-secret-key}}`,
+  forcePathStyle: true, credentials: {accessKeyId: inline-key-id, secretAccessKey: inline-secret-key},
+  exportTTL: 2h, exportReuseWindow: "0"}
+services:
+  reports: {env: {EXPORT_TTL: 6h}}`,
 			plain: map[string]map[string]string{
 				"transactions": {"STORAGE_BACKEND": "s3", "S3_BUCKET": "acct-files", "S3_REGION": "us-east-1",
-					"S3_ENDPOINT": "http://versitygw.storage", "S3_FORCE_PATH_STYLE": "true"},
-				"reports": {"STORAGE_BACKEND": "s3", "S3_BUCKET": "acct-files"},
+					"S3_ENDPOINT": "http://versitygw.storage", "S3_FORCE_PATH_STYLE": "true",
+					"EXPORT_TTL": "2h", "EXPORT_REUSE_WINDOW": "0"},
+				// A service's own env wins over the storage values.
+				"reports": {"STORAGE_BACKEND": "s3", "S3_BUCKET": "acct-files", "EXPORT_TTL": "6h", "EXPORT_REUSE_WINDOW": "0"},
 			},
 			creds: map[string][2]ref{
 				"transactions": {{"acct-transactions", "AWS_ACCESS_KEY_ID"}, {"acct-transactions", "AWS_SECRET_ACCESS_KEY"}},
@@ -161,6 +168,9 @@ services:
 			},
 			absent: map[string][]string{
 				"transactions": {"S3_ENDPOINT", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"},
+				// Only the services that write exports to storage get their policy.
+				"bills-tags": {"EXPORT_TTL", "EXPORT_REUSE_WINDOW"},
+				"reports":    {"EXPORT_TTL", "EXPORT_REUSE_WINDOW"},
 			},
 			port:      443,
 			without:   []string{"reports"},

@@ -20,6 +20,8 @@ Traits:
   calls           services it calls internally (<NAME>_URL, egress to them, ingress from it on theirs)
   storage         keeps files in object storage (STORAGE_BACKEND, S3_*; values `storage`): endpoints
                   that need it answer 503 while storage is off
+  exports         with storage on, writes export files that expire: EXPORT_TTL and EXPORT_REUSE_WINDOW
+                  from values `storage.exportTTL` and `storage.exportReuseWindow`
   internet        calls arbitrary hosts on the internet (webhook deliveries): egress to public
                   addresses only, on networkPolicy.internetEgress.ports; no other service has it
 */}}
@@ -45,6 +47,7 @@ transactions:
   verifiesTokens: true
   pageCursor: true
   storage: true
+  exports: true
 bills-tags:
   database: true
   schema: bills
@@ -70,6 +73,7 @@ reports:
   consumes: [acct.business.v1, acct.ledger.v1, acct.transactions.v1, acct.invoicing.v1, acct.bills.v1]
   verifiesTokens: true
   storage: true
+  exports: true
 mileage:
   database: true
   schema: mileage

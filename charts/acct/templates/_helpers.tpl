@@ -339,6 +339,10 @@ BOOTSTRAP_CLIENT_NAME: {{ $b.name | default "bootstrap" | b64enc }}
 {{- $_ := set $plain "S3_REGION" $storage.region -}}
 {{- $_ := set $plain "S3_FORCE_PATH_STYLE" $storage.forcePathStyle -}}
 {{- with $storage.endpoint }}{{ $_ := set $plain "S3_ENDPOINT" . }}{{ end -}}
+{{- if .traits.exports -}}
+{{- $_ := set $plain "EXPORT_TTL" ($root.Values.storage.exportTTL | default "24h" | toString) -}}
+{{- $_ := set $plain "EXPORT_REUSE_WINDOW" ($root.Values.storage.exportReuseWindow | default "5m" | toString) -}}
+{{- end -}}
 {{- end -}}
 {{- range $k := .traits.encryptionKeys | default list -}}
 {{- if hasKey ($.svc.env | default dict) $k -}}

@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -74,6 +75,9 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 	t.Run("ContentDisposition", func(t *testing.T) { testContentDisposition(t, newHarness(t)) })
 	t.Run("TamperedURL", func(t *testing.T) { testTamperedURL(t, newHarness(t)) })
 	t.Run("WrongKey", func(t *testing.T) { testWrongKey(t, newHarness(t)) })
+	t.Run("Stat", func(t *testing.T) { testStat(t, newHarness(t)) })
+	t.Run("List", func(t *testing.T) { testList(t, newHarness(t)) })
+	t.Run("SweepExpired", func(t *testing.T) { testSweepExpired(t, newHarness(t)) })
 	// The two slow ones overlap: one mostly sleeps.
 	t.Run("slow", func(t *testing.T) {
 		t.Run("ExpiredURL", func(t *testing.T) { t.Parallel(); testExpiredURL(t, newHarness(t)) })
@@ -307,6 +311,7 @@ func testInvalidKeys(t *testing.T, h Harness) {
 				"Put":        h.Store.Put(ctx, key, strings.NewReader("x"), 1, ""),
 				"Delete":     h.Store.Delete(ctx, key),
 				"PresignGet": func() error { _, err := h.Store.PresignGet(ctx, key, 0, storage.PresignOptions{}); return err }(),
+				"Stat":       func() error { _, err := h.Store.Stat(ctx, key); return err }(),
 				"Get": func() error {
 					rc, _, err := h.Store.Get(ctx, key)
 					if rc != nil {
@@ -695,5 +700,158 @@ func testLargeObject(t *testing.T, h Harness) {
 	}
 	if err := h.Store.Delete(ctxFor(t), key); err != nil {
 		t.Fatalf("Delete large object: %v", err)
+	}
+}
+
+func testStat(t *testing.T, h Harness) {
+	const key = "stat/dir/object.csv"
+	put(t, h.Store, key, []byte("a,b\n1,2\n"), "text/csv; charset=utf-8")
+	_, want := get(t, h.Store, key)
+	got, err := h.Store.Stat(ctxFor(t), key)
+	if err != nil {
+		t.Fatalf("Stat: %v", err)
+	}
+	if got != want {
+		t.Fatalf("Stat = %+v, want Get's %+v", got, want)
+	}
+	put(t, h.Store, key, []byte("longer content now"), "text/plain")
+	if got, err = h.Store.Stat(ctxFor(t), key); err != nil || got.Size != 18 || got.ContentType != "text/plain" || got.ETag == want.ETag {
+		t.Fatalf("Stat after overwrite = %+v, %v; want the second version", got, err)
+	}
+	put(t, h.Store, "stat/empty", nil, "")
+	if got, err = h.Store.Stat(ctxFor(t), "stat/empty"); err != nil || got.Size != 0 || got.ContentType != storage.DefaultContentType {
+		t.Fatalf("Stat empty = %+v, %v", got, err)
+	}
+	for _, missing := range []string{"stat/missing", "stat/dir", "stat", key + "/below"} {
+		if _, err := h.Store.Stat(ctxFor(t), missing); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("Stat(%q) = %v, want ErrNotFound", missing, err)
+		}
+	}
+	if err := h.Store.Delete(ctxFor(t), key); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Store.Stat(ctxFor(t), key); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("Stat after Delete = %v, want ErrNotFound", err)
+	}
+}
+
+// list collects what List calls back with.
+func list(t *testing.T, s storage.Store, prefix string) []storage.Object {
+	t.Helper()
+	var out []storage.Object
+	if err := s.List(ctxFor(t), prefix, func(o storage.Object) error {
+		out = append(out, o)
+		return nil
+	}); err != nil {
+		t.Fatalf("List(%q): %v", prefix, err)
+	}
+	return out
+}
+
+func listedKeys(objs []storage.Object) []string {
+	keys := make([]string, len(objs))
+	for i, o := range objs {
+		keys[i] = o.Key
+	}
+	return keys
+}
+
+func testList(t *testing.T, h Harness) {
+	started := time.Now()
+	// Sizes tell the objects apart; the names cover S3's bytewise order
+	// across directory levels ('-' and '.' sort before '/', '0' after).
+	objects := map[string]int{
+		"list/a/1": 1, "list/a/2.csv": 2, "list/a-b/3": 3, "list/a/sub/4": 4, "list/a0": 5, "list/b": 0,
+		"list/a.c": 6, "listx/6": 7, "other/7": 8,
+	}
+	for key, size := range objects {
+		put(t, h.Store, key, bytes.Repeat([]byte("x"), size), "text/plain")
+	}
+	cases := []struct {
+		prefix string
+		want   []string
+	}{
+		{"list/", []string{"list/a-b/3", "list/a.c", "list/a/1", "list/a/2.csv", "list/a/sub/4", "list/a0", "list/b"}},
+		{"list/a", []string{"list/a-b/3", "list/a.c", "list/a/1", "list/a/2.csv", "list/a/sub/4", "list/a0"}},
+		{"list/a/", []string{"list/a/1", "list/a/2.csv", "list/a/sub/4"}},
+		{"list/a/1", []string{"list/a/1"}},
+		{"list", []string{"list/a-b/3", "list/a.c", "list/a/1", "list/a/2.csv", "list/a/sub/4", "list/a0", "list/b", "listx/6"}},
+		{"list/a/sub/4/", nil},
+		{"nothing/", nil},
+		{"lis/", nil},
+	}
+	for _, tc := range cases {
+		objs := list(t, h.Store, tc.prefix)
+		if got := listedKeys(objs); !slices.Equal(got, tc.want) {
+			t.Errorf("List(%q) = %q, want %q", tc.prefix, got, tc.want)
+		}
+		for _, o := range objs {
+			if o.Size != int64(objects[o.Key]) {
+				t.Errorf("List(%q): %s has size %d, want %d", tc.prefix, o.Key, o.Size, objects[o.Key])
+			}
+			if d := o.Modified.Sub(started); d < -5*time.Second || d > time.Minute {
+				t.Errorf("List(%q): %s modified %s, not near the Put at %s", tc.prefix, o.Key, o.Modified, started)
+			}
+		}
+	}
+	// Everything: at least the objects above, in order.
+	all := listedKeys(list(t, h.Store, ""))
+	if !slices.IsSorted(all) {
+		t.Errorf("List(\"\") is not in key order: %q", all)
+	}
+	for key := range objects {
+		if !slices.Contains(all, key) {
+			t.Errorf("List(\"\") lacks %s", key)
+		}
+	}
+	// fn's error stops the listing and comes back as is.
+	stop := errors.New("enough")
+	calls := 0
+	err := h.Store.List(ctxFor(t), "list/", func(storage.Object) error {
+		calls++
+		return stop
+	})
+	if err != stop || calls != 1 {
+		t.Errorf("List with a failing callback: %v after %d calls, want the callback's error after 1", err, calls)
+	}
+	// A deleted object is no longer listed.
+	if err := h.Store.Delete(ctxFor(t), "list/a/sub/4"); err != nil {
+		t.Fatal(err)
+	}
+	if got := listedKeys(list(t, h.Store, "list/a/")); !slices.Equal(got, []string{"list/a/1", "list/a/2.csv"}) {
+		t.Errorf("List after Delete = %q", got)
+	}
+	for _, prefix := range []string{"/", "/list", "list//", "a//b", ".hidden/", "a/../b", "space here/", "unicodé"} {
+		err := h.Store.List(ctxFor(t), prefix, func(storage.Object) error { return nil })
+		if !errors.Is(err, storage.ErrInvalidKey) || !apperr.Is(err, apperr.InvalidParameters) {
+			t.Errorf("List(%q) = %v, want ErrInvalidKey as a 400", prefix, err)
+		}
+	}
+}
+
+func testSweepExpired(t *testing.T, h Harness) {
+	for _, key := range []string{"sweep/a/1", "sweep/a/2", "sweep/b/3", "sweep/keep/4", "sweepx/5"} {
+		put(t, h.Store, key, []byte(key), "text/plain")
+	}
+	ctx := ctxFor(t)
+	// Nothing was modified an hour ago.
+	if n, err := storage.SweepExpired(ctx, h.Store, "sweep/", time.Now().Add(-time.Hour), storage.SweepOptions{}); err != nil || n != 0 {
+		t.Fatalf("sweep of fresh objects: %d, %v; want 0", n, err)
+	}
+	// A minute from now, everything is older: at most Limit per run, only
+	// under the prefix and what Match accepts.
+	later := time.Now().Add(time.Minute)
+	notKept := func(key string) bool { return !strings.HasPrefix(key, "sweep/keep/") }
+	if n, err := storage.SweepExpired(ctx, h.Store, "sweep/", later, storage.SweepOptions{Match: notKept, Limit: 2}); err != nil || n != 2 {
+		t.Fatalf("first sweep: %d, %v; want 2 (the limit)", n, err)
+	}
+	if n, err := storage.SweepExpired(ctx, h.Store, "sweep/", later, storage.SweepOptions{Match: notKept, Limit: 2}); err != nil || n != 1 {
+		t.Fatalf("second sweep: %d, %v; want the 1 left", n, err)
+	}
+	if got := listedKeys(list(t, h.Store, "sweep")); !slices.Equal(got, []string{"sweep/keep/4", "sweepx/5"}) {
+		t.Fatalf("after the sweeps: %q, want the kept object and the one outside the prefix", got)
+	}
+	if _, err := storage.SweepExpired(ctx, h.Store, "", later, storage.SweepOptions{}); err == nil {
+		t.Fatalf("a sweep without a prefix succeeded")
 	}
 }

@@ -190,7 +190,10 @@ func (r *Reports) ApplyWriteOff(ctx context.Context, bid, id, invoice uuid.UUID,
 	if err := r.store.RefreshAgingHolders(ctx, bid, append(old, to)); err != nil {
 		return err
 	}
-	return r.cash.TouchFreshness(ctx, bid, eventTime)
+	if err := r.cash.TouchFreshness(ctx, bid, eventTime); err != nil {
+		return err
+	}
+	return r.markChanged(ctx, bid)
 }
 
 // ApplyAgingDocument keeps snapshot d of an invoice or a bill (the newest
@@ -202,32 +205,51 @@ func (r *Reports) ApplyAgingDocument(ctx context.Context, bid uuid.UUID, d Aging
 	if err := r.store.UpsertAgingDocument(ctx, bid, d); err != nil {
 		return err
 	}
-	return r.cash.TouchFreshness(ctx, bid, eventTime)
+	if err := r.cash.TouchFreshness(ctx, bid, eventTime); err != nil {
+		return err
+	}
+	return r.markChanged(ctx, bid)
 }
 
 // ApplyAgingParty keeps the display name of a customer or a vendor (the
 // newest version wins), in the transaction ctx carries (the consumer's).
 func (r *Reports) ApplyAgingParty(ctx context.Context, bid uuid.UUID, side domain.AgingSide, id uuid.UUID, name string, version int64) error {
-	return r.store.UpsertAgingParty(ctx, bid, side.PartyType, id, name, version)
+	if err := r.store.UpsertAgingParty(ctx, bid, side.PartyType, id, name, version); err != nil {
+		return err
+	}
+	return r.markChanged(ctx, bid)
 }
 
 // Aging is the aging report of side s of business bid on the effective
 // date of q (default today, UTC), from one snapshot.
 func (r *Reports) Aging(ctx context.Context, bid uuid.UUID, s domain.AgingSide, q url.Values) (UnifiedResult, error) {
-	on, err := domain.ParseEffectiveDate(q, time.Now())
+	p, err := r.planAging(bid, s, q)
 	if err != nil {
 		return UnifiedResult{}, err
 	}
-	out := UnifiedResult{Config: domain.AgingConfig(s), Label: on.Format(domain.DateLayout)}
-	err = r.snapshot.Do(ctx, func(ctx context.Context) error {
-		lines, err := r.store.AgingLines(ctx, bid, s, on)
-		if err != nil {
-			return fmt.Errorf("aging %s: %w", s.Key, err)
-		}
-		out.Report = domain.BuildAging(s, bid, lines)
-		return nil
-	})
-	return out, err
+	return p.Result(ctx)
+}
+
+// planAging is the plan of Aging (its 400s).
+func (r *Reports) planAging(bid uuid.UUID, s domain.AgingSide, q url.Values) (UnifiedPlan, error) {
+	on, err := domain.ParseEffectiveDate(q, time.Now())
+	if err != nil {
+		return UnifiedPlan{}, err
+	}
+	label := on.Format(domain.DateLayout)
+	return UnifiedPlan{Config: domain.AgingConfig(s), Label: label, Query: map[string]string{"effective_date": label},
+		build: func(ctx context.Context) (domain.UnifiedReport, error) {
+			var out domain.UnifiedReport
+			err := r.snapshot.Do(ctx, func(ctx context.Context) error {
+				lines, err := r.store.AgingLines(ctx, bid, s, on)
+				if err != nil {
+					return fmt.Errorf("aging %s: %w", s.Key, err)
+				}
+				out = domain.BuildAging(s, bid, lines)
+				return nil
+			})
+			return out, err
+		}}, nil
 }
 
 // AgingDocuments are the documents of side s of business bid open on day

@@ -163,7 +163,10 @@ func (r *Reports) ApplyPayment(ctx context.Context, p Payment, eventTime time.Ti
 			}
 		}
 	}
-	return r.cash.TouchFreshness(ctx, p.BusinessID, eventTime)
+	if err := r.cash.TouchFreshness(ctx, p.BusinessID, eventTime); err != nil {
+		return err
+	}
+	return r.markChanged(ctx, p.BusinessID)
 }
 
 // UTCDay is t's calendar day in UTC.

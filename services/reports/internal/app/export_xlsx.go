@@ -49,15 +49,13 @@ const TransactionsXLSXSheet = "Transactions"
 // bounded whatever the number of rows; the temporary file on disk grows
 // with the sheet (about 300 bytes a row) and is removed at the end.
 func (x *Exports) TransactionsXLSX(ctx context.Context, bid uuid.UUID, params url.Values) (Download, error) {
-	q, d, err := x.transactionsQuery(ctx, bid, params, "xlsx")
+	q, f, err := x.transactionsQuery(ctx, bid, params, "xlsx")
 	if err != nil {
 		return Download{}, err
 	}
-	key := fmt.Sprintf("reports/%s/transactions/%s.xlsx", bid, d.ID)
-	if err := x.put(ctx, key, XLSXContentType, func(w io.Writer) error { return x.writeTransactionsXLSX(ctx, w, bid, q) }); err != nil {
-		return Download{}, err
-	}
-	return x.presign(ctx, key, d)
+	return x.serve(ctx, f, func(ctx context.Context, key string) error {
+		return x.put(ctx, key, XLSXContentType, func(w io.Writer) error { return x.writeTransactionsXLSX(ctx, w, bid, q) })
+	})
 }
 
 // writeTransactionsXLSX writes the workbook of the transactions q selects.

@@ -29,6 +29,10 @@ type Store interface {
 	// LockBusiness serialises the writers of business bid's read model
 	// (the consumers and a rebuild) until the transaction ends.
 	LockBusiness(ctx context.Context, bid uuid.UUID) error
+	// MarkChanged moves business bid's export version on (ExportVersion)
+	// in the transaction of a change of its read model: every writer
+	// below calls it once it has changed something.
+	MarkChanged(ctx context.Context, bid uuid.UUID) error
 	RecordEntries(ctx context.Context, es []JournalEntry) ([]JournalEntry, error)
 	ApplyLines(ctx context.Context, es []JournalEntry) error
 	ClearBusiness(ctx context.Context, bid uuid.UUID) error
@@ -107,10 +111,26 @@ func (r *Reports) basis(ctx context.Context, bid uuid.UUID, asked string) (strin
 	if err != nil {
 		return "", fmt.Errorf("find business: %w", err)
 	}
+	return defaultBasis(b, found), nil
+}
+
+// defaultBasis is the reporting basis of business b (found: known) when
+// a request names none: its default_reporting_basis, else ACCRUAL.
+func defaultBasis(b events.Business, found bool) string {
 	if found && b.DefaultReportingBasis == domain.BasisCash {
-		return domain.BasisCash, nil
+		return domain.BasisCash
 	}
-	return domain.BasisAccrual, nil
+	return domain.BasisAccrual
+}
+
+// markChanged is Store.MarkChanged for each business.
+func (r *Reports) markChanged(ctx context.Context, businesses ...uuid.UUID) error {
+	for _, bid := range businesses {
+		if err := r.store.MarkChanged(ctx, bid); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // EntryDay is the calendar day p counts on: its date, else its timestamp's
@@ -178,7 +198,10 @@ func (r *Reports) ApplyEntries(ctx context.Context, es []PostedEntry) error {
 	if err := r.applyCashEntries(ctx, fresh); err != nil {
 		return err
 	}
-	return r.applyAging(ctx, fresh)
+	if err := r.applyAging(ctx, fresh); err != nil {
+		return err
+	}
+	return r.markChanged(ctx, businesses...)
 }
 
 // ApplyBankTransaction keeps snapshot p of a bank transaction in the
@@ -196,7 +219,10 @@ func (r *Reports) ApplyBankTransaction(ctx context.Context, p events.BankTransac
 	if err := r.store.UpsertBankTransaction(ctx, domain.NewBankTransaction(p), day, eventTime); err != nil {
 		return err
 	}
-	return r.cash.TouchFreshness(ctx, p.BusinessID, eventTime)
+	if err := r.cash.TouchFreshness(ctx, p.BusinessID, eventTime); err != nil {
+		return err
+	}
+	return r.markChanged(ctx, p.BusinessID)
 }
 
 // Report is a profit-and-loss report with its basis and freshness.
@@ -332,7 +358,10 @@ func (r *Reports) Rebuild(ctx context.Context, bid uuid.UUID) (int, error) {
 				return err
 			}
 		}
-		return r.rebuildAging(ctx, bid)
+		if err := r.rebuildAging(ctx, bid); err != nil {
+			return err
+		}
+		return r.markChanged(ctx, bid)
 	})
 	return n, err
 }

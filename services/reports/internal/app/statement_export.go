@@ -26,15 +26,18 @@ type Statements interface {
 // workbook (the report's figures, the same code as its answer) and
 // returns its download.
 func (x *Exports) PnLXLSX(ctx context.Context, bid uuid.UUID, q domain.PnLQuery) (Download, error) {
-	if err := x.storageOn(); err != nil {
-		return Download{}, err
-	}
-	r, err := x.statements.ProfitAndLoss(ctx, bid, q)
+	f, err := x.statementFile(ctx, bid, "pnl", "xlsx", q)
 	if err != nil {
 		return Download{}, err
 	}
-	name := fmt.Sprintf("profit_and_loss_%s_%s_%s", q.Start.Format(domain.DateLayout), q.End.Format(domain.DateLayout), r.Basis)
-	return x.storeStatement(ctx, bid, "pnl", name, "xlsx", "Profit and loss", domain.PnLRows(r.PnL))
+	f.name = fmt.Sprintf("profit_and_loss_%s_%s_%s.xlsx", q.Start.Format(domain.DateLayout), q.End.Format(domain.DateLayout), f.version.basis(q.Basis))
+	return x.serve(ctx, f, func(ctx context.Context, key string) error {
+		r, err := x.statements.ProfitAndLoss(ctx, bid, q)
+		if err != nil {
+			return err
+		}
+		return x.storeStatement(ctx, key, "xlsx", "Profit and loss", domain.PnLRows(r.PnL))
+	})
 }
 
 // PnLLinesXLSX writes drill-down q of business bid to storage as an XLSX
@@ -42,25 +45,22 @@ func (x *Exports) PnLXLSX(ctx context.Context, bid uuid.UUID, q domain.PnLQuery)
 // entry, source, tags; then the line item's total) and returns its
 // download.
 func (x *Exports) PnLLinesXLSX(ctx context.Context, bid uuid.UUID, q domain.PnLLinesQuery) (Download, error) {
-	if err := x.storageOn(); err != nil {
-		return Download{}, err
-	}
-	r, err := x.statements.PnLLines(ctx, bid, q)
+	f, err := x.statementFile(ctx, bid, "pnl-lines", "xlsx", q)
 	if err != nil {
 		return Download{}, err
 	}
-	var buf bytes.Buffer
-	if err := detailXLSX(&buf, r); err != nil {
-		return Download{}, fmt.Errorf("write drill-down xlsx: %w", err)
-	}
-	now := x.clk.Now()
-	d := Download{ID: uuid.Must(uuid.NewV7()), FileType: "xlsx", CreatedAt: now,
-		FileName: fmt.Sprintf("profit_and_loss_lines_%s_%s_%s.xlsx", q.Start.Format(domain.DateLayout), q.End.Format(domain.DateLayout), r.Basis)}
-	key := fmt.Sprintf("reports/%s/pnl-lines/%s.xlsx", bid, d.ID)
-	if err := x.files.Put(ctx, key, bytes.NewReader(buf.Bytes()), int64(buf.Len()), XLSXContentType); err != nil {
-		return Download{}, fmt.Errorf("store export: %w", err)
-	}
-	return x.presign(ctx, key, d)
+	f.name = fmt.Sprintf("profit_and_loss_lines_%s_%s_%s.xlsx", q.Start.Format(domain.DateLayout), q.End.Format(domain.DateLayout), f.version.basis(q.Basis))
+	return x.serve(ctx, f, func(ctx context.Context, key string) error {
+		r, err := x.statements.PnLLines(ctx, bid, q)
+		if err != nil {
+			return err
+		}
+		var buf bytes.Buffer
+		if err := detailXLSX(&buf, r); err != nil {
+			return fmt.Errorf("write drill-down xlsx: %w", err)
+		}
+		return x.putBytes(ctx, key, XLSXContentType, &buf)
+	})
 }
 
 // detailXLSX writes drill-down r as a workbook of one sheet "Lines".
@@ -136,51 +136,51 @@ func (x *Exports) BalanceSheetXLSX(ctx context.Context, bid uuid.UUID, q domain.
 
 // balanceSheet writes balance sheet q as a file of type ext.
 func (x *Exports) balanceSheet(ctx context.Context, bid uuid.UUID, q domain.BalanceQuery, ext string) (Download, error) {
-	if err := x.storageOn(); err != nil {
-		return Download{}, err
-	}
-	r, err := x.statements.BalanceSheet(ctx, bid, q)
+	f, err := x.statementFile(ctx, bid, "balance-sheet", ext, q)
 	if err != nil {
 		return Download{}, err
 	}
-	name := fmt.Sprintf("balance_sheet_%s_%s", q.Date.Format(domain.DateLayout), r.Basis)
-	return x.storeStatement(ctx, bid, "balance-sheet", name, ext, "Balance sheet", domain.BalanceSheetRows(r.Sheet))
+	f.name = fmt.Sprintf("balance_sheet_%s_%s.%s", q.Date.Format(domain.DateLayout), f.version.basis(q.Basis), ext)
+	return x.serve(ctx, f, func(ctx context.Context, key string) error {
+		r, err := x.statements.BalanceSheet(ctx, bid, q)
+		if err != nil {
+			return err
+		}
+		return x.storeStatement(ctx, key, ext, "Balance sheet", domain.BalanceSheetRows(r.Sheet))
+	})
 }
 
 // CashFlowCSV writes statement of cash flows q of business bid to storage
 // as CSV and returns its download.
 func (x *Exports) CashFlowCSV(ctx context.Context, bid uuid.UUID, q domain.PeriodQuery) (Download, error) {
-	if err := x.storageOn(); err != nil {
-		return Download{}, err
-	}
-	r, err := x.statements.CashFlow(ctx, bid, q)
+	f, err := x.statementFile(ctx, bid, "cashflow", "csv", q)
 	if err != nil {
 		return Download{}, err
 	}
-	name := fmt.Sprintf("cashflow_statement_%s_%s_%s", q.Start.Format(domain.DateLayout), q.End.Format(domain.DateLayout), r.Basis)
-	return x.storeStatement(ctx, bid, "cashflow", name, "csv", "Cash flows", domain.CashFlowRows(r.CashFlow))
+	f.name = fmt.Sprintf("cashflow_statement_%s_%s_%s.csv", q.Start.Format(domain.DateLayout), q.End.Format(domain.DateLayout), f.version.basis(q.Basis))
+	return x.serve(ctx, f, func(ctx context.Context, key string) error {
+		r, err := x.statements.CashFlow(ctx, bid, q)
+		if err != nil {
+			return err
+		}
+		return x.storeStatement(ctx, key, "csv", "Cash flows", domain.CashFlowRows(r.CashFlow))
+	})
 }
 
 // storeStatement renders rows (a statement: small) in memory as CSV or as
-// an XLSX sheet named sheet, stores it and returns its download.
-func (x *Exports) storeStatement(ctx context.Context, bid uuid.UUID, kind, name, ext, sheet string, rows []domain.StatementRow) (Download, error) {
+// an XLSX sheet named sheet and stores it under key.
+func (x *Exports) storeStatement(ctx context.Context, key, ext, sheet string, rows []domain.StatementRow) error {
 	var buf bytes.Buffer
 	contentType := "text/csv"
 	if ext == "xlsx" {
 		contentType = XLSXContentType
 		if err := statementXLSX(&buf, sheet, rows); err != nil {
-			return Download{}, fmt.Errorf("write %s xlsx: %w", kind, err)
+			return fmt.Errorf("write %s xlsx: %w", sheet, err)
 		}
 	} else if err := csvexport.NewWriter(&buf).WriteAll(domain.StatementCSV(rows)); err != nil {
-		return Download{}, fmt.Errorf("write %s csv: %w", kind, err)
+		return fmt.Errorf("write %s csv: %w", sheet, err)
 	}
-	now := x.clk.Now()
-	d := Download{ID: uuid.Must(uuid.NewV7()), FileType: ext, CreatedAt: now, FileName: name + "." + ext}
-	key := fmt.Sprintf("reports/%s/%s/%s.%s", bid, kind, d.ID, ext)
-	if err := x.files.Put(ctx, key, bytes.NewReader(buf.Bytes()), int64(buf.Len()), contentType); err != nil {
-		return Download{}, fmt.Errorf("store export: %w", err)
-	}
-	return x.presign(ctx, key, d)
+	return x.putBytes(ctx, key, contentType, &buf)
 }
 
 // statementXLSX writes rows as a workbook of one sheet: the header, then

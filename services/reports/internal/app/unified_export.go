@@ -28,17 +28,38 @@ type UnifiedResult struct {
 	Label  string
 }
 
-// unifiedBuilder builds a unified report of business bid from the
+// UnifiedPlan is a unified report asked for, its query checked (its 400s)
+// and normalised, with what names its file, before it is built: an export
+// whose file is already stored needs no more.
+type UnifiedPlan struct {
+	Config domain.ReportConfig
+	Label  string
+	// Query is the normalised query (its defaults resolved): with the
+	// route, what selects the report.
+	Query any
+	build func(ctx context.Context) (domain.UnifiedReport, error)
+}
+
+// Result builds the planned report.
+func (p UnifiedPlan) Result(ctx context.Context) (UnifiedResult, error) {
+	rep, err := p.build(ctx)
+	if err != nil {
+		return UnifiedResult{}, err
+	}
+	return UnifiedResult{Config: p.Config, Report: rep, Label: p.Label}, nil
+}
+
+// unifiedPlanner plans a unified report of business bid from the
 // request's query (its 400s first).
-type unifiedBuilder func(r *Reports, ctx context.Context, bid uuid.UUID, q url.Values) (UnifiedResult, error)
+type unifiedPlanner func(r *Reports, ctx context.Context, bid uuid.UUID, q url.Values) (UnifiedPlan, error)
 
 // unifiedReports are the unified reports served, by report_route.
-var unifiedReports = map[string]unifiedBuilder{
-	domain.AgingAR.Route: func(r *Reports, ctx context.Context, bid uuid.UUID, q url.Values) (UnifiedResult, error) {
-		return r.Aging(ctx, bid, domain.AgingAR, q)
+var unifiedReports = map[string]unifiedPlanner{
+	domain.AgingAR.Route: func(r *Reports, _ context.Context, bid uuid.UUID, q url.Values) (UnifiedPlan, error) {
+		return r.planAging(bid, domain.AgingAR, q)
 	},
-	domain.AgingAP.Route: func(r *Reports, ctx context.Context, bid uuid.UUID, q url.Values) (UnifiedResult, error) {
-		return r.Aging(ctx, bid, domain.AgingAP, q)
+	domain.AgingAP.Route: func(r *Reports, _ context.Context, bid uuid.UUID, q url.Values) (UnifiedPlan, error) {
+		return r.planAging(bid, domain.AgingAP, q)
 	},
 }
 
@@ -49,11 +70,21 @@ const EnumUnknownReport = "UnknownReport"
 // Unified is the unified report at route of business bid for query q:
 // 404 for a route this service does not serve.
 func (r *Reports) Unified(ctx context.Context, bid uuid.UUID, route string, q url.Values) (UnifiedResult, error) {
-	build, ok := unifiedReports[route]
-	if !ok {
-		return UnifiedResult{}, apperr.Newf(apperr.NotFound, "no unified report %q", route).WithEnum(EnumUnknownReport)
+	p, err := r.PlanUnified(ctx, bid, route, q)
+	if err != nil {
+		return UnifiedResult{}, err
 	}
-	return build(r, ctx, bid, q)
+	return p.Result(ctx)
+}
+
+// PlanUnified is Unified's plan: 404 for a route this service does not
+// serve, 400 for a bad query, without building the report.
+func (r *Reports) PlanUnified(ctx context.Context, bid uuid.UUID, route string, q url.Values) (UnifiedPlan, error) {
+	plan, ok := unifiedReports[route]
+	if !ok {
+		return UnifiedPlan{}, apperr.Newf(apperr.NotFound, "no unified report %q", route).WithEnum(EnumUnknownReport)
+	}
+	return plan(r, ctx, bid, q)
 }
 
 // The trial balance's key and route (trial.go), and the groups of the
@@ -96,20 +127,46 @@ const UnifiedSheet = "Report"
 // bold cells bold. The file is small (a row per account or party): built
 // in memory, then stored.
 func (x *Exports) UnifiedXLSX(ctx context.Context, bid uuid.UUID, u UnifiedResult) (Download, error) {
-	if err := x.storageOn(); err != nil {
+	// A report already built: its file is keyed by the report itself.
+	f, err := x.statementFile(ctx, bid, "unified", "xlsx", u)
+	if err != nil {
 		return Download{}, err
 	}
-	now := x.clk.Now()
-	name := strings.NewReplacer("/", "_", "-", "_").Replace(u.Config.ReportRoute)
-	if u.Label != "" {
-		name += "_" + u.Label
-	}
-	d := Download{ID: uuid.Must(uuid.NewV7()), FileType: "xlsx", CreatedAt: now, FileName: name + ".xlsx"}
-	key := fmt.Sprintf("reports/%s/unified/%s.xlsx", bid, d.ID)
-	if err := x.put(ctx, key, XLSXContentType, func(w io.Writer) error { return writeUnifiedXLSX(w, u.Report) }); err != nil {
+	f.name = unifiedFileName(u.Config, u.Label)
+	return x.serve(ctx, f, func(ctx context.Context, key string) error {
+		return x.put(ctx, key, XLSXContentType, func(w io.Writer) error { return writeUnifiedXLSX(w, u.Report) })
+	})
+}
+
+// UnifiedPlanXLSX is UnifiedXLSX of the report p plans (GET
+// /reports/unified/{report}/exports/excel): when an identical export is
+// stored within the reuse window, the report is not even built.
+func (x *Exports) UnifiedPlanXLSX(ctx context.Context, bid uuid.UUID, p UnifiedPlan) (Download, error) {
+	f, err := x.statementFile(ctx, bid, "unified", "xlsx", struct {
+		Route string
+		Query any
+	}{p.Config.ReportRoute, p.Query})
+	if err != nil {
 		return Download{}, err
 	}
-	return x.presign(ctx, key, d)
+	f.name = unifiedFileName(p.Config, p.Label)
+	return x.serve(ctx, f, func(ctx context.Context, key string) error {
+		u, err := p.Result(ctx)
+		if err != nil {
+			return err
+		}
+		return x.put(ctx, key, XLSXContentType, func(w io.Writer) error { return writeUnifiedXLSX(w, u.Report) })
+	})
+}
+
+// unifiedFileName names the workbook of a unified report: its route and
+// label, e.g. ar_aging_2026-01-31.xlsx.
+func unifiedFileName(c domain.ReportConfig, label string) string {
+	name := strings.NewReplacer("/", "_", "-", "_").Replace(c.ReportRoute)
+	if label != "" {
+		name += "_" + label
+	}
+	return name + ".xlsx"
 }
 
 // writeUnifiedXLSX writes report u's workbook to w.

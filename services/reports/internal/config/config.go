@@ -1,10 +1,12 @@
 // Package config is the reports service's configuration, read from the
 // environment: the kit's blocks (listener, logs, telemetry, database,
-// broker, token verification) and the export storage (STORAGE_*).
+// broker, token verification), the export storage (STORAGE_*) and how long
+// export files are kept and reused (EXPORT_*).
 package config
 
 import (
 	pkgconfig "github.com/acctsuite/acct/pkg/config"
+	"github.com/acctsuite/acct/pkg/exportfiles"
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/storage"
 )
@@ -25,6 +27,10 @@ type Config struct {
 	// Storage is where CSV exports go (STORAGE_*). It is optional: see
 	// storage.Optional.
 	Storage storage.Optional
+
+	// Exports is how long export files are kept (EXPORT_TTL) and reused
+	// for identical requests (EXPORT_REUSE_WINDOW).
+	Exports exportfiles.Policy
 }
 
 // Load reads and validates the configuration from the environment.

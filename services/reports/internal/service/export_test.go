@@ -29,6 +29,13 @@ import (
 // a test download server serves (as the gateway does).
 func newStorageEnv(t *testing.T) *env {
 	t.Helper()
+	e, _ := newStorageEnvIn(t)
+	return e
+}
+
+// newStorageEnvIn is newStorageEnv, with the storage directory.
+func newStorageEnvIn(t *testing.T) (*env, string) {
+	t.Helper()
 	dir := t.TempDir()
 	key := bytes.Repeat([]byte("k"), storage.MinSigningKeyLength)
 	h, err := storage.NewDownloadHandler(storage.DownloadOptions{Dir: dir, SigningKey: key})
@@ -41,7 +48,7 @@ func newStorageEnv(t *testing.T) *env {
 	return newEnvWith(t, servicetest.ServiceOptions{Env: map[string]string{
 		"STORAGE_BACKEND": "fs", "STORAGE_DIR": dir, "STORAGE_PUBLIC_BASE_URL": baseURL,
 		"STORAGE_SIGNING_KEY": base64.StdEncoding.EncodeToString(key),
-	}})
+	}}), dir
 }
 
 func exportPath(bid uuid.UUID, q url.Values) string {

@@ -1,8 +1,7 @@
 // Package service wires the reports service onto the service kit: the
 // read model fed from acct.ledger.v1, acct.transactions.v1,
 // acct.invoicing.v1 and acct.bills.v1 (payments, for the cash basis), the
-// export
-// storage, the business projection (tenancy)
+// export storage and its sweeper, the business projection (tenancy)
 // from acct.business.v1, the HTTP routes and the rebuild command. The kit
 // does the rest (see pkg/servicekit).
 package service
@@ -73,6 +72,10 @@ func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Ki
 		k.Logger().Warn("export storage is not configured (STORAGE_DIR is empty): the export endpoints answer 503")
 	}
 	s.Exports = app.NewExports(snapshot, store, s.Reports, k.Businesses(), files)
+	s.Exports.UsePolicy(cfg.Exports)
+	// Export files older than EXPORT_TTL go, shortly after start and then
+	// hourly (every replica sweeps; deletes are idempotent).
+	k.Go(func(ctx context.Context) { s.Exports.RunSweeper(ctx, k.Logger()) })
 	// Businesses a migration queued are rebuilt once, in the background,
 	// while the consumers go on (a rebuild takes the business's lock).
 	k.Go(func(ctx context.Context) { s.Reports.RebuildPending(ctx) })

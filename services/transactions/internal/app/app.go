@@ -69,7 +69,6 @@ import (
 	"github.com/acctsuite/acct/pkg/clock"
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/page"
-	"github.com/acctsuite/acct/pkg/storage"
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
 )
 
@@ -194,10 +193,10 @@ type Ledger struct {
 	uow   UnitOfWork
 	store Store
 	pub   Publisher
-	// files holds the CSV exports; nil while storage is not configured.
-	files storage.Store
-	log   *slog.Logger
-	clk   clock.Clock
+	// exports holds the CSV exports; nil while storage is not configured.
+	exports *ledgerExports
+	log     *slog.Logger
+	clk     clock.Clock
 }
 
 // NewLedger assembles the ledger.

@@ -1,7 +1,8 @@
 // Package config is the transactions service's configuration, read from
 // the environment: the kit's blocks (listener, logs, telemetry, database,
 // broker, cursor secret, token verification), the external accounting
-// connection and the receipt storage.
+// connection, the receipt storage and how long the ledger's export files
+// are kept and reused (EXPORT_*).
 package config
 
 import (
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	pkgconfig "github.com/acctsuite/acct/pkg/config"
+	"github.com/acctsuite/acct/pkg/exportfiles"
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/storage"
 	"github.com/acctsuite/acct/services/transactions/internal/acctsync"
@@ -34,6 +36,11 @@ type Config struct {
 	// Storage is where receipts and the ledger's CSV exports go
 	// (STORAGE_*). It is optional: see storage.Optional.
 	Storage storage.Optional
+
+	// Exports is how long the ledger's export files are kept (EXPORT_TTL)
+	// and reused for identical requests (EXPORT_REUSE_WINDOW). Receipts and
+	// documents are never expired.
+	Exports exportfiles.Policy
 
 	// ReceiptSpoolBytes bounds the receipts all record requests hold on
 	// local disk at once while they are read (below the pod's /tmp size:

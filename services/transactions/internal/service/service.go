@@ -61,8 +61,8 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 }
 
 func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Kit) error {
-	uow, pub := outbox.UnitOfWork{DB: k.DB()}, outbox.Events{DB: k.DB()}
-	s.Ledger = app.NewLedger(uow, postgres.New(k.DB()), pub, k.Logger())
+	uow, pub, store := outbox.UnitOfWork{DB: k.DB()}, outbox.Events{DB: k.DB()}, postgres.New(k.DB())
+	s.Ledger = app.NewLedger(uow, store, pub, k.Logger())
 	s.Banking = app.NewBanking(uow, s.Ledger, postgres.NewBankStore(k.DB()), pub, k.Businesses(), k.Logger())
 	if cfg.Storage.Enabled() {
 		files, err := storage.Open(ctx, cfg.Storage.Config())
@@ -70,7 +70,10 @@ func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Ki
 			return fmt.Errorf("open receipt and export storage: %w", err)
 		}
 		s.Banking.UseReceiptStore(files)
-		s.Ledger.UseExportStore(files)
+		s.Ledger.UseExportStore(files, store, cfg.Exports)
+		// Export files older than EXPORT_TTL go (never receipts nor
+		// documents), shortly after start and then hourly.
+		k.Go(func(ctx context.Context) { s.Ledger.RunExportSweeper(ctx, k.Logger()) })
 	} else {
 		k.Logger().Warn("storage is not configured (STORAGE_DIR is empty): the receipt and ledger export endpoints answer 503")
 	}

@@ -32,13 +32,13 @@ func (h *handlers) unifiedReport(c *fiber.Ctx) error {
 // report's key with _EXCEL (AR_AGING_EXCEL...).
 func (h *handlers) unifiedExcel(c *fiber.Ctx) error {
 	ctx, bid := c.UserContext(), businessID(c)
-	u, err := h.reports.Unified(ctx, bid, c.Params("report"), httpx.Query(c))
+	p, err := h.reports.PlanUnified(ctx, bid, c.Params("report"), httpx.Query(c))
 	if err != nil {
 		return err
 	}
-	d, err := h.exports.UnifiedXLSX(ctx, bid, u)
+	d, err := h.exports.UnifiedPlanXLSX(ctx, bid, p)
 	if err != nil {
 		return err
 	}
-	return renderDownload(c, d, u.Config.Key+"_EXCEL")
+	return renderDownload(c, d, p.Config.Key+"_EXCEL")
 }
