@@ -41,6 +41,12 @@ type Policy struct {
 	// ReuseWindow is how long after a file was made an identical export
 	// request is answered with it; 0 makes a new file for every request.
 	ReuseWindow time.Duration `env:"EXPORT_REUSE_WINDOW" envDefault:"5m"`
+	// LifecycleRule, with S3 storage, also has the bucket expire the
+	// service's export files by itself (a lifecycle rule on its prefix,
+	// after TTL rounded up to whole days), so they go even while no
+	// replica runs its sweeper. The credentials then need
+	// s3:GetLifecycleConfiguration and s3:PutLifecycleConfiguration.
+	LifecycleRule bool `env:"EXPORT_LIFECYCLE_RULE" envDefault:"false"`
 }
 
 // MinTTL is the shortest TTL other than 0: room for a pre-signed URL of a
@@ -272,6 +278,33 @@ func (f *Files) Sweep(ctx context.Context) (int, error) {
 	return total, errors.Join(errs...)
 }
 
+// LifecycleRuleID names the service's lifecycle rule in its bucket.
+func (f *Files) LifecycleRuleID() string { return "acct-exports-" + f.opts.Service }
+
+// LifecycleDays is the TTL in whole days, rounded up: S3 counts a rule's
+// days from a file's creation and deletes it at the next midnight UTC
+// after, so a file never goes before its TTL (and its URLs) ends.
+func LifecycleDays(ttl time.Duration) int32 {
+	const day = 24 * time.Hour
+	return int32((ttl + day - 1) / day)
+}
+
+// EnsureLifecycleRule has the store expire the service's export files
+// itself after LifecycleDays of the TTL (storage.ExpiryRuler: S3), and
+// returns those days. It fails for a store that cannot (the filesystem
+// backend: the sweeper alone expires its files) and with a TTL of 0.
+func (f *Files) EnsureLifecycleRule(ctx context.Context) (int32, error) {
+	if f.opts.Policy.TTL <= 0 {
+		return 0, errors.New("exportfiles: EXPORT_TTL is 0: export files are kept forever")
+	}
+	ruler, ok := f.store.(storage.ExpiryRuler)
+	if !ok {
+		return 0, errors.New("exportfiles: EXPORT_LIFECYCLE_RULE needs S3 storage (STORAGE_BACKEND=s3)")
+	}
+	days := LifecycleDays(f.opts.Policy.TTL)
+	return days, ruler.EnsureExpiry(ctx, f.LifecycleRuleID(), f.ServicePrefix(), days)
+}
+
 // Sweeper timing: the first sweep shortly after start (not at once, so a
 // rollout's new replicas do not all list the bucket together with their
 // start-up work), then hourly.
@@ -285,6 +318,14 @@ const (
 func (f *Files) RunSweeper(ctx context.Context, log *slog.Logger) {
 	if f.opts.Policy.TTL <= 0 {
 		return
+	}
+	if f.opts.Policy.LifecycleRule {
+		if days, err := f.EnsureLifecycleRule(ctx); err != nil {
+			log.Warn("export lifecycle rule not set: the sweeper alone expires export files", slog.Any("error", err))
+		} else {
+			log.Info("export lifecycle rule set", slog.String("rule", f.LifecycleRuleID()),
+				slog.String("prefix", f.ServicePrefix()), slog.Int("days", int(days)))
+		}
 	}
 	wait := time.NewTimer(SweepDelay)
 	defer wait.Stop()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"io"
 	"net/url"
 	"os"
@@ -296,5 +297,53 @@ func TestFingerprint(t *testing.T) {
 	}
 	if _, err := exportfiles.Fingerprint(func() {}); err == nil {
 		t.Fatalf("a function has a fingerprint")
+	}
+}
+
+// rulingStore is a store that expires objects by itself (as S3 with
+// lifecycle rules), recording the rules asked for.
+type rulingStore struct {
+	storage.Store
+	rules map[string]string // id -> "prefix after N days"
+}
+
+func (s *rulingStore) EnsureExpiry(_ context.Context, id, prefix string, days int32) error {
+	s.rules[id] = fmt.Sprintf("%s after %d days", prefix, days)
+	return nil
+}
+
+// TestLifecycleRule: with EXPORT_LIFECYCLE_RULE a store that can expire
+// objects (S3) gets a rule on the service's export prefix after the TTL
+// in whole days, rounded up (never before the TTL and its URLs end); the
+// filesystem backend and a TTL of 0 are refused, saying why.
+func TestLifecycleRule(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		ttl  time.Duration
+		want string
+	}{
+		{24 * time.Hour, "exports/svc/ after 1 days"},
+		{25 * time.Hour, "exports/svc/ after 2 days"},
+		{30 * time.Minute, "exports/svc/ after 1 days"},
+		{7 * 24 * time.Hour, "exports/svc/ after 7 days"},
+	} {
+		store := &rulingStore{Store: newFixture(t).store, rules: map[string]string{}}
+		files := exportfiles.New(store, exportfiles.Options{Service: "svc", Policy: exportfiles.Policy{TTL: tc.ttl, LifecycleRule: true}})
+		if _, err := files.EnsureLifecycleRule(ctx); err != nil {
+			t.Fatalf("TTL %s: %v", tc.ttl, err)
+		}
+		if got := store.rules["acct-exports-svc"]; got != tc.want || len(store.rules) != 1 {
+			t.Errorf("TTL %s: rules %v, want acct-exports-svc: %s", tc.ttl, store.rules, tc.want)
+		}
+	}
+	fx := newFixture(t)
+	if _, err := fx.files(exportfiles.Policy{TTL: time.Hour, LifecycleRule: true}).EnsureLifecycleRule(ctx); err == nil ||
+		!strings.Contains(err.Error(), "STORAGE_BACKEND=s3") {
+		t.Errorf("filesystem backend: %v, want a refusal naming S3", err)
+	}
+	store := &rulingStore{Store: fx.store, rules: map[string]string{}}
+	files := exportfiles.New(store, exportfiles.Options{Service: "svc", Policy: exportfiles.Policy{TTL: 0, LifecycleRule: true}})
+	if _, err := files.EnsureLifecycleRule(ctx); err == nil || len(store.rules) != 0 {
+		t.Errorf("TTL 0: %v, rules %v; want a refusal and no rule", err, store.rules)
 	}
 }

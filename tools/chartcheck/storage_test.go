@@ -131,6 +131,8 @@ func TestChartStorageOn(t *testing.T) {
 					"S3_ENDPOINT": "https://s3.storage.example.com:9000", "S3_FORCE_PATH_STYLE": "true",
 					"EXPORT_TTL": "24h", "EXPORT_REUSE_WINDOW": "5m"},
 			},
+			// The bucket's lifecycle rules are left alone unless asked.
+			absent: map[string][]string{"transactions": {"EXPORT_LIFECYCLE_RULE"}, "reports": {"EXPORT_LIFECYCLE_RULE"}},
 			creds: map[string][2]ref{
 				"transactions": {{"acct-storage", "access-key-id"}, {"acct-storage", "secret-access-key"}},
 				"reports":      {{"acct-storage", "access-key-id"}, {"acct-storage", "secret-access-key"}},
@@ -141,13 +143,13 @@ func TestChartStorageOn(t *testing.T) {
 			name: "inline keys kept in the chart's Secrets",
 			values: `storage: {enabled: true, bucket: acct-files, endpoint: "http://versitygw.storage",
   forcePathStyle: true, credentials: {accessKeyId: inline-key-id, secretAccessKey: inline-secret-key},
-  exportTTL: 2h, exportReuseWindow: "0"}
+  exportTTL: 2h, exportReuseWindow: "0", exportLifecycleRule: true}
 services:
   reports: {env: {EXPORT_TTL: 6h}}`,
 			plain: map[string]map[string]string{
 				"transactions": {"STORAGE_BACKEND": "s3", "S3_BUCKET": "acct-files", "S3_REGION": "us-east-1",
 					"S3_ENDPOINT": "http://versitygw.storage", "S3_FORCE_PATH_STYLE": "true",
-					"EXPORT_TTL": "2h", "EXPORT_REUSE_WINDOW": "0"},
+					"EXPORT_TTL": "2h", "EXPORT_REUSE_WINDOW": "0", "EXPORT_LIFECYCLE_RULE": "true"},
 				// A service's own env wins over the storage values.
 				"reports": {"STORAGE_BACKEND": "s3", "S3_BUCKET": "acct-files", "EXPORT_TTL": "6h", "EXPORT_REUSE_WINDOW": "0"},
 			},

@@ -342,6 +342,7 @@ BOOTSTRAP_CLIENT_NAME: {{ $b.name | default "bootstrap" | b64enc }}
 {{- if .traits.exports -}}
 {{- $_ := set $plain "EXPORT_TTL" ($root.Values.storage.exportTTL | default "24h" | toString) -}}
 {{- $_ := set $plain "EXPORT_REUSE_WINDOW" ($root.Values.storage.exportReuseWindow | default "5m" | toString) -}}
+{{- if $root.Values.storage.exportLifecycleRule }}{{ $_ := set $plain "EXPORT_LIFECYCLE_RULE" "true" }}{{ end -}}
 {{- end -}}
 {{- end -}}
 {{- range $k := .traits.encryptionKeys | default list -}}
