@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 	"github.com/acctsuite/acct/pkg/config"
 	"github.com/acctsuite/acct/pkg/exportfiles"
 	"github.com/acctsuite/acct/pkg/storage"
+	"github.com/acctsuite/acct/pkg/storage/storagetest"
 )
 
 func TestPolicyFromEnvironment(t *testing.T) {
@@ -49,20 +49,9 @@ func TestPolicyFromEnvironment(t *testing.T) {
 	}
 }
 
-// countingStore counts the Puts of a store.
-type countingStore struct {
-	storage.Store
-	puts atomic.Int64
-}
-
-func (s *countingStore) Put(ctx context.Context, key string, r io.Reader, size int64, ct string) error {
-	s.puts.Add(1)
-	return s.Store.Put(ctx, key, r, size, ct)
-}
-
 type fixture struct {
 	dir   string
-	store *countingStore
+	store *storagetest.CountingPuts
 	now   atomic.Int64 // offset from the real time, ns
 }
 
@@ -77,7 +66,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{dir: dir, store: &countingStore{Store: fs}}
+	return &fixture{dir: dir, store: &storagetest.CountingPuts{Store: fs}}
 }
 
 // clock is the files' clock: the real time moved by advance.
@@ -148,14 +137,14 @@ func TestServeReusesWithinTheWindow(t *testing.T) {
 	}
 
 	first := serve(req)
-	if first.Reused || f.store.puts.Load() != 1 || !strings.HasPrefix(first.Key, "exports/svc/"+bid.String()+"/ledger-entries/") ||
+	if first.Reused || f.store.Puts() != 1 || !strings.HasPrefix(first.Key, "exports/svc/"+bid.String()+"/ledger-entries/") ||
 		!strings.HasSuffix(first.Key, ".csv") || first.ID == uuid.Nil {
-		t.Fatalf("first = %+v after %d puts", first, f.store.puts.Load())
+		t.Fatalf("first = %+v after %d puts", first, f.store.Puts())
 	}
 	f.advance(4 * time.Minute)
 	second := serve(req)
-	if !second.Reused || second.Key != first.Key || second.ID != first.ID || f.store.puts.Load() != 1 {
-		t.Fatalf("second = %+v after %d puts; want the first file reused", second, f.store.puts.Load())
+	if !second.Reused || second.Key != first.Key || second.ID != first.ID || f.store.Puts() != 1 {
+		t.Fatalf("second = %+v after %d puts; want the first file reused", second, f.store.Puts())
 	}
 	if second.Created.Sub(first.Created).Abs() > 2*time.Second || second.URL == "" {
 		t.Fatalf("second = %+v, want the first file's creation time and a URL", second)
@@ -163,18 +152,18 @@ func TestServeReusesWithinTheWindow(t *testing.T) {
 	// Another data version or query: another file.
 	other := req
 	other.Version = 8
-	if o := serve(other); o.Reused || o.Key == first.Key || f.store.puts.Load() != 2 {
-		t.Fatalf("another version = %+v after %d puts", o, f.store.puts.Load())
+	if o := serve(other); o.Reused || o.Key == first.Key || f.store.Puts() != 2 {
+		t.Fatalf("another version = %+v after %d puts", o, f.store.Puts())
 	}
 	other = req
 	other.Query = map[string]string{"from": "2026-01-02"}
-	if o := serve(other); o.Reused || o.Key == first.Key || f.store.puts.Load() != 3 {
-		t.Fatalf("another query = %+v after %d puts", o, f.store.puts.Load())
+	if o := serve(other); o.Reused || o.Key == first.Key || f.store.Puts() != 3 {
+		t.Fatalf("another query = %+v after %d puts", o, f.store.Puts())
 	}
 	// Past the window: made again, same key.
 	f.advance(2 * time.Minute)
-	if again := serve(req); again.Reused || again.Key != first.Key || f.store.puts.Load() != 4 {
-		t.Fatalf("past the window = %+v after %d puts", again, f.store.puts.Load())
+	if again := serve(req); again.Reused || again.Key != first.Key || f.store.Puts() != 4 {
+		t.Fatalf("past the window = %+v after %d puts", again, f.store.Puts())
 	}
 
 	// A window of 0 never reuses.
@@ -186,8 +175,8 @@ func TestServeReusesWithinTheWindow(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if f.store.puts.Load() != 6 {
-		t.Fatalf("%d puts, want 6", f.store.puts.Load())
+	if f.store.Puts() != 6 {
+		t.Fatalf("%d puts, want 6", f.store.Puts())
 	}
 	// A failed put is the answer.
 	boom := errors.New("boom")

@@ -81,14 +81,7 @@ func TestKafkaOverTLSAndSASL(t *testing.T) {
 		waitFor(t, "ready", func() bool { code, _ := call(t, "GET", svc.URL+"/readyz", "", ""); return code == 200 })
 		create(t, svc, bid, "after-restore")
 
-		var k pkgconfig.Kafka
-		if err := pkgconfig.LoadFrom(&k, svc.Env); err != nil {
-			t.Fatal(err)
-		}
-		conn, err := events.Connect(context.Background(), k)
-		if err != nil {
-			t.Fatal(err)
-		}
+		conn := kafkaConnOf(t, svc)
 		got := readNames(t, conn, len(created))
 		if strings.Join(got, ",") != strings.Join(created, ",") {
 			t.Fatalf("published %v, want %v (none lost)", got, created)
@@ -109,6 +102,20 @@ func failedChecks(body map[string]any) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// kafkaConnOf is the Kafka connection a service's environment configures.
+func kafkaConnOf(t *testing.T, svc *servicetest.Service) events.Conn {
+	t.Helper()
+	var k pkgconfig.Kafka
+	if err := pkgconfig.LoadFrom(&k, svc.Env); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := events.Connect(context.Background(), k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }
 
 // readNames reads n widget events from the start of the topic over conn.

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	pkgconfig "github.com/acctsuite/acct/pkg/config"
-	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/pgcluster"
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
@@ -97,15 +96,7 @@ func TestBehindTransactionPooler(t *testing.T) {
 	}
 	create(t, standby, bid, "after-takeover")
 
-	var k pkgconfig.Kafka
-	if err := pkgconfig.LoadFrom(&k, standby.Env); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := events.Connect(context.Background(), k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := readNames(t, conn, len(created)); strings.Join(got, ",") != strings.Join(created, ",") {
+	if got := readNames(t, kafkaConnOf(t, standby), len(created)); strings.Join(got, ",") != strings.Join(created, ",") {
 		t.Fatalf("published %v, want %v", got, created)
 	}
 }

@@ -10,7 +10,9 @@ import (
 	"maps"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/acctsuite/acct/pkg/exportfiles"
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/storage"
 )
@@ -153,4 +155,28 @@ func Storage[C any](of func(C) storage.Optional) []Case[C] {
 // gives every service the storage variables, which must not stop it.
 func WithoutStorage[C any]() Case[C] {
 	return Case[C]{Name: "storage variables ignored", Env: Env("STORAGE_BACKEND", "fs", "STORAGE_DIR", "/tmp/x")}
+}
+
+// Exports are the cases of a service that writes export files (of reads
+// its exportfiles.Policy): EXPORT_TTL and EXPORT_REUSE_WINDOW default to
+// 24h and 5m, 0 turns each off, EXPORT_LIFECYCLE_RULE is off unless set,
+// and negative values or a window past the TTL are refused.
+func Exports[C any](of func(C) exportfiles.Policy) []Case[C] {
+	want := func(ttl, reuse time.Duration, rule bool) func(c C) error {
+		return func(c C) error {
+			if p := of(c); p.TTL != ttl || p.ReuseWindow != reuse || p.LifecycleRule != rule {
+				return fmt.Errorf("exports %+v, want TTL %s, reuse window %s, lifecycle rule %v", p, ttl, reuse, rule)
+			}
+			return nil
+		}
+	}
+	return []Case[C]{
+		{Name: "export defaults", Env: Env(), Check: want(24*time.Hour, 5*time.Minute, false)},
+		{Name: "exports kept forever, never reused", Env: Env("EXPORT_TTL", "0", "EXPORT_REUSE_WINDOW", "0"), Check: want(0, 0, false)},
+		{Name: "export TTL, window and lifecycle rule", Env: Env("EXPORT_TTL", "2h", "EXPORT_REUSE_WINDOW", "90s", "EXPORT_LIFECYCLE_RULE", "true"),
+			Check: want(2*time.Hour, 90*time.Second, true)},
+		{Name: "negative export TTL", Env: Env("EXPORT_TTL", "-1h"), WantErr: "EXPORT_TTL"},
+		{Name: "negative reuse window", Env: Env("EXPORT_REUSE_WINDOW", "-1m"), WantErr: "EXPORT_REUSE_WINDOW"},
+		{Name: "reuse window past the TTL", Env: Env("EXPORT_TTL", "10m", "EXPORT_REUSE_WINDOW", "1h"), WantErr: "shorter than EXPORT_TTL"},
+	}
 }

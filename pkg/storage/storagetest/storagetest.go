@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -855,3 +856,34 @@ func testSweepExpired(t *testing.T, h Harness) {
 		t.Fatalf("a sweep without a prefix succeeded")
 	}
 }
+
+// DownloadKey is the key of the object a pre-signed URL of the filesystem
+// store downloads (the path after storage.DownloadPathPrefix).
+func DownloadKey(t testing.TB, rawURL string) string {
+	t.Helper()
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, ok := strings.CutPrefix(u.Path, storage.DownloadPathPrefix)
+	if !ok {
+		t.Fatalf("URL %s is not on the download route", rawURL)
+	}
+	return key
+}
+
+// CountingPuts is a store that counts its Puts (to prove something was
+// written once, or not at all).
+type CountingPuts struct {
+	storage.Store
+	puts atomic.Int64
+}
+
+// Put counts and puts.
+func (s *CountingPuts) Put(ctx context.Context, key string, r io.Reader, size int64, ct string) error {
+	s.puts.Add(1)
+	return s.Store.Put(ctx, key, r, size, ct)
+}
+
+// Puts is how many Puts there were.
+func (s *CountingPuts) Puts() int64 { return s.puts.Load() }

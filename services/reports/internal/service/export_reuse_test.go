@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,25 +18,11 @@ import (
 	"github.com/acctsuite/acct/pkg/exportfiles"
 	"github.com/acctsuite/acct/pkg/openapi/openapitest"
 	"github.com/acctsuite/acct/pkg/storage"
+	"github.com/acctsuite/acct/pkg/storage/storagetest"
 	"github.com/acctsuite/acct/services/reports/internal/adapters/postgres"
 	"github.com/acctsuite/acct/services/reports/internal/app"
 	"github.com/acctsuite/acct/services/reports/internal/domain"
 )
-
-// objectKey is the key of the object a pre-signed URL of the filesystem
-// store downloads.
-func objectKey(t *testing.T, rawURL string) string {
-	t.Helper()
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, ok := strings.CutPrefix(u.Path, storage.DownloadPathPrefix)
-	if !ok {
-		t.Fatalf("URL %s is not on the download route", rawURL)
-	}
-	return key
-}
 
 // exportAt asks for the export at path (validated against the document)
 // and decodes its 200 answer.
@@ -72,13 +56,13 @@ func TestExportReuse(t *testing.T) {
 
 	q := period("2026-03-01", "2026-03-31")
 	d1, rows1 := e.export(tok, bid, q)
-	file1 := storedFile(t, dir, objectKey(t, d1.PresignedURL))
+	file1 := storedFile(t, dir, storagetest.DownloadKey(t, d1.PresignedURL))
 	d2, rows2 := e.export(tok, bid, q)
-	key := objectKey(t, d1.PresignedURL)
+	key := storagetest.DownloadKey(t, d1.PresignedURL)
 	if !strings.HasPrefix(key, "exports/reports/"+bid.String()+"/transactions/") || !strings.HasSuffix(key, ".csv") {
 		t.Fatalf("key %s", key)
 	}
-	if objectKey(t, d2.PresignedURL) != key || d2.DocumentID != d1.DocumentID || d2.CreatedAt.Sub(d1.CreatedAt).Abs() > time.Second ||
+	if storagetest.DownloadKey(t, d2.PresignedURL) != key || d2.DocumentID != d1.DocumentID || d2.CreatedAt.Sub(d1.CreatedAt).Abs() > time.Second ||
 		len(rows1) != 1 || fmt.Sprint(rows2) != fmt.Sprint(rows1) {
 		t.Fatalf("second export %+v (%d rows), want the first's file %s (%+v)", d2, len(rows2), key, d1)
 	}
@@ -88,7 +72,7 @@ func TestExportReuse(t *testing.T) {
 	// A new bank transaction: a new file, with it.
 	e.deliver(txEvent(t, bankTx(bid, "2026-03-11", "CATEGORIZED", "RENT", 100)))
 	d3, rows3 := e.export(tok, bid, q)
-	if objectKey(t, d3.PresignedURL) == key || d3.DocumentID == d1.DocumentID || len(rows3) != 2 {
+	if storagetest.DownloadKey(t, d3.PresignedURL) == key || d3.DocumentID == d1.DocumentID || len(rows3) != 2 {
 		t.Fatalf("after a new bank transaction: %+v, %d rows; want a new file with 2 rows", d3, len(rows3))
 	}
 
@@ -102,28 +86,17 @@ func TestExportReuse(t *testing.T) {
 	before := map[string]string{}
 	for _, p := range paths {
 		a, b := e.exportAt(tok, p), e.exportAt(tok, p)
-		if objectKey(t, a.PresignedURL) != objectKey(t, b.PresignedURL) || a.DocumentID != b.DocumentID {
-			t.Fatalf("%s twice: %s and %s", p, objectKey(t, a.PresignedURL), objectKey(t, b.PresignedURL))
+		if storagetest.DownloadKey(t, a.PresignedURL) != storagetest.DownloadKey(t, b.PresignedURL) || a.DocumentID != b.DocumentID {
+			t.Fatalf("%s twice: %s and %s", p, storagetest.DownloadKey(t, a.PresignedURL), storagetest.DownloadKey(t, b.PresignedURL))
 		}
-		before[p] = objectKey(t, a.PresignedURL)
+		before[p] = storagetest.DownloadKey(t, a.PresignedURL)
 	}
 	e.deliver(event(t, entry(bid, "2026-03-12", line(bid, "CASH", "DEBIT", 5000), line(bid, "SALES", "CREDIT", 5000))))
 	for _, p := range paths {
-		if k := objectKey(t, e.exportAt(tok, p).PresignedURL); k == before[p] {
+		if k := storagetest.DownloadKey(t, e.exportAt(tok, p).PresignedURL); k == before[p] {
 			t.Errorf("%s after a new entry: the file before it (%s)", p, k)
 		}
 	}
-}
-
-// countingPuts counts the Puts of a store.
-type countingPuts struct {
-	storage.Store
-	puts atomic.Int64
-}
-
-func (s *countingPuts) Put(ctx context.Context, key string, r io.Reader, size int64, ct string) error {
-	s.puts.Add(1)
-	return s.Store.Put(ctx, key, r, size, ct)
 }
 
 // TestExportWrittenOnce: within the reuse window an identical export of
@@ -138,7 +111,7 @@ func TestExportWrittenOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := &countingPuts{Store: fsStore}
+	files := &storagetest.CountingPuts{Store: fsStore}
 	newExports := func(p exportfiles.Policy) *app.Exports {
 		x := app.NewExports(postgres.Snapshot{DB: e.DB}, postgres.New(e.DB), e.S.Reports, e.Svc.Kit.Businesses(), files)
 		x.UsePolicy(p)
@@ -177,8 +150,8 @@ func TestExportWrittenOnce(t *testing.T) {
 			}
 			ids[a.ID] = true
 		}
-		if files.puts.Load() != wantPuts {
-			t.Fatalf("%d writes, want %d", files.puts.Load(), wantPuts)
+		if files.Puts() != wantPuts {
+			t.Fatalf("%d writes, want %d", files.Puts(), wantPuts)
 		}
 	}
 	round(4)
@@ -195,8 +168,8 @@ func TestExportWrittenOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if files.puts.Load() != 10 {
-		t.Fatalf("with no reuse window: %d writes, want 10", files.puts.Load())
+	if files.Puts() != 10 {
+		t.Fatalf("with no reuse window: %d writes, want 10", files.Puts())
 	}
 }
 
@@ -210,7 +183,7 @@ func TestExportSweep(t *testing.T) {
 	tok := e.Svc.Tokens.Platform(t, "client-a")
 	old, _ := e.export(tok, bid, period("2026-03-01", "2026-03-31"))
 	young := e.exportAt(tok, fmt.Sprintf("/v1/businesses/%s/reports/balance-sheet/exports/csv?effective_date=2026-03-31", bid))
-	oldKey, youngKey := objectKey(t, old.PresignedURL), objectKey(t, young.PresignedURL)
+	oldKey, youngKey := storagetest.DownloadKey(t, old.PresignedURL), storagetest.DownloadKey(t, young.PresignedURL)
 
 	fsStore, err := storage.NewFS(storage.FSOptions{Dir: dir, PublicBaseURL: "http://127.0.0.1:1", SigningKey: bytes.Repeat([]byte("k"), storage.MinSigningKeyLength)})
 	if err != nil {

@@ -3,13 +3,10 @@ package service
 import (
 	"bytes"
 	"context"
-	"io"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,24 +15,10 @@ import (
 	"github.com/acctsuite/acct/pkg/exportfiles"
 	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/storage"
+	"github.com/acctsuite/acct/pkg/storage/storagetest"
 	"github.com/acctsuite/acct/services/transactions/internal/adapters/postgres"
 	"github.com/acctsuite/acct/services/transactions/internal/app"
 )
-
-// objectKey is the key of the object a pre-signed URL of the filesystem
-// store downloads.
-func objectKey(t *testing.T, rawURL string) string {
-	t.Helper()
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, ok := strings.CutPrefix(u.Path, storage.DownloadPathPrefix)
-	if !ok {
-		t.Fatalf("URL %s is not on the download route", rawURL)
-	}
-	return key
-}
 
 // TestLedgerExportReuse: the same export twice within the reuse window is
 // one file (same key and document id, the first answer's created_at); a new
@@ -51,11 +34,11 @@ func TestLedgerExportReuse(t *testing.T) {
 
 	first := data(e.Do(req("GET", entries, tok, nil), 200))
 	second := data(e.Do(req("GET", entries, tok, nil), 200))
-	key := objectKey(t, first["presignedUrl"].(string))
+	key := storagetest.DownloadKey(t, first["presignedUrl"].(string))
 	if !strings.HasPrefix(key, "exports/transactions/"+bid.String()+"/ledger-entries/") || !strings.HasSuffix(key, ".csv") {
 		t.Fatalf("key %s", key)
 	}
-	if objectKey(t, second["presignedUrl"].(string)) != key || second["documentId"] != first["documentId"] || !near(t, second["createdAt"], first["createdAt"]) {
+	if storagetest.DownloadKey(t, second["presignedUrl"].(string)) != key || second["documentId"] != first["documentId"] || !near(t, second["createdAt"], first["createdAt"]) {
 		t.Fatalf("second answer %v, want the first's file %s (%v)", second, key, first)
 	}
 	if rows := readCSV(t, e.Do(req("GET", entries, tok, nil), 200), "LEDGER_ENTRIES_CSV"); len(rows) != 1+2 {
@@ -65,7 +48,7 @@ func TestLedgerExportReuse(t *testing.T) {
 	// A new entry: a new file, with it.
 	e.post(bid, tok, map[string]any{"entry_at": "2026-03-03", "line_items": []any{line(stable("CASH"), 7, "DEBIT"), line(stable("SALES"), 7, "CREDIT")}}, 201)
 	third := e.Do(req("GET", entries, tok, nil), 200)
-	if k := objectKey(t, data(third)["presignedUrl"].(string)); k == key || data(third)["documentId"] == first["documentId"] {
+	if k := storagetest.DownloadKey(t, data(third)["presignedUrl"].(string)); k == key || data(third)["documentId"] == first["documentId"] {
 		t.Fatalf("after a new entry: key %s, document %v; want a new file", k, data(third)["documentId"])
 	}
 	if rows := readCSV(t, third, "LEDGER_ENTRIES_CSV"); len(rows) != 1+4 {
@@ -74,7 +57,7 @@ func TestLedgerExportReuse(t *testing.T) {
 
 	// A renamed account: a new balances file, with the new name.
 	b1 := data(e.Do(req("GET", balances, tok, nil), 200))
-	if b2 := data(e.Do(req("GET", balances, tok, nil), 200)); objectKey(t, b2["presignedUrl"].(string)) != objectKey(t, b1["presignedUrl"].(string)) {
+	if b2 := data(e.Do(req("GET", balances, tok, nil), 200)); storagetest.DownloadKey(t, b2["presignedUrl"].(string)) != storagetest.DownloadKey(t, b1["presignedUrl"].(string)) {
 		t.Fatalf("balances twice: two files")
 	}
 	created := data(e.Do(req("POST", base(bid)+"/ledger/accounts", tok, map[string]any{
@@ -85,7 +68,7 @@ func TestLedgerExportReuse(t *testing.T) {
 	b4 := e.Do(req("GET", balances, tok, nil), 200)
 	keys := map[string]bool{}
 	for _, b := range []map[string]any{b1, b3, data(b4)} {
-		keys[objectKey(t, b["presignedUrl"].(string))] = true
+		keys[storagetest.DownloadKey(t, b["presignedUrl"].(string))] = true
 	}
 	if len(keys) != 3 {
 		t.Fatalf("balances before and after a new account and a rename: %d files, want 3", len(keys))
@@ -114,17 +97,6 @@ func near(t *testing.T, a, b any) bool {
 	return ta.Sub(tb).Abs() <= time.Second
 }
 
-// countingStore counts the Puts of a store.
-type countingStore struct {
-	storage.Store
-	puts atomic.Int64
-}
-
-func (s *countingStore) Put(ctx context.Context, key string, r io.Reader, size int64, ct string) error {
-	s.puts.Add(1)
-	return s.Store.Put(ctx, key, r, size, ct)
-}
-
 // TestLedgerExportWrittenOnce: within the reuse window an identical
 // export writes nothing; a new entry makes it write again; with a window
 // of 0 every export writes.
@@ -136,7 +108,7 @@ func TestLedgerExportWrittenOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := &countingStore{Store: fsStore}
+	files := &storagetest.CountingPuts{Store: fsStore}
 	store := postgres.New(e.DB)
 	ledger := app.NewLedger(outbox.UnitOfWork{DB: e.DB}, store, outbox.Events{DB: e.DB}, nil)
 	ledger.UseExportStore(files, store, exportfiles.Policy{TTL: 24 * time.Hour, ReuseWindow: 5 * time.Minute})
@@ -153,16 +125,16 @@ func TestLedgerExportWrittenOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if files.puts.Load() != 1 || d1.ID != d2.ID || objectKey(t, d1.URL) != objectKey(t, d2.URL) || d1.CreatedAt.Sub(d2.CreatedAt).Abs() > time.Second {
-		t.Fatalf("two identical exports: %d writes, %+v and %+v", files.puts.Load(), d1, d2)
+	if files.Puts() != 1 || d1.ID != d2.ID || storagetest.DownloadKey(t, d1.URL) != storagetest.DownloadKey(t, d2.URL) || d1.CreatedAt.Sub(d2.CreatedAt).Abs() > time.Second {
+		t.Fatalf("two identical exports: %d writes, %+v and %+v", files.Puts(), d1, d2)
 	}
-	if _, err := ledger.BalancesCSV(ctx, bid, period); err != nil || files.puts.Load() != 2 {
-		t.Fatalf("another kind: %v, %d writes", err, files.puts.Load())
+	if _, err := ledger.BalancesCSV(ctx, bid, period); err != nil || files.Puts() != 2 {
+		t.Fatalf("another kind: %v, %d writes", err, files.Puts())
 	}
 	e.post(bid, tok, map[string]any{"entry_at": "2026-03-03", "line_items": []any{line(stable("CASH"), 7, "DEBIT"), line(stable("SALES"), 7, "CREDIT")}}, 201)
 	d3, err := ledger.EntriesCSV(ctx, bid, period)
-	if err != nil || files.puts.Load() != 3 || d3.ID == d1.ID {
-		t.Fatalf("after a new entry: %v, %d writes, %+v", err, files.puts.Load(), d3)
+	if err != nil || files.Puts() != 3 || d3.ID == d1.ID {
+		t.Fatalf("after a new entry: %v, %d writes, %+v", err, files.Puts(), d3)
 	}
 
 	never := app.NewLedger(outbox.UnitOfWork{DB: e.DB}, store, outbox.Events{DB: e.DB}, nil)
@@ -172,8 +144,8 @@ func TestLedgerExportWrittenOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if files.puts.Load() != 5 {
-		t.Fatalf("with no reuse window: %d writes, want 5", files.puts.Load())
+	if files.Puts() != 5 {
+		t.Fatalf("with no reuse window: %d writes, want 5", files.Puts())
 	}
 }
 
@@ -191,7 +163,7 @@ func TestLedgerExportSweep(t *testing.T) {
 	txnID := rec["id"].(string)
 	old := data(e.Do(req("GET", base(bid)+"/ledger/entries/exports/csv?start_date=2026-03-01", tok, nil), 200))
 	young := data(e.Do(req("GET", base(bid)+"/ledger/balances/exports/csv", tok, nil), 200))
-	oldKey, youngKey := objectKey(t, old["presignedUrl"].(string)), objectKey(t, young["presignedUrl"].(string))
+	oldKey, youngKey := storagetest.DownloadKey(t, old["presignedUrl"].(string)), storagetest.DownloadKey(t, young["presignedUrl"].(string))
 
 	// Files of the former layout, and a key under transactions/ it never used.
 	fsStore, err := storage.NewFS(storage.FSOptions{Dir: e.dir, PublicBaseURL: "http://127.0.0.1:1", SigningKey: bytes.Repeat([]byte("k"), storage.MinSigningKeyLength)})
