@@ -158,23 +158,36 @@ func TestWebhooksThroughTheSuite(t *testing.T) {
 	t.Logf("%d webhook-ids (%d deliveries, %d duplicates) reached the receiver; arrival positions of Business, Customer, Invoice, InvoicePayment .created: %v",
 		len(got.Deliveries), got.Count, got.Duplicates, order)
 
-	// The endpoint's deliveries show them delivered.
-	r = jsonCall(t, http.MethodGet, "/v1/webhooks/endpoints/"+endpoint+"/deliveries?status=delivered&limit=200", tok, nil)
-	if r.status != http.StatusOK {
-		t.Fatalf("deliveries: %d %s", r.status, r.body)
-	}
-	delivered := map[string]bool{}
-	for _, it := range r.json["data"].([]any) {
-		d := it.(map[string]any)
-		delivered[d["event_type"].(string)] = true
-		if d["status"] != "delivered" || d["attempt_count"].(float64) < 1 {
-			t.Errorf("delivery %v", d)
+	// The endpoint's deliveries show them delivered, once their outcomes
+	// are recorded (the dispatcher writes them in batches, shortly after
+	// the receiver answered).
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r = jsonCall(t, http.MethodGet, "/v1/webhooks/endpoints/"+endpoint+"/deliveries?status=delivered&limit=200", tok, nil)
+		if r.status != http.StatusOK {
+			t.Fatalf("deliveries: %d %s", r.status, r.body)
 		}
-	}
-	for _, w := range want {
-		if !delivered[w.typ] {
-			t.Errorf("no %s in the endpoint's delivered deliveries: %s", w.typ, r.body)
+		delivered := map[string]bool{}
+		for _, it := range r.json["data"].([]any) {
+			d := it.(map[string]any)
+			delivered[d["event_type"].(string)] = true
+			if d["status"] != "delivered" || d["attempt_count"].(float64) < 1 {
+				t.Fatalf("delivery %v", d)
+			}
 		}
+		var missing []string
+		for _, w := range want {
+			if !delivered[w.typ] {
+				missing = append(missing, w.typ)
+			}
+		}
+		if len(missing) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30 s no %v in the endpoint's delivered deliveries: %s", missing, r.body)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 
 	// A business token is refused by the gateway; another platform does
