@@ -18,13 +18,15 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"github.com/acctsuite/acct/pkg/httpauth"
-	"github.com/acctsuite/acct/pkg/httpguard"
 	"io"
 	"log/slog"
 	"net"
 	"sync"
 	"time"
+
+	"github.com/acctsuite/acct/pkg/httpauth"
+	"github.com/acctsuite/acct/pkg/httpguard"
+	"github.com/google/uuid"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/prometheus/client_golang/prometheus"
@@ -67,6 +69,14 @@ type Definition struct {
 	// in one transaction (consumer.Config.BatchSize); 0 applies each in its
 	// own. For services whose read models replay large backlogs.
 	DefaultConsumerBatchSize int
+	// LockBusiness, when set, takes the lock the service's one-event
+	// handlers take for a business (e.g. an advisory lock on it). In a
+	// batch applied one event at a time, the kit takes it first for every
+	// business of the batch, sorted and once each: handlers that each lock
+	// their event's business would otherwise lock a batch's businesses in
+	// message order, and two batches holding each other's businesses
+	// deadlock. ConsumeBatch handlers order their own locks.
+	LockBusiness func(ctx context.Context, tx bun.Tx, businessID uuid.UUID) error
 	// HTTP adjusts the app options (timeouts, streaming); Service, Logger,
 	// BodyLimit and Metrics are set by the kit.
 	HTTP httpx.Options

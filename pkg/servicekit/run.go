@@ -1,6 +1,7 @@
 package servicekit
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/uptrace/bun"
 
@@ -202,6 +204,9 @@ func (k *Kit) dispatch(ctx context.Context, tx bun.Tx, e events.Event) error {
 // partition's, so one topic's): a batch handler once with every event, a
 // one-event handler for each.
 func (k *Kit) dispatchBatch(ctx context.Context, tx bun.Tx, es []events.Event) error {
+	if err := k.lockBusinesses(ctx, tx, es); err != nil {
+		return err
+	}
 	for _, h := range k.handlers[es[0].Topic] {
 		if h.batch != nil {
 			if err := h.batch(ctx, tx, es); err != nil {
@@ -213,6 +218,27 @@ func (k *Kit) dispatchBatch(ctx context.Context, tx bun.Tx, es []events.Event) e
 			if err := h.one(ctx, tx, e); err != nil {
 				return fmt.Errorf("event %s: %w", e.ID, err)
 			}
+		}
+	}
+	return nil
+}
+
+// lockBusinesses takes Definition.LockBusiness for every business of a
+// batch that one-event handlers apply, sorted, before any of them runs.
+func (k *Kit) lockBusinesses(ctx context.Context, tx bun.Tx, es []events.Event) error {
+	if k.def.LockBusiness == nil || len(es) < 2 || !slices.ContainsFunc(k.handlers[es[0].Topic], func(h topicHandler) bool { return h.one != nil }) {
+		return nil
+	}
+	ids := make([]uuid.UUID, 0, len(es))
+	for _, e := range es {
+		if id, err := uuid.Parse(e.Subject); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
+	for _, id := range slices.Compact(ids) {
+		if err := k.def.LockBusiness(ctx, tx, id); err != nil {
+			return fmt.Errorf("lock business %s: %w", id, err)
 		}
 	}
 	return nil

@@ -123,6 +123,12 @@ func defaultBasis(b events.Business, found bool) string {
 	return domain.BasisAccrual
 }
 
+// LockBusiness takes business bid's read-model lock in the transaction
+// ctx carries (the one every writer of its read model takes first).
+func (r *Reports) LockBusiness(ctx context.Context, bid uuid.UUID) error {
+	return r.store.LockBusiness(ctx, bid)
+}
+
 // markChanged is Store.MarkChanged for each business.
 func (r *Reports) markChanged(ctx context.Context, businesses ...uuid.UUID) error {
 	for _, bid := range businesses {

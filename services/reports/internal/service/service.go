@@ -14,6 +14,7 @@ import (
 	"io"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/consumer"
 	"github.com/acctsuite/acct/pkg/events"
@@ -53,9 +54,15 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 		// this many waiting events per transaction, with one statement
 		// per read-model table for all of them.
 		DefaultConsumerBatchSize: ConsumerBatchSize,
-		OpenAPI:                  reports.OpenAPI,
-		Setup:                    func(ctx context.Context, k *servicekit.Kit) error { return s.setup(ctx, cfg, k) },
-		Commands:                 map[string]servicekit.Command{"rebuild": s.rebuild},
+		// Batches of the topics applied one event at a time lock their
+		// businesses in one order first, as the ledger's batches do, so
+		// that no two batches deadlock.
+		LockBusiness: func(ctx context.Context, tx bun.Tx, bid uuid.UUID) error {
+			return s.Reports.LockBusiness(pgdb.WithTx(ctx, tx), bid)
+		},
+		OpenAPI:  reports.OpenAPI,
+		Setup:    func(ctx context.Context, k *servicekit.Kit) error { return s.setup(ctx, cfg, k) },
+		Commands: map[string]servicekit.Command{"rebuild": s.rebuild},
 	}
 }
 
