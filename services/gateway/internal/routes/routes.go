@@ -114,7 +114,7 @@ var Table = []Route{
 	// transactions: the ledger and the chart of accounts.
 	{Methods: []string{http.MethodGet}, Path: "/v1/businesses/:businessId/ledger/chart", Upstream: Transactions, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/ledger/accounts", Upstream: Transactions, Auth: Token, Tenancy: Business},
-	{Methods: []string{http.MethodGet, http.MethodPut}, Path: "/v1/businesses/:businessId/ledger/accounts/:accountId", Upstream: Transactions, Auth: Token, Tenancy: Business},
+	{Methods: []string{http.MethodGet, http.MethodPut, http.MethodDelete}, Path: "/v1/businesses/:businessId/ledger/accounts/:accountId", Upstream: Transactions, Auth: Token, Tenancy: Business},
 	{Methods: []string{http.MethodPost}, Path: "/v1/businesses/:businessId/ledger/accounts/:accountId/archive", Upstream: Transactions, Auth: Token, Tenancy: Business},
 	// The general ledger detail of an account, and the journal's and the
 	// balances' CSV exports (static segments, matched before :entryId).

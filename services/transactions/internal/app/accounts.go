@@ -190,6 +190,41 @@ func (l *Ledger) ArchiveAccount(ctx context.Context, businessID, id uuid.UUID) (
 	return out, err
 }
 
+// DeleteAccount is DELETE /ledger/accounts/{id}: an account nothing ever
+// referred to (no ledger lines, no sub-accounts, no rule, no bank
+// account) goes; any other is a 409 that says to archive it
+// (domain.Account.CanDelete). The other services learn it as the
+// account archived, so it is offered nowhere. The account row is locked
+// first, so a concurrent posting to it either commits first (and the
+// delete is refused) or finds it gone.
+func (l *Ledger) DeleteAccount(ctx context.Context, businessID, id uuid.UUID) error {
+	return l.uow.Do(ctx, func(ctx context.Context) error {
+		a, ok, err := l.store.FindAccount(ctx, businessID, id, LockUpdate)
+		if err != nil {
+			return fmt.Errorf("find account %s: %w", id, err)
+		}
+		if !ok {
+			return domain.ErrAccountNotFound()
+		}
+		use, err := l.store.AccountUse(ctx, businessID, id)
+		if err != nil {
+			return fmt.Errorf("use of account %s: %w", id, err)
+		}
+		if err := a.CanDelete(use); err != nil {
+			return err
+		}
+		if err := l.store.DeleteAccount(ctx, businessID, id); err != nil {
+			return err
+		}
+		now := l.clock()
+		if !a.Archived() {
+			a.ArchivedAt = &now
+		}
+		a.UpdatedAt = now
+		return l.publishAccounts(ctx, businessID, []domain.Account{a})
+	})
+}
+
 // BankAccountKind says where a bank account's ledger account goes.
 type BankAccountKind string
 

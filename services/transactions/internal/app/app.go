@@ -135,6 +135,12 @@ type Store interface {
 	// AccountUsage is the account's all-time totals and its number of live
 	// sub-accounts.
 	AccountUsage(ctx context.Context, businessID, id uuid.UUID) (domain.DebitCredit, int, error)
+	// AccountUse is what refers to the account (lines, sub-accounts,
+	// categorization rules).
+	AccountUse(ctx context.Context, businessID, id uuid.UUID) (domain.AccountUse, error)
+	// DeleteAccount deletes the account's row. A bank account or bank
+	// transaction that refers to it makes it a 409 error.
+	DeleteAccount(ctx context.Context, businessID, id uuid.UUID) error
 
 	// InsertEntryRows inserts each entry (not its lines) unless an entry
 	// with the same source version or a live entry of the same source

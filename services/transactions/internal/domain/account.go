@@ -385,6 +385,36 @@ func (a Account) CanArchive(balance DebitCredit, liveChildren int) error {
 	return nil
 }
 
+// AccountUse is what refers to an account besides its row: the ledger
+// lines posted to it, its sub-accounts (archived ones too) and the
+// categorization rules that name it.
+type AccountUse struct {
+	HasLines    bool
+	SubAccounts int
+	Rules       int
+}
+
+// CanDelete says whether the account may be deleted: only one of the
+// business's own that nothing refers to. One with ledger lines keeps its
+// history and can only be archived (409 that says so); a default account
+// of the chart stays.
+func (a Account) CanDelete(u AccountUse) error {
+	switch {
+	case a.Default:
+		return apperr.New(apperr.Conflict, "default accounts of the chart cannot be deleted").WithEnum(EnumDefaultAccount)
+	case u.HasLines:
+		return apperr.New(apperr.Conflict, "the account has ledger lines, which stay in the books: archive it instead "+
+			"(POST .../ledger/accounts/{accountId}/archive)").WithEnum(EnumAccountInUse)
+	case u.SubAccounts > 0:
+		return apperr.Newf(apperr.Conflict, "the account has %d sub-account(s); delete them first, or archive it", u.SubAccounts).
+			WithEnum(EnumAccountInUse).WithMeta("sub_accounts", u.SubAccounts)
+	case u.Rules > 0:
+		return apperr.Newf(apperr.Conflict, "%d categorization rule(s) use the account; delete them first, or archive it", u.Rules).
+			WithEnum(EnumAccountInUse).WithMeta("categorization_rules", u.Rules)
+	}
+	return nil
+}
+
 // AccountRef names an account either by id or by stable name (the API's
 // AccountId and StableName identifiers). Exactly one is set.
 type AccountRef struct {

@@ -174,6 +174,33 @@ func TestCanArchive(t *testing.T) {
 	}
 }
 
+func TestCanDelete(t *testing.T) {
+	chart := seeded(t, "US")
+	user := Account{Name: "X", Type: Expense}
+	tests := []struct {
+		name     string
+		account  Account
+		use      AccountUse
+		wantEnum string
+		wantText string
+	}{
+		{"never used", user, AccountUse{}, "", ""},
+		{"lines (at any balance)", user, AccountUse{HasLines: true}, EnumAccountInUse, "archive it instead"},
+		{"sub-accounts", user, AccountUse{SubAccounts: 1}, EnumAccountInUse, "sub-account"},
+		{"a rule", user, AccountUse{Rules: 2}, EnumAccountInUse, "categorization rule"},
+		{"default account", chart["TIPS"], AccountUse{}, EnumDefaultAccount, "default"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.account.CanDelete(tt.use)
+			typ, enum := errEnum(err)
+			if enum != tt.wantEnum || (err != nil && (typ != apperr.Conflict || !strings.Contains(err.Error(), tt.wantText))) {
+				t.Fatalf("error = %v (%s), want %q saying %q", err, enum, tt.wantEnum, tt.wantText)
+			}
+		})
+	}
+}
+
 func TestAccountTypeAndDirection(t *testing.T) {
 	for _, tc := range []struct {
 		typ  AccountType

@@ -2,6 +2,7 @@ package service
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -222,12 +223,67 @@ func TestLedgerAccounts(t *testing.T) {
 		e.DoInvalid(req("POST", archive(uuid.NewString()), tok, nil), 404, domain.EnumAccountNotFound)
 	})
 
+	t.Run("delete", func(t *testing.T) {
+		e := e.with(t)
+		create := func(body map[string]any) string {
+			return plainID(t, data(e.Do(req("POST", accounts, tok, body), 201)))
+		}
+		del := func(id string) *http.Request { return req("DELETE", accounts+"/"+id, tok, nil) }
+		e.DoInvalid(del(domain.DefaultAccountID(bid, "TIPS").String()), 409, domain.EnumDefaultAccount)
+
+		// An account never used goes: 404 afterwards, out of the chart,
+		// and the other services see it archived.
+		unused := create(map[string]any{"name": "Never used", "account_type": "EXPENSE"})
+		e.NoContent(del(unused))
+		e.DoInvalid(req("GET", accounts+"/"+unused, tok, nil), 404, domain.EnumAccountNotFound)
+		e.DoInvalid(del(unused), 404, domain.EnumAccountNotFound)
+		if e.chart(bid, tok)[unused] != nil {
+			t.Fatal("a deleted account is in the chart")
+		}
+		evts := e.accountEvents(bid.String())
+		last := evts[len(evts)-1].Accounts
+		if len(last) != 1 || last[0].ID.String() != unused || !last[0].Archived {
+			t.Fatalf("last accounts event %+v, want the deleted account archived", last)
+		}
+
+		// Ledger lines keep an account, even at a zero balance: archive it.
+		used := create(map[string]any{"name": "Used once", "account_type": "EXPENSE"})
+		for _, dir := range [][2]string{{"DEBIT", "CREDIT"}, {"CREDIT", "DEBIT"}} {
+			e.post(bid, tok, map[string]any{"entry_at": "2026-02-10", "line_items": []any{
+				line(accountID(used), 300, dir[0]), line(stable("CASH"), 300, dir[1])}}, 201)
+		}
+		if m := e.DoInvalid(del(used), 409, domain.EnumAccountInUse); !strings.Contains(m["description"].(string), "archive") {
+			t.Fatalf("in-use error %v does not say to archive it", m)
+		}
+		data(e.Do(req("POST", accounts+"/"+used+"/archive", tok, nil), 200))
+		e.DoInvalid(del(used), 409, domain.EnumAccountInUse) // archived, still with its lines
+
+		// Sub-accounts (archived ones too) keep a parent; a rule keeps its
+		// category; a bank account keeps its ledger account.
+		parent := create(map[string]any{"name": "Parent", "account_type": "EXPENSE"})
+		child := create(map[string]any{"name": "Child", "account_type": "EXPENSE", "parent_id": accountID(parent)})
+		data(e.Do(req("POST", accounts+"/"+child+"/archive", tok, nil), 200))
+		e.DoInvalid(del(parent), 409, domain.EnumAccountInUse)
+		e.NoContent(del(child))
+		e.NoContent(del(parent))
+
+		ruled := create(map[string]any{"name": "Ruled", "account_type": "EXPENSE"})
+		rule := data(e.Do(req("POST", base(bid)+"/categorization-rules", tok, map[string]any{"direction": "DEBIT", "category": accountID(ruled)}), 201))
+		e.DoInvalid(del(ruled), 409, domain.EnumAccountInUse)
+		e.NoContent(req("DELETE", base(bid)+"/categorization-rules/"+rule["id"].(string), tok, nil))
+		e.NoContent(del(ruled))
+
+		box := data(e.Do(req("POST", base(bid)+"/custom-accounts", tok, map[string]any{"account_name": "Box", "account_type": "DEPOSITORY"}), 201))
+		e.DoInvalid(del(box["ledger_account_id"].(string)), 409, domain.EnumAccountInUse)
+	})
+
 	t.Run("bad ids", func(t *testing.T) {
 		e := e.with(t)
 		for _, rq := range []*http.Request{
 			req("GET", accounts+"/not-a-uuid", tok, nil),
 			req("PUT", accounts+"/not-a-uuid", tok, map[string]any{"name": "X"}),
 			req("POST", accounts+"/not-a-uuid/archive", tok, nil),
+			req("DELETE", accounts+"/not-a-uuid", tok, nil),
 			req("GET", "/v1/businesses/not-a-uuid/ledger/chart", tok, nil),
 		} {
 			e.DoInvalid(rq, 400, "InvalidParameters")

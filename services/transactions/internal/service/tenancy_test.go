@@ -30,6 +30,7 @@ func TestCrossTenant(t *testing.T) {
 		{Method: "POST", Path: b + "/ledger/accounts", Body: map[string]any{"name": "X", "account_type": "EXPENSE"}},
 		{Method: "PUT", Path: b + "/ledger/accounts/" + account, Body: map[string]any{"name": "X"}},
 		{Method: "POST", Path: b + "/ledger/accounts/" + account + "/archive"},
+		{Method: "DELETE", Path: b + "/ledger/accounts/" + account},
 		{Method: "GET", Path: b + "/categories"},
 		{Method: "GET", Path: b + "/ledger/entries"},
 		{Method: "GET", Path: b + "/ledger/entries/" + entry},
@@ -76,6 +77,7 @@ func TestCrossTenant(t *testing.T) {
 		{"GET", other + "/ledger/accounts/" + account + "/lines", nil, domain.EnumAccountNotFound},
 		{"PUT", other + "/ledger/accounts/" + account, map[string]any{"name": "X"}, domain.EnumAccountNotFound},
 		{"POST", other + "/ledger/accounts/" + account + "/archive", nil, domain.EnumAccountNotFound},
+		{"DELETE", other + "/ledger/accounts/" + account, nil, domain.EnumAccountNotFound},
 		{"GET", other + "/ledger/entries/" + entry, nil, domain.EnumEntryNotFound},
 		{"POST", other + "/ledger/entries/" + entry + "/reverse", nil, domain.EnumEntryNotFound},
 	} {

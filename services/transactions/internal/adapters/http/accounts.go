@@ -148,6 +148,19 @@ func (h *handlers) updateAccount(c *fiber.Ctx) error {
 	return httpx.OK(c, toPlainAccount(a))
 }
 
+// deleteAccount is DELETE /v1/businesses/{businessId}/ledger/accounts/{accountId}:
+// 204, or a 409 error object saying to archive an account in use.
+func (h *handlers) deleteAccount(c *fiber.Ctx) error {
+	id, err := accountParam(c)
+	if err != nil {
+		return err
+	}
+	if err := h.ledger.DeleteAccount(c.UserContext(), businessID(c), id); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}
+
 // archiveAccount is POST /v1/businesses/{businessId}/ledger/accounts/{accountId}/archive.
 func (h *handlers) archiveAccount(c *fiber.Ctx) error {
 	id, err := accountParam(c)

@@ -55,6 +55,7 @@ func Register(r fiber.Router, o Options) {
 	r.Post(p+"/ledger/accounts", auth, biz, idem, h.createAccount)
 	r.Put(p+"/ledger/accounts/:accountId", auth, biz, h.updateAccount)
 	r.Post(p+"/ledger/accounts/:accountId/archive", auth, biz, h.archiveAccount)
+	r.Delete(p+"/ledger/accounts/:accountId", auth, biz, h.deleteAccount)
 	r.Get(p+"/categories", auth, biz, h.listCategories)
 
 	r.Get(p+"/ledger/entries", auth, biz, h.listEntries)

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/acctsuite/acct/pkg/apperr"
 	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/services/transactions/internal/app"
 	"github.com/acctsuite/acct/services/transactions/internal/domain"
@@ -224,6 +225,41 @@ func (s *Store) UpdateAccount(ctx context.Context, a domain.Account) error {
 		return wrap("update account", err)
 	}
 	return nil
+}
+
+// AccountUse implements app.Store. The rules are found by the account's id
+// anywhere in their draft (its category, a split's).
+func (s *Store) AccountUse(ctx context.Context, businessID, id uuid.UUID) (domain.AccountUse, error) {
+	var u struct {
+		HasLines    bool `bun:"has_lines"`
+		SubAccounts int  `bun:"sub_accounts"`
+		Rules       int  `bun:"rules"`
+	}
+	err := s.conn(ctx).NewRaw(`
+		SELECT
+			EXISTS (SELECT 1 FROM ledger_lines WHERE business_id = ? AND account_id = ?) AS has_lines,
+			(SELECT count(*) FROM ledger_accounts WHERE business_id = ? AND parent_id = ?) AS sub_accounts,
+			(SELECT count(*) FROM categorization_rules
+			  WHERE business_id = ? AND jsonb_path_exists(draft, ?::jsonpath, jsonb_build_object('id', ?::text))) AS rules`,
+		businessID, id, businessID, id, businessID, anyValueIs, id.String()).Scan(ctx, &u)
+	if err != nil {
+		return domain.AccountUse{}, wrap("account use", err)
+	}
+	return domain.AccountUse{HasLines: u.HasLines, SubAccounts: u.SubAccounts, Rules: u.Rules}, nil
+}
+
+// anyValueIs is a JSON path that finds $id anywhere in a document (a
+// parameter: Bun would take its question mark for a placeholder).
+const anyValueIs = `$.** ? (@ == $id)`
+
+// DeleteAccount implements app.Store.
+func (s *Store) DeleteAccount(ctx context.Context, businessID, id uuid.UUID) error {
+	_, err := s.conn(ctx).NewRaw("DELETE FROM ledger_accounts WHERE business_id = ? AND id = ?", businessID, id).Exec(ctx)
+	if pgdb.IsForeignKeyViolation(err) {
+		return apperr.New(apperr.Conflict, "a bank account or bank transaction uses the account: archive it instead").
+			WithEnum(domain.EnumAccountInUse)
+	}
+	return wrap("delete account", err)
 }
 
 // AccountUsage implements app.Store.
