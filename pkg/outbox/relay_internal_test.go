@@ -83,7 +83,7 @@ func TestLargestEventFitsTheBroker(t *testing.T) {
 	}
 }
 
-// TestPendingReadWithStaleStatistics: a backlog of 200,000 rows that came
+// TestPendingReadWithStaleStatistics: a backlog of 500,000 rows that came
 // after the table's statistics were taken (autovacuum off: they stay
 // stale), with one key parked. The pending read touches about a batch's
 // worth of buffers, whatever the backlog, and the drain publishes every
@@ -99,7 +99,7 @@ func TestPendingReadWithStaleStatistics(t *testing.T) {
 		`INSERT INTO outbox (id, topic, key, type, source, time, data)
 		 SELECT gen_random_uuid(), 't', CASE WHEN i % 1000 = 0 THEN 'parked-key' ELSE 'k' || (i % 997) END, 'x', 's', now(),
 		        jsonb_build_object('i', i)
-		   FROM generate_series(1, 200000) AS i`,
+		   FROM generate_series(1, 500000) AS i`,
 	} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -139,7 +139,7 @@ func TestPendingReadWithStaleStatistics(t *testing.T) {
 	if err := r.drain(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if want := 200000 - 200; pub.n != want || !pub.ordered {
+	if want := 500000 - 500; pub.n != want || !pub.ordered {
 		t.Fatalf("published %d events (in seq order: %v), want %d: all but the parked key's", pub.n, pub.ordered, want)
 	}
 }
