@@ -38,13 +38,6 @@ func TestKafkaOverTLSAndSASL(t *testing.T) {
 			"KAFKA_SASL_PASSWORD":  password,
 		}
 	}
-	build := func(env map[string]string) (servicekit.Definition, error) {
-		var cfg widgetsConfig
-		if err := pkgconfig.LoadFrom(&cfg, env); err != nil {
-			return servicekit.Definition{}, err
-		}
-		return (&widgets{}).definition(&cfg), nil
-	}
 	var created []string
 	create := func(t *testing.T, svc *servicetest.Service, bid uuid.UUID, name string) {
 		t.Helper()
@@ -58,7 +51,7 @@ func TestKafkaOverTLSAndSASL(t *testing.T) {
 	var bid uuid.UUID
 	t.Run("wrong password", func(t *testing.T) {
 		logs := &testkit.SyncBuffer{}
-		svc := servicetest.StartService(t, build, servicetest.ServiceOptions{Env: env("wrong-password"), Broker: broker,
+		svc := servicetest.StartService(t, buildWidgets, servicetest.ServiceOptions{Env: env("wrong-password"), Broker: broker,
 			Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn})), Unflushed: true})
 		bid = svc.SeedBusiness(t, "owner")
 		create(t, svc, bid, "while-refused")
@@ -77,7 +70,7 @@ func TestKafkaOverTLSAndSASL(t *testing.T) {
 	})
 
 	t.Run("right password", func(t *testing.T) {
-		svc := servicetest.StartService(t, build, servicetest.ServiceOptions{Env: env("right-password"), Broker: broker})
+		svc := servicetest.StartService(t, buildWidgets, servicetest.ServiceOptions{Env: env("right-password"), Broker: broker})
 		waitFor(t, "ready", func() bool { code, _ := call(t, "GET", svc.URL+"/readyz", "", ""); return code == 200 })
 		create(t, svc, bid, "after-restore")
 
@@ -102,6 +95,15 @@ func failedChecks(body map[string]any) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// buildWidgets is the widgets service configured from env.
+func buildWidgets(env map[string]string) (servicekit.Definition, error) {
+	var cfg widgetsConfig
+	if err := pkgconfig.LoadFrom(&cfg, env); err != nil {
+		return servicekit.Definition{}, err
+	}
+	return (&widgets{}).definition(&cfg), nil
 }
 
 // kafkaConnOf is the Kafka connection a service's environment configures.

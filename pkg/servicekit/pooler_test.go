@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	pkgconfig "github.com/acctsuite/acct/pkg/config"
 	"github.com/acctsuite/acct/pkg/pgcluster"
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
@@ -34,13 +33,6 @@ func TestBehindTransactionPooler(t *testing.T) {
 		"DATABASE_DIRECT_URL": db,
 		"DB_SCHEMA":           "widgets",
 	}
-	build := func(env map[string]string) (servicekit.Definition, error) {
-		var cfg widgetsConfig
-		if err := pkgconfig.LoadFrom(&cfg, env); err != nil {
-			return servicekit.Definition{}, err
-		}
-		return (&widgets{}).definition(&cfg), nil
-	}
 	var created []string
 	create := func(t *testing.T, svc *servicetest.Service, bid string, name string) {
 		t.Helper()
@@ -52,7 +44,7 @@ func TestBehindTransactionPooler(t *testing.T) {
 	}
 
 	t.Run("without a direct connection the service says what to set", func(t *testing.T) {
-		def, err := build(map[string]string{"DATABASE_URL": bouncer.URL("widgets"), "DB_SCHEMA": "widgets",
+		def, err := buildWidgets(map[string]string{"DATABASE_URL": bouncer.URL("widgets"), "DB_SCHEMA": "widgets",
 			"KAFKA_BROKERS": broker.Addrs()[0], "JWKS_URL": tokens.JWKSURL, "HTTP_ADDR": "127.0.0.1:0"})
 		if err != nil {
 			t.Fatal(err)
@@ -71,9 +63,9 @@ func TestBehindTransactionPooler(t *testing.T) {
 	var bid string
 	parent := t
 	t.Run("one replica leads, the other stands by", func(t *testing.T) {
-		leader := servicetest.StartService(t, build, servicetest.ServiceOptions{Env: env, Broker: broker, Tokens: tokens})
+		leader := servicetest.StartService(t, buildWidgets, servicetest.ServiceOptions{Env: env, Broker: broker, Tokens: tokens})
 		waitFor(t, "the first replica to lead", func() bool { return leader.Kit.Relay().Stats().Leading })
-		standby = servicetest.StartService(parent, build, servicetest.ServiceOptions{Env: env, Broker: broker, Tokens: tokens})
+		standby = servicetest.StartService(parent, buildWidgets, servicetest.ServiceOptions{Env: env, Broker: broker, Tokens: tokens})
 		bid = leader.SeedBusiness(t, "owner").String()
 		create(t, leader, bid, "via-leader")
 		create(t, standby, bid, "via-standby")

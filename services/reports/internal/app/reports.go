@@ -29,10 +29,10 @@ type Store interface {
 	// LockBusiness serialises the writers of business bid's read model
 	// (the consumers and a rebuild) until the transaction ends.
 	LockBusiness(ctx context.Context, bid uuid.UUID) error
-	// MarkChanged moves business bid's export version on (ExportVersion)
-	// in the transaction of a change of its read model: every writer
-	// below calls it once it has changed something.
-	MarkChanged(ctx context.Context, bid uuid.UUID) error
+	// MarkChanged moves the export version (ExportVersion) of each of
+	// businesses on, in the transaction ctx carries (the change's), with
+	// one statement; the caller holds their locks.
+	MarkChanged(ctx context.Context, businesses []uuid.UUID) error
 	RecordEntries(ctx context.Context, es []JournalEntry) ([]JournalEntry, error)
 	ApplyLines(ctx context.Context, es []JournalEntry) error
 	ClearBusiness(ctx context.Context, bid uuid.UUID) error
@@ -129,14 +129,9 @@ func (r *Reports) LockBusiness(ctx context.Context, bid uuid.UUID) error {
 	return r.store.LockBusiness(ctx, bid)
 }
 
-// markChanged is Store.MarkChanged for each business.
+// markChanged is Store.MarkChanged of businesses.
 func (r *Reports) markChanged(ctx context.Context, businesses ...uuid.UUID) error {
-	for _, bid := range businesses {
-		if err := r.store.MarkChanged(ctx, bid); err != nil {
-			return err
-		}
-	}
-	return nil
+	return r.store.MarkChanged(ctx, businesses)
 }
 
 // EntryDay is the calendar day p counts on: its date, else its timestamp's

@@ -4,13 +4,18 @@ import (
 	"context"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
-// MarkChanged implements app.Store: business bid's export version moves
-// on, in the transaction ctx carries (the change's).
-func (s *Store) MarkChanged(ctx context.Context, bid uuid.UUID) error {
-	_, err := s.conn(ctx).NewRaw(`INSERT INTO export_versions AS v (business_id, version) VALUES (?, 1)
-		ON CONFLICT (business_id) DO UPDATE SET version = v.version + 1`, bid).Exec(ctx)
+// MarkChanged implements app.Store: the businesses' export versions move
+// on, in the transaction ctx carries (the change's), in one statement.
+func (s *Store) MarkChanged(ctx context.Context, businesses []uuid.UUID) error {
+	if len(businesses) == 0 {
+		return nil
+	}
+	_, err := s.conn(ctx).NewRaw(`INSERT INTO export_versions AS v (business_id, version)
+		SELECT DISTINCT b, 1 FROM unnest(?::uuid[]) AS b
+		ON CONFLICT (business_id) DO UPDATE SET version = v.version + 1`, pgdialect.Array(businesses)).Exec(ctx)
 	return wrap("mark export version", err)
 }
 
