@@ -125,12 +125,12 @@ func reportsScenario(t *testing.T, api *apiClient, stack *Stack, platform string
 // comparisonFigures reads a comparison answer as month/dept → figures.
 func comparisonFigures(t *testing.T, doc map[string]any) map[string]pnlFigures {
 	t.Helper()
-	data, _ := doc["data"].([]any)
-	if len(data) != 1 {
+	data, _ := doc["data"].(map[string]any)
+	if data == nil || data["type"] != "Comparison_Pnl" {
 		t.Fatalf("comparison data = %v", doc)
 	}
 	out := map[string]pnlFigures{}
-	for _, p := range data[0].(map[string]any)["pnls"].([]any) {
+	for _, p := range data["pnls"].([]any) {
 		item := p.(map[string]any)
 		period := item["period"].(map[string]any)
 		filter := item["tag_filter"].(map[string]any)

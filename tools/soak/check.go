@@ -333,11 +333,11 @@ func (c *checker) checkMonthly(ctx context.Context, b *business, f *findings) {
 	}
 	r, err := b.client.read(ctx, http.MethodPost, b.base()+"/reports/profit-and-loss-comparison", map[string]any{
 		"periods": map[string]any{"type": "Comparison_Months", "months": months}, "reporting_basis": "ACCRUAL"}, bound)
-	if err != nil || r.status != http.StatusOK || len(asList(r.json["data"])) == 0 {
+	first, _ := r.json["data"].(map[string]any)
+	if err != nil || r.status != http.StatusOK || first == nil {
 		f.add(nil, "%s: P&L comparison: %v %d %s", b.id, err, r.status, truncate(r.body))
 		return
 	}
-	first, _ := asList(r.json["data"])[0].(map[string]any)
 	pnls := asList(first["pnls"])
 	if len(pnls) != 12 {
 		f.add(&f.pnl, "P&L comparison of business %s: %d periods, want 12", b.id, len(pnls))

@@ -157,7 +157,7 @@ func TestCheckMonthlyComparesEveryMonth(t *testing.T) {
 			}
 			b := newBusiness(fakeGateway(t, map[string]any{
 				"/v1/businesses/b1/ledger/balances":                    balances,
-				"/v1/businesses/b1/reports/profit-and-loss-comparison": map[string]any{"data": []any{map[string]any{"pnls": pnls}}},
+				"/v1/businesses/b1/reports/profit-and-loss-comparison": map[string]any{"data": map[string]any{"type": "Comparison_Pnl", "pnls": pnls}},
 			}), 0, "b1", "b1", 1)
 			f := &findings{}
 			(&checker{cfg: Config{UnknownBound: time.Second}}).checkMonthly(context.Background(), b, f)

@@ -124,7 +124,7 @@ func TestCashBasisThroughTheSuite(t *testing.T) {
 		t.Fatalf("comparison: %d %s", r.status, r.body)
 	}
 	var nets []float64
-	for _, p := range r.json["data"].([]any)[0].(map[string]any)["pnls"].([]any) {
+	for _, p := range r.json["data"].(map[string]any)["pnls"].([]any) {
 		nets = append(nets, p.(map[string]any)["pnl"].(map[string]any)["net_profit"].(float64))
 	}
 	if fmt.Sprint(nets) != fmt.Sprint([]float64{0, 0, 50000, 20000, 0, 0}) {

@@ -76,7 +76,7 @@ func TestProfitAndLossThroughTheSuite(t *testing.T) {
 	if cmp.status != http.StatusOK {
 		t.Fatalf("comparison: %d %s", cmp.status, cmp.body)
 	}
-	pnls := cmp.json["data"].([]any)[0].(map[string]any)["pnls"].([]any)
+	pnls := cmp.json["data"].(map[string]any)["pnls"].([]any)
 	if len(pnls) != 2 {
 		t.Fatalf("comparison: %s", cmp.body)
 	}

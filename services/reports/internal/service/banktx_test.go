@@ -76,7 +76,7 @@ func TestBankTransactionsReadModel(t *testing.T) {
 	// Every comparison result: March (uncategorized) × 2 filters, April.
 	c := e.compare(tok, bid, anyMap{"periods": months(2026, 3, 2026, 4),
 		"tag_filters": []anyMap{required("dept", "retail"), required("dept", "wholesale")}})
-	for _, p := range c.Data[0].Pnls {
+	for _, p := range c.Data.Pnls {
 		if want := p.Period.Month == 4; p.Pnl.FullyCategorized != want {
 			t.Fatalf("comparison %+v: fully_categorized %v, want %v", p.Period, p.Pnl.FullyCategorized, want)
 		}

@@ -151,7 +151,7 @@ func (e *env) checkCash(t *testing.T, tok string, bid uuid.UUID, expect []cashEx
 			if got.Meta.ReportingBasis != basis {
 				t.Fatalf("%s: comparison meta %+v, want %s", when, got.Meta, basis)
 			}
-			for _, p := range got.Data[0].Pnls {
+			for _, p := range got.Data.Pnls {
 				tag := ""
 				if p.TagFilter != nil {
 					tag = p.TagFilter.Key + "=" + p.TagFilter.Value[0]
@@ -221,7 +221,7 @@ func TestCashBasisGolden(t *testing.T) {
 		t.Fatalf("default CASH: %+v income %d net %d", got.Meta, got.Data.Income.Value, got.Data.NetProfit)
 	}
 	cmp := e.compare(tok, cash, anyMap{"periods": months(2026, 3)})
-	if cmp.Meta.ReportingBasis != "CASH" || cmp.Data[0].Pnls[0].Pnl.NetProfit != 8500 {
+	if cmp.Meta.ReportingBasis != "CASH" || cmp.Data.Pnls[0].Pnl.NetProfit != 8500 {
 		t.Fatalf("default CASH comparison: %+v", cmp)
 	}
 	if got := e.pnl(tok, cash, period(start, end, "reporting_basis", "ACCRUAL")); got.Meta.ReportingBasis != "ACCRUAL" || got.Data.NetProfit != 2000 {
@@ -374,7 +374,7 @@ func TestCashBasisProperty(t *testing.T) {
 		// Months: the comparison on the cash basis adds up to the year.
 		cmp := e.compare(tok, bid, anyMap{"periods": months(2026, 1, 2026, 2, 2026, 3, 2026, 4, 2026, 5, 2026, 6), "reporting_basis": "CASH"})
 		var sum int64
-		for _, p := range cmp.Data[0].Pnls {
+		for _, p := range cmp.Data.Pnls {
 			sum += p.Pnl.Income.Value
 		}
 		if sum != want.Int64() {

@@ -158,7 +158,7 @@ func TestComparisonCSVExport(t *testing.T) {
 	// No tag filters, years: one column per year, no suffix; the file is
 	// the comparison's figures.
 	_, file, rows := e.comparisonCSV(tok, bid, "CENTS_INTEGER", anyMap{"periods": anyMap{"type": "Comparison_Years", "years": []anyMap{{"year": 2026}, {"year": 2025}}}})
-	cmp := e.compare(tok, bid, anyMap{"periods": anyMap{"type": "Comparison_Years", "years": []anyMap{{"year": 2026}, {"year": 2025}}}}).Data[0].Pnls
+	cmp := e.compare(tok, bid, anyMap{"periods": anyMap{"type": "Comparison_Years", "years": []anyMap{{"year": 2026}, {"year": 2025}}}}).Data.Pnls
 	if !reflect.DeepEqual(rows[0], []string{"Line item", "2026", "2025"}) || rows[len(rows)-1][0] != "Net profit" ||
 		rows[len(rows)-1][1] != fmt.Sprint(cmp[0].Pnl.NetProfit) || rows[len(rows)-1][2] != "0" || rows[1][1] != fmt.Sprint(cmp[0].Pnl.Income.Value) {
 		t.Errorf("years:\n%s", file)

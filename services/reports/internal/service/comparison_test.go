@@ -20,7 +20,7 @@ import (
 
 // comparisonResponse is the comparison's answer.
 type comparisonResponse struct {
-	Data []struct {
+	Data struct {
 		Type string `json:"type"`
 		Pnls []struct {
 			Period struct {
@@ -59,7 +59,7 @@ func (e *env) compare(token string, bid uuid.UUID, body any) comparisonResponse 
 	if err := json.Unmarshal(raw, &out); err != nil {
 		e.T.Fatal(err)
 	}
-	if len(out.Data) != 1 || out.Data[0].Type != "Comparison_Pnl" {
+	if out.Data.Type != "Comparison_Pnl" {
 		e.T.Fatalf("data: %s", raw)
 	}
 	return out
@@ -106,7 +106,7 @@ func TestComparisonGolden(t *testing.T) {
 	tok := e.Svc.Tokens.Platform(t, "client-a")
 
 	empty := e.compare(tok, bid, anyMap{"periods": months(2026, 3)})
-	if got := empty.Data[0].Pnls; len(got) != 1 || figuresOfBody(got[0].Pnl) != (figures{fully: true}) || got[0].TagFilter != nil ||
+	if got := empty.Data.Pnls; len(got) != 1 || figuresOfBody(got[0].Pnl) != (figures{fully: true}) || got[0].TagFilter != nil ||
 		empty.Meta.LastEventAt != nil || empty.Meta.ReportingBasis != "ACCRUAL" {
 		t.Fatalf("before any event: %+v", empty)
 	}
@@ -147,7 +147,7 @@ func TestComparisonGolden(t *testing.T) {
 		// bank transaction is uncategorized, whatever the tag filter).
 		{4, "wholesale", figures{0, 0, 0, 300, -300, 0, -300, false}},
 	}
-	pnls := got.Data[0].Pnls
+	pnls := got.Data.Pnls
 	if len(pnls) != len(want) {
 		t.Fatalf("%d results, want %d", len(pnls), len(want))
 	}
@@ -176,7 +176,7 @@ func TestComparisonGolden(t *testing.T) {
 	and := e.compare(tok, bid, anyMap{
 		"periods":     months(2026, 4),
 		"tag_filters": []anyMap{required(" dept ", "retail", "proj", "x"), required("proj", "x", "dept", "wholesale")},
-	}).Data[0].Pnls
+	}).Data.Pnls
 	if len(and) != 2 || figuresOfBody(and[0].Pnl) != (figures{2500, 0, 2500, 0, 2500, 0, 2500, false}) ||
 		figuresOfBody(and[1].Pnl) != (figures{}) {
 		t.Fatalf("AND filters: %+v", and)
@@ -186,7 +186,7 @@ func TestComparisonGolden(t *testing.T) {
 	}
 
 	// No filters: everything; a year and date ranges.
-	all := e.compare(tok, bid, anyMap{"periods": anyMap{"type": "Comparison_Years", "years": []anyMap{{"year": 2026}, {"year": 2025}}}}).Data[0].Pnls
+	all := e.compare(tok, bid, anyMap{"periods": anyMap{"type": "Comparison_Years", "years": []anyMap{{"year": 2026}, {"year": 2025}}}}).Data.Pnls
 	if len(all) != 2 || all[0].TagFilter != nil || all[0].Period.Year != 2026 || all[0].Period.StartDate != "2026-01-01" ||
 		all[0].Period.EndDate != "2026-12-31" || figuresOfBody(all[1].Pnl) != (figures{fully: true}) {
 		t.Fatalf("years: %+v", all)
@@ -196,7 +196,7 @@ func TestComparisonGolden(t *testing.T) {
 	}
 	ranges := e.compare(tok, bid, anyMap{"periods": anyMap{"type": "Comparison_Date_Ranges", "date_ranges": []anyMap{
 		{"start_date": "2026-03-12", "end_date": "2026-03-12"}, {"start_date": "2026-03-13", "end_date": "2026-03-13"},
-		{"start_date": "2026-03-01", "end_date": "2026-04-30"}}}}).Data[0].Pnls
+		{"start_date": "2026-03-01", "end_date": "2026-04-30"}}}}).Data.Pnls
 	if len(ranges) != 3 || ranges[0].Period.Type != "Comparison_Date_Ranges" || ranges[0].Period.StartDate != "2026-03-12" ||
 		figuresOfBody(ranges[0].Pnl) != (figures{0, 0, 0, 700, -700, 0, -700, true}) ||
 		figuresOfBody(ranges[1].Pnl) != (figures{0, 0, 0, -700, 700, 0, 700, true}) ||
@@ -233,10 +233,10 @@ func TestComparisonTenancy(t *testing.T) {
 			}
 		})
 	}
-	if got := e.compare(e.Svc.Tokens.Business(t, "client-a", a), a, body).Data[0].Pnls; got[0].Pnl.Income.Value != 100 {
+	if got := e.compare(e.Svc.Tokens.Business(t, "client-a", a), a, body).Data.Pnls; got[0].Pnl.Income.Value != 100 {
 		t.Fatalf("own business: %+v", got)
 	}
-	if got := e.compare(e.Svc.Tokens.Platform(t, "client-b"), b, body); got.Data[0].Pnls[0].Pnl.Income.Value != 0 || got.Meta.LastEventAt != nil {
+	if got := e.compare(e.Svc.Tokens.Platform(t, "client-b"), b, body); got.Data.Pnls[0].Pnl.Income.Value != 0 || got.Meta.LastEventAt != nil {
 		t.Fatalf("client-b sees client-a's figures: %+v", got)
 	}
 }
@@ -383,7 +383,7 @@ func TestComparisonProperty(t *testing.T) {
 			if tfs != nil {
 				body["tag_filters"] = tfs
 			}
-			pnls := e.compare(tok, bid, body).Data[0].Pnls
+			pnls := e.compare(tok, bid, body).Data.Pnls
 			nf := max(len(chosen), 1)
 			if len(pnls) != len(spans)*nf {
 				t.Fatalf("%d results for %d periods × %d filters", len(pnls), len(spans), nf)

@@ -339,7 +339,7 @@ func TestComparisonStructuresGolden(t *testing.T) {
 			} else { // as the SDK sends it
 				retail["structure"], wholesale["structure"] = string(s), string(s)
 			}
-			pnls := e.compare(tok, bid, body).Data[0].Pnls
+			pnls := e.compare(tok, bid, body).Data.Pnls
 			want := []struct {
 				month int
 				value string
@@ -367,7 +367,7 @@ func TestComparisonStructuresGolden(t *testing.T) {
 				t.Errorf("May, retail expenses:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(mayRetailExpenses[s], "\n"))
 			}
 
-			all := e.compare(tok, bid, anyMap{"periods": months(2026, 5), "structure": string(s)}).Data[0].Pnls
+			all := e.compare(tok, bid, anyMap{"periods": months(2026, 5), "structure": string(s)}).Data.Pnls
 			if len(all) != 1 || all[0].TagFilter != nil || figuresOfBody(all[0].Pnl) != mayFigures {
 				t.Fatalf("May: %+v", all)
 			}

@@ -207,5 +207,5 @@ func (h *handlers) comparison(c *fiber.Ctx) error {
 		}
 		out.Pnls = append(out.Pnls, item)
 	}
-	return httpx.List(c, []comparisonData{out}, pnlMeta{ReportingBasis: r.Basis, LastEventAt: r.LastEventAt})
+	return httpx.List(c, out, pnlMeta{ReportingBasis: r.Basis, LastEventAt: r.LastEventAt})
 }
