@@ -47,7 +47,7 @@ type envOptions struct {
 
 func newEnv(t *testing.T, o envOptions) *env {
 	t.Helper()
-	clk := &fakeClock{now: time.Now().UTC().Truncate(time.Microsecond)}
+	clk := &fakeClock{now: time.Now().UTC().Truncate(time.Microsecond), anchor: time.Now()}
 	vars := map[string]string{"WEBHOOKS_SECRET_KEY": testKey, "WEBHOOKS_ALLOW_PRIVATE": "true", "WEBHOOKS_ALLOW_HTTP": "true"}
 	for k, v := range o.env {
 		vars[k] = v
@@ -67,21 +67,34 @@ var (
 	data = servicetest.Data
 )
 
-// fakeClock is a clock the test moves forward.
+// fakeClock is a clock the test moves forward, which also creeps on at a
+// tenth of real time: the service's own short delays (a lane looked at
+// again 25 ms later while a delivery is being enqueued to it) come due as
+// they would, while the retry schedule's seconds and hours pass only when
+// the test moves the clock (a test's waits between moves add a few
+// hundred milliseconds at most, under every schedule step's margin).
 type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
+	mu     sync.Mutex
+	now    time.Time // the time at anchor
+	anchor time.Time // the real time of the last move
 }
+
+// creepRate is how much faster real time runs than the clock's creep.
+const creepRate = 10
 
 func (c *fakeClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.now
+	return c.nowLocked()
+}
+
+func (c *fakeClock) nowLocked() time.Time {
+	return c.now.Add(time.Since(c.anchor) / creepRate).Truncate(time.Microsecond)
 }
 
 func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Lock()
-	c.now = c.now.Add(d)
+	c.now, c.anchor = c.nowLocked().Add(d), time.Now()
 	c.mu.Unlock()
 }
 
