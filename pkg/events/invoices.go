@@ -18,6 +18,15 @@ const (
 	TypeInvoicePaymentUpserted  = "invoice_payment.upserted"   // recorded
 	TypeInvoicePaymentDeleted   = "invoice_payment.deleted"    // deleted (bulk delete)
 	TypeInvoiceWriteOffUpserted = "invoice_write_off.upserted" // recorded, or undone with its voided invoice
+	TypeInvoiceRefundUpserted   = "invoice_refund.upserted"    // recorded, or undone by a reset of its invoice
+)
+
+// Ledger source types of a customer refund's two entries (both with the
+// refund's id as source id): the sale given back (debit revenue, taxes,
+// tips; credit A/R) and the money paid out (debit A/R; credit cash).
+const (
+	SourceRefundAllocation = "REFUND_ALLOCATION"
+	SourceRefundPayment    = "REFUND_PAYMENT"
 )
 
 // InvoiceSnapshot is an invoice as other services need it: identity,
@@ -123,4 +132,29 @@ type InvoiceWriteOffUpserted struct {
 	BusinessID uuid.UUID               `json:"business_id"`
 	WriteOff   InvoiceWriteOffSnapshot `json:"write_off"`
 	Posting    *LedgerPosting          `json:"posting"`
+}
+
+// InvoiceRefundSnapshot is a refund of money paid on an invoice.
+type InvoiceRefundSnapshot struct {
+	ID              uuid.UUID `json:"id"`
+	BusinessID      uuid.UUID `json:"business_id"`
+	InvoiceID       uuid.UUID `json:"invoice_id"`
+	ExternalID      *string   `json:"external_id"`
+	Amount          int64     `json:"amount"`
+	Method          string    `json:"method"`
+	CompletedAt     time.Time `json:"completed_at"`
+	ReferenceNumber *string   `json:"reference_number"`
+	Memo            *string   `json:"memo"`
+	Voided          bool      `json:"voided"`
+	Version         int64     `json:"version"`
+}
+
+// InvoiceRefundUpserted is the payload of invoice_refund.upserted. A
+// refund stands for two ledger entries, so it carries two postings
+// (Postings: the REFUND_ALLOCATION's, then the REFUND_PAYMENT's; without
+// lines once the refund is voided), where other documents carry one.
+type InvoiceRefundUpserted struct {
+	BusinessID uuid.UUID             `json:"business_id"`
+	Refund     InvoiceRefundSnapshot `json:"refund"`
+	Postings   []LedgerPosting       `json:"postings"`
 }

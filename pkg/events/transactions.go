@@ -61,8 +61,14 @@ type BankTransactionUpserted struct {
 	CustomerExternalID *string    `json:"customer_external_id,omitempty"`
 	VendorID           *uuid.UUID `json:"vendor_id,omitempty"`
 	VendorExternalID   *string    `json:"vendor_external_id,omitempty"`
-	ImportedAt         time.Time  `json:"imported_at"`
-	UpdatedAt          time.Time  `json:"updated_at"`
+	// CounterpartyID is the counterparty the transaction's name belongs to
+	// (one per normalised name in a business); absent without a name.
+	CounterpartyID *uuid.UUID `json:"counterparty_id,omitempty"`
+	ImportedAt     time.Time  `json:"imported_at"`
+	UpdatedAt      time.Time  `json:"updated_at"`
+	// ArchivedAt is set while the transaction is archived: taken out of the
+	// books (its journal entry reversed) and out of listings until restored.
+	ArchivedAt *time.Time `json:"archived_at,omitempty"`
 }
 
 // BankCategory is what a transaction (or a split entry) is categorized

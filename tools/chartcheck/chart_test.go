@@ -151,7 +151,7 @@ func TestChartWiring(t *testing.T) {
 	}{
 		{service: "gateway", name: "UPSTREAM_AUTH_TOKENS_URL", value: "http://acct-auth-tokens"},
 		{service: "gateway", name: "JWKS_URL", value: "http://acct-auth-tokens/.well-known/jwks.json"},
-		{service: "gateway", name: "BODY_LIMIT_BYTES", value: "33554432"},
+		{service: "gateway", name: "BODY_LIMIT_BYTES", value: "54525952"},
 		{service: "gateway", name: "SHUTDOWN_TIMEOUT", value: "20s"},
 		{service: "auth-tokens", name: "KAFKA_BROKERS", value: "acct-kafka-kafka-bootstrap:9093"},
 		{service: "auth-tokens", name: "DB_SCHEMA", value: "auth"},

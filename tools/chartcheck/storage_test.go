@@ -14,7 +14,7 @@ import (
 )
 
 // storageServices keep files in object storage (the storage trait of templates/_catalog.tpl).
-var storageServices = []string{"transactions", "reports", "bills-tags"}
+var storageServices = []string{"transactions", "reports", "bills-tags", "customers-invoices"}
 
 // storageEnvPrefixes are the variables of object storage: pkg/storage's (STORAGE_*, S3_*) and the
 // AWS SDK's credentials (AWS_*).

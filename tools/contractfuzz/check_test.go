@@ -46,6 +46,8 @@ func init() {
 	// validated as such (kin-openapi has no decoder for the media type).
 	openapi3filter.RegisterBodyDecoder("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", openapi3filter.FileBodyDecoder)
 	openapi3filter.RegisterBodyDecoder("application/pdf", openapi3filter.FileBodyDecoder)
+	// An invoice's page (GET /invoices/{id}/html) is documented as a string.
+	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.FileBodyDecoder)
 }
 
 // check returns the failures of one exchange as (kind, detail) pairs.

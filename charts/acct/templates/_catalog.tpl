@@ -66,6 +66,8 @@ customers-invoices:
   consumes: [acct.business.v1, acct.accounts.v1]
   verifiesTokens: true
   pageCursor: true
+  storage: true
+  exports: true
 reports:
   database: true
   schema: reports

@@ -24,6 +24,10 @@ import (
 	"github.com/acctsuite/acct/pkg/openapi"
 )
 
+// Pages (text/html answers, such as an invoice's) are documented as
+// strings: read them as such (kin-openapi has no decoder for the type).
+func init() { openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.FileBodyDecoder) }
+
 // Validator validates exchanges against one document.
 type Validator struct {
 	doc    *openapi3.T

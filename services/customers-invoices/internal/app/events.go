@@ -106,11 +106,11 @@ func nonNilKV(kvs []tags.KeyValue) []tags.KeyValue {
 }
 
 // InvoicePosting is the posting of inv's current version: its entry
-// (nothing once voided).
+// (nothing once voided, nor while it is a draft).
 func InvoicePosting(inv invoice.Invoice) *events.LedgerPosting {
 	p := &events.LedgerPosting{SourceType: SourceInvoice, SourceID: inv.ID.String(), Version: int64(inv.Version),
 		EntryType: "INVOICE", EntryAt: inv.SentAt, Memo: inv.Memo}
-	if inv.VoidedAt == nil {
+	if inv.VoidedAt == nil && !inv.IsDraft {
 		p.Lines = postingLines(invoice.InvoicePosting(inv.ComputedLines(), inv.AdditionalSalesTaxes, inv.Totals, keyValues(inv.Tags)))
 	}
 	return p
@@ -209,5 +209,31 @@ func writeOffUpserted(w invoice.WriteOff, inv invoice.Invoice) (event, error) {
 			Amount: int64(w.Amount), Mode: string(w.Mode), WriteOffAt: w.WriteOffAt, Voided: w.VoidedAt != nil,
 			Tags: keyValues(w.Tags), Version: int64(w.Version)},
 		Posting: posting,
+	}}, nil
+}
+
+// refundUpserted is the refund's invoice_refund.upserted with its two
+// entries on inv (none once voided): the allocation (the sale given back)
+// and the payment (the money paid out), both at the refund's date.
+func refundUpserted(r invoice.Refund, inv invoice.Invoice) (event, error) {
+	kv := keyValues(inv.Tags)
+	alloc := events.LedgerPosting{SourceType: events.SourceRefundAllocation, SourceID: r.ID.String(), Version: int64(r.Version),
+		EntryType: "REFUND_ALLOCATION", EntryAt: r.CompletedAt, Memo: r.Memo}
+	pay := events.LedgerPosting{SourceType: events.SourceRefundPayment, SourceID: r.ID.String(), Version: int64(r.Version),
+		EntryType: "REFUND_PAYMENT", EntryAt: r.CompletedAt, Memo: r.Memo}
+	if r.VoidedAt == nil {
+		lines, err := invoice.RefundAllocationPosting(r.Amount, inv.ComputedLines(), inv.AdditionalSalesTaxes, inv.Totals, kv)
+		if err != nil {
+			return event{}, err
+		}
+		alloc.Lines = postingLines(lines)
+		pay.Lines = postingLines(invoice.RefundPaymentPosting(r.Payouts, kv))
+	}
+	return event{typ: events.TypeInvoiceRefundUpserted, businessID: r.BusinessID, payload: events.InvoiceRefundUpserted{
+		BusinessID: r.BusinessID,
+		Refund: events.InvoiceRefundSnapshot{ID: r.ID, BusinessID: r.BusinessID, InvoiceID: r.InvoiceID, ExternalID: r.ExternalID,
+			Amount: int64(r.Amount), Method: string(r.Method), CompletedAt: r.CompletedAt, ReferenceNumber: r.ReferenceNumber,
+			Memo: r.Memo, Voided: r.VoidedAt != nil, Version: int64(r.Version)},
+		Postings: []events.LedgerPosting{alloc, pay},
 	}}, nil
 }

@@ -71,6 +71,8 @@ type InvoiceStore interface {
 	FindInvoices(ctx context.Context, businessID uuid.UUID, f invoice.Filter, p page.Params) ([]invoice.Invoice, page.Meta, error)
 	WriteOffStore
 	PaymentStore
+	RefundStore
+	SummaryStore
 }
 
 // resolveCustomer finds the invoice's customer: by id (400 UnknownCustomer
@@ -122,8 +124,8 @@ func (a *Invoicing) resolveCustomer(ctx context.Context, businessID uuid.UUID, i
 }
 
 // CreateInvoice is POST /invoices: the invoice (status SENT, or PAID for a
-// zero total) and its invoice.upserted event with the entry to post, with
-// created true. An external_id the business already has answers the
+// zero total; a DRAFT, which posts nothing, when asked for) and its
+// invoice.upserted event with the entry to post, with created true. An external_id the business already has answers the
 // stored invoice unchanged with created false (a retried create).
 func (a *Invoicing) CreateInvoice(ctx context.Context, businessID uuid.UUID, in invoice.Input) (InvoiceView, bool, error) {
 	if err := in.Check(); err != nil {

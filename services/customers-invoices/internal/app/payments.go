@@ -29,8 +29,11 @@ type PaymentStore interface {
 	FindPayments(ctx context.Context, businessID uuid.UUID, ids []uuid.UUID, forUpdate bool) ([]invoice.Payment, error)
 	FindPaymentByExternalID(ctx context.Context, businessID uuid.UUID, externalID string) (invoice.Payment, bool, error)
 	// UpdatePayment writes p's tags, version and updated_at (its amounts
-	// and allocations never change).
+	// and allocations unchanged).
 	UpdatePayment(ctx context.Context, p invoice.Payment) error
+	// UpdatePaymentTerms writes every property of p (a PUT) and the
+	// amount of its allocation(s).
+	UpdatePaymentTerms(ctx context.Context, p invoice.Payment) error
 	// DeletePayments deletes the payments and their allocations.
 	DeletePayments(ctx context.Context, businessID uuid.UUID, ids []uuid.UUID) error
 	// InvoiceIDsByExternalID maps the business's invoices' external ids
@@ -263,6 +266,9 @@ func (a *Invoicing) BulkDeletePayments(ctx context.Context, businessID uuid.UUID
 			evs = append(evs, paymentDeleted(p))
 		}
 		for _, id := range changed {
+			if inv := invs[id]; inv.Paid < inv.Refunded {
+				return inv.CanRemovePayment(0)
+			}
 			ev, err := a.saveBalance(ctx, invs[id], now)
 			if err != nil {
 				return err

@@ -33,19 +33,11 @@ func (a *Invoicing) CreateWriteOff(ctx context.Context, businessID, invoiceID uu
 	var out invoice.WriteOff
 	var created bool
 	err := a.uow.Do(ctx, func(ctx context.Context) error {
-		if in.ExternalID != nil {
-			existing, ok, err := a.store.FindWriteOffByExternalID(ctx, businessID, *in.ExternalID)
-			if err != nil {
-				return fmt.Errorf("find write-off %q: %w", *in.ExternalID, err)
-			}
-			if ok {
-				if existing.InvoiceID != invoiceID {
-					return apperr.PayloadField("external_id", "a write-off of another invoice has this external_id").
-						WithEnum(invoice.EnumDuplicateExternalID)
-				}
-				out = existing
-				return nil
-			}
+		existing, repeat, err := repeatOf(ctx, businessID, invoiceID, in.ExternalID, "write-off", a.store.FindWriteOffByExternalID,
+			func(d invoice.WriteOff) uuid.UUID { return d.InvoiceID })
+		if err != nil || repeat {
+			out = existing
+			return err
 		}
 		inv, err := a.lockInvoice(ctx, businessID, invoiceID)
 		if err != nil {
@@ -119,4 +111,28 @@ func (a *Invoicing) saveVoidedWriteOffs(ctx context.Context, voided []invoice.Wr
 		evs = append(evs, ev)
 	}
 	return evs, nil
+}
+
+// repeatOf finds the document (write-off, refund) a create's external_id
+// already names in the business: repeat with it, or the 400
+// DuplicateExternalId when it belongs to another invoice; nothing without
+// an external_id.
+func repeatOf[T any](ctx context.Context, businessID, invoiceID uuid.UUID, externalID *string, what string,
+	find func(context.Context, uuid.UUID, string) (T, bool, error), invoiceOf func(T) uuid.UUID) (T, bool, error) {
+	var none T
+	if externalID == nil {
+		return none, false, nil
+	}
+	existing, ok, err := find(ctx, businessID, *externalID)
+	if err != nil {
+		return none, false, fmt.Errorf("find %s %q: %w", what, *externalID, err)
+	}
+	if !ok {
+		return none, false, nil
+	}
+	if invoiceOf(existing) != invoiceID {
+		return none, false, apperr.PayloadField("external_id", "a "+what+" of another invoice has this external_id").
+			WithEnum(invoice.EnumDuplicateExternalID)
+	}
+	return existing, true, nil
 }

@@ -185,7 +185,7 @@ func TestListInvoicesFilters(t *testing.T) {
 	t.Run("bad values", func(t *testing.T) {
 		for _, tt := range []struct{ query, param, enum string }{
 			{"status=OPEN", "status", ""},
-			{"status=SENT,DRAFT", "status", ""},
+			{"status=SENT,ISSUED", "status", ""},
 			{"min_total_amount=-1", "min_total_amount", ""},
 			{"min_total_amount=1.5", "min_total_amount", ""},
 			{"max_total_amount=abc", "max_total_amount", ""},

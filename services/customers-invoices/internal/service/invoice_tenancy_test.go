@@ -40,6 +40,14 @@ func TestInvoicesCrossTenant(t *testing.T) {
 		{Method: "POST", Path: b + "/invoices/payments/tags", Body: map[string]any{"key_values": []any{map[string]any{"key": "k", "value": "v"}}, "payment_ids": []any{pid}}},
 		{Method: "POST", Path: b + "/invoices/" + id + "/write-off", Body: map[string]any{"amount": 100}},
 		{Method: "GET", Path: b + "/invoices/" + id + "/write-offs/" + wid},
+		{Method: "GET", Path: b + "/invoices/summary-stats"},
+		{Method: "PUT", Path: b + "/invoices/" + id + "/finalize-invoice", Body: map[string]any{"payment_methods": []any{"ACH"}}},
+		{Method: "POST", Path: b + "/invoices/" + id + "/reset"},
+		{Method: "PUT", Path: b + "/invoices/" + id + "/payment/" + pid, Body: pay},
+		{Method: "POST", Path: b + "/invoices/" + id + "/refund", Body: map[string]any{"completed_at": "2026-03-10T00:00:00Z", "method": "CASH"}},
+		{Method: "GET", Path: b + "/invoices/" + id + "/payment-methods"},
+		{Method: "GET", Path: b + "/invoices/" + id + "/pdf"},
+		{Method: "GET", Path: b + "/invoices/" + id + "/html"},
 	}
 	// Every business exists before the counts are taken.
 	strangers := iv.Strangers("client-a", "client-b", mine, iv.Business("client-b"))
@@ -64,6 +72,12 @@ func TestInvoicesCrossTenant(t *testing.T) {
 		{"POST", other + "/invoices/" + id + "/payment", pay, app.EnumInvoiceNotFound},
 		{"POST", other + "/invoices/" + id + "/write-off", map[string]any{"amount": 100}, app.EnumInvoiceNotFound},
 		{"GET", other + "/invoices/" + id + "/write-offs/" + wid, nil, app.EnumWriteOffNotFound},
+		{"PUT", other + "/invoices/" + id + "/finalize-invoice", nil, app.EnumInvoiceNotFound},
+		{"POST", other + "/invoices/" + id + "/reset", nil, app.EnumInvoiceNotFound},
+		{"PUT", other + "/invoices/" + id + "/payment/" + pid, pay, app.EnumInvoiceNotFound},
+		{"POST", other + "/invoices/" + id + "/refund", map[string]any{"completed_at": "2026-03-10T00:00:00Z", "method": "CASH"}, app.EnumInvoiceNotFound},
+		{"GET", other + "/invoices/" + id + "/payment-methods", nil, app.EnumInvoiceNotFound},
+		{"GET", other + "/invoices/" + id + "/html", nil, app.EnumInvoiceNotFound},
 		{"GET", other + "/invoices/payments/" + pid, nil, app.EnumPaymentNotFound},
 		{"GET", other + "/invoices/payments/" + pid + "/tags", nil, app.EnumPaymentNotFound},
 		{"POST", other + "/invoices/payments/bulk-delete", map[string]any{"ids": []any{pid}}, app.EnumPaymentNotFound},

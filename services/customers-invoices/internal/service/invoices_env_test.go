@@ -17,7 +17,8 @@ import (
 
 // invoiceTables are the tables a refused invoicing request must leave
 // alone (the customers an invoice may create and the outbox included).
-var invoiceTables = []string{"invoices", "invoice_lines", "invoice_payments", "payment_allocations", "invoice_write_offs", "customers", "outbox"}
+var invoiceTables = []string{"invoices", "invoice_lines", "invoice_payments", "payment_allocations", "invoice_write_offs",
+	"invoice_refunds", "customers", "outbox"}
 
 // rowCounts is the number of rows of every invoiceTables table.
 func (e *env) rowCounts() map[string]int {
@@ -231,7 +232,7 @@ var invoiceKeys = []string{"type", "id", "business_id", "external_id", "status",
 	"invoice_number", "recipient_name", "customer_id", "customer", "line_items", "subtotal", "additional_discount",
 	"total_discount", "additional_sales_taxes_total", "additional_sales_taxes", "sales_taxes_total", "total_tax", "tips",
 	"total_amount", "outstanding_balance", "memo", "custom_payment_instructions", "payment_allocations",
-	"refund_allocations", "write_offs", "imported_at", "updated_at", "transaction_tags", "metadata", "reference_number"}
+	"refund_allocations", "total_refunded", "payment_methods", "write_offs", "imported_at", "updated_at", "transaction_tags", "metadata", "reference_number"}
 
 // checkInvoiceShape fails unless inv has exactly the invoice keys (the
 // document's additionalProperties: false checks the rest).

@@ -30,6 +30,14 @@ func TestOpenAPIDocumentLoads(t *testing.T) {
 		"/v1/businesses/{businessId}/invoices/payments/{paymentId}/tags",
 		"/v1/businesses/{businessId}/invoices/tags",
 		"/v1/businesses/{businessId}/invoices/payments/tags",
+		"/v1/businesses/{businessId}/invoices/summary-stats",
+		"/v1/businesses/{businessId}/invoices/{invoiceId}/finalize-invoice",
+		"/v1/businesses/{businessId}/invoices/{invoiceId}/reset",
+		"/v1/businesses/{businessId}/invoices/{invoiceId}/payment/{paymentId}",
+		"/v1/businesses/{businessId}/invoices/{invoiceId}/refund",
+		"/v1/businesses/{businessId}/invoices/{invoiceId}/payment-methods",
+		"/v1/businesses/{businessId}/invoices/{invoiceId}/pdf",
+		"/v1/businesses/{businessId}/invoices/{invoiceId}/html",
 	} {
 		if doc.Paths.Value(p) == nil {
 			t.Errorf("path %s undocumented", p)

@@ -8,13 +8,16 @@ package service
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/acctsuite/acct/pkg/chart"
 	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/pgdb"
 	"github.com/acctsuite/acct/pkg/servicekit"
+	"github.com/acctsuite/acct/pkg/storage"
 	customersinvoices "github.com/acctsuite/acct/services/customers-invoices"
+	"github.com/acctsuite/acct/services/customers-invoices/internal/adapters/document"
 	httpadapter "github.com/acctsuite/acct/services/customers-invoices/internal/adapters/http"
 	"github.com/acctsuite/acct/services/customers-invoices/internal/adapters/postgres"
 	"github.com/acctsuite/acct/services/customers-invoices/internal/app"
@@ -25,6 +28,7 @@ import (
 type Service struct {
 	Customers *app.Customers
 	Invoicing *app.Invoicing
+	Documents *app.Documents
 }
 
 // New describes the service to the kit; the returned Service is filled in
@@ -40,20 +44,33 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 		Produces:   []string{events.TopicInvoicing},
 		Businesses: true,
 		OpenAPI:    customersinvoices.OpenAPI,
-		Setup:      s.setup,
+		Setup:      func(ctx context.Context, k *servicekit.Kit) error { return s.setup(ctx, cfg, k) },
 	}
 }
 
-func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
+func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Kit) error {
 	store := postgres.New(k.DB())
 	uow, pub := outbox.UnitOfWork{DB: k.DB()}, outbox.Events{DB: k.DB()}
 	s.Customers = app.NewCustomers(uow, store, pub)
 	s.Invoicing = app.NewInvoicing(uow, store, store, store, pub, k.Logger())
+	s.Documents = app.NewDocuments(s.Invoicing, k.Businesses(), document.Renderer{})
+	if cfg.Storage.Enabled() {
+		files, err := storage.Open(ctx, cfg.Storage.Config())
+		if err != nil {
+			return fmt.Errorf("open the invoice PDF storage: %w", err)
+		}
+		s.Documents.UseStore(files, cfg.Exports)
+		// PDFs older than EXPORT_TTL go, shortly after start and then hourly.
+		k.Go(func(ctx context.Context) { s.Documents.Files().RunSweeper(ctx, k.Logger()) })
+	} else {
+		k.Logger().Warn("storage is not configured (STORAGE_DIR is empty): GET /invoices/{id}/pdf answers 503")
+	}
 	// The ledger's charts, to check the accounts invoices name.
 	k.Consume(events.TopicAccounts, chart.Handler(store))
 	httpadapter.Register(k.App(), httpadapter.Options{
 		Customers: s.Customers,
 		Invoicing: s.Invoicing,
+		Documents: s.Documents,
 		Guards:    k.Guards(),
 	})
 	return nil

@@ -119,8 +119,9 @@ func (c Config) DownloadRoute() (on bool, key []byte, err error) {
 
 // DefaultBodyLimit is the gateway's request body limit when
 // BODY_LIMIT_BYTES is unset: above the services' 10 MiB, because uploads
-// (receipts, multipart records) pass through it.
-const DefaultBodyLimit = 32 << 20
+// (receipts, multipart records, the 50 MiB bank statement of
+// POST .../custom-accounts/{id}/parse-csv and its framing) pass through it.
+const DefaultBodyLimit = 52 << 20
 
 // DefaultAdminAddr is where /metrics is served when ADMIN_ADDR is unset:
 // never on the public listener.

@@ -75,7 +75,7 @@ func TestLoadDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.BodyLimit() != 33554432 || c.RateLimitRPS != 200 || c.RateLimitBurst != 400 || c.Base.Addr != ":8080" {
+	if c.BodyLimit() != 54525952 || c.RateLimitRPS != 200 || c.RateLimitBurst != 400 || c.Base.Addr != ":8080" {
 		t.Fatalf("defaults: %+v", c)
 	}
 	if c.TokenRateLimitRPS != 10 || c.TokenRateLimitBurst != 20 || c.RateLimitMaxIPs != 100000 {

@@ -68,7 +68,7 @@ func TestTenancyHasAndString(t *testing.T) {
 
 func TestPathsAndMethods(t *testing.T) {
 	order, allowed := Paths(Table)
-	if len(order) != 116 {
+	if len(order) != 139 {
 		t.Fatalf("distinct paths = %v", order)
 	}
 	if got := allowed["/v1/businesses"]; !slices.Equal(got, []string{http.MethodGet, http.MethodHead, http.MethodPost}) {

@@ -3,6 +3,7 @@ package service
 import (
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/acctsuite/acct/pkg/events"
 )
@@ -71,6 +72,24 @@ func TestBankTransactionsReadModel(t *testing.T) {
 		if fully(march) {
 			t.Fatalf("%s counts as uncategorized", s)
 		}
+	}
+
+	// An archived transaction is out of the books: it no longer counts
+	// (March is fully categorized without it), until a newer snapshot
+	// restores it; a late pre-archive snapshot changes nothing.
+	archived := v3
+	archived.Version++
+	archived.ArchivedAt = ptr(time.Date(2026, 3, 20, 0, 0, 0, 0, time.UTC))
+	e.deliver(txEvent(t, archived), txEvent(t, v3))
+	if !fully(march) {
+		t.Fatal("an archived uncategorized transaction still counts")
+	}
+	restored := archived
+	restored.Version++
+	restored.ArchivedAt = nil
+	e.deliver(txEvent(t, restored))
+	if fully(march) {
+		t.Fatal("a restored uncategorized transaction must count again")
 	}
 
 	// Every comparison result: March (uncategorized) × 2 filters, April.

@@ -123,8 +123,10 @@ func TestTransactionsCSVExport(t *testing.T) {
 	split.Splits = []events.BankSplit{{Amount: 600, Category: events.BankCategory{StableName: ptr("RENT"), DisplayName: "Rent"}},
 		{Amount: 400, Category: events.BankCategory{StableName: ptr("BANK_FEES"), DisplayName: "Bank fees"}}}
 	today := bankTx(bid, time.Now().UTC().Format(domain.DateLayout), "READY_FOR_INPUT", "", 5)
+	archived := bankTx(bid, "2026-03-13", "CATEGORIZED", "RENT", 777) // out of the books: in no export
+	archived.ArchivedAt = ptr(time.Date(2026, 3, 14, 0, 0, 0, 0, time.UTC))
 	var evts []events.Event
-	for _, p := range []events.BankTransactionUpserted{rent, old, sale, pending, review, split, today} {
+	for _, p := range []events.BankTransactionUpserted{rent, old, sale, pending, review, split, today, archived} {
 		evts = append(evts, txEvent(t, p))
 	}
 	e.deliver(evts...)

@@ -18,6 +18,8 @@ type Config struct {
 	AuthURL    string `env:"ACCTSYNC_AUTH_URL" envDefault:"https://appcenter.intuit.com/connect/oauth2"`
 	TokenURL   string `env:"ACCTSYNC_TOKEN_URL" envDefault:"https://oauth.platform.intuit.com/oauth2/v1/tokens/bearer"`
 	APIBaseURL string `env:"ACCTSYNC_API_BASE_URL" envDefault:"https://quickbooks.api.intuit.com"`
+	// RevokeURL is where unlinking revokes the connection's tokens.
+	RevokeURL string `env:"ACCTSYNC_REVOKE_URL" envDefault:"https://developer.api.intuit.com/v2/oauth2/tokens/revoke"`
 
 	ClientID     string `env:"ACCTSYNC_CLIENT_ID"`
 	ClientSecret string `env:"ACCTSYNC_CLIENT_SECRET"`
@@ -83,6 +85,7 @@ func (c *Config) Validate() error {
 	for _, u := range []struct{ name, value string }{
 		{"ACCTSYNC_AUTH_URL", c.AuthURL}, {"ACCTSYNC_TOKEN_URL", c.TokenURL},
 		{"ACCTSYNC_API_BASE_URL", c.APIBaseURL}, {"ACCTSYNC_REDIRECT_URL", c.RedirectURL},
+		{"ACCTSYNC_REVOKE_URL", c.RevokeURL},
 	} {
 		if err := absoluteURL(u.value); err != nil {
 			errs = append(errs, fmt.Errorf("%s %w", u.name, err))

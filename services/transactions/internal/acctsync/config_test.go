@@ -22,8 +22,9 @@ func TestConfigDefaults(t *testing.T) {
 		"AuthURL":    "https://appcenter.intuit.com/connect/oauth2",
 		"TokenURL":   "https://oauth.platform.intuit.com/oauth2/v1/tokens/bearer",
 		"APIBaseURL": "https://quickbooks.api.intuit.com",
+		"RevokeURL":  "https://developer.api.intuit.com/v2/oauth2/tokens/revoke",
 	}
-	got := map[string]string{"AuthURL": c.AuthURL, "TokenURL": c.TokenURL, "APIBaseURL": c.APIBaseURL}
+	got := map[string]string{"AuthURL": c.AuthURL, "TokenURL": c.TokenURL, "APIBaseURL": c.APIBaseURL, "RevokeURL": c.RevokeURL}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("endpoints = %v, want %v", got, want)
 	}

@@ -23,6 +23,8 @@ var (
 	ErrClientRejected = errors.New("acctsync: provider rejected the client")
 	// ErrAccessDenied: the API refused the access token (401/403).
 	ErrAccessDenied = errors.New("acctsync: provider refused the access token")
+	// ErrRevokeUnsupported: the provider has no token revocation.
+	ErrRevokeUnsupported = errors.New("acctsync: provider cannot revoke tokens")
 )
 
 // Stable error_enum values of acctsync's 4xx answers.

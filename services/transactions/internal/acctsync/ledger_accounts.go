@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/page"
 )
 
 // FindLedgerAccount reads an imported account of the business with its
@@ -51,4 +52,34 @@ func (s *Service) view(ctx context.Context, businessID uuid.UUID, n AccountNode,
 		v.Children = append(v.Children, cv)
 	}
 	return v, nil
+}
+
+// FindLedgerAccounts lists one page of the business's imported chart: its
+// top-level accounts, each with its mapped local account and its
+// sub-accounts (recursively), as FindLedgerAccount shows one.
+func (s *Service) FindLedgerAccounts(ctx context.Context, businessID uuid.UUID, p page.Params) ([]LedgerAccountView, page.Meta, error) {
+	nodes, meta, err := s.store.RootAccounts(ctx, businessID, p)
+	if err != nil {
+		return nil, page.Meta{}, fmt.Errorf("list acctsync accounts of %s: %w", businessID, err)
+	}
+	locals := map[uuid.UUID]*LedgerAccount{}
+	out := make([]LedgerAccountView, 0, len(nodes))
+	for _, n := range nodes {
+		v, err := s.view(ctx, businessID, n, locals)
+		if err != nil {
+			return nil, page.Meta{}, err
+		}
+		out = append(out, v)
+	}
+	return out, meta, nil
+}
+
+// LedgerAccountPageSpec is the pagination of the imported chart: by name
+// (the default) or by the provider's id.
+var LedgerAccountPageSpec = page.Spec{
+	Keys: map[string]page.Key{
+		"name":        {Column: "a.name", Kind: page.KindString},
+		"external_id": {Column: "a.external_id", Kind: page.KindString},
+	},
+	Default: "name",
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/acctsuite/acct/pkg/page"
 )
 
 // Tokens is a token pair as the provider issued it.
@@ -33,6 +35,13 @@ type Provider interface {
 	Refresh(ctx context.Context, refreshToken string) (Tokens, error)
 	// Accounts reads the company's whole chart of accounts.
 	Accounts(ctx context.Context, accessToken, realmID string) ([]ExternalAccount, error)
+	// AccountsPage reads one page of the chart from position start
+	// (FirstCursor for the first); next is the position of the following
+	// page, done reports the last page.
+	AccountsPage(ctx context.Context, accessToken, realmID string, start int) (accounts []ExternalAccount, next int, done bool, err error)
+	// Revoke revokes a token and the grant it belongs to (ErrGrantRejected
+	// when the provider no longer knows it).
+	Revoke(ctx context.Context, token string) error
 }
 
 // Connection is a business's link to its external company, with its tokens
@@ -88,6 +97,41 @@ type Store interface {
 	// AccountTree reads one imported account of the business with all its
 	// sub-accounts.
 	AccountTree(ctx context.Context, businessID, accountID uuid.UUID) (AccountNode, bool, error)
+	// RootAccounts lists one page of the business's top-level imported
+	// accounts (those whose parent is not imported), each with all its
+	// sub-accounts.
+	RootAccounts(ctx context.Context, businessID uuid.UUID, p page.Params) ([]AccountNode, page.Meta, error)
+	// Disconnect deletes the business's connection with its tokens,
+	// imported accounts, mapping and sync state, and returns what it
+	// deleted; false when there was none.
+	Disconnect(ctx context.Context, businessID uuid.UUID) (Connection, bool, error)
+
+	// SyncState reads the business's sync (false: never asked for).
+	SyncState(ctx context.Context, businessID uuid.UUID) (SyncState, bool, error)
+	// UpdateSync runs fn on the business's connection and sync state (a
+	// zero state with BusinessID set when there is none), both locked,
+	// then stores the state fn left and applies its change in the same
+	// transaction; an error from fn writes nothing. false when there is no
+	// connection.
+	UpdateSync(ctx context.Context, businessID uuid.UUID, fn func(c Connection, st *SyncState) (SyncChange, error)) (SyncState, bool, error)
+	// ClaimableSyncs lists up to limit businesses whose sync a worker may
+	// claim at now (queued, or running under an expired lease).
+	ClaimableSyncs(ctx context.Context, now time.Time, limit int) ([]uuid.UUID, error)
+	// StagedAccounts reads the accounts the business's current sync has
+	// read so far.
+	StagedAccounts(ctx context.Context, businessID uuid.UUID) ([]ExternalAccount, error)
+}
+
+// SyncChange is what UpdateSync writes with the new sync state.
+type SyncChange struct {
+	// ResetStaging drops the pages staged by an earlier sync.
+	ResetStaging bool
+	// Stage adds one page of read accounts (replacing any staged under
+	// the same provider id).
+	Stage []ExternalAccount
+	// Import replaces the imported chart and mapping with this one
+	// (ReplaceAccounts' rules) and drops the staged pages.
+	Import *Import
 }
 
 // LocalAccounts finds accounts of the local ledger by id.
@@ -117,6 +161,15 @@ type Options struct {
 	MappingRules []MappingRule
 	// StateTTL is how long an authorization may take (default 10 minutes).
 	StateTTL time.Duration
+	// SyncLease is how long a sync run holds its claim without reading a
+	// page (default 2 minutes): a run silent for longer is taken to be
+	// dead, and another worker resumes its sync.
+	SyncLease time.Duration
+	// SyncPoll is how often the sync worker looks for syncs to resume
+	// (default 15 seconds).
+	SyncPoll time.Duration
+	// SyncWorkers bounds the syncs one process runs at once (default 4).
+	SyncWorkers int
 	// Now is the clock (default time.Now).
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -129,6 +182,13 @@ const DefaultStateTTL = 10 * time.Minute
 // it never expires between the check and the provider call.
 const refreshLeeway = time.Minute
 
+// Defaults of the sync options.
+const (
+	DefaultSyncLease   = 2 * time.Minute
+	DefaultSyncPoll    = 15 * time.Second
+	DefaultSyncWorkers = 4
+)
+
 // Service holds the acctsync use cases.
 type Service struct {
 	store    Store
@@ -140,6 +200,13 @@ type Service struct {
 	stateTTL time.Duration
 	now      func() time.Time
 	log      *slog.Logger
+
+	syncLease time.Duration
+	syncPoll  time.Duration
+	// kick wakes the sync worker when a sync is asked for; slots bounds
+	// the runs of this process.
+	kick  chan struct{}
+	slots chan struct{}
 }
 
 // New checks the options and makes the Service.
@@ -164,6 +231,18 @@ func New(o Options) (*Service, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.syncLease, s.syncPoll = o.SyncLease, o.SyncPoll
+	if s.syncLease <= 0 {
+		s.syncLease = DefaultSyncLease
+	}
+	if s.syncPoll <= 0 {
+		s.syncPoll = DefaultSyncPoll
+	}
+	workers := o.SyncWorkers
+	if workers <= 0 {
+		workers = DefaultSyncWorkers
+	}
+	s.kick, s.slots = make(chan struct{}, 1), make(chan struct{}, workers)
 	return s, nil
 }
 

@@ -63,6 +63,7 @@ type BankStore interface {
 	DocumentStore
 	RecordStore
 	MatchStore
+	CounterpartyStore
 }
 
 // Banking holds the bank-account and bank-transaction use cases. Each

@@ -134,6 +134,9 @@ func ledgerAccount(a domain.Account) banking.LedgerAccount {
 // the new version), records the category, status and method API, and
 // publishes the snapshot. The row lock makes concurrent categorizations of
 // one transaction run one after the other, so at most one entry is live.
+// Giving a transaction the categorization it has (by API) changes nothing:
+// a repeated call posts no entry and keeps the version. An archived
+// transaction is the 409 BankTransactionArchived.
 func (b *Banking) Categorize(ctx context.Context, businessID, id uuid.UUID, req banking.CategorizationRequest) (banking.BankTransaction, error) {
 	var out banking.BankTransaction
 	err := b.uow.Do(ctx, func(ctx context.Context) error {
@@ -152,43 +155,114 @@ func (b *Banking) Categorize(ctx context.Context, businessID, id uuid.UUID, req 
 		if err != nil {
 			return err
 		}
-		out, err = b.apply(ctx, t, c, banking.MethodAPI, domain.AgentAPI)
-		return err
+		p, err := b.prepare(ctx, t, c)
+		if err != nil {
+			return err
+		}
+		if out, _, err = b.post(ctx, t, p, banking.MethodAPI, domain.AgentAPI); err != nil {
+			return err
+		}
+		// A rule for the counterparty's other transactions may be offered
+		// (rule_suggestions.go).
+		return b.suggestRule(ctx, out)
 	})
 	return out, err
 }
 
 // apply posts the checked categorization c of t (locked by the caller)
-// and saves and publishes the result. Every account it needs (the bank
-// account, the categories, the live entry's) is fetched and share-locked
-// in one query; the live entry's reversal and the new entry go in with one
-// Publish (Ledger.Repost).
+// and saves and publishes the result, even when t has that categorization
+// already (a repost: its amount, direction or date changed, say). Every
+// account it needs (the bank account, the categories, the live entry's) is
+// fetched and share-locked in one query; the live entry's reversal and the
+// new entry go in with one Publish (Ledger.Repost).
 func (b *Banking) apply(ctx context.Context, t banking.BankTransaction, c banking.Categorization, method banking.CategorizationMethod, agent domain.Agent) (banking.BankTransaction, error) {
+	p, err := b.prepare(ctx, t, c)
+	if err != nil {
+		return banking.BankTransaction{}, err
+	}
+	p.repost = true
+	out, _, err := b.post(ctx, t, p, method, agent)
+	return out, err
+}
+
+// preparedCategorization is a categorization of one transaction resolved
+// to the business's accounts and turned into its journal lines, with the
+// transaction's live entry: everything that may refuse it (400 or 409)
+// has been checked, nothing is written yet.
+type preparedCategorization struct {
+	c       banking.Categorization
+	rc      banking.ResolvedCategorization
+	posting banking.Posting
+	live    *domain.Entry
+	known   []domain.Account
+	// repost posts even an unchanged categorization.
+	repost bool
+}
+
+// prepare checks c against t (locked by the caller, live) and the
+// business's chart and reads what posting it needs; a 4xx error names the
+// field of the categorize body at fault.
+func (b *Banking) prepare(ctx context.Context, t banking.BankTransaction, c banking.Categorization) (preparedCategorization, error) {
+	if err := t.CheckLive(); err != nil {
+		return preparedCategorization{}, err
+	}
 	refs := []domain.AccountRef{domain.ByID(t.LedgerAccountID)}
 	for _, r := range banking.Refs(c) {
 		refs = append(refs, domainRef(r))
 	}
 	live, hasLive, known, err := b.ledger.LiveEntryAndAccounts(ctx, t.BusinessID, SourceBankTransaction, t.ID.String(), refs)
 	if err != nil {
-		return banking.BankTransaction{}, fmt.Errorf("live entry and accounts of %s: %w", t.ID, err)
+		return preparedCategorization{}, fmt.Errorf("live entry and accounts of %s: %w", t.ID, err)
 	}
 	rc, err := banking.Resolve(ctx, resolver{b: b, businessID: t.BusinessID, known: known}, c)
 	if err != nil {
-		return banking.BankTransaction{}, err
+		return preparedCategorization{}, err
 	}
 	i := slices.IndexFunc(known, func(a domain.Account) bool { return a.ID == t.LedgerAccountID })
 	if i < 0 {
-		return banking.BankTransaction{}, fmt.Errorf("bank ledger account %s of %s: %w", t.LedgerAccountID, t.ID, domain.ErrAccountNotFound())
+		return preparedCategorization{}, fmt.Errorf("bank ledger account %s of %s: %w", t.LedgerAccountID, t.ID, domain.ErrAccountNotFound())
 	}
 	posting, err := banking.BuildPosting(ledgerAccount(known[i]), rc)
 	if err != nil {
-		return banking.BankTransaction{}, err
+		return preparedCategorization{}, err
+	}
+	p := preparedCategorization{c: c, rc: rc, posting: posting, known: known}
+	if hasLive {
+		p.live = &live
+	}
+	return p, nil
+}
+
+// unchanged reports whether t has p's categorization already, by method,
+// with its entry live (none for a duplicate): posting it again would change
+// nothing.
+func (p preparedCategorization) unchanged(t banking.BankTransaction, method banking.CategorizationMethod) bool {
+	if p.repost || t.Category == nil || t.Match != nil || t.Status != p.c.Status() || t.Method == nil || *t.Method != method {
+		return false
+	}
+	if (p.live != nil) == p.posting.Empty() {
+		return false
+	}
+	code := p.c.TaxCode()
+	if (t.TaxCode == nil) != (code == "") || t.TaxCode != nil && *t.TaxCode != code {
+		return false
+	}
+	return t.Category.Same(*banking.NewTxnCategory(t, p.rc, t.UpdatedAt))
+}
+
+// post records the prepared categorization p of t (locked by the caller):
+// unless it changes nothing (p.unchanged), the live entry is reversed and
+// the new one posted, the row saved and the snapshot published. It reports
+// whether anything changed.
+func (b *Banking) post(ctx context.Context, t banking.BankTransaction, p preparedCategorization, method banking.CategorizationMethod, agent domain.Agent) (banking.BankTransaction, bool, error) {
+	if p.unchanged(t, method) {
+		return t, false, nil
 	}
 	t.Version++
 	var in *NewEntry
-	if !posting.Empty() {
-		lines := make([]domain.JournalLine, len(posting.Lines))
-		for i, l := range posting.Lines {
+	if !p.posting.Empty() {
+		lines := make([]domain.JournalLine, len(p.posting.Lines))
+		for i, l := range p.posting.Lines {
 			lines[i] = domain.JournalLine{
 				Account: domain.ByID(l.Account.ID), Amount: l.Amount, Direction: domain.Direction(l.Side), Tags: l.Tags,
 			}
@@ -199,31 +273,27 @@ func (b *Banking) apply(ctx context.Context, t banking.BankTransaction, c bankin
 			Lines:  lines,
 		}
 	}
-	var reverse *domain.Entry
-	if hasLive {
-		reverse = &live
-	}
-	if reverse != nil || in != nil {
-		if _, _, err := b.ledger.Repost(ctx, t.BusinessID, reverse, ReverseOptions{Agent: agent}, in, known); err != nil {
-			return banking.BankTransaction{}, fmt.Errorf("repost entry of %s: %w", t.ID, err)
+	if p.live != nil || in != nil {
+		if _, _, err := b.ledger.Repost(ctx, t.BusinessID, p.live, ReverseOptions{Agent: agent}, in, p.known); err != nil {
+			return banking.BankTransaction{}, false, fmt.Errorf("repost entry of %s: %w", t.ID, err)
 		}
 	}
 	// A matched deposit recategorized: its payment is open again.
 	if err := b.releaseMatch(ctx, &t); err != nil {
-		return banking.BankTransaction{}, err
+		return banking.BankTransaction{}, false, err
 	}
 	now := b.clock()
-	t.Status, t.Method, t.UpdatedAt = c.Status(), &method, now
+	t.Status, t.Method, t.UpdatedAt = p.c.Status(), &method, now
 	t.TaxCode = nil
-	if code := c.TaxCode(); code != "" {
+	if code := p.c.TaxCode(); code != "" {
 		t.TaxCode = &code
 	}
-	t.Category = banking.NewTxnCategory(t, rc, now)
+	t.Category = banking.NewTxnCategory(t, p.rc, now)
 	if err := b.store.UpdateBankTransaction(ctx, t); err != nil {
-		return banking.BankTransaction{}, fmt.Errorf("update bank transaction %s: %w", t.ID, err)
+		return banking.BankTransaction{}, false, fmt.Errorf("update bank transaction %s: %w", t.ID, err)
 	}
 	if err := b.publishTransactions(ctx, t); err != nil {
-		return banking.BankTransaction{}, fmt.Errorf("publish transaction %s: %w", t.ID, err)
+		return banking.BankTransaction{}, false, fmt.Errorf("publish transaction %s: %w", t.ID, err)
 	}
-	return t, nil
+	return t, true, nil
 }

@@ -113,7 +113,7 @@ func TransactionPayload(t banking.BankTransaction) events.BankTransactionUpserte
 		TaxCode: t.TaxCode, Tags: events.LedgerTagsOf(t.Tags), Memo: t.Memo, ReferenceNumber: t.ReferenceNumber,
 		Metadata: t.Metadata, ImportedAt: t.ImportedAt, UpdatedAt: t.UpdatedAt, Splits: []events.BankSplit{},
 		CustomerID: t.CustomerID, CustomerExternalID: t.CustomerExternalID, VendorID: t.VendorID,
-		VendorExternalID: t.VendorExternalID,
+		VendorExternalID: t.VendorExternalID, CounterpartyID: t.CounterpartyID(), ArchivedAt: t.ArchivedAt,
 	}
 	if t.Method != nil {
 		m := string(*t.Method)

@@ -96,7 +96,8 @@ func (b *Banking) withMatches(ctx context.Context, businessID uuid.UUID, txns []
 // match entry (debit the bank account, credit the account the payment's
 // entry put the money in), the transaction becomes MATCHED with its match
 // recorded, the payment is marked matched, and the snapshot is published.
-// Confirming the transaction's current match again changes nothing.
+// Confirming the transaction's current match again changes nothing. An
+// archived transaction is the 409 BankTransactionArchived.
 func (b *Banking) ConfirmMatch(ctx context.Context, businessID, id, matchID uuid.UUID) (banking.BankTransaction, error) {
 	var out banking.BankTransaction
 	err := b.uow.Do(ctx, func(ctx context.Context) error {
@@ -104,36 +105,46 @@ func (b *Banking) ConfirmMatch(ctx context.Context, businessID, id, matchID uuid
 		if err != nil {
 			return err
 		}
-		if t.Match != nil && t.Match.ID == matchID {
-			out = t
-			return nil
-		}
-		if !t.Direction.MoneyIn() {
-			return apperr.PayloadField("match_id", "only money-in transactions are matched to customer payments").
-				WithEnum(EnumNotMatchable)
-		}
-		if t.Status == banking.StatusMatched {
-			// A re-match: the current payment becomes open again, and the
-			// transaction is offered payments as if unmatched.
-			if err := b.releaseMatch(ctx, &t); err != nil {
-				return err
-			}
-			t.Status = banking.StatusReadyForInput
-		}
-		open, err := b.openPaymentsFor(ctx, businessID, []banking.BankTransaction{t}, LockUpdate)
-		if err != nil {
-			return err
-		}
-		i := slices.IndexFunc(banking.SuggestMatches(t, open), func(s banking.MatchSuggestion) bool { return s.ID == matchID })
-		if i < 0 {
-			return apperr.PayloadField("match_id", "not one of the transaction's current suggested matches").
-				WithEnum(EnumUnknownMatch)
-		}
-		s := banking.SuggestMatches(t, open)[i]
-		out, err = b.match(ctx, t, s)
+		out, _, err = b.confirmMatch(ctx, t, matchID, "match_id")
 		return err
 	})
 	return out, err
+}
+
+// confirmMatch is ConfirmMatch on t, locked by the caller; field names the
+// match id in the request (for its 400s). It reports whether anything
+// changed.
+func (b *Banking) confirmMatch(ctx context.Context, t banking.BankTransaction, matchID uuid.UUID, field string) (banking.BankTransaction, bool, error) {
+	if err := t.CheckLive(); err != nil {
+		return banking.BankTransaction{}, false, err
+	}
+	if t.Match != nil && t.Match.ID == matchID {
+		return t, false, nil
+	}
+	if !t.Direction.MoneyIn() {
+		return banking.BankTransaction{}, false, apperr.PayloadField(field, "only money-in transactions are matched to customer payments").
+			WithEnum(EnumNotMatchable)
+	}
+	if t.Status == banking.StatusMatched {
+		// A re-match: the current payment becomes open again, and the
+		// transaction is offered payments as if unmatched.
+		if err := b.releaseMatch(ctx, &t); err != nil {
+			return banking.BankTransaction{}, false, err
+		}
+		t.Status = banking.StatusReadyForInput
+	}
+	open, err := b.openPaymentsFor(ctx, t.BusinessID, []banking.BankTransaction{t}, LockUpdate)
+	if err != nil {
+		return banking.BankTransaction{}, false, err
+	}
+	i := slices.IndexFunc(banking.SuggestMatches(t, open), func(s banking.MatchSuggestion) bool { return s.ID == matchID })
+	if i < 0 {
+		return banking.BankTransaction{}, false, apperr.PayloadField(field, "not one of the transaction's current suggested matches").
+			WithEnum(EnumUnknownMatch)
+	}
+	s := banking.SuggestMatches(t, open)[i]
+	out, err := b.match(ctx, t, s)
+	return out, err == nil, err
 }
 
 // match posts the match entry of t (locked) to payment s and records it.

@@ -160,6 +160,9 @@ func (b *Banking) UpdateRecordedTransaction(ctx context.Context, businessID, acc
 		if err != nil {
 			return err
 		}
+		if err := t.CheckLive(); err != nil {
+			return err
+		}
 		now := b.clock()
 		moved := p.Amount.Set && p.Amount.Value != t.Amount || p.Direction.Set && p.Direction.Value != t.Direction ||
 			p.Date.Set && !p.Date.Value.UTC().Equal(t.Date)

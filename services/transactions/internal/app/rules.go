@@ -21,47 +21,31 @@ const EnumRuleNotFound = "CategorizationRuleNotFound"
 // BankStore).
 type RuleStore interface {
 	InsertRule(ctx context.Context, businessID uuid.UUID, r autocat.Rule, d autocat.RuleDraft) error
-	// ListRules returns the business's rules, oldest first.
+	// ListRules returns the business's live (unarchived) rules, oldest
+	// first.
 	ListRules(ctx context.Context, businessID uuid.UUID) ([]autocat.Rule, error)
+	// ListAllRules is ListRules with the archived ones too when asked.
+	ListAllRules(ctx context.Context, businessID uuid.UUID, includeArchived bool) ([]autocat.Rule, error)
 	DeleteRule(ctx context.Context, businessID, id uuid.UUID) (bool, error)
+	// FindRule returns the rule and the draft it is kept as.
+	FindRule(ctx context.Context, businessID, id uuid.UUID, lock Lock) (autocat.Rule, autocat.RuleDraft, bool, error)
+	FindRuleByExternalID(ctx context.Context, businessID uuid.UUID, externalID string) (autocat.Rule, bool, error)
+	// UpdateRule saves r's draft, external id, update and archive times.
+	UpdateRule(ctx context.Context, businessID uuid.UUID, r autocat.Rule, d autocat.RuleDraft) error
+	// FindRuleCounterparty is the business's counterparty id (GET
+	// /counterparties), as rules match it.
+	FindRuleCounterparty(ctx context.Context, businessID, id uuid.UUID) (autocat.Counterparty, bool, error)
+	// UncategorizedCandidates are the business's uncategorized
+	// transactions that may match r (narrowed in SQL by its direction,
+	// amount range and counterparty), at most limit, oldest first.
+	UncategorizedCandidates(ctx context.Context, businessID uuid.UUID, r autocat.Rule, limit int) ([]RuleCandidate, error)
+	RuleSuggestionStore
 }
 
-// CreateRule is POST /categorization-rules: the draft is checked by the
-// domain (400 InvalidCategorizationRule) and its category must name a
-// live account of the business (400 UnknownAccount).
-func (b *Banking) CreateRule(ctx context.Context, businessID uuid.UUID, d autocat.RuleDraft) (autocat.Rule, error) {
-	r, err := autocat.NewRule(newID(), b.clock(), d)
-	if err != nil {
-		return autocat.Rule{}, err
-	}
-	err = b.uow.Do(ctx, func(ctx context.Context) error {
-		if !r.Category.IsExclusion() {
-			ref := banking.AccountRef{ID: r.Category.AccountID, StableName: r.Category.StableName}
-			if _, err := (resolver{b: b, businessID: businessID}).ResolveAccount(ctx, ref); err != nil {
-				dref := domain.ByID(ref.ID)
-				if ref.StableName != "" {
-					dref = domain.ByStableName(ref.StableName)
-				}
-				return domain.ErrUnknownAccount("category", dref)
-			}
-		}
-		return b.store.InsertRule(ctx, businessID, r, d)
-	})
-	if err != nil {
-		return autocat.Rule{}, err
-	}
-	return r, nil
-}
-
-// Rules is GET /categorization-rules, in the order the matcher considers
-// them.
-func (b *Banking) Rules(ctx context.Context, businessID uuid.UUID) ([]autocat.Rule, error) {
-	rules, err := b.store.ListRules(ctx, businessID)
-	if err != nil {
-		return nil, fmt.Errorf("list rules of %s: %w", businessID, err)
-	}
-	autocat.SortByPrecedence(rules)
-	return rules, nil
+// RuleCandidate is a transaction as the matcher sees it.
+type RuleCandidate struct {
+	ID uuid.UUID
+	autocat.Candidate
 }
 
 // DeleteRule is DELETE /categorization-rules/{id}: 404 when the business
@@ -94,14 +78,7 @@ func (b *Banking) autoCategorize(ctx context.Context, businessID uuid.UUID, txns
 		if !inserted[t.ID] {
 			continue
 		}
-		c := autocat.Candidate{Direction: t.Direction, Amount: t.Amount, BankAccountID: t.BankAccountID()}
-		if t.CounterpartyName != nil {
-			c.Counterparty = *t.CounterpartyName
-		}
-		if t.Description != nil {
-			c.Description = *t.Description
-		}
-		rule, ok := autocat.Match(rules, c)
+		rule, ok := autocat.Match(rules, autocat.CandidateOf(t))
 		if !ok {
 			continue
 		}

@@ -18,8 +18,9 @@ import (
 )
 
 // setupAcctsync builds the external accounting connection on the ledger's
-// accounts and mounts its routes; without ACCTSYNC_CLIENT_ID its provider
-// routes answer 503 and the imported-account read still works.
+// accounts, mounts its routes and starts its sync worker; without
+// ACCTSYNC_CLIENT_ID its provider routes answer 503 and the reads (status,
+// imported accounts) and unlink still work.
 func (s *Service) setupAcctsync(cfg config.Config, k *servicekit.Kit) error {
 	var provider acctsync.Provider
 	var cipher *acctsync.TokenCipher
@@ -44,7 +45,13 @@ func (s *Service) setupAcctsync(cfg config.Config, k *servicekit.Kit) error {
 	s.Acctsync = svc
 	acctsynchttp.Register(k.App(), acctsynchttp.Options{
 		Service: svc, Auth: k.Authenticate(), Business: k.RequireBusiness(), SuccessURL: cfg.Acctsync.SuccessURL,
+		Cursors: k.Cursors(),
 	})
+	if svc.Enabled() {
+		// Runs the syncs asked for with POST .../acctsync/sync-from, and
+		// resumes those of a process that stopped midway.
+		k.Go(svc.RunSyncWorker)
+	}
 	return nil
 }
 

@@ -28,6 +28,11 @@ func TestOpenAPIDocumentLoads(t *testing.T) {
 		"/v1/businesses/{businessId}/ledger/balances/exports/csv",
 		"/v1/businesses/{businessId}/acctsync/authorize",
 		"/v1/businesses/{businessId}/acctsync/ledger/accounts/{accountId}",
+		"/v1/businesses/{businessId}/acctsync/ledger/accounts",
+		"/v1/businesses/{businessId}/acctsync/connection-status",
+		"/v1/businesses/{businessId}/acctsync/sync-from",
+		"/v1/businesses/{businessId}/acctsync/sync-from/status",
+		"/v1/businesses/{businessId}/acctsync/unlink",
 		"/v1/acctsync/callback",
 	} {
 		if doc.Paths.Value(p) == nil {

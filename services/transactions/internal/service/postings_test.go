@@ -190,6 +190,22 @@ func TestInvoicingEventsPostThroughTheBroker(t *testing.T) {
 	publish(bid, "invoice.upserted", map[string]any{"posting": p})
 	waitFor("the invoice's entry", func() bool { return e.balances(bid, tok, "")["ACCOUNTS_RECEIVABLE"] == 4200 })
 
+	// A refund carries its two entries in `postings`: the allocation (debit
+	// the refunded revenue, credit A/R) and the payment (debit A/R, credit
+	// cash); both are applied, A/R is back where it was.
+	refundID := uuid.NewString()
+	at := time.Date(2026, 3, 20, 0, 0, 0, 0, time.UTC)
+	publish(bid, events.TypeInvoiceRefundUpserted, events.InvoiceRefundUpserted{BusinessID: bid, Postings: []events.LedgerPosting{
+		{SourceType: events.SourceRefundAllocation, SourceID: refundID, Version: 1, EntryType: "REFUND_ALLOCATION", EntryAt: at,
+			Lines: []events.PostingLine{stableLine("CUSTOMER_REFUNDS", "DEBIT", 1000), stableLine("ACCOUNTS_RECEIVABLE", "CREDIT", 1000)}},
+		{SourceType: events.SourceRefundPayment, SourceID: refundID, Version: 1, EntryType: "REFUND_PAYMENT", EntryAt: at,
+			Lines: []events.PostingLine{stableLine("ACCOUNTS_RECEIVABLE", "DEBIT", 1000), stableLine("UNDEPOSITED_FUNDS", "CREDIT", 1000)}},
+	}})
+	waitFor("the refund's entries", func() bool {
+		b := e.balances(bid, tok, "")
+		return b["CUSTOMER_REFUNDS"] == 1000 && b["UNDEPOSITED_FUNDS"] == -1000 && b["ACCOUNTS_RECEIVABLE"] == 4200
+	})
+
 	// The chart comes after the invoice (another topic, another order).
 	late := uuid.Must(uuid.NewV7())
 	publish(late, "invoice.upserted", map[string]any{"posting": invoicePosting(uuid.NewString(), 1, 999, 0)})

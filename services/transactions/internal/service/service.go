@@ -51,9 +51,11 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 		Migrations: []pgdb.MigrationSet{postgres.Migrations, acctsyncpg.Migrations},
 		Produces:   []string{events.TopicLedger, events.TopicTransactions, events.TopicAccounts},
 		Businesses: true,
-		// Recorded transactions carry up to five receipts: as much as the
-		// gateway lets through (BODY_LIMIT_BYTES overrides).
-		DefaultBodyLimit: 32 << 20,
+		// Recorded transactions carry up to five receipts, parse-csv a
+		// 50 MiB statement and its multipart framing: as much as the
+		// gateway lets through (BODY_LIMIT_BYTES overrides). JSON routes
+		// keep their own, smaller limits (httpx.JSONBody).
+		DefaultBodyLimit: 52 << 20,
 		OpenAPI:          openAPIDocument(),
 		Commands:         map[string]servicekit.Command{"repair-entry-tags": s.repairEntryTags},
 		Setup:            func(ctx context.Context, k *servicekit.Kit) error { return s.setup(ctx, cfg, k) },

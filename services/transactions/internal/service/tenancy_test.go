@@ -53,6 +53,15 @@ func TestCrossTenant(t *testing.T) {
 		{Method: "PUT", Path: b + "/bank-transactions/" + txn + "/categorize", Body: map[string]any{"type": "Category", "category": stable("MEALS")}},
 		{Method: "POST", Path: b + "/bank-transactions/" + txn + "/categorize", Body: map[string]any{"type": "Category", "category": stable("MEALS")}},
 		{Method: "POST", Path: b + "/custom-accounts/" + custom + "/transactions", Body: map[string]any{"transactions": []any{map[string]any{"amount": 1, "direction": "DEBIT", "date": "2026-01-01"}}}},
+		{Method: "DELETE", Path: b + "/bank-transactions/" + txn},
+		{Method: "POST", Path: b + "/bank-transactions/" + txn + "/restore"},
+		{Method: "POST", Path: b + "/bank-transactions/" + txn + "/uncategorize"},
+		{Method: "GET", Path: b + "/bank-transactions/" + txn + "/metadata"},
+		{Method: "PATCH", Path: b + "/bank-transactions/" + txn + "/metadata", Body: map[string]any{"memo": "x"}},
+		{Method: "POST", Path: b + "/bank-transactions/bulk-categorize", Body: map[string]any{"transactions": []any{map[string]any{"transaction_id": txn, "categorization": map[string]any{"type": "Category", "category": stable("MEALS")}}}}},
+		{Method: "POST", Path: b + "/bank-transactions/bulk-match-or-categorize", Body: map[string]any{"transactions": map[string]any{txn: map[string]any{"type": "categorize", "categorization": map[string]any{"type": "Category", "category": stable("MEALS")}}}}},
+		{Method: "POST", Path: b + "/bank-transactions/bulk-uncategorize", Body: map[string]any{"transaction_ids": []any{txn}}},
+		{Method: "GET", Path: b + "/counterparties"},
 	}
 	// Every business exists before the counts are taken.
 	strangers := e.Strangers("client-a", "client-b", mine, e.business("client-b", "US"))

@@ -20,6 +20,7 @@ import (
 type Options struct {
 	Customers *app.Customers
 	Invoicing *app.Invoicing
+	Documents *app.Documents
 	// Guards are the kit's route guards (token, tenancy, idempotency,
 	// cursor codec).
 	httpguard.Guards
@@ -28,12 +29,13 @@ type Options struct {
 type handlers struct {
 	customers *app.Customers
 	invoicing *app.Invoicing
+	documents *app.Documents
 	codec     *page.Codec
 }
 
 // Register mounts every route of the service on r.
 func Register(r fiber.Router, o Options) {
-	h := &handlers{customers: o.Customers, invoicing: o.Invoicing, codec: o.Cursors}
+	h := &handlers{customers: o.Customers, invoicing: o.Invoicing, documents: o.Documents, codec: o.Cursors}
 	idem := o.Idem()
 	const p = "/v1/businesses/:businessId"
 	auth, biz := o.Auth, o.Business
@@ -51,6 +53,7 @@ func Register(r fiber.Router, o Options) {
 	r.Post(p+"/invoices/tags", auth, biz, h.tagInvoices)
 	r.Get(p+"/invoices/payments/:paymentId", auth, biz, h.getPayment)
 	r.Get(p+"/invoices/payments/:paymentId/tags", auth, biz, h.paymentTags)
+	r.Get(p+"/invoices/summary-stats", auth, biz, h.summaryStats)
 	r.Post(p+"/invoices", auth, biz, idem, h.createInvoice)
 	r.Get(p+"/invoices", auth, biz, h.listInvoices)
 	r.Get(p+"/invoices/:invoiceId", auth, biz, h.getInvoice)
@@ -61,6 +64,13 @@ func Register(r fiber.Router, o Options) {
 	r.Post(p+"/invoices/:invoiceId/payment/", auth, biz, idem, h.payInvoice)
 	r.Post(p+"/invoices/:invoiceId/write-off", auth, biz, idem, h.writeOff)
 	r.Get(p+"/invoices/:invoiceId/write-offs/:writeOffId", auth, biz, h.getWriteOff)
+	r.Put(p+"/invoices/:invoiceId/finalize-invoice", auth, biz, h.finalizeInvoice)
+	r.Post(p+"/invoices/:invoiceId/reset", auth, biz, h.resetInvoice)
+	r.Put(p+"/invoices/:invoiceId/payment/:paymentId", auth, biz, h.updatePayment)
+	r.Post(p+"/invoices/:invoiceId/refund", auth, biz, idem, h.refundInvoice)
+	r.Get(p+"/invoices/:invoiceId/payment-methods", auth, biz, h.paymentMethods)
+	r.Get(p+"/invoices/:invoiceId/pdf", auth, biz, h.invoicePDF)
+	r.Get(p+"/invoices/:invoiceId/html", auth, biz, h.invoiceHTML)
 }
 
 // businessID is the business RequireBusiness authorised.

@@ -86,57 +86,70 @@ type allocationOutJSON struct {
 
 // invoiceOutJSON is an invoice: the spec's Invoice with the SDK's fields.
 type invoiceOutJSON struct {
-	Type                      string              `json:"type"`
-	ID                        string              `json:"id"`
-	BusinessID                string              `json:"business_id"`
-	ExternalID                *string             `json:"external_id"`
-	Status                    string              `json:"status"`
-	SentAt                    time.Time           `json:"sent_at"`
-	DueAt                     *time.Time          `json:"due_at"`
-	PaidAt                    *time.Time          `json:"paid_at"`
-	VoidedAt                  *time.Time          `json:"voided_at"`
-	InvoiceNumber             *string             `json:"invoice_number"`
-	RecipientName             *string             `json:"recipient_name"`
-	CustomerID                *string             `json:"customer_id"`
-	Customer                  *customerJSON       `json:"customer"`
-	LineItems                 []lineOutJSON       `json:"line_items"`
-	Subtotal                  int64               `json:"subtotal"`
-	AdditionalDiscount        int64               `json:"additional_discount"`
-	TotalDiscount             int64               `json:"total_discount"`
-	AdditionalSalesTaxesTotal int64               `json:"additional_sales_taxes_total"`
-	AdditionalSalesTaxes      []salesTaxOutJSON   `json:"additional_sales_taxes"`
-	SalesTaxesTotal           int64               `json:"sales_taxes_total"`
-	TotalTax                  int64               `json:"total_tax"`
-	Tips                      int64               `json:"tips"`
-	TotalAmount               int64               `json:"total_amount"`
-	OutstandingBalance        int64               `json:"outstanding_balance"`
-	Memo                      *string             `json:"memo"`
-	CustomPaymentInstructions *string             `json:"custom_payment_instructions"`
-	PaymentAllocations        []allocationOutJSON `json:"payment_allocations"`
-	RefundAllocations         []any               `json:"refund_allocations"`
-	WriteOffs                 []writeOffOutJSON   `json:"write_offs"`
-	ImportedAt                time.Time           `json:"imported_at"`
-	UpdatedAt                 time.Time           `json:"updated_at"`
-	TransactionTags           []tags.Tag          `json:"transaction_tags"`
-	Metadata                  json.RawMessage     `json:"metadata"`
-	ReferenceNumber           *string             `json:"reference_number"`
+	Type                      string               `json:"type"`
+	ID                        string               `json:"id"`
+	BusinessID                string               `json:"business_id"`
+	ExternalID                *string              `json:"external_id"`
+	Status                    string               `json:"status"`
+	SentAt                    *time.Time           `json:"sent_at"`
+	DueAt                     *time.Time           `json:"due_at"`
+	PaidAt                    *time.Time           `json:"paid_at"`
+	VoidedAt                  *time.Time           `json:"voided_at"`
+	InvoiceNumber             *string              `json:"invoice_number"`
+	RecipientName             *string              `json:"recipient_name"`
+	CustomerID                *string              `json:"customer_id"`
+	Customer                  *customerJSON        `json:"customer"`
+	LineItems                 []lineOutJSON        `json:"line_items"`
+	Subtotal                  int64                `json:"subtotal"`
+	AdditionalDiscount        int64                `json:"additional_discount"`
+	TotalDiscount             int64                `json:"total_discount"`
+	AdditionalSalesTaxesTotal int64                `json:"additional_sales_taxes_total"`
+	AdditionalSalesTaxes      []salesTaxOutJSON    `json:"additional_sales_taxes"`
+	SalesTaxesTotal           int64                `json:"sales_taxes_total"`
+	TotalTax                  int64                `json:"total_tax"`
+	Tips                      int64                `json:"tips"`
+	TotalAmount               int64                `json:"total_amount"`
+	OutstandingBalance        int64                `json:"outstanding_balance"`
+	Memo                      *string              `json:"memo"`
+	CustomPaymentInstructions *string              `json:"custom_payment_instructions"`
+	PaymentAllocations        []allocationOutJSON  `json:"payment_allocations"`
+	RefundAllocations         []refundAllocOutJSON `json:"refund_allocations"`
+	TotalRefunded             int64                `json:"total_refunded"`
+	PaymentMethods            []string             `json:"payment_methods"`
+	WriteOffs                 []writeOffOutJSON    `json:"write_offs"`
+	ImportedAt                time.Time            `json:"imported_at"`
+	UpdatedAt                 time.Time            `json:"updated_at"`
+	TransactionTags           []tags.Tag           `json:"transaction_tags"`
+	Metadata                  json.RawMessage      `json:"metadata"`
+	ReferenceNumber           *string              `json:"reference_number"`
 }
 
 func toInvoice(inv app.InvoiceView) invoiceOutJSON {
 	out := invoiceOutJSON{
 		Type: "Invoice", ID: inv.ID.String(), BusinessID: inv.BusinessID.String(), ExternalID: inv.ExternalID,
-		Status: string(inv.Status), SentAt: inv.SentAt, DueAt: inv.DueAt, PaidAt: inv.PaidAt, VoidedAt: inv.VoidedAt,
+		Status: string(inv.Status), DueAt: inv.DueAt, PaidAt: inv.PaidAt, VoidedAt: inv.VoidedAt,
 		InvoiceNumber: inv.InvoiceNumber, Subtotal: int64(inv.Totals.Subtotal), AdditionalDiscount: int64(inv.AdditionalDiscount),
 		TotalDiscount: int64(inv.Totals.TotalDiscount), AdditionalSalesTaxesTotal: int64(inv.Totals.AdditionalTaxes),
 		AdditionalSalesTaxes: salesTaxesOut(inv.BusinessID, inv.AdditionalSalesTaxes), SalesTaxesTotal: int64(inv.Totals.TotalTax),
 		TotalTax: int64(inv.Totals.TotalTax), Tips: int64(inv.Tips), TotalAmount: int64(inv.Totals.Total),
 		OutstandingBalance: int64(inv.Outstanding()), Memo: inv.Memo, CustomPaymentInstructions: inv.CustomPaymentInstructions,
-		PaymentAllocations: []allocationOutJSON{}, RefundAllocations: []any{}, WriteOffs: []writeOffOutJSON{},
+		PaymentAllocations: []allocationOutJSON{}, RefundAllocations: []refundAllocOutJSON{}, WriteOffs: []writeOffOutJSON{},
+		TotalRefunded: int64(inv.Refunded), PaymentMethods: []string{},
 		ImportedAt: inv.ImportedAt, UpdatedAt: inv.UpdatedAt, TransactionTags: nonNilTags(inv.Tags),
 		Metadata: inv.Metadata, ReferenceNumber: inv.ReferenceNumber, LineItems: make([]lineOutJSON, len(inv.Lines)),
 	}
 	if len(out.Metadata) == 0 {
 		out.Metadata = json.RawMessage("null")
+	}
+	if !inv.IsDraft { // a draft is not sent yet
+		sent := inv.SentAt
+		out.SentAt = &sent
+	}
+	for _, m := range inv.PaymentMethods {
+		out.PaymentMethods = append(out.PaymentMethods, string(m))
+	}
+	for _, r := range inv.LiveRefunds() {
+		out.RefundAllocations = append(out.RefundAllocations, toRefundAlloc(r))
 	}
 	if inv.CustomerID != nil {
 		s := inv.CustomerID.String()

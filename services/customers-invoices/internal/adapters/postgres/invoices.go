@@ -55,6 +55,8 @@ type invoiceRow struct {
 	TotalAmount               int64              `bun:"total_amount"`
 	PaidAmount                int64              `bun:"paid_amount"`
 	WrittenOffAmount          int64              `bun:"written_off_amount"`
+	RefundedAmount            int64              `bun:"refunded_amount"`
+	PaymentMethods            []string           `bun:"payment_methods,type:jsonb"`
 	OutstandingBalance        int64              `bun:"outstanding_balance"`
 	Status                    string             `bun:"status"`
 	Version                   int                `bun:"version"`
@@ -66,6 +68,7 @@ type invoiceRow struct {
 	LinesJSON     json.RawMessage `bun:"lines_json,scanonly"`
 	AllocsJSON    json.RawMessage `bun:"allocs_json,scanonly"`
 	WriteOffsJSON json.RawMessage `bun:"write_offs_json,scanonly"`
+	RefundsJSON   json.RawMessage `bun:"refunds_json,scanonly"`
 }
 
 // withParts makes q (a select of invoiceRow) read each invoice's lines,
@@ -77,11 +80,23 @@ func withParts(q *bun.SelectQuery) *bun.SelectQuery {
 		ColumnExpr(`(SELECT coalesce(json_agg(il ORDER BY il.line_number), '[]') FROM invoice_lines il
 			WHERE il.business_id = i.business_id AND il.invoice_id = i.id) AS lines_json`).
 		ColumnExpr(`(SELECT coalesce(json_agg(json_build_object('payment_id', a.payment_id, 'invoice_id', a.invoice_id,
-				'amount', a.amount, 'paid_at', p.paid_at, 'method', p.method) ORDER BY p.paid_at, p.id), '[]')
+				'amount', a.amount, 'paid_at', p.paid_at, 'method', p.method, 'processor', p.processor) ORDER BY p.paid_at, p.id), '[]')
 			FROM payment_allocations a JOIN invoice_payments p ON p.business_id = a.business_id AND p.id = a.payment_id
 			WHERE a.business_id = i.business_id AND a.invoice_id = i.id) AS allocs_json`).
 		ColumnExpr(`(SELECT coalesce(json_agg(w ORDER BY w.created_at, w.id), '[]') FROM invoice_write_offs w
-			WHERE w.business_id = i.business_id AND w.invoice_id = i.id) AS write_offs_json`)
+			WHERE w.business_id = i.business_id AND w.invoice_id = i.id) AS write_offs_json`).
+		ColumnExpr(`(SELECT coalesce(json_agg(r ORDER BY r.created_at, r.id), '[]') FROM invoice_refunds r
+			WHERE r.business_id = i.business_id AND r.invoice_id = i.id) AS refunds_json`)
+}
+
+// allocationOf is a payment allocation as the invoice shows it.
+func allocationOf(paymentID, invoiceID uuid.UUID, amount int64, paidAt time.Time, method string, processor *string) invoice.InvoiceAllocation {
+	proc := ""
+	if processor != nil {
+		proc = *processor
+	}
+	return invoice.InvoiceAllocation{PaymentID: paymentID, InvoiceID: invoiceID, Amount: money.Cents(amount), PaidAt: paidAt.UTC(),
+		Method: invoice.Method(method), DepositAccount: invoice.DepositAccount(invoice.Method(method), proc)}
 }
 
 // parts decodes what withParts read into inv.
@@ -99,13 +114,20 @@ func (r invoiceRow) parts(inv *invoice.Invoice) error {
 		Amount    int64     `json:"amount"`
 		PaidAt    time.Time `json:"paid_at"`
 		Method    string    `json:"method"`
+		Processor *string   `json:"processor"`
 	}
 	if err := json.Unmarshal(r.AllocsJSON, &allocs); err != nil {
 		return fmt.Errorf("allocations of invoice %s: %w", r.ID, err)
 	}
 	for _, a := range allocs {
-		inv.Allocations = append(inv.Allocations, invoice.InvoiceAllocation{PaymentID: a.PaymentID, InvoiceID: a.InvoiceID,
-			Amount: money.Cents(a.Amount), PaidAt: a.PaidAt.UTC(), Method: invoice.Method(a.Method)})
+		inv.Allocations = append(inv.Allocations, allocationOf(a.PaymentID, a.InvoiceID, a.Amount, a.PaidAt, a.Method, a.Processor))
+	}
+	var refunds []refundRow
+	if err := json.Unmarshal(r.RefundsJSON, &refunds); err != nil {
+		return fmt.Errorf("refunds of invoice %s: %w", r.ID, err)
+	}
+	for _, rf := range refunds {
+		inv.Refunds = append(inv.Refunds, rf.refund())
 	}
 	var wos []writeOffRow
 	if err := json.Unmarshal(r.WriteOffsJSON, &wos); err != nil {
@@ -127,10 +149,14 @@ func toInvoiceRow(inv invoice.Invoice) invoiceRow {
 		TotalDiscount: int64(inv.Totals.TotalDiscount), TotalTax: int64(inv.Totals.TotalTax),
 		AdditionalTaxesTotal: int64(inv.Totals.AdditionalTaxes), TotalAmount: int64(inv.Totals.Total),
 		PaidAmount: int64(inv.Paid), WrittenOffAmount: int64(inv.WrittenOff), OutstandingBalance: int64(inv.Outstanding()),
+		RefundedAmount: int64(inv.Refunded), PaymentMethods: []string{},
 		Status: string(inv.Status), Version: inv.Version, ImportedAt: inv.ImportedAt, UpdatedAt: inv.UpdatedAt,
 	}
 	if inv.DueAt != nil {
 		r.DueSort = *inv.DueAt
+	}
+	for _, m := range inv.PaymentMethods {
+		r.PaymentMethods = append(r.PaymentMethods, string(m))
 	}
 	if len(inv.Metadata) > 0 && string(inv.Metadata) != "null" {
 		r.Metadata = inv.Metadata
@@ -160,7 +186,8 @@ func (r invoiceRow) invoice() invoice.Invoice {
 		CustomPaymentInstructions: r.CustomPaymentInstructions, ReferenceNumber: r.ReferenceNumber, Tags: nonNil(r.Tags),
 		AdditionalDiscount: money.Cents(r.AdditionalDiscount), AdditionalSalesTaxes: nonNil(r.AdditionalSalesTaxes),
 		Tips: money.Cents(r.Tips), Paid: money.Cents(r.PaidAmount), WrittenOff: money.Cents(r.WrittenOffAmount),
-		Status: invoice.Status(r.Status), Version: r.Version, ImportedAt: r.ImportedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+		Refunded: money.Cents(r.RefundedAmount), IsDraft: r.Status == string(invoice.DraftStatus),
+		PaymentMethods: []invoice.OnlineMethod{}, Status: invoice.Status(r.Status), Version: r.Version, ImportedAt: r.ImportedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 		Totals: invoice.Totals{
 			Subtotal: money.Cents(r.Subtotal), TotalDiscount: money.Cents(r.TotalDiscount), TotalTax: money.Cents(r.TotalTax),
 			AdditionalDiscount: money.Cents(r.AdditionalDiscount), AdditionalTaxes: money.Cents(r.AdditionalTaxesTotal),
@@ -170,6 +197,9 @@ func (r invoiceRow) invoice() invoice.Invoice {
 	}
 	if len(r.Metadata) > 0 && string(r.Metadata) != "null" {
 		inv.Metadata = r.Metadata
+	}
+	for _, m := range r.PaymentMethods {
+		inv.PaymentMethods = append(inv.PaymentMethods, invoice.OnlineMethod(m))
 	}
 	return inv
 }
@@ -310,19 +340,28 @@ func (s *Store) loadInvoiceParts(ctx context.Context, db bun.IDB, businessID uui
 		Amount    int64     `bun:"amount"`
 		PaidAt    time.Time `bun:"paid_at"`
 		Method    string    `bun:"method"`
+		Processor *string   `bun:"processor"`
 	}
-	if err := db.NewRaw(`SELECT a.payment_id, a.invoice_id, a.amount, p.paid_at, p.method
+	if err := db.NewRaw(`SELECT a.payment_id, a.invoice_id, a.amount, p.paid_at, p.method, p.processor
 		FROM payment_allocations a JOIN invoice_payments p ON p.business_id = a.business_id AND p.id = a.payment_id
 		WHERE a.business_id = ? AND a.invoice_id IN (?) ORDER BY p.paid_at, p.id`, businessID, bun.In(ids)).Scan(ctx, &allocs); err != nil {
 		return wrap("find payment allocations", err)
 	}
 	for _, a := range allocs {
 		k := at[a.InvoiceID]
-		invs[k].Allocations = append(invs[k].Allocations, invoice.InvoiceAllocation{PaymentID: a.PaymentID, InvoiceID: a.InvoiceID,
-			Amount: money.Cents(a.Amount), PaidAt: a.PaidAt.UTC(), Method: invoice.Method(a.Method)})
+		invs[k].Allocations = append(invs[k].Allocations, allocationOf(a.PaymentID, a.InvoiceID, a.Amount, a.PaidAt, a.Method, a.Processor))
 	}
 	if !writeOffs {
 		return nil
+	}
+	var refunds []refundRow
+	if err := db.NewSelect().Model(&refunds).Where("r.business_id = ? AND r.invoice_id IN (?)", businessID, bun.In(ids)).
+		OrderExpr("r.created_at, r.id").Scan(ctx); err != nil {
+		return wrap("find refunds", err)
+	}
+	for _, rf := range refunds {
+		k := at[rf.InvoiceID]
+		invs[k].Refunds = append(invs[k].Refunds, rf.refund())
 	}
 	var wos []writeOffRow
 	if err := db.NewSelect().Model(&wos).Where("w.business_id = ? AND w.invoice_id IN (?)", businessID, bun.In(ids)).

@@ -29,6 +29,9 @@ type InvoiceAllocation struct {
 	Amount    money.Cents
 	PaidAt    time.Time
 	Method    Method
+	// DepositAccount is where the payment put the money
+	// (DepositAccount(method, processor)): a refund pays it back from there.
+	DepositAccount string
 }
 
 // Invoice is an invoice as stored, with its lines, the payments allocated
@@ -55,17 +58,26 @@ type Invoice struct {
 	Totals                    Totals
 	Paid                      money.Cents
 	WrittenOff                money.Cents
-	Status                    Status
-	Version                   int
-	ImportedAt                time.Time
-	UpdatedAt                 time.Time
-	Allocations               []InvoiceAllocation
-	WriteOffs                 []WriteOff
+	Refunded                  money.Cents
+	// IsDraft: created as a draft and not finalized yet (no entry posted).
+	IsDraft bool
+	// PaymentMethods are the online payment methods the invoice accepts
+	// (set when it is finalized).
+	PaymentMethods []OnlineMethod
+	Status         Status
+	Version        int
+	ImportedAt     time.Time
+	UpdatedAt      time.Time
+	Allocations    []InvoiceAllocation
+	WriteOffs      []WriteOff
+	// Refunds are the invoice's refunds, live and voided (by a reset).
+	Refunds []Refund
 }
 
 // Balance is what the invoice's status follows from.
 func (i Invoice) Balance() Balance {
-	return Balance{Total: i.Totals.Total, Paid: i.Paid, WrittenOff: i.WrittenOff, Voided: i.VoidedAt != nil}
+	return Balance{Total: i.Totals.Total, Paid: i.Paid, WrittenOff: i.WrittenOff, Refunded: i.Refunded, Draft: i.IsDraft,
+		Voided: i.VoidedAt != nil}
 }
 
 // Outstanding is the invoice's outstanding balance.
@@ -93,16 +105,22 @@ func (i Invoice) Draft() Draft {
 
 // New is the invoice id of businessID that in creates at now: version 1,
 // its amounts computed (Compute; the lines get ids from newID), its
-// status settled (SENT, or PAID for a zero total). Its customer is the
-// caller's to resolve and set.
+// status settled (SENT, or PAID for a zero total; DRAFT for a draft, whose
+// sent_at defaults to now). Its customer is the caller's to resolve and
+// set.
 func New(businessID, id uuid.UUID, in Input, now time.Time, newID func() uuid.UUID) (Invoice, error) {
-	if in.SentAt == nil {
-		return Invoice{}, errSentAtRequired()
+	if err := in.Check(); err != nil {
+		return Invoice{}, err
+	}
+	sent := now
+	if in.SentAt != nil {
+		sent = clock.DB(*in.SentAt)
 	}
 	inv := Invoice{
 		ID: id, BusinessID: businessID, ExternalID: in.ExternalID, InvoiceNumber: in.InvoiceNumber,
-		SentAt: clock.DB(*in.SentAt), DueAt: dbTime(in.DueAt), Memo: in.Memo, CustomPaymentInstructions: in.CustomPaymentInstructions,
+		SentAt: sent, DueAt: dbTime(in.DueAt), Memo: in.Memo, CustomPaymentInstructions: in.CustomPaymentInstructions,
 		ReferenceNumber: in.ReferenceNumber, Metadata: in.Metadata, Version: 1, ImportedAt: now, UpdatedAt: now,
+		IsDraft: in.AsDraft,
 	}
 	if err := inv.applyDraft(in.Draft, newID); err != nil {
 		return Invoice{}, err
@@ -174,12 +192,12 @@ func setPtr[T any](dst **T, o Optional[*T]) {
 }
 
 // Settle sets the status (and paid_at) that the invoice's balance gives:
-// paid_at is the latest payment's date when PAID (the sent date for a zero
-// invoice), nil otherwise.
+// paid_at is the latest payment's date when PAID or REFUNDED (the sent date
+// for a zero invoice), nil otherwise.
 func (i *Invoice) Settle() {
 	i.Status = i.Balance().Status()
 	i.PaidAt = nil
-	if i.Status != Paid {
+	if i.Status != Paid && i.Status != Refunded { // a refunded invoice keeps the date it was paid
 		return
 	}
 	at := i.SentAt
@@ -210,7 +228,8 @@ func (i *Invoice) Void(now time.Time) (voided []WriteOff, changed bool, err erro
 	if err := i.Balance().CanRemove("voided"); err != nil {
 		return nil, false, err
 	}
-	i.VoidedAt, i.Version, i.UpdatedAt = &now, i.Version+1, now
+	// A voided draft is a voided invoice (a reset sends it).
+	i.VoidedAt, i.Version, i.UpdatedAt, i.IsDraft = &now, i.Version+1, now, false
 	voided = i.voidWriteOffs(now)
 	i.Settle()
 	return voided, true, nil
@@ -250,7 +269,19 @@ func (i *Invoice) voidWriteOffs(now time.Time) []WriteOff {
 // follows at Revise.
 func (i *Invoice) AddPayment(p Payment, amount money.Cents) {
 	i.Paid += amount
-	i.Allocations = append(i.Allocations, InvoiceAllocation{PaymentID: p.ID, InvoiceID: i.ID, Amount: amount, PaidAt: p.PaidAt, Method: p.Method})
+	i.Allocations = append(i.Allocations, InvoiceAllocation{PaymentID: p.ID, InvoiceID: i.ID, Amount: amount, PaidAt: p.PaidAt,
+		Method: p.Method, DepositAccount: p.DepositAccount()})
+}
+
+// CanRemovePayment is the rule for taking amount of payments off the
+// invoice (deleting or reducing them): what stays paid must cover what was
+// refunded (409 InvoiceHasRefunds).
+func (i Invoice) CanRemovePayment(amount money.Cents) error {
+	if i.Paid-amount < i.Refunded {
+		return apperr.Newf(apperr.Conflict, "the invoice has refunds of %d cents: its payments cannot go below that (reset the invoice instead)",
+			i.Refunded).WithEnum(EnumHasRefunds)
+	}
+	return nil
 }
 
 // RemovePayment takes the allocation of amount of payment paymentID off

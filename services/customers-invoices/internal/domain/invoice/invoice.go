@@ -43,6 +43,16 @@ const (
 	EnumHasPayments        = "InvoiceHasPayments"
 	EnumNotEditable        = "InvoiceNotEditable"
 	EnumMetadataTooLarge   = "MetadataTooLarge"
+	// EnumInvoiceDraft: the invoice is a draft (finalize it first).
+	EnumInvoiceDraft = "InvoiceIsDraft"
+	// EnumRefundTooLarge: a refund exceeds what was paid and not refunded.
+	EnumRefundTooLarge = "RefundExceedsPaid"
+	// EnumNothingToRefund: the invoice has no payment left to refund.
+	EnumNothingToRefund = "NothingToRefund"
+	// EnumHasRefunds: payments cannot go below what was refunded.
+	EnumHasRefunds = "InvoiceHasRefunds"
+	// EnumPaymentSpansInvoices: the payment pays other invoices too.
+	EnumPaymentSpansInvoices = "PaymentSpansInvoices"
 	// EnumInvalidInvoice: a request body breaks a rule (meta.fields names
 	// every offending field).
 	EnumInvalidInvoice = "InvalidInvoice"

@@ -113,6 +113,8 @@ func CheckPayment(p PaymentAmounts, balances map[uuid.UUID]Balance) error {
 		f := fmt.Sprintf("invoice_payments[%d]", i)
 		b := balances[a.InvoiceID]
 		switch {
+		case b.Draft:
+			return ErrDraft("paid")
 		case b.Voided:
 			return apperr.PayloadField(f+".invoice_id", "the invoice is voided").WithEnum(EnumInvoiceVoided)
 		case a.Amount > b.Outstanding():
@@ -150,6 +152,15 @@ type Payment struct {
 	Version         int
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
+}
+
+// DepositAccount is where the payment put the money (DepositAccount).
+func (p Payment) DepositAccount() string {
+	processor := ""
+	if p.Processor != nil {
+		processor = *p.Processor
+	}
+	return DepositAccount(p.Method, processor)
 }
 
 // Amounts are the payment's amounts for CheckPayment and PaymentPosting.

@@ -30,12 +30,15 @@ type Input struct {
 	Metadata                  json.RawMessage
 	Tags                      []tags.KeyValue
 	Draft                     Draft
+	// AsDraft: the invoice is created as a DRAFT (status "DRAFT" in the
+	// body): it posts nothing until it is finalized.
+	AsDraft bool
 }
 
 // Check is the create's rules that need no stored state: sent_at is
-// required, metadata is CheckMetadata's.
+// required (except for a draft), metadata is CheckMetadata's.
 func (in Input) Check() error {
-	if in.SentAt == nil {
+	if in.SentAt == nil && !in.AsDraft {
 		return errSentAtRequired()
 	}
 	return CheckMetadata(in.Metadata)
@@ -296,6 +299,8 @@ type InvoiceBody struct {
 	ReferenceNumber           *string         `json:"reference_number"`
 	Metadata                  json.RawMessage `json:"metadata"`
 	Tags                      []tags.KeyValue `json:"tags"`
+	// Status is DRAFT to create a draft (SENT, the default, sends it).
+	Status *string `json:"status"`
 }
 
 // textRules bound the invoice's own texts.
@@ -344,8 +349,18 @@ func invalidRequest(bad map[string]string) error {
 // in one 400 InvalidInvoice (tags: pkg/tags' error).
 func (b InvoiceBody) Input() (Input, error) {
 	bad := map[string]string{}
-	if b.SentAt == nil {
-		bad["sent_at"] = "is required"
+	draft := false
+	if b.Status != nil {
+		switch Status(*b.Status) {
+		case DraftStatus:
+			draft = true
+		case Sent:
+		default:
+			bad["status"] = "must be DRAFT or SENT"
+		}
+	}
+	if b.SentAt == nil && !draft {
+		bad["sent_at"] = "is required (except for a DRAFT)"
 	}
 	if b.CustomerID == nil && b.CustomerExternalID == nil {
 		bad["customer_id"] = "customer_id or customer_external_id is required"
@@ -362,7 +377,7 @@ func (b InvoiceBody) Input() (Input, error) {
 		ExternalID: b.ExternalID, InvoiceNumber: b.InvoiceNumber, SentAt: b.SentAt, DueAt: b.DueAt,
 		CustomerID: b.CustomerID, CustomerExternalID: b.CustomerExternalID, Memo: b.Memo,
 		CustomPaymentInstructions: b.CustomPaymentInstructions, ReferenceNumber: b.ReferenceNumber,
-		Metadata: b.Metadata, Tags: kvs,
+		Metadata: b.Metadata, Tags: kvs, AsDraft: draft,
 		Draft: Draft{
 			Lines:                lineInputs(b.LineItems, bad),
 			AdditionalDiscount:   cents("additional_discount", b.AdditionalDiscount, false, bad),

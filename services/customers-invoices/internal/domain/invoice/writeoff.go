@@ -44,6 +44,8 @@ const DefaultWriteOffAccount = "BAD_DEBT"
 // own revenue accounts).
 func CheckWriteOff(amount money.Cents, mode WriteOffMode, destination AccountRef, b Balance) error {
 	switch {
+	case b.Draft:
+		return ErrDraft("written off")
 	case b.Voided:
 		return apperr.New(apperr.Conflict, "the invoice is voided").WithEnum(EnumInvoiceVoided)
 	case amount <= 0:

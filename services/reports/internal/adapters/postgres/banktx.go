@@ -15,25 +15,26 @@ import (
 
 // UpsertBankTransaction keeps snapshot b of a bank transaction dated day
 // unless the row already holds the same or a newer version (a redelivered
-// or late snapshot changes nothing).
+// or late snapshot changes nothing). An archived transaction is kept,
+// marked: no count, no export (until a newer snapshot restores it).
 func (s *Store) UpsertBankTransaction(ctx context.Context, b domain.BankTransaction, day, eventTime time.Time) error {
 	db := s.conn(ctx)
 	p := b.BankTransactionUpserted
 	_, err := db.NewRaw(`INSERT INTO bank_transactions AS t (business_id, transaction_id, version, day, date_time, description,
 			counterparty, account_name, ledger_account_id, direction, amount, category_stable_names, category_display_name,
-			categorization_status, categorized, tags, memo, reference_number, event_time)
-		VALUES (?, ?, ?, ?::date, ?, ?, ?, ?, ?, ?, ?, ?::text[], ?, ?, ?, ?, ?, ?, ?)
+			categorization_status, categorized, tags, memo, reference_number, event_time, archived)
+		VALUES (?, ?, ?, ?::date, ?, ?, ?, ?, ?, ?, ?, ?::text[], ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (business_id, transaction_id) DO UPDATE SET
 			version = EXCLUDED.version, day = EXCLUDED.day, date_time = EXCLUDED.date_time, description = EXCLUDED.description,
 			counterparty = EXCLUDED.counterparty, account_name = EXCLUDED.account_name, ledger_account_id = EXCLUDED.ledger_account_id,
 			direction = EXCLUDED.direction, amount = EXCLUDED.amount, category_stable_names = EXCLUDED.category_stable_names,
 			category_display_name = EXCLUDED.category_display_name, categorization_status = EXCLUDED.categorization_status,
 			categorized = EXCLUDED.categorized, tags = EXCLUDED.tags, memo = EXCLUDED.memo,
-			reference_number = EXCLUDED.reference_number, event_time = EXCLUDED.event_time
+			reference_number = EXCLUDED.reference_number, event_time = EXCLUDED.event_time, archived = EXCLUDED.archived
 		WHERE t.version < EXCLUDED.version`,
 		p.BusinessID, p.TransactionID, p.Version, day.Format(domain.DateLayout), p.DateTime, p.Description,
 		p.CounterpartyName, p.AccountName, p.LedgerAccountID, p.Direction, p.Amount, pgdialect.Array(b.CategoryStableNames), b.CategoryDisplay,
-		p.Status, domain.Categorized(p.Status), b.TagsText, p.Memo, p.ReferenceNumber, eventTime).Exec(ctx)
+		p.Status, domain.Categorized(p.Status), b.TagsText, p.Memo, p.ReferenceNumber, eventTime, p.ArchivedAt != nil).Exec(ctx)
 	return wrap("upsert bank transaction", err)
 }
 
@@ -46,7 +47,7 @@ func (s *Store) Uncategorized(ctx context.Context, bid uuid.UUID, starts, ends [
 		Idx int  `bun:"idx"`
 		Any bool `bun:"any"`
 	}
-	if err := db.NewRaw(`SELECT p.idx, EXISTS (SELECT 1 FROM bank_transactions t WHERE t.business_id = ? AND NOT t.categorized
+	if err := db.NewRaw(`SELECT p.idx, EXISTS (SELECT 1 FROM bank_transactions t WHERE t.business_id = ? AND NOT t.categorized AND NOT t.archived
 			AND t.day BETWEEN p.start_day AND p.end_day) AS any
 		FROM unnest(?::date[], ?::date[]) WITH ORDINALITY AS p(start_day, end_day, idx)`,
 		bid, pgdialect.Array(dayStrings(starts)), pgdialect.Array(dayStrings(ends))).Scan(ctx, &rows); err != nil {
@@ -68,9 +69,9 @@ func (s *Store) TransactionCounts(ctx context.Context, bid uuid.UUID, starts, en
 		Categorized   int `bun:"categorized"`
 	}
 	if err := db.NewRaw(`SELECT p.idx,
-			(SELECT count(*) FROM bank_transactions t WHERE t.business_id = ? AND NOT t.categorized
+			(SELECT count(*) FROM bank_transactions t WHERE t.business_id = ? AND NOT t.categorized AND NOT t.archived
 				AND t.day BETWEEN p.start_day AND p.end_day) AS uncategorized,
-			(SELECT count(*) FROM bank_transactions t WHERE t.business_id = ? AND t.categorized
+			(SELECT count(*) FROM bank_transactions t WHERE t.business_id = ? AND t.categorized AND NOT t.archived
 				AND t.day BETWEEN p.start_day AND p.end_day) AS categorized
 		FROM unnest(?::date[], ?::date[]) WITH ORDINALITY AS p(start_day, end_day, idx)`,
 		bid, bid, pgdialect.Array(dayStrings(starts)), pgdialect.Array(dayStrings(ends))).Scan(ctx, &rows); err != nil {
@@ -90,7 +91,7 @@ func (s *Store) StreamBankTransactions(ctx context.Context, bid uuid.UUID, q dom
 	db := s.conn(ctx)
 	query := `SELECT to_char(day, 'YYYY-MM-DD'), description, counterparty, account_name, direction, amount, category_display_name,
 			categorization_status, tags, memo, reference_number
-		FROM bank_transactions WHERE business_id = ? AND day BETWEEN ?::date AND ?::date`
+		FROM bank_transactions WHERE business_id = ? AND NOT archived AND day BETWEEN ?::date AND ?::date`
 	args := []any{bid, q.Start.Format(domain.DateLayout), q.End.Format(domain.DateLayout)}
 	if q.Categorized != nil {
 		query += ` AND categorized = ?`

@@ -23,6 +23,7 @@ import (
 	"github.com/acctsuite/acct/pkg/authn"
 	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/pkg/openapi/openapitest"
+	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/pkg/servicekit/servicetest"
 	"github.com/acctsuite/acct/pkg/tenancy"
 	"github.com/acctsuite/acct/pkg/testkit"
@@ -134,6 +135,11 @@ type envOptions struct {
 	successURL   string
 	noProvider   bool
 	clientSecret string // what our side sends (default: the right one)
+	// wrap, when set, stands between the service and the QuickBooks
+	// client (to pause or observe a sync).
+	wrap func(acctsync.Provider) acctsync.Provider
+	// noWorker leaves the sync worker off: the test runs ResumeSyncs.
+	noWorker bool
 }
 
 // env is the acctsync HTTP routes on a fresh database, talking to a fake
@@ -152,6 +158,10 @@ type env struct {
 	bizA   uuid.UUID // owned by client-a
 	bizB   uuid.UUID // owned by client-b
 	local  map[string]acctsync.LedgerAccount
+	// opts are the service's options, to start a second process on the
+	// same database; client is the unwrapped QuickBooks client.
+	opts   acctsync.Options
+	client *qbo.Client
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -195,18 +205,30 @@ func newEnv(t *testing.T, o envOptions) *env {
 			secret = qboSecret
 		}
 		client, err := qbo.New(qbo.Config{
-			AuthURL: e.fake.AuthURL, TokenURL: e.fake.TokenURL, APIBaseURL: e.fake.APIBaseURL,
+			AuthURL: e.fake.AuthURL, TokenURL: e.fake.TokenURL, APIBaseURL: e.fake.APIBaseURL, RevokeURL: e.fake.RevokeURL,
 			ClientID: qboClientID, ClientSecret: secret, RedirectURL: qboRedirect,
 			Scopes: []string{qbofake.AccountingScope}, PageSize: testPageSize,
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
+		e.client = client
 		opts.Provider, opts.Cipher = client, cipher
+		if o.wrap != nil {
+			opts.Provider = o.wrap(client)
+		}
 	}
+	opts.SyncPoll = 20 * time.Millisecond
+	e.opts = opts
 	e.svc, err = acctsync.New(opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !o.noWorker {
+		ctx, cancel := context.WithCancel(context.Background())
+		stopped := make(chan struct{})
+		go func() { e.svc.RunSyncWorker(ctx); close(stopped) }()
+		t.Cleanup(func() { cancel(); <-stopped })
 	}
 
 	owners := tenancy.OwnerLookupFunc(func(_ context.Context, bid uuid.UUID) (string, bool, error) {
@@ -224,6 +246,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		Auth:       httpauth.Middleware(authn.NewJWKSVerifier(e.tokens.JWKSURL, authn.VerifierOptions{})),
 		Business:   httpauth.RequireBusiness("businessId", owners),
 		SuccessURL: o.successURL,
+		Cursors:    page.NewCodec([]byte("acctsync-test-cursors")),
 	})
 	httpx.Finish(app)
 	e.url = testkit.Serve(t, app)

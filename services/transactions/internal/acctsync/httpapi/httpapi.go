@@ -1,14 +1,13 @@
 // Package httpapi is acctsync's HTTP adapter: the Fiber handlers of
 // POST /v1/businesses/{businessId}/acctsync/authorize, the public OAuth
-// callback GET /v1/acctsync/callback and
-// GET /v1/businesses/{businessId}/acctsync/ledger/accounts/{accountId}, and
-// the OpenAPI fragment that documents them. Handlers parse, call the
-// acctsync use cases and render; errors go to httpx's error handler.
+// callback GET /v1/acctsync/callback, the connection's status, sync and
+// unlink routes, the imported ledger accounts (list and one), and the
+// OpenAPI fragment that documents them. Handlers parse, call the acctsync
+// use cases and render; errors go to httpx's error handler.
 package httpapi
 
 import (
 	_ "embed"
-	"github.com/acctsuite/acct/pkg/httpauth"
 	"net/url"
 	"time"
 
@@ -16,7 +15,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/httpauth"
 	"github.com/acctsuite/acct/pkg/httpx"
+	"github.com/acctsuite/acct/pkg/page"
 	"github.com/acctsuite/acct/services/transactions/internal/acctsync"
 )
 
@@ -37,20 +38,30 @@ type Options struct {
 	// SuccessURL, when set, is where a successful callback redirects the
 	// browser (acctsync.Config.SuccessURL).
 	SuccessURL string
+	// Cursors signs the list's pagination cursors (servicekit's
+	// k.Cursors()).
+	Cursors *page.Codec
 }
 
 type handlers struct {
 	svc        *acctsync.Service
 	successURL string
+	codec      *page.Codec
 }
 
 // Register mounts the routes on r. The callback is public: the provider
 // sends the user's browser there without our bearer token, and the state
 // it carries proves which business started the flow.
 func Register(r fiber.Router, o Options) {
-	h := &handlers{svc: o.Service, successURL: o.SuccessURL}
-	r.Post("/v1/businesses/:businessId/acctsync/authorize", o.Auth, o.Business, h.authorize)
-	r.Get("/v1/businesses/:businessId/acctsync/ledger/accounts/:accountId", o.Auth, o.Business, h.ledgerAccount)
+	h := &handlers{svc: o.Service, successURL: o.SuccessURL, codec: o.Cursors}
+	const p = "/v1/businesses/:businessId/acctsync"
+	r.Post(p+"/authorize", o.Auth, o.Business, h.authorize)
+	r.Get(p+"/connection-status", o.Auth, o.Business, h.connectionStatus)
+	r.Post(p+"/sync-from", o.Auth, o.Business, h.syncFrom)
+	r.Get(p+"/sync-from/status", o.Auth, o.Business, h.syncStatus)
+	r.Post(p+"/unlink", o.Auth, o.Business, h.unlink)
+	r.Get(p+"/ledger/accounts", o.Auth, o.Business, h.ledgerAccounts)
+	r.Get(p+"/ledger/accounts/:accountId", o.Auth, o.Business, h.ledgerAccount)
 	r.Get("/v1/acctsync/callback", h.callback)
 }
 

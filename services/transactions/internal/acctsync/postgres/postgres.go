@@ -88,7 +88,7 @@ func (r connectionRow) domain() acctsync.Connection {
 }
 
 type accountRow struct {
-	bun.BaseModel `bun:"table:acctsync_accounts"`
+	bun.BaseModel `bun:"table:acctsync_accounts,alias:a"`
 
 	ID                 uuid.UUID `bun:"id,pk,type:uuid"`
 	BusinessID         uuid.UUID `bun:"business_id,type:uuid"`
@@ -227,20 +227,8 @@ func writeImport(ctx context.Context, tx bun.Tx, imp acctsync.Import) error {
 		ids = append(ids, a.ExternalID)
 	}
 	for chunk := range slices.Chunk(rows, insertBatch) {
-		_, err := tx.NewInsert().Model(&chunk).
-			On("CONFLICT (business_id, external_id) DO UPDATE").
-			Set("parent_external_id = EXCLUDED.parent_external_id").
-			Set("name = EXCLUDED.name").
-			Set("fully_qualified_name = EXCLUDED.fully_qualified_name").
-			Set("account_number = EXCLUDED.account_number").
-			Set("account_type = EXCLUDED.account_type").
-			Set("account_subtype = EXCLUDED.account_subtype").
-			Set("classification = EXCLUDED.classification").
-			Set("current_balance = EXCLUDED.current_balance").
-			Set("currency = EXCLUDED.currency").
-			Set("active = EXCLUDED.active").
-			Set("imported_at = EXCLUDED.imported_at").
-			Exec(ctx)
+		_, err := setExcluded(tx.NewInsert().Model(&chunk).On("CONFLICT (business_id, external_id) DO UPDATE"),
+			append(accountColumns, "imported_at")...).Exec(ctx)
 		if err != nil {
 			return fmt.Errorf("upsert accounts: %w", err)
 		}
@@ -329,12 +317,27 @@ type treeRow struct {
 
 // AccountTree implements acctsync.Store with one recursive query.
 func (s *Store) AccountTree(ctx context.Context, businessID, accountID uuid.UUID) (acctsync.AccountNode, bool, error) {
+	trees, err := s.trees(ctx, businessID, []uuid.UUID{accountID})
+	if err != nil {
+		return acctsync.AccountNode{}, false, err
+	}
+	n, ok := trees[accountID]
+	return n, ok, nil
+}
+
+// trees reads the accounts ids of the business, each with all its
+// sub-accounts, in one recursive query; an id not found is left out.
+func (s *Store) trees(ctx context.Context, businessID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]acctsync.AccountNode, error) {
+	out := make(map[uuid.UUID]acctsync.AccountNode, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
 	var rows []treeRow
 	err := pgdb.Conn(ctx, s.db).NewRaw(`
 WITH RECURSIVE tree AS (
     SELECT a.*, 0 AS depth
       FROM acctsync_accounts a
-     WHERE a.business_id = ? AND a.id = ?
+     WHERE a.business_id = ? AND a.id = ANY(?)
     UNION ALL
     SELECT c.*, t.depth + 1
       FROM acctsync_accounts c
@@ -345,16 +348,13 @@ SELECT tree.*, m.local_account_id
   FROM tree
   LEFT JOIN acctsync_account_map m
     ON m.business_id = tree.business_id AND m.external_account_id = tree.external_id
- ORDER BY tree.depth, tree.name, tree.external_id`, businessID, accountID, maxTreeDepth).Scan(ctx, &rows)
+ ORDER BY tree.depth, tree.name, tree.external_id`, businessID, pgdialect.Array(ids), maxTreeDepth).Scan(ctx, &rows)
 	if err != nil {
-		return acctsync.AccountNode{}, false, fmt.Errorf("read account tree: %w", err)
-	}
-	if len(rows) == 0 {
-		return acctsync.AccountNode{}, false, nil
+		return nil, fmt.Errorf("read account trees: %w", err)
 	}
 	children := map[string][]treeRow{}
-	for _, r := range rows[1:] {
-		if r.ParentExternalID != nil {
+	for _, r := range rows {
+		if r.Depth > 0 && r.ParentExternalID != nil {
 			children[*r.ParentExternalID] = append(children[*r.ParentExternalID], r)
 		}
 	}
@@ -369,7 +369,12 @@ SELECT tree.*, m.local_account_id
 		}
 		return n
 	}
-	return build(rows[0], 0), true, nil
+	for _, r := range rows {
+		if r.Depth == 0 {
+			out[r.ID] = build(r, 0)
+		}
+	}
+	return out, nil
 }
 
 func (r treeRow) domain() acctsync.Account {
@@ -387,4 +392,17 @@ func (r treeRow) domain() acctsync.Account {
 		a.ParentExternalID = *r.ParentExternalID
 	}
 	return a
+}
+
+// accountColumns are the columns an import of the chart replaces on an
+// account it finds again (business_id and external_id identify it).
+var accountColumns = []string{"parent_external_id", "name", "fully_qualified_name", "account_number", "account_type",
+	"account_subtype", "classification", "current_balance", "currency", "active"}
+
+// setExcluded makes an upsert replace cols with the inserted row's.
+func setExcluded(q *bun.InsertQuery, cols ...string) *bun.InsertQuery {
+	for _, c := range cols {
+		q = q.Set(c + " = EXCLUDED." + c)
+	}
+	return q
 }

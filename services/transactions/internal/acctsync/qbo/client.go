@@ -5,7 +5,9 @@
 package qbo
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -38,9 +40,11 @@ const (
 
 // Config configures the client.
 type Config struct {
-	AuthURL      string
-	TokenURL     string
-	APIBaseURL   string // e.g. https://quickbooks.api.intuit.com
+	AuthURL    string
+	TokenURL   string
+	APIBaseURL string // e.g. https://quickbooks.api.intuit.com
+	// RevokeURL is Intuit's token revocation endpoint.
+	RevokeURL    string
 	ClientID     string
 	ClientSecret string
 	RedirectURL  string
@@ -57,6 +61,7 @@ type Config struct {
 type Client struct {
 	oauth        *oauth2.Config
 	apiBase      string
+	revokeURL    string
 	http         *http.Client
 	pageSize     int
 	minorVersion string
@@ -86,7 +91,7 @@ func New(c Config) (*Client, error) {
 			ClientID: c.ClientID, ClientSecret: c.ClientSecret, RedirectURL: c.RedirectURL, Scopes: c.Scopes,
 			Endpoint: oauth2.Endpoint{AuthURL: c.AuthURL, TokenURL: c.TokenURL, AuthStyle: oauth2.AuthStyleInHeader},
 		},
-		apiBase: strings.TrimRight(c.APIBaseURL, "/"), http: c.HTTPClient,
+		apiBase: strings.TrimRight(c.APIBaseURL, "/"), revokeURL: c.RevokeURL, http: c.HTTPClient,
 		pageSize: c.PageSize, minorVersion: c.MinorVersion,
 	}, nil
 }
@@ -97,7 +102,7 @@ func FromConfig(c acctsync.Config) (*Client, error) {
 		return nil, errors.New("qbo: acctsync is not configured")
 	}
 	return New(Config{
-		AuthURL: c.AuthURL, TokenURL: c.TokenURL, APIBaseURL: c.APIBaseURL,
+		AuthURL: c.AuthURL, TokenURL: c.TokenURL, APIBaseURL: c.APIBaseURL, RevokeURL: c.RevokeURL,
 		ClientID: c.ClientID, ClientSecret: c.ClientSecret, RedirectURL: c.RedirectURL, Scopes: c.Scopes(),
 		HTTPClient: &http.Client{Timeout: c.HTTPTimeout}, PageSize: c.QueryPageSize,
 	})
@@ -219,6 +224,56 @@ func (c *Client) Accounts(ctx context.Context, accessToken, realmID string) ([]a
 		if len(got) < c.pageSize {
 			return all, nil
 		}
+	}
+}
+
+// AccountsPage implements acctsync.Provider: one page of "select * from
+// Account" from start; a short page is the last.
+func (c *Client) AccountsPage(ctx context.Context, accessToken, realmID string, start int) ([]acctsync.ExternalAccount, int, bool, error) {
+	if start < 1 {
+		return nil, 0, false, fmt.Errorf("qbo: account query from position %d", start)
+	}
+	got, err := c.accountPage(ctx, accessToken, realmID, start)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	return got, start + c.pageSize, len(got) < c.pageSize, nil
+}
+
+// Revoke implements acctsync.Provider with Intuit's revocation endpoint:
+// POST {"token": ...} with the client credentials in HTTP Basic. Revoking
+// the refresh token ends the whole grant. A token the provider no longer
+// knows is already revoked.
+func (c *Client) Revoke(ctx context.Context, token string) error {
+	if c.revokeURL == "" {
+		return fmt.Errorf("%w: no revocation endpoint configured", acctsync.ErrRevokeUnsupported)
+	}
+	body, _ := json.Marshal(map[string]string{"token": token})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.revokeURL, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("qbo: revoke: %w", err)
+	}
+	req.SetBasicAuth(url.QueryEscape(c.oauth.ClientID), url.QueryEscape(c.oauth.ClientSecret))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("%w: revoke: %v", acctsync.ErrProviderUnavailable, err)
+	}
+	defer resp.Body.Close()
+	answer, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	switch {
+	case resp.StatusCode == http.StatusOK:
+		return nil
+	case resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests:
+		return fmt.Errorf("%w: revoke answered %d", acctsync.ErrProviderUnavailable, resp.StatusCode)
+	case resp.StatusCode == http.StatusUnauthorized:
+		return fmt.Errorf("%w: revoke answered %d", acctsync.ErrClientRejected, resp.StatusCode)
+	case resp.StatusCode == http.StatusBadRequest:
+		// An unknown, expired or already revoked token.
+		return fmt.Errorf("%w: revoke answered %d: %s", acctsync.ErrGrantRejected, resp.StatusCode, truncate(string(answer)))
+	default:
+		return fmt.Errorf("%w: revoke answered %d: %s", acctsync.ErrProviderBadAnswer, resp.StatusCode, truncate(string(answer)))
 	}
 }
 

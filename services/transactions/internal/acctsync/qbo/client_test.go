@@ -27,7 +27,7 @@ func newFake(t *testing.T) *qbofake.Server {
 func newClient(t *testing.T, f *qbofake.Server, edit func(*Config)) *Client {
 	t.Helper()
 	cfg := Config{
-		AuthURL: f.AuthURL, TokenURL: f.TokenURL, APIBaseURL: f.APIBaseURL,
+		AuthURL: f.AuthURL, TokenURL: f.TokenURL, APIBaseURL: f.APIBaseURL, RevokeURL: f.RevokeURL,
 		ClientID: testClientID, ClientSecret: testClientSecret, RedirectURL: testRedirect,
 		Scopes: []string{qbofake.AccountingScope},
 	}

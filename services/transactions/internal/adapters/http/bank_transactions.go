@@ -35,6 +35,7 @@ type bankTxnBaseJSON struct {
 	Direction            string          `json:"direction"`
 	Amount               int64           `json:"amount"`
 	CounterpartyName     *string         `json:"counterparty_name"`
+	CounterpartyID       *string         `json:"counterparty_id"`
 	Description          *string         `json:"description"`
 	AccountName          *string         `json:"account_name"`
 	CategorizationStatus string          `json:"categorization_status"`
@@ -52,7 +53,7 @@ func toBankTxnBase(t banking.BankTransaction) bankTxnBaseJSON {
 		SourceTransactionID: t.SourceTransactionID, SourceAccountID: t.SourceAccountID, ExternalID: t.ExternalID,
 		ExternalAccountID: uuidString(t.ExternalAccountID), TransactionType: t.TransactionType, ImportedAt: t.ImportedAt, Date: t.Date,
 		Direction: string(t.Direction), Amount: int64(t.Amount), CounterpartyName: t.CounterpartyName,
-		Description: t.Description, AccountName: t.AccountName, CategorizationStatus: string(t.Status),
+		CounterpartyID: uuidString(t.CounterpartyID()), Description: t.Description, AccountName: t.AccountName, CategorizationStatus: string(t.Status),
 		Metadata: t.Metadata, Memo: t.Memo, ReferenceNumber: t.ReferenceNumber,
 		CustomerID: uuidString(t.CustomerID), VendorID: uuidString(t.VendorID), TaxCode: t.TaxCode,
 	}
@@ -67,7 +68,6 @@ func toBankTxnBase(t banking.BankTransaction) bankTxnBaseJSON {
 // transactions).
 type bankTxnDataOnlyJSON struct {
 	bankTxnBaseJSON
-	CounterpartyID *string `json:"counterparty_id"`
 }
 
 func toBankTxnDataOnly(t banking.BankTransaction) bankTxnDataOnlyJSON {
@@ -149,6 +149,10 @@ type bankTxnJSON struct {
 	Vendor                  any                  `json:"vendor"`
 	CustomerExternalID      *string              `json:"customer_external_id"`
 	VendorExternalID        *string              `json:"vendor_external_id"`
+	ArchivedAt              *time.Time           `json:"archived_at"`
+	// UpdateCategorizationRulesSuggestion is the rule the transaction's
+	// categorization suggests (rules.go); null on lists.
+	UpdateCategorizationRulesSuggestion *ruleSuggestionJSON `json:"update_categorization_rules_suggestion"`
 }
 
 type institutionJSON struct {
@@ -262,7 +266,7 @@ func toBankTxn(t banking.BankTransaction, taxOptions []salestax.Option) bankTxnJ
 		Type: "Bank_Transaction", bankTxnBaseJSON: toBankTxnBase(t), CustomAccountID: uuidString(t.CustomAccountID),
 		AccountMask: t.AccountMask, Category: txnCategoryJSON(t), ProjectedIncomeCategory: string(t.ProjectedIncome()),
 		SuggestedMatches: suggestedMatches(t), Match: matchOf(t), TransactionTags: t.Tags, DocumentIDs: []string{},
-		CustomerExternalID: t.CustomerExternalID, VendorExternalID: t.VendorExternalID,
+		CustomerExternalID: t.CustomerExternalID, VendorExternalID: t.VendorExternalID, ArchivedAt: t.ArchivedAt,
 	}
 	if t.InstitutionName != nil {
 		out.AccountInstitution = &institutionJSON{Name: *t.InstitutionName}
@@ -305,7 +309,13 @@ func (h *handlers) renderTxn(c *fiber.Ctx, t banking.BankTransaction) error {
 	if err != nil {
 		return err
 	}
-	return httpx.OK(c, toBankTxn(t, opts))
+	out := toBankTxn(t, opts)
+	sg, err := h.banking.RuleSuggestionOf(c.UserContext(), t)
+	if err != nil {
+		return err
+	}
+	out.UpdateCategorizationRulesSuggestion = toRuleSuggestion(sg)
+	return httpx.OK(c, out)
 }
 
 // getBankTransaction is GET /v1/businesses/{businessId}/bank-transactions/{bankTransactionId}.

@@ -69,10 +69,14 @@ func Register(r fiber.Router, o Options) {
 	r.Post(p+"/custom-accounts", auth, biz, idem, h.createCustomAccount)
 	r.Get(p+"/custom-accounts", auth, biz, h.listCustomAccounts)
 	r.Post(p+"/custom-accounts/:customAccountId/transactions", auth, biz, idem, h.createCustomTransactions)
+	r.Post(p+"/custom-accounts/:customAccountId/parse-csv", auth, biz, h.previewStatementCSV)
 	r.Post(p+"/bank-transactions/bulk", auth, biz, idem, h.importTransactions)
 	r.Post(p+"/categorization-rules", auth, biz, idem, h.createRule)
 	r.Get(p+"/categorization-rules", auth, biz, h.listRules)
+	r.Delete(p+"/categorization-rules/suggestions/:suggestionId", auth, biz, h.rejectRuleSuggestion)
 	r.Delete(p+"/categorization-rules/:ruleId", auth, biz, h.deleteRule)
+	r.Patch(p+"/categorization-rules/:ruleId", auth, biz, h.updateRule)
+	r.Post(p+"/categorization-rules/:ruleId/archive", auth, biz, h.archiveRule)
 	r.Get(p+"/bank-transactions", auth, biz, h.listBankTransactions)
 	r.Post(p+"/bank-transactions/tags", auth, biz, h.tagTransactions)
 	r.Delete(p+"/bank-transactions/tags", auth, biz, h.untagTransactions)
@@ -86,6 +90,7 @@ func Register(r fiber.Router, o Options) {
 	r.Get(p+"/bank-transactions/:bankTransactionId/documents", auth, biz, h.listDocuments)
 	r.Post(p+"/bank-transactions/:bankTransactionId/documents", auth, biz, idem, h.addDocument)
 	r.Post(p+"/bank-transactions/:bankTransactionId/documents/:documentId/archive", auth, biz, h.archiveDocument)
+	h.registerTransactionActions(r, p, auth, biz)
 }
 
 // businessID is the business RequireBusiness authorised.

@@ -39,10 +39,13 @@ func BusinessHandler(l *app.Ledger) consumer.Handler {
 }
 
 // postingCarrier is what PostingHandler reads of any document event: the
-// ledger posting it carries, if any (customer snapshots carry none).
+// ledger posting it carries, if any (customer snapshots carry none), or
+// the postings of a document that stands for several entries (a customer
+// refund: events.InvoiceRefundUpserted).
 type postingCarrier struct {
-	BusinessID uuid.UUID             `json:"business_id"`
-	Posting    *events.LedgerPosting `json:"posting"`
+	BusinessID uuid.UUID              `json:"business_id"`
+	Posting    *events.LedgerPosting  `json:"posting"`
+	Postings   []events.LedgerPosting `json:"postings"`
 }
 
 // PostingHandler applies the ledger posting carried by the events of a
@@ -56,19 +59,25 @@ func PostingHandler(l *app.Ledger, logger *slog.Logger) consumer.Handler {
 		if err := e.Decode(&c); err != nil {
 			return err
 		}
-		if c.Posting == nil {
+		postings := c.Postings
+		if c.Posting != nil {
+			postings = append([]events.LedgerPosting{*c.Posting}, postings...)
+		}
+		if len(postings) == 0 {
 			return nil
 		}
 		businessID, err := uuid.Parse(e.Subject)
 		if err != nil {
 			return fmt.Errorf("event %s (%s): subject %q is not a business id", e.ID, e.Type, e.Subject)
 		}
-		res, err := l.ApplyPosting(pgdb.WithTx(ctx, tx), businessID, *c.Posting)
-		if err != nil {
-			return fmt.Errorf("event %s (%s): %w", e.ID, e.Type, err)
+		for _, p := range postings {
+			res, err := l.ApplyPosting(pgdb.WithTx(ctx, tx), businessID, p)
+			if err != nil {
+				return fmt.Errorf("event %s (%s): %w", e.ID, e.Type, err)
+			}
+			logger.DebugContext(ctx, "ledger posting applied", "event_id", e.ID, "type", e.Type, "business_id", businessID,
+				"source_type", p.SourceType, "source_id", p.SourceID, "version", p.Version, "result", string(res))
 		}
-		logger.DebugContext(ctx, "ledger posting applied", "event_id", e.ID, "type", e.Type, "business_id", businessID,
-			"source_type", c.Posting.SourceType, "source_id", c.Posting.SourceID, "version", c.Posting.Version, "result", string(res))
 		return nil
 	}
 }

@@ -42,6 +42,9 @@ func categoryContains(c banking.Classification) (string, error) {
 func (s *BankStore) FindBankTransactions(ctx context.Context, businessID uuid.UUID, f banking.Filter, p page.Params) ([]banking.BankTransaction, page.Meta, error) {
 	db := s.conn(ctx)
 	q := db.NewSelect().Model((*bankTxnRow)(nil)).Where("bt.business_id = ?", businessID)
+	if !f.IncludeArchived {
+		q = q.Where("bt.archived_at IS NULL")
+	}
 	if f.Start != nil {
 		q = q.Where("bt.date >= ?", *f.Start)
 	}

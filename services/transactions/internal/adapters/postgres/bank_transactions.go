@@ -59,6 +59,7 @@ type bankTxnRow struct {
 	Match               *banking.TxnMatch    `bun:"match,type:jsonb"`
 	ImportedAt          time.Time            `bun:"imported_at"`
 	UpdatedAt           time.Time            `bun:"updated_at"`
+	ArchivedAt          *time.Time           `bun:"archived_at"`
 	Version             int                  `bun:"version"`
 
 	// Read with the row by withExtras: the transaction's tags (a JSON
@@ -113,7 +114,7 @@ func toBankTxnRow(t banking.BankTransaction) bankTxnRow {
 		ReferenceNumber: t.ReferenceNumber, Memo: t.Memo, Status: string(t.Status), Category: t.Category,
 		TaxCode: t.TaxCode, ImportedAt: t.ImportedAt, UpdatedAt: t.UpdatedAt, Version: t.Version,
 		CustomerID: t.CustomerID, CustomerExternalID: t.CustomerExternalID, VendorID: t.VendorID,
-		VendorExternalID: t.VendorExternalID, Match: t.Match,
+		VendorExternalID: t.VendorExternalID, Match: t.Match, ArchivedAt: t.ArchivedAt,
 	}
 	if len(t.Metadata) > 0 {
 		r.Metadata = t.Metadata
@@ -142,6 +143,10 @@ func (r bankTxnRow) transaction() banking.BankTransaction {
 		ImportedAt: r.ImportedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), Version: r.Version, Tags: []tags.Tag{},
 		CustomerID: r.CustomerID, CustomerExternalID: r.CustomerExternalID, VendorID: r.VendorID,
 		VendorExternalID: r.VendorExternalID, Match: r.Match,
+	}
+	if r.ArchivedAt != nil {
+		at := r.ArchivedAt.UTC()
+		t.ArchivedAt = &at
 	}
 	if len(r.Metadata) > 0 && string(r.Metadata) != "null" {
 		t.Metadata = r.Metadata
@@ -201,6 +206,15 @@ func (s *BankStore) InsertBankTransactions(ctx context.Context, txns []banking.B
 		if _, err := db.NewInsert().Model(&batch).On("CONFLICT DO NOTHING").Exec(ctx); err != nil {
 			return nil, wrap("insert bank transaction tags", err)
 		}
+	}
+	var fresh []banking.BankTransaction
+	for _, t := range txns {
+		if inserted[t.ID] {
+			fresh = append(fresh, t)
+		}
+	}
+	if err := addCounterparties(ctx, db, fresh...); err != nil {
+		return nil, err
 	}
 	return inserted, nil
 }
@@ -350,7 +364,8 @@ func (s *BankStore) UpdateBankTransaction(ctx context.Context, t banking.BankTra
 	db := s.conn(ctx)
 	r := toBankTxnRow(t)
 	_, err := db.NewUpdate().Model(&r).
-		Column("categorization_status", "categorization_method", "category", "tax_code", "memo", "match", "updated_at", "version").
+		Column("categorization_status", "categorization_method", "category", "tax_code", "memo", "match", "updated_at",
+			"archived_at", "version").
 		WherePK().Exec(ctx)
 	return wrap("update bank transaction", err)
 }

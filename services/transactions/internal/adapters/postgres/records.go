@@ -18,7 +18,10 @@ func (s *BankStore) SaveRecordedTransaction(ctx context.Context, t banking.BankT
 			"reference_number", "memo", "metadata", "customer_id", "customer_external_id", "vendor_id",
 			"vendor_external_id", "updated_at", "version").
 		WherePK().Exec(ctx)
-	return wrap("save recorded transaction", err)
+	if err != nil {
+		return wrap("save recorded transaction", err)
+	}
+	return addCounterparties(ctx, db, t)
 }
 
 // ReplaceTags implements app.BankStore.

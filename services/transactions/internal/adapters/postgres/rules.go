@@ -18,39 +18,79 @@ import (
 type ruleRow struct {
 	bun.BaseModel `bun:"table:categorization_rules,alias:cr"`
 
-	BusinessID uuid.UUID       `bun:"business_id,pk,type:uuid"`
-	ID         uuid.UUID       `bun:"id,pk,type:uuid"`
-	Draft      json.RawMessage `bun:"draft,type:jsonb"`
-	CreatedAt  time.Time       `bun:"created_at"`
+	BusinessID            uuid.UUID       `bun:"business_id,pk,type:uuid"`
+	ID                    uuid.UUID       `bun:"id,pk,type:uuid"`
+	Draft                 json.RawMessage `bun:"draft,type:jsonb"`
+	CreatedAt             time.Time       `bun:"created_at"`
+	UpdatedAt             time.Time       `bun:"updated_at"`
+	ArchivedAt            *time.Time      `bun:"archived_at"`
+	ExternalID            *string         `bun:"external_id"`
+	CreatedBySuggestionID *uuid.UUID      `bun:"created_by_suggestion_id,type:uuid"`
+}
+
+// rule rebuilds the row's rule from its draft.
+func (r ruleRow) rule() (autocat.Rule, autocat.RuleDraft, error) {
+	var d autocat.RuleDraft
+	if err := json.Unmarshal(r.Draft, &d); err != nil {
+		return autocat.Rule{}, d, fmt.Errorf("decode rule %s: %w", r.ID, err)
+	}
+	rule, err := autocat.NewRule(r.ID, r.CreatedAt.UTC(), d)
+	if err != nil {
+		return autocat.Rule{}, d, fmt.Errorf("rebuild rule %s: %w", r.ID, err)
+	}
+	rule.UpdatedAt, rule.ExternalID, rule.CreatedBySuggestionID = r.UpdatedAt.UTC(), r.ExternalID, r.CreatedBySuggestionID
+	if r.ArchivedAt != nil {
+		at := r.ArchivedAt.UTC()
+		rule.ArchivedAt = &at
+	}
+	return rule, d, nil
+}
+
+func newRuleRow(businessID uuid.UUID, r autocat.Rule, d autocat.RuleDraft) (ruleRow, error) {
+	raw, err := json.Marshal(d)
+	if err != nil {
+		return ruleRow{}, fmt.Errorf("encode rule: %w", err)
+	}
+	updated := r.UpdatedAt
+	if updated.IsZero() {
+		updated = r.CreatedAt
+	}
+	return ruleRow{BusinessID: businessID, ID: r.ID, Draft: raw, CreatedAt: r.CreatedAt, UpdatedAt: updated, ArchivedAt: r.ArchivedAt,
+		ExternalID: r.ExternalID, CreatedBySuggestionID: r.CreatedBySuggestionID}, nil
 }
 
 // InsertRule implements app.BankStore.
 func (s *BankStore) InsertRule(ctx context.Context, businessID uuid.UUID, r autocat.Rule, d autocat.RuleDraft) error {
 	db := s.conn(ctx)
-	raw, err := json.Marshal(d)
+	row, err := newRuleRow(businessID, r, d)
 	if err != nil {
-		return fmt.Errorf("encode rule: %w", err)
+		return err
 	}
-	_, err = db.NewInsert().Model(&ruleRow{BusinessID: businessID, ID: r.ID, Draft: raw, CreatedAt: r.CreatedAt}).Exec(ctx)
+	_, err = db.NewInsert().Model(&row).Exec(ctx)
 	return wrap("insert rule", err)
 }
 
-// ListRules implements app.BankStore.
+// ListRules implements app.BankStore: the live rules.
 func (s *BankStore) ListRules(ctx context.Context, businessID uuid.UUID) ([]autocat.Rule, error) {
+	return s.ListAllRules(ctx, businessID, false)
+}
+
+// ListAllRules implements app.BankStore.
+func (s *BankStore) ListAllRules(ctx context.Context, businessID uuid.UUID, includeArchived bool) ([]autocat.Rule, error) {
 	db := s.conn(ctx)
 	var rows []ruleRow
-	if err := db.NewSelect().Model(&rows).Where("cr.business_id = ?", businessID).OrderExpr("cr.created_at, cr.id").Scan(ctx); err != nil {
+	q := db.NewSelect().Model(&rows).Where("cr.business_id = ?", businessID)
+	if !includeArchived {
+		q = q.Where("cr.archived_at IS NULL")
+	}
+	if err := q.OrderExpr("cr.created_at, cr.id").Scan(ctx); err != nil {
 		return nil, wrap("list rules", err)
 	}
 	out := make([]autocat.Rule, 0, len(rows))
 	for _, r := range rows {
-		var d autocat.RuleDraft
-		if err := json.Unmarshal(r.Draft, &d); err != nil {
-			return nil, fmt.Errorf("decode rule %s: %w", r.ID, err)
-		}
-		rule, err := autocat.NewRule(r.ID, r.CreatedAt.UTC(), d)
+		rule, _, err := r.rule()
 		if err != nil {
-			return nil, fmt.Errorf("rebuild rule %s: %w", r.ID, err)
+			return nil, err
 		}
 		out = append(out, rule)
 	}

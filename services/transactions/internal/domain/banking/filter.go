@@ -51,6 +51,9 @@ type Filter struct {
 	BankAccountIDs    []uuid.UUID
 	SourceAccountIDs  []string
 	ExternalAccountID *uuid.UUID
+	// IncludeArchived lists archived transactions too (they are left out
+	// otherwise).
+	IncludeArchived bool
 }
 
 // ParseFilter reads the listing filters from a query string (other
@@ -69,7 +72,8 @@ type Filter struct {
 //     need a key);
 //   - bank_account_ids (uuids), source_account_ids: repeatable and
 //     comma-separated, at most 100 each;
-//   - external_account_id: a uuid.
+//   - external_account_id: a uuid;
+//   - include_archived: true or false (also 1 or 0), default false.
 //
 // An empty value is the same as an absent parameter; a single-valued
 // parameter given twice is refused. Every bad value is named in one 400
@@ -233,6 +237,15 @@ func ParseFilter(q url.Values) (Filter, error) {
 			v.Add("external_account_id", EnumInvalidFilter, "must be a UUID")
 		}
 	}
+	if s := one("include_archived"); s != "" {
+		switch strings.ToLower(s) {
+		case "true", "1":
+			f.IncludeArchived = true
+		case "false", "0":
+		default:
+			v.Add("include_archived", EnumInvalidFilter, "must be true or false")
+		}
+	}
 	if err := v.Err(); err != nil {
 		return Filter{}, err
 	}
@@ -336,6 +349,9 @@ func (f Filter) Canonical() string {
 	}
 	if f.ExternalAccountID != nil {
 		q.Set("external_account_id", f.ExternalAccountID.String())
+	}
+	if f.IncludeArchived {
+		q.Set("include_archived", "true")
 	}
 	return "v1?" + q.Encode()
 }

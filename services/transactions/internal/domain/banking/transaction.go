@@ -58,7 +58,10 @@ type BankTransaction struct {
 	SuggestedMatches []MatchSuggestion
 	ImportedAt       time.Time
 	UpdatedAt        time.Time
-	Version          int
+	// ArchivedAt is when the transaction was archived (see Archive); nil
+	// while it is live.
+	ArchivedAt *time.Time
+	Version    int
 }
 
 // TxnCategory is what a transaction is categorized as, as stored: one

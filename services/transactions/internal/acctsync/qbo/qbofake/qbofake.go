@@ -2,7 +2,8 @@
 // speaks the provider's OAuth 2.0 authorization and token endpoints
 // (authorization_code and refresh_token grants, HTTP Basic client
 // authentication, JSON token answers with x_refresh_token_expires_in) and
-// the Accounting API's paged Account query, strictly enough that a client
+// the Accounting API's paged Account query and the token revocation
+// endpoint, strictly enough that a client
 // sending the wrong credentials, redirect_uri, code or token fails as it
 // would against Intuit.
 package qbofake
@@ -25,8 +26,9 @@ import (
 
 // Paths of the endpoints on the fake's URL.
 const (
-	AuthPath  = "/connect/oauth2"
-	TokenPath = "/oauth2/v1/tokens/bearer"
+	AuthPath   = "/connect/oauth2"
+	TokenPath  = "/oauth2/v1/tokens/bearer"
+	RevokePath = "/v2/oauth2/tokens/revoke"
 )
 
 // AccountingScope is the scope an authorization must ask for.
@@ -52,16 +54,22 @@ type codeGrant struct {
 
 type accessGrant struct {
 	realm   string
+	grant   string // the authorization the token belongs to
 	expires time.Time
 	revoked bool
 }
 
+// refreshGrant is what a live refresh token belongs to.
+type refreshGrant struct {
+	realm, grant string
+}
+
 // Server is the fake provider.
 type Server struct {
-	// URL is the base URL; AuthURL, TokenURL and APIBaseURL are the
-	// values of ACCTSYNC_AUTH_URL, ACCTSYNC_TOKEN_URL and
-	// ACCTSYNC_API_BASE_URL that point at it.
-	URL, AuthURL, TokenURL, APIBaseURL string
+	// URL is the base URL; AuthURL, TokenURL, APIBaseURL and RevokeURL
+	// are the values of ACCTSYNC_AUTH_URL, ACCTSYNC_TOKEN_URL,
+	// ACCTSYNC_API_BASE_URL and ACCTSYNC_REVOKE_URL that point at it.
+	URL, AuthURL, TokenURL, APIBaseURL, RevokeURL string
 
 	opts Options
 	srv  *httptest.Server
@@ -69,7 +77,7 @@ type Server struct {
 	mu            sync.Mutex
 	codes         map[string]*codeGrant
 	access        map[string]*accessGrant
-	refresh       map[string]string // refresh token → realm
+	refresh       map[string]refreshGrant
 	accounts      map[string][]json.RawMessage
 	consentRealm  string
 	denyConsent   bool
@@ -77,6 +85,8 @@ type Server struct {
 	failQueryFrom int
 	tokenCalls    map[string]int
 	queries       int
+	starts        []int
+	revocations   int
 	lastAccess    string
 	lastRefresh   string
 }
@@ -94,17 +104,18 @@ func New(t testing.TB, o Options) *Server {
 		o.Now = time.Now
 	}
 	s := &Server{
-		opts: o, codes: map[string]*codeGrant{}, access: map[string]*accessGrant{}, refresh: map[string]string{},
+		opts: o, codes: map[string]*codeGrant{}, access: map[string]*accessGrant{}, refresh: map[string]refreshGrant{},
 		accounts: map[string][]json.RawMessage{}, tokenCalls: map[string]int{}, consentRealm: "9130350000000001",
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+AuthPath, s.authorize)
 	mux.HandleFunc("POST "+TokenPath, s.token)
 	mux.HandleFunc("GET /v3/company/{realm}/query", s.query)
+	mux.HandleFunc("POST "+RevokePath, s.revoke)
 	s.srv = httptest.NewServer(s.unlessDown(mux))
 	t.Cleanup(s.srv.Close)
 	s.URL = s.srv.URL
-	s.AuthURL, s.TokenURL, s.APIBaseURL = s.URL+AuthPath, s.URL+TokenPath, s.URL
+	s.AuthURL, s.TokenURL, s.APIBaseURL, s.RevokeURL = s.URL+AuthPath, s.URL+TokenPath, s.URL, s.URL+RevokePath
 	return s
 }
 
@@ -157,6 +168,30 @@ func (s *Server) Queries() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.queries
+}
+
+// QueryStarts lists the startposition of every Account query page served,
+// in order.
+func (s *Server) QueryStarts() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int(nil), s.starts...)
+}
+
+// Revocations is how many revocation requests revoked a grant.
+func (s *Server) Revocations() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.revocations
+}
+
+// RefreshTokenValid reports whether the fake would accept this refresh
+// token now.
+func (s *Server) RefreshTokenValid(token string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.refresh[token]
+	return ok
 }
 
 // LastIssued is the most recently issued token pair.
@@ -297,7 +332,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	grant := r.PostForm.Get("grant_type")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var realm string
+	var realm, grantID string
 	switch grant {
 	case "authorization_code":
 		c, ok := s.codes[r.PostForm.Get("code")]
@@ -306,14 +341,15 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		c.used = true
-		realm = c.realm
+		realm, grantID = c.realm, randomHex(8)
 	case "refresh_token":
 		old := r.PostForm.Get("refresh_token")
-		rlm, ok := s.refresh[old]
+		rg, ok := s.refresh[old]
 		if !ok {
 			tokenError(w, http.StatusBadRequest, "invalid_grant")
 			return
 		}
+		rlm := rg.realm
 		// The pair rotates: the old refresh token and every access token
 		// of the company stop working, so a client that keeps using them
 		// fails visibly.
@@ -323,14 +359,14 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 				g.revoked = true
 			}
 		}
-		realm = rlm
+		realm, grantID = rlm, rg.grant
 	default:
 		tokenError(w, http.StatusBadRequest, "unsupported_grant_type")
 		return
 	}
 	access, refresh := "eyJ"+randomHex(32), "AB1"+randomHex(24)
-	s.access[access] = &accessGrant{realm: realm, expires: s.opts.Now().Add(s.opts.AccessTTL)}
-	s.refresh[refresh] = realm
+	s.access[access] = &accessGrant{realm: realm, grant: grantID, expires: s.opts.Now().Add(s.opts.AccessTTL)}
+	s.refresh[refresh] = refreshGrant{realm: realm, grant: grantID}
 	s.lastAccess, s.lastRefresh = access, refresh
 	s.tokenCalls[grant]++
 	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
@@ -342,6 +378,48 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		"expires_in":                 int64(s.opts.AccessTTL / time.Second),
 		"x_refresh_token_expires_in": int64(s.opts.RefreshTTL / time.Second),
 	})
+}
+
+// revoke is Intuit's revocation endpoint: HTTP Basic client credentials,
+// a JSON body {"token": ...} naming an access or refresh token; the whole
+// grant it belongs to ends. An unknown token is 400.
+func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
+	id, secret, ok := r.BasicAuth()
+	if !ok || id != s.opts.ClientID || secret != s.opts.ClientSecret {
+		tokenError(w, http.StatusUnauthorized, "invalid_client")
+		return
+	}
+	var body struct {
+		Token string `json:"token"`
+	}
+	if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") || json.NewDecoder(r.Body).Decode(&body) != nil || body.Token == "" {
+		tokenError(w, http.StatusBadRequest, "invalid_request")
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	grant := ""
+	if rg, ok := s.refresh[body.Token]; ok {
+		grant = rg.grant
+	} else if g, ok := s.access[body.Token]; ok && !g.revoked {
+		grant = g.grant
+	}
+	if grant == "" {
+		tokenError(w, http.StatusBadRequest, "invalid_token")
+		return
+	}
+	for tok, rg := range s.refresh {
+		if rg.grant == grant {
+			delete(s.refresh, tok)
+		}
+	}
+	for _, g := range s.access {
+		if g.grant == grant {
+			g.revoked = true
+		}
+	}
+	s.revocations++
+	w.WriteHeader(http.StatusOK)
 }
 
 var queryRE = regexp.MustCompile(`(?i)^select \* from Account startposition (\d+) maxresults (\d+)$`)
@@ -390,6 +468,7 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.queries++
+	s.starts = append(s.starts, start)
 	s.mu.Unlock()
 	var page []json.RawMessage
 	if start-1 < len(accounts) {

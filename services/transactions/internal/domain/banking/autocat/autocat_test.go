@@ -87,7 +87,7 @@ func TestNewRuleRejects(t *testing.T) {
 		field string
 	}{
 		{"no condition", RuleDraft{Category: meals}, "conditions"},
-		{"no category", RuleDraft{Direction: ptr(banking.Debit)}, "category.type"},
+		{"no category", RuleDraft{Direction: ptr(banking.Debit)}, "category"},
 		{"bad category", RuleDraft{Direction: ptr(banking.Debit), Category: banking.StableNameClassification("a b")}, "category.stable_name"},
 		{"duplicate as category", RuleDraft{Direction: ptr(banking.Debit), Category: banking.ExclusionClassification(banking.DuplicateTransaction)}, "category"},
 		{"bad direction", RuleDraft{Direction: ptr(banking.Direction("UP")), Category: meals}, "direction"},
@@ -210,12 +210,11 @@ func TestDecodeRuleDraft(t *testing.T) {
 	}{
 		{`[]`, "body"},
 		{`{"direction":`, "body"},
-		{`{"direction":5,"category":{"type":"StableName","stable_name":"MEALS"}}`, "body"},
+		{`{"direction":5,"category":{"type":"StableName","stable_name":"MEALS"}}`, "direction"},
 		{`{"direction":"UP","category":{"type":"StableName","stable_name":"MEALS"}}`, "direction"},
 		{`{"amount_min":1.5,"category":{"type":"StableName","stable_name":"MEALS"}}`, "amount_min"},
 		{`{"amount_max":"x","category":{"type":"StableName","stable_name":"MEALS"}}`, "amount_max"},
 		{`{"bank_account_id":"x","category":{"type":"StableName","stable_name":"MEALS"}}`, "bank_account_id"},
-		{`{"direction":"DEBIT"}`, "category"},
 		{`{"direction":"DEBIT","category":{"type":"AccountId","id":"x"}}`, "category.id"},
 	}
 	for _, tt := range tests {

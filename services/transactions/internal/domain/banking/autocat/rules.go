@@ -10,7 +10,6 @@ package autocat
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
@@ -102,7 +101,9 @@ func (c TextCondition) Match(s string) bool {
 	return c.lower != "" && strings.Contains(strings.ToLower(s), c.lower)
 }
 
-// RuleDraft is a rule as requested, before checking.
+// RuleDraft is a rule as requested, before checking. It is also what the
+// store keeps of a rule (as JSON of these Go names), so fields are only
+// ever added.
 type RuleDraft struct {
 	Name          *string
 	Direction     *banking.Direction
@@ -111,7 +112,33 @@ type RuleDraft struct {
 	AmountMin     *money.Cents
 	AmountMax     *money.Cents
 	BankAccountID *uuid.UUID
-	Category      banking.Classification
+	// Category is what the rule categorizes matching transactions as; the
+	// zero value (Type "") for a rule that only suggests (Suggestions).
+	Category banking.Classification
+	// The client SDK's draft adds the following.
+	ExternalID  *string `json:",omitempty"`
+	Suggestions [3]*banking.Classification
+	// ClientName is a second condition on the counterparty name
+	// (client_name_filter).
+	ClientName *TextDraft `json:",omitempty"`
+	// TransactionType is the bank's kind of transaction, compared
+	// case-insensitively (transaction_type_filter).
+	TransactionType *string `json:",omitempty"`
+	// Counterparty (counterparty_filter): the id the client names, and the
+	// key and name it was resolved to (the key is what is matched).
+	CounterpartyID        *uuid.UUID    `json:",omitempty"`
+	CounterpartyRef       *Counterparty `json:",omitempty"`
+	CreatedBySuggestionID *uuid.UUID    `json:",omitempty"`
+}
+
+// Counterparty is a counterparty as rules know it: its id, the key its
+// transactions' counterparty names normalise to (NormalizeCounterparty)
+// and a name to show.
+type Counterparty struct {
+	ID         uuid.UUID
+	Key        string
+	Name       *string
+	ExternalID *string `json:",omitempty"`
 }
 
 // TextDraft is a text condition as requested.
@@ -133,7 +160,21 @@ type Rule struct {
 	AmountMax     *money.Cents
 	BankAccountID *uuid.UUID
 	Category      banking.Classification
+	// The client SDK's conditions and actions.
+	ClientName      *TextCondition
+	TransactionType *string
+	CounterpartyRef *Counterparty
+	Suggestions     [3]*banking.Classification
+	// Stored beside the draft: set by the store.
+	ExternalID            *string
+	CreatedBySuggestionID *uuid.UUID
+	UpdatedAt             time.Time
+	ArchivedAt            *time.Time
 }
+
+// Categorizes reports whether the rule categorizes what it matches (a rule
+// with only suggestions does not).
+func (r Rule) Categorizes() bool { return r.Category.Type != "" }
 
 // NewRule checks a draft: at least one condition; amounts ≥ 0 with min ≤
 // max; patterns non-empty, bounded and (for REGEX) valid and not too
@@ -152,8 +193,9 @@ func NewRule(id uuid.UUID, createdAt time.Time, d RuleDraft) (Rule, error) {
 			}
 		}
 	}
-	r := Rule{ID: id, CreatedAt: createdAt, Direction: d.Direction, AmountMin: d.AmountMin, AmountMax: d.AmountMax,
-		BankAccountID: d.BankAccountID, Category: d.Category}
+	r := Rule{ID: id, CreatedAt: createdAt, UpdatedAt: createdAt, Direction: d.Direction, AmountMin: d.AmountMin, AmountMax: d.AmountMax,
+		BankAccountID: d.BankAccountID, Category: d.Category, CounterpartyRef: d.CounterpartyRef, Suggestions: d.Suggestions,
+		ExternalID: d.ExternalID, CreatedBySuggestionID: d.CreatedBySuggestionID}
 	if d.Name != nil {
 		name := strings.TrimSpace(*d.Name)
 		switch {
@@ -170,7 +212,7 @@ func NewRule(id uuid.UUID, createdAt time.Time, d RuleDraft) (Rule, error) {
 		field string
 		draft *TextDraft
 		dst   **TextCondition
-	}{{"counterparty", d.Counterparty, &r.Counterparty}, {"description", d.Description, &r.Description}} {
+	}{{"counterparty", d.Counterparty, &r.Counterparty}, {"description", d.Description, &r.Description}, {"client_name_filter", d.ClientName, &r.ClientName}} {
 		if tc.draft == nil {
 			continue
 		}
@@ -193,13 +235,49 @@ func NewRule(id uuid.UUID, createdAt time.Time, d RuleDraft) (Rule, error) {
 	if d.BankAccountID != nil && *d.BankAccountID == uuid.Nil {
 		fields["bank_account_id"] = "must be a non-nil UUID"
 	}
-	if err := d.Category.Validate("category"); err != nil {
-		merge(err)
-	} else if d.Category.Exclusion == banking.DuplicateTransaction {
-		fields["category"] = "DUPLICATE_TRANSACTION cannot be a rule's category"
+	hasSuggestion := false
+	for i, sg := range d.Suggestions {
+		if sg == nil {
+			continue
+		}
+		hasSuggestion = true
+		f := fmt.Sprintf("suggestion_%d", i+1)
+		if err := sg.Validate(f); err != nil {
+			merge(err)
+		} else if sg.IsExclusion() {
+			fields[f] = "must name an account (AccountId or StableName)"
+		}
 	}
-	if d.Direction == nil && d.Counterparty == nil && d.Description == nil && d.AmountMin == nil && d.AmountMax == nil && d.BankAccountID == nil {
-		fields["conditions"] = "a rule needs at least one of direction, counterparty, description, amount_min, amount_max, bank_account_id"
+	switch {
+	case d.Category.Type == "" && hasSuggestion:
+		// A rule that only suggests.
+	case d.Category.Type == "":
+		fields["category"] = "is required (or at least one of suggestion_1..3)"
+	default:
+		if err := d.Category.Validate("category"); err != nil {
+			merge(err)
+		} else if d.Category.Exclusion == banking.DuplicateTransaction {
+			fields["category"] = "DUPLICATE_TRANSACTION cannot be a rule's category"
+		}
+	}
+	if d.TransactionType != nil {
+		tt := strings.TrimSpace(*d.TransactionType)
+		switch {
+		case tt == "":
+		case utf8.RuneCountInString(tt) > 64:
+			fields["transaction_type_filter"] = "must be at most 64 characters"
+		default:
+			r.TransactionType = &tt
+		}
+	}
+	if d.CounterpartyRef != nil && d.CounterpartyRef.Key == "" {
+		fields["counterparty_filter"] = "names a counterparty without a name to match"
+	}
+	if d.Direction == nil && d.Counterparty == nil && d.Description == nil && d.AmountMin == nil && d.AmountMax == nil && d.BankAccountID == nil &&
+		d.ClientName == nil && r.TransactionType == nil && d.CounterpartyRef == nil {
+		fields["conditions"] = "a rule needs at least one condition: counterparty_filter, business_name_filter, client_name_filter, " +
+			"transaction_description_filter, transaction_type_filter, bank_direction_filter, amount_min_filter, amount_max_filter " +
+			"(or direction, counterparty, description, amount_min, amount_max, bank_account_id)"
 	}
 	if len(fields) > 0 {
 		return Rule{}, apperr.FieldErrors(apperr.InvalidPayload, fields).WithEnum(EnumInvalidRule)
@@ -207,102 +285,12 @@ func NewRule(id uuid.UUID, createdAt time.Time, d RuleDraft) (Rule, error) {
 	return r, nil
 }
 
-// wireRule is the JSON of a rule request.
-type wireRule struct {
-	Name          *string         `json:"name"`
-	Direction     *string         `json:"direction"`
-	Counterparty  *wireText       `json:"counterparty"`
-	Description   *wireText       `json:"description"`
-	AmountMin     json.RawMessage `json:"amount_min"`
-	AmountMax     json.RawMessage `json:"amount_max"`
-	BankAccountID *string         `json:"bank_account_id"`
-	Category      json.RawMessage `json:"category"`
-}
-
-type wireText struct {
-	Match   string `json:"match"`
-	Pattern string `json:"pattern"`
-}
-
-// DecodeRuleDraft reads the body of POST /categorization-rules:
-//
-//	{"name"?, "direction"?: CREDIT|DEBIT (or a synonym),
-//	 "counterparty"?: {"match": CONTAINS|REGEX, "pattern"},
-//	 "description"?: {"match", "pattern"},
-//	 "amount_min"?, "amount_max"?: cents, "bank_account_id"?: uuid,
-//	 "category": {type: AccountId|StableName|Exclusion, ...}}
-//
-// Shape errors are a 400 InvalidPayload naming the member; the rules
-// themselves are NewRule's.
-func DecodeRuleDraft(body []byte) (RuleDraft, error) {
-	var w wireRule
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&w); err != nil || !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
-		return RuleDraft{}, apperr.FieldErrors(apperr.InvalidPayload, map[string]string{"body": "must be a JSON rule object"}).WithEnum(EnumInvalidRule)
-	}
-	fields := map[string]string{}
-	d := RuleDraft{Name: w.Name}
-	if w.Direction != nil {
-		if dir, ok := banking.ParseDirection(*w.Direction); ok {
-			d.Direction = &dir
-		} else {
-			fields["direction"] = "must be CREDIT or DEBIT"
-		}
-	}
-	if w.Counterparty != nil {
-		d.Counterparty = &TextDraft{Match: MatchMode(w.Counterparty.Match), Pattern: w.Counterparty.Pattern}
-	}
-	if w.Description != nil {
-		d.Description = &TextDraft{Match: MatchMode(w.Description.Match), Pattern: w.Description.Pattern}
-	}
-	for _, a := range []struct {
-		field string
-		raw   json.RawMessage
-		dst   **money.Cents
-	}{{"amount_min", w.AmountMin, &d.AmountMin}, {"amount_max", w.AmountMax, &d.AmountMax}} {
-		if len(a.raw) == 0 || string(a.raw) == "null" {
-			continue
-		}
-		c, err := money.ParseJSONCents(a.raw)
-		if err != nil {
-			fields[a.field] = "must be a whole number of cents"
-			continue
-		}
-		*a.dst = &c
-	}
-	if w.BankAccountID != nil {
-		id, err := uuid.Parse(*w.BankAccountID)
-		if err != nil || len(*w.BankAccountID) != 36 {
-			fields["bank_account_id"] = "must be a UUID"
-		} else {
-			d.BankAccountID = &id
-		}
-	}
-	cat, err := banking.DecodeClassification(w.Category, "category")
-	if err != nil {
-		if ae := apperr.From(err); ae.Status() < 500 {
-			if fs, ok := ae.Meta["fields"].(map[string]string); ok {
-				for k, v := range fs {
-					fields[k] = v
-				}
-			}
-		} else {
-			return RuleDraft{}, err
-		}
-	}
-	d.Category = cat
-	if len(fields) > 0 {
-		return RuleDraft{}, apperr.FieldErrors(apperr.InvalidPayload, fields).WithEnum(EnumInvalidRule)
-	}
-	return d, nil
-}
-
 // specificity counts the conditions a rule sets; an amount range counts
 // once, whether it has one bound or two.
 func (r Rule) specificity() int {
 	n := 0
-	for _, set := range []bool{r.Direction != nil, r.Counterparty != nil, r.Description != nil,
-		r.AmountMin != nil || r.AmountMax != nil, r.BankAccountID != nil} {
+	for _, set := range []bool{r.Direction != nil, r.Counterparty != nil || r.CounterpartyRef != nil, r.Description != nil,
+		r.AmountMin != nil || r.AmountMax != nil, r.BankAccountID != nil, r.ClientName != nil, r.TransactionType != nil} {
 		if set {
 			n++
 		}
@@ -312,11 +300,27 @@ func (r Rule) specificity() int {
 
 // Candidate is what the matcher knows of a transaction.
 type Candidate struct {
-	Direction     banking.Direction
-	Amount        money.Cents
-	Counterparty  string
-	Description   string
-	BankAccountID uuid.UUID
+	Direction       banking.Direction
+	Amount          money.Cents
+	Counterparty    string
+	Description     string
+	BankAccountID   uuid.UUID
+	TransactionType string
+}
+
+// CandidateOf is what the matcher knows of t.
+func CandidateOf(t banking.BankTransaction) Candidate {
+	c := Candidate{Direction: t.Direction, Amount: t.Amount, BankAccountID: t.BankAccountID()}
+	if t.CounterpartyName != nil {
+		c.Counterparty = *t.CounterpartyName
+	}
+	if t.Description != nil {
+		c.Description = *t.Description
+	}
+	if t.TransactionType != nil {
+		c.TransactionType = *t.TransactionType
+	}
+	return c
 }
 
 // Matches reports whether every condition of r holds for c.
@@ -333,6 +337,12 @@ func (r Rule) Matches(c Candidate) bool {
 	case r.Counterparty != nil && !r.Counterparty.Match(c.Counterparty):
 		return false
 	case r.Description != nil && !r.Description.Match(c.Description):
+		return false
+	case r.ClientName != nil && !r.ClientName.Match(c.Counterparty):
+		return false
+	case r.TransactionType != nil && !strings.EqualFold(*r.TransactionType, strings.TrimSpace(c.TransactionType)):
+		return false
+	case r.CounterpartyRef != nil && NormalizeCounterparty(c.Counterparty) != r.CounterpartyRef.Key:
 		return false
 	}
 	return true
@@ -352,7 +362,7 @@ func Match(rules []Rule, c Candidate) (Rule, bool) {
 	var best *Rule
 	for i := range rules {
 		r := &rules[i]
-		if !r.Matches(c) {
+		if r.ArchivedAt != nil || !r.Categorizes() || !r.Matches(c) {
 			continue
 		}
 		if best == nil || precedes(r, best) {
@@ -387,4 +397,11 @@ func SortByPrecedence(rules []Rule) {
 		}
 		return 0
 	})
+}
+
+// PrecedenceKey is a string that sorts rules as Match considers them
+// (ascending: the rule that wins first), for keyset pagination: fewer
+// conditions sort later, then newer, then by id.
+func PrecedenceKey(r Rule) string {
+	return fmt.Sprintf("%02d|%s|%x", 99-r.specificity(), r.CreatedAt.UTC().Format("2006-01-02T15:04:05.000000000Z"), r.ID[:])
 }

@@ -5,29 +5,13 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/acctsuite/acct/services/transactions/internal/domain/banking"
 )
 
 // NormalizeCounterparty is the key under which a business's history with a
-// counterparty is kept: lower case, punctuation and symbols as single
-// spaces, and numbers of three digits or more (store and terminal
-// numbers) dropped, so "TIM HORTONS #2345", "Tim Hortons 0917" and
-// "tim-hortons" are one counterparty while "7-Eleven" keeps its 7. It
-// returns "" for a name with nothing left (no history is kept for it).
-func NormalizeCounterparty(name string) string {
-	fields := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-	out := fields[:0]
-	for _, f := range fields {
-		if len(f) < 3 || strings.IndexFunc(f, func(r rune) bool { return !unicode.IsDigit(r) }) >= 0 {
-			out = append(out, f)
-		}
-	}
-	return strings.Join(out, " ")
-}
+// counterparty is kept: banking.NormalizeCounterparty.
+func NormalizeCounterparty(name string) string { return banking.NormalizeCounterparty(name) }
 
 // HistoryCount is how often the business categorized transactions of one
 // counterparty into one category, and when it last did.
