@@ -82,6 +82,9 @@ func call(t *testing.T, method, path, token, contentType string, body []byte, va
 	b, _ := io.ReadAll(resp.Body)
 	r := reply{status: resp.StatusCode, header: resp.Header, body: b}
 	_ = json.Unmarshal(b, &r.json)
+	for _, v := range observeShape(method, path, resp.StatusCode, resp.Header, b) {
+		t.Errorf("client shape: %s", v)
+	}
 	if validate {
 		vreq, _ := http.NewRequest(method, st.GatewayURL+path, bytes.NewReader(body))
 		vreq.Header = req.Header.Clone()

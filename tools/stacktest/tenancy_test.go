@@ -67,24 +67,44 @@ func fixtureKind(path, param string) string {
 }
 
 // Without an accounting provider (the stack configures none) acctsync
-// answers 503 Unavailable to authorize and callback, and has imported no
-// account: acctsyncAccountId is a fresh id in every set, so even the owner
-// gets 404 for it. These are the only allowed cells not expected to
-// succeed; the refused ones are checked like every other.
+// answers 503 Unavailable to authorize, callback and sync-from, and has
+// imported no account: acctsyncAccountId is a fresh id in every set, so
+// even the owner gets 404 for it. These are the only allowed cells not
+// expected to succeed; the refused ones are checked like every other.
 var (
-	providerRoutes = map[string]bool{"/v1/businesses/:businessId/acctsync/authorize": true, "/v1/acctsync/callback": true}
-	noFixture      = map[string]bool{"acctsyncAccountId": true}
+	providerRoutes = map[string]bool{"/v1/businesses/:businessId/acctsync/authorize": true, "/v1/acctsync/callback": true,
+		"/v1/businesses/:businessId/acctsync/sync-from": true}
+	noFixture = map[string]bool{"acctsyncAccountId": true, "suggestionId": true}
 )
 
 // gatewayRoutes runs `gateway routes` with the running gateway's binary
-// and environment.
+// and environment (once: the table does not change while the suite runs).
 func gatewayRoutes(t *testing.T) []matrixRoute {
 	t.Helper()
+	routes, err := routeTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return routes
+}
+
+var (
+	routesOnce sync.Once
+	routesList []matrixRoute
+	routesErr  error
+)
+
+func routeTable() ([]matrixRoute, error) {
+	routesOnce.Do(func() { routesList, routesErr = readRoutes() })
+	return routesList, routesErr
+}
+
+func readRoutes() ([]matrixRoute, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	out, err := st.Exec(ctx, "gateway", "routes")
 	if err != nil {
-		t.Fatalf("gateway routes: %v\n%s", err, out)
+		return nil, fmt.Errorf("gateway routes: %v\n%s", err, out)
 	}
 	for _, line := range strings.Split(string(out), "\n") {
 		if !strings.HasPrefix(line, `{"routes":`) {
@@ -94,15 +114,14 @@ func gatewayRoutes(t *testing.T) []matrixRoute {
 			Routes []matrixRoute `json:"routes"`
 		}
 		if err := json.Unmarshal([]byte(line), &l); err != nil {
-			t.Fatalf("gateway routes: %v: %s", err, line)
+			return nil, fmt.Errorf("gateway routes: %v: %s", err, line)
 		}
 		if len(l.Routes) == 0 {
-			t.Fatal("gateway routes printed no routes")
+			return nil, fmt.Errorf("gateway routes printed no routes")
 		}
-		return l.Routes
+		return l.Routes, nil
 	}
-	t.Fatalf("gateway routes printed no listing:\n%s", out)
-	return nil
+	return nil, fmt.Errorf("gateway routes printed no listing:\n%s", out)
 }
 
 // principal is who calls: the token and the tenant whose business it sees
@@ -182,6 +201,7 @@ func send(r mreq) mreply {
 	b, err := io.ReadAll(resp.Body)
 	out := mreply{status: resp.StatusCode, body: b, err: err}
 	_ = json.Unmarshal(b, &out.json)
+	observeShape(r.method, r.path, resp.StatusCode, resp.Header, b)
 	return out
 }
 
@@ -316,6 +336,7 @@ func makeFixtures(t *testing.T, name, tenant, bid, tok, hookURL string) fixtures
 	f.ids["vehicleId"] = must("vehicle", jsonReq("POST", base+"/mileage/vehicles", tok,
 		map[string]any{"make_and_model": "Matrix van", "year": 2021, "external_id": ext("van")}), "data", "id")
 	f.ids["acctsyncAccountId"] = uuid.NewString() // see noFixture
+	f.ids["suggestionId"] = uuid.NewString()      // see noFixture: a rule suggestion needs a categorization's history
 	f.ids["tripId"] = must("trip", jsonReq("POST", base+"/mileage/trips", tok,
 		map[string]any{"vehicle_id": f.ids["vehicleId"], "trip_date": "2026-02-01", "purpose": "BUSINESS", "distance": "12.5"}), "data", "id")
 	// Rows of the platform, not of a business: a webhook endpoint (hearing
