@@ -212,8 +212,12 @@ func (r *Reports) ApplyAgingDocument(ctx context.Context, bid uuid.UUID, d Aging
 }
 
 // ApplyAgingParty keeps the display name of a customer or a vendor (the
-// newest version wins), in the transaction ctx carries (the consumer's).
+// newest version wins), in the transaction ctx carries (the consumer's),
+// under the business's lock like every writer of its read model.
 func (r *Reports) ApplyAgingParty(ctx context.Context, bid uuid.UUID, side domain.AgingSide, id uuid.UUID, name string, version int64) error {
+	if err := r.store.LockBusiness(ctx, bid); err != nil {
+		return err
+	}
 	if err := r.store.UpsertAgingParty(ctx, bid, side.PartyType, id, name, version); err != nil {
 		return err
 	}

@@ -207,8 +207,14 @@ func (r *Reports) ApplyEntries(ctx context.Context, es []PostedEntry) error {
 
 // ApplyBankTransaction keeps snapshot p of a bank transaction in the
 // transaction ctx carries (the consumer's): the newest version wins,
-// whatever the order and number of deliveries.
+// whatever the order and number of deliveries. The business's lock comes
+// first, as for every writer of its read model: a writer holding the row of
+// one of its transactions while it waits for the business's export version
+// (held by a batch that then wants that row) would deadlock.
 func (r *Reports) ApplyBankTransaction(ctx context.Context, p events.BankTransactionUpserted, eventTime time.Time) error {
+	if err := r.store.LockBusiness(ctx, p.BusinessID); err != nil {
+		return err
+	}
 	day, err := time.Parse(domain.DateLayout, p.Date)
 	if err != nil {
 		if p.DateTime.IsZero() {

@@ -8,13 +8,14 @@ import (
 )
 
 // MarkChanged implements app.Store: the businesses' export versions move
-// on, in the transaction ctx carries (the change's), in one statement.
+// on, in the transaction ctx carries (the change's), in one statement,
+// their rows locked in business order (two writers never cross).
 func (s *Store) MarkChanged(ctx context.Context, businesses []uuid.UUID) error {
 	if len(businesses) == 0 {
 		return nil
 	}
 	_, err := s.conn(ctx).NewRaw(`INSERT INTO export_versions AS v (business_id, version)
-		SELECT DISTINCT b, 1 FROM unnest(?::uuid[]) AS b
+		SELECT DISTINCT b, 1 FROM unnest(?::uuid[]) AS b ORDER BY 1
 		ON CONFLICT (business_id) DO UPDATE SET version = v.version + 1`, pgdialect.Array(businesses)).Exec(ctx)
 	return wrap("mark export version", err)
 }
