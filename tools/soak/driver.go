@@ -471,7 +471,7 @@ func (b *business) doRead(ctx context.Context, kind string, bound time.Duration)
 		if err != nil {
 			return err
 		}
-		if r.status != http.StatusOK || len(asList(r.json["data"])) == 0 {
+		if r.status != http.StatusOK || len(asList(r.data()["pnls"])) != 2 {
 			return fmt.Errorf("comparison: %d %s", r.status, truncate(r.body))
 		}
 		return nil
