@@ -52,6 +52,12 @@ type Options struct {
 	IdleTimeout       time.Duration
 	Logger            *slog.Logger // slog.Default() when nil
 	StreamRequestBody bool         // let handlers stream large bodies (gateway proxying)
+	// StreamBody, when set, names the requests whose handlers read their
+	// body as it arrives (StreamedBody), such as a large file upload: such a
+	// body is never held whole in memory, and the handler bounds what it
+	// reads. Every other request's body is read before its handler runs, at
+	// most BodyLimit bytes (413 beyond), as without streaming.
+	StreamBody func(c *fiber.Ctx) bool
 	// Metrics receives the HTTP metrics and is served at GET /metrics. When
 	// nil a private registry with Go and process collectors is used.
 	Metrics *prometheus.Registry
@@ -94,20 +100,26 @@ func New(opts Options) *fiber.App {
 	logger := opts.Logger
 
 	app := fiber.New(fiber.Config{
-		AppName:               opts.Service,
-		BodyLimit:             opts.BodyLimit,
-		ReadTimeout:           opts.ReadTimeout,
-		WriteTimeout:          opts.WriteTimeout,
-		IdleTimeout:           opts.IdleTimeout,
-		StreamRequestBody:     opts.StreamRequestBody,
-		ReadBufferSize:        16 << 10, // bearer tokens plus trace headers outgrow fasthttp's 4 KiB
-		DisableStartupMessage: true,
-		ErrorHandler:          ErrorHandler(logger, opts.Classify),
+		AppName:           opts.Service,
+		BodyLimit:         opts.BodyLimit,
+		ReadTimeout:       opts.ReadTimeout,
+		WriteTimeout:      opts.WriteTimeout,
+		IdleTimeout:       opts.IdleTimeout,
+		StreamRequestBody: opts.StreamRequestBody || opts.StreamBody != nil,
+		// A streamed multipart body is read by its handler, not parsed
+		// ahead into temporary files.
+		DisablePreParseMultipartForm: opts.StreamBody != nil,
+		ReadBufferSize:               16 << 10, // bearer tokens plus trace headers outgrow fasthttp's 4 KiB
+		DisableStartupMessage:        true,
+		ErrorHandler:                 ErrorHandler(logger, opts.Classify),
 	})
 
 	loggers.Store(app, logger)
 	obs := newObserver(opts.Service, logger, opts.Metrics, opts.AccessLog)
 	app.Use(obs.handle, tracing(), recoverer(logger))
+	if opts.StreamBody != nil {
+		app.Use(boundBodies(opts.BodyLimit, opts.StreamBody))
+	}
 	if !opts.NoMetricsRoute {
 		app.Get("/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(opts.Metrics, promhttp.HandlerOpts{})))
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/pkg/pgdb"
 )
 
@@ -150,7 +151,9 @@ func ParseKey(raw string) (string, error) {
 func Middleware(db *bun.DB, opts Options) fiber.Handler {
 	opts.defaults()
 	return func(c *fiber.Ctx) error {
-		if c.Method() != fiber.MethodPost {
+		// A streamed body (a statement preview) is its handler's to read,
+		// and such a route changes nothing to replay.
+		if c.Method() != fiber.MethodPost || httpx.Streamed(c) {
 			return c.Next()
 		}
 		key := c.Get(HeaderKey)

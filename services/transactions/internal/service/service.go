@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/events"
+	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/pkg/openapi"
 	"github.com/acctsuite/acct/pkg/outbox"
 	"github.com/acctsuite/acct/pkg/pgdb"
@@ -51,14 +52,17 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 		Migrations: []pgdb.MigrationSet{postgres.Migrations, acctsyncpg.Migrations},
 		Produces:   []string{events.TopicLedger, events.TopicTransactions, events.TopicAccounts},
 		Businesses: true,
-		// Recorded transactions carry up to five receipts, parse-csv a
-		// 50 MiB statement and its multipart framing: as much as the
-		// gateway lets through (BODY_LIMIT_BYTES overrides). JSON routes
-		// keep their own, smaller limits (httpx.JSONBody).
+		// Recorded transactions carry up to five receipts: as much as
+		// the gateway lets through (BODY_LIMIT_BYTES overrides). JSON
+		// routes keep their own, smaller limits (httpx.JSONBody).
 		DefaultBodyLimit: 52 << 20,
-		OpenAPI:          openAPIDocument(),
-		Commands:         map[string]servicekit.Command{"repair-entry-tags": s.repairEntryTags},
-		Setup:            func(ctx context.Context, k *servicekit.Kit) error { return s.setup(ctx, cfg, k) },
+		// parse-csv reads its statement as it arrives, never held whole
+		// (at most 50 MiB of file); every other body is read whole
+		// first, within the limit above.
+		HTTP:     httpx.Options{StreamBody: httpadapter.StreamsBody},
+		OpenAPI:  openAPIDocument(),
+		Commands: map[string]servicekit.Command{"repair-entry-tags": s.repairEntryTags},
+		Setup:    func(ctx context.Context, k *servicekit.Kit) error { return s.setup(ctx, cfg, k) },
 	}
 }
 

@@ -1,7 +1,6 @@
 package http
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"mime"
@@ -173,21 +172,22 @@ func (h *handlers) previewStatementCSV(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	file, err := statementFile(c.Get(fiber.HeaderContentType), c.Body())
-	if err != nil {
-		return err
+	// The body is read as it arrives (StreamsBody): at most
+	// MaxStatementCSVBytes of the file, MaxStatementBodyBytes in all.
+	body := httpx.StreamedBody(c, MaxStatementBodyBytes)
+	file, err := statementFile(c.Get(fiber.HeaderContentType), body)
+	var p statementcsv.Preview
+	if err == nil {
+		lr := httpx.LimitedReader(file, app.MaxStatementCSVBytes)
+		p, err = h.banking.PreviewStatementCSV(c.UserContext(), businessID(c), accountID, lr, statementcsv.Options{Offset: offset, Limit: limit})
 	}
-	// The file is read as a stream, at most MaxStatementCSVBytes of it.
-	lr := &limitedFile{r: file, left: app.MaxStatementCSVBytes}
-	p, err := h.banking.PreviewStatementCSV(c.UserContext(), businessID(c), accountID, lr, statementcsv.Options{Offset: offset, Limit: limit})
-	if errors.Is(err, errStatementTooLarge) {
+	if errors.Is(err, httpx.ErrStreamTooLarge) {
 		return apperr.New(apperr.PayloadTooLarge, "the statement file is larger than 50 MiB")
 	}
+	if me := (*multipartError)(nil); errors.As(err, &me) {
+		return badStatementBody(me.err.Error())
+	}
 	if err != nil {
-		var me *multipartError
-		if errors.As(err, &me) {
-			return badStatementBody(me.err.Error())
-		}
 		return err
 	}
 	return httpx.OK(c, toStatementPreview(p))
@@ -197,17 +197,34 @@ func badStatementBody(reason string) error {
 	return apperr.FieldErrors(apperr.InvalidPayload, map[string]string{"file": reason}).WithEnum(app.EnumInvalidStatementCSV)
 }
 
+// MaxStatementBodyBytes bounds a parse-csv body: the largest file and its
+// multipart framing.
+const MaxStatementBodyBytes = app.MaxStatementCSVBytes + 1<<20
+
+// StreamsBody names the requests whose body is read as it arrives
+// (httpx.Options.StreamBody): POST .../custom-accounts/{id}/parse-csv.
+func StreamsBody(c *fiber.Ctx) bool {
+	if c.Method() != fiber.MethodPost {
+		return false
+	}
+	seg := strings.Split(strings.Trim(c.Path(), "/"), "/")
+	return len(seg) == 6 && seg[0] == "v1" && seg[1] == "businesses" && seg[3] == "custom-accounts" && seg[5] == "parse-csv"
+}
+
 // statementFile finds the `file` part of a multipart body.
-func statementFile(contentType string, body []byte) (io.Reader, error) {
+func statementFile(contentType string, body io.Reader) (io.Reader, error) {
 	mt, params, err := mime.ParseMediaType(contentType)
 	if err != nil || !strings.EqualFold(mt, "multipart/form-data") || params["boundary"] == "" {
 		return nil, badStatementBody("the body must be multipart/form-data with a file part")
 	}
-	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+	mr := multipart.NewReader(body, params["boundary"])
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
 			return nil, badStatementBody("is required: a multipart part named file")
+		}
+		if errors.Is(err, httpx.ErrStreamTooLarge) {
+			return nil, err
 		}
 		if err != nil {
 			return nil, badStatementBody("the multipart body cannot be read: " + err.Error())
@@ -218,8 +235,6 @@ func statementFile(contentType string, body []byte) (io.Reader, error) {
 	}
 }
 
-var errStatementTooLarge = errors.New("statement too large")
-
 // multipartError is a body that breaks off while the file is read.
 type multipartError struct{ err error }
 
@@ -229,29 +244,8 @@ type partReader struct{ p *multipart.Part }
 
 func (r *partReader) Read(b []byte) (int, error) {
 	n, err := r.p.Read(b)
-	if err != nil && !errors.Is(err, io.EOF) {
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, httpx.ErrStreamTooLarge) {
 		return n, &multipartError{err}
-	}
-	return n, err
-}
-
-// limitedFile fails once more than left bytes are read.
-type limitedFile struct {
-	r    io.Reader
-	left int64
-}
-
-func (l *limitedFile) Read(b []byte) (int, error) {
-	if l.left < 0 {
-		return 0, errStatementTooLarge
-	}
-	if int64(len(b)) > l.left+1 {
-		b = b[:l.left+1]
-	}
-	n, err := l.r.Read(b)
-	l.left -= int64(n)
-	if l.left < 0 {
-		return 0, errStatementTooLarge
 	}
 	return n, err
 }

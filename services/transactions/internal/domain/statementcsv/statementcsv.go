@@ -619,6 +619,10 @@ func directionWord(s string) string {
 	return ""
 }
 
+// groupSeparators drops thousands separators (made once: a Replacer
+// builds a table on first use).
+var groupSeparators = strings.NewReplacer(",", "", ".", "")
+
 // parseAmountCell reads a money amount into signed cents: "1,234.56",
 // "-12.30", "(12.30)", "$12", "12.30-", "12,30" and "1.234,56" (a decimal
 // comma), "12.30 CR"/"DR". ok is false for an empty cell; reason says why
@@ -698,7 +702,7 @@ func parseAmountCell(s string) (cents int64, ok bool, reason string) {
 			}
 		}
 	}
-	intPart = strings.NewReplacer(",", "", ".", "").Replace(intPart)
+	intPart = groupSeparators.Replace(intPart)
 	if strings.ContainsAny(frac, ".,") {
 		return 0, false, fmt.Sprintf("%q is not an amount", truncate(s))
 	}
