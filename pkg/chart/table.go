@@ -94,3 +94,28 @@ func (Table) LiveAccounts(ctx context.Context, db bun.IDB, businessID uuid.UUID,
 	}
 	return out, any, nil
 }
+
+// AccountIDs are the ids of the business's accounts named by names (stable
+// names), for the names the projection holds; a name held more than once
+// is the live account's, else the most recently updated one's.
+func (Table) AccountIDs(ctx context.Context, db bun.IDB, businessID uuid.UUID, names []string) (map[string]uuid.UUID, error) {
+	out := make(map[string]uuid.UUID, len(names))
+	if len(names) == 0 {
+		return out, nil
+	}
+	var rows []ledgerAccountRow
+	if err := db.NewSelect().Model(&rows).
+		DistinctOn("la.stable_name").
+		Column("la.stable_name", "la.id").
+		Where("la.business_id = ? AND la.stable_name = ANY(?::text[])", businessID, pgdialect.Array(names)).
+		OrderExpr("la.stable_name, la.archived, la.updated_at DESC, la.id").
+		Scan(ctx); err != nil {
+		return nil, wrap("find ledger account ids", err)
+	}
+	for _, r := range rows {
+		if r.StableName != nil {
+			out[*r.StableName] = r.ID
+		}
+	}
+	return out, nil
+}

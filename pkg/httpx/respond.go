@@ -26,3 +26,13 @@ func Created(c *fiber.Ctx, data any) error {
 func List(c *fiber.Ctx, data any, meta any) error {
 	return c.Status(fiber.StatusOK).JSON(listEnvelope{Data: data, Meta: meta})
 }
+
+// Saved answers a create that may repeat an earlier one (same external_id
+// or idempotency key): 201 with data when it was created now, 200 with the
+// stored one otherwise.
+func Saved(c *fiber.Ctx, created bool, data any) error {
+	if created {
+		return Created(c, data)
+	}
+	return OK(c, data)
+}

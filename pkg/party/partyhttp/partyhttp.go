@@ -89,10 +89,7 @@ func (h Handlers[P, J]) Create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !created {
-		return httpx.OK(c, h.Render(out))
-	}
-	return httpx.Created(c, h.Render(out))
+	return httpx.Saved(c, created, h.Render(out))
 }
 
 // List is the GET of the collection: the spec's pagination (sort_by

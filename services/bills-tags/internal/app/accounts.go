@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/acctsuite/acct/pkg/chart"
+	"github.com/acctsuite/acct/pkg/events"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/receipt"
 )
@@ -19,8 +20,11 @@ const EnumUnknownAccount = chart.EnumUnknownAccount
 // businesses' charts of accounts (acct.accounts.v1), as customers-invoices
 // keeps it for its invoices: chart.Table in the service's schema, read in
 // the unit of work ctx carries. CheckAccounts answers as chart.Check.
+// StableAccountIDs answers the ids of the accounts named by stable name
+// that the projection holds (chart.Table's AccountIDs).
 type AccountStore interface {
 	CheckAccounts(ctx context.Context, businessID uuid.UUID, fields []chart.Field, existsBeforeChart func(chart.Ref) bool) error
+	StableAccountIDs(ctx context.Context, businessID uuid.UUID, names []string) (map[string]uuid.UUID, error)
 }
 
 // accountField is an account reference a document names, with the
@@ -65,6 +69,47 @@ func (c accountChecker) check(ctx context.Context, businessID uuid.UUID, fields 
 		return fmt.Errorf("no chart of accounts projection to check %d accounts", len(named))
 	}
 	return c.store.CheckAccounts(ctx, businessID, named, existsBeforeChart)
+}
+
+// accountIDs are the ids of the accounts the bills' lines name by stable
+// name (account, the default expense account when none, and prepayment
+// account), by stable name, in one query: the business's account as the
+// projection holds it, else, for a name it does not hold (yet), the
+// default chart's deterministic id (events.DefaultAccountID).
+func (c accountChecker) accountIDs(ctx context.Context, businessID uuid.UUID, bills ...bill.Bill) (map[string]uuid.UUID, error) {
+	var names []string
+	seen := map[string]bool{}
+	add := func(r bill.AccountRef) {
+		if r.ID == nil && r.StableName != "" && !seen[r.StableName] {
+			seen[r.StableName] = true
+			names = append(names, r.StableName)
+		}
+	}
+	for _, b := range bills {
+		for _, l := range b.Lines {
+			add(l.AccountOrDefault())
+			if l.PrepaymentAccount != nil {
+				add(*l.PrepaymentAccount)
+			}
+		}
+	}
+	out := map[string]uuid.UUID{}
+	if len(names) == 0 {
+		return out, nil
+	}
+	if c.store != nil {
+		found, err := c.store.StableAccountIDs(ctx, businessID, names)
+		if err != nil {
+			return nil, err
+		}
+		out = found
+	}
+	for _, n := range names {
+		if _, ok := out[n]; !ok {
+			out[n] = events.DefaultAccountID(businessID, n)
+		}
+	}
+	return out, nil
 }
 
 // billAccounts are the accounts a bill names (line, prepayment and tax

@@ -14,7 +14,7 @@ import (
 )
 
 // BillPageSpec is the pagination of GET /bills: sort_by received_at (the
-// default), due_at (bills without a due date last) or total_amount, each
+// default), due_at (a bill without one is due on receipt) or total_amount, each
 // backed by a (business_id, key, id) index; limit default 100, at most 500.
 var BillPageSpec = page.Spec{
 	Keys: map[string]page.Key{
@@ -38,10 +38,37 @@ type BillStore interface {
 	FindBills(ctx context.Context, businessID uuid.UUID, f bill.Filter, p page.Params) ([]bill.Bill, page.Meta, error)
 }
 
-// BillView is a bill with what its answer shows: its vendor.
+// BillView is a bill with what its answer shows: its vendor and the ids
+// of the accounts its lines name by stable name.
 type BillView struct {
 	Bill   bill.Bill
 	Vendor domain.Vendor
+	// AccountIDs are the ids of the accounts the lines name by stable name
+	// (the default expense account for a line naming none, and prepayment
+	// accounts), by stable name (accountChecker.accountIDs).
+	AccountIDs map[string]uuid.UUID
+}
+
+// AccountID is the id of the account r names: its id, else the id of the
+// account of its stable name (nil when the view does not hold it).
+func (v BillView) AccountID(r bill.AccountRef) *uuid.UUID {
+	if r.ID != nil {
+		return r.ID
+	}
+	if id, ok := v.AccountIDs[r.StableName]; ok {
+		return &id
+	}
+	return nil
+}
+
+// view is b's answer with vendor v and its lines' account ids, read in
+// the unit of work ctx carries (else on the pool).
+func (a *Bills) view(ctx context.Context, b bill.Bill, v domain.Vendor) (BillView, error) {
+	ids, err := a.chart.accountIDs(ctx, b.BusinessID, b)
+	if err != nil {
+		return BillView{}, err
+	}
+	return BillView{Bill: b, Vendor: v, AccountIDs: ids}, nil
 }
 
 // Bills holds the bill use cases.
@@ -83,8 +110,8 @@ func (a *Bills) create(ctx context.Context, businessID uuid.UUID, in bill.Input)
 			return BillView{}, false, err
 		}
 		if ok {
-			v, err := a.vendorOf(ctx, existing)
-			return BillView{Bill: existing, Vendor: v}, false, err
+			bv, err := a.stored(ctx, existing)
+			return bv, false, err
 		}
 	}
 	c, err := bill.Compute(in.Lines, in.Additional, newID)
@@ -116,10 +143,24 @@ func (a *Bills) create(ctx context.Context, businessID uuid.UUID, in bill.Input)
 		if err != nil {
 			return BillView{}, false, err
 		}
-		v, err := a.vendorOf(ctx, existing)
-		return BillView{Bill: existing, Vendor: v}, false, err
+		bv, err := a.stored(ctx, existing)
+		return bv, false, err
 	}
-	return BillView{Bill: b, Vendor: v}, true, publish(ctx, a.pub, billEvent(b, b.Posting()))
+	bv, err := a.view(ctx, b, v)
+	if err != nil {
+		return BillView{}, false, err
+	}
+	return bv, true, publish(ctx, a.pub, billEvent(b, b.Posting()))
+}
+
+// stored is the answer of a stored bill: its vendor read, its lines'
+// account ids.
+func (a *Bills) stored(ctx context.Context, b bill.Bill) (BillView, error) {
+	v, err := a.vendorOf(ctx, b)
+	if err != nil {
+		return BillView{}, err
+	}
+	return a.view(ctx, b, v)
 }
 
 func (a *Bills) vendorOf(ctx context.Context, b bill.Bill) (domain.Vendor, error) {
@@ -170,11 +211,11 @@ func (a *Bills) Bill(ctx context.Context, businessID, id uuid.UUID) (BillView, e
 	if !ok {
 		return BillView{}, ErrBillNotFound()
 	}
-	v, err := a.vendorOf(ctx, b)
-	return BillView{Bill: b, Vendor: v}, err
+	return a.stored(ctx, b)
 }
 
-// Bills is GET /bills: one page, with the vendors.
+// Bills is GET /bills: one page, with the vendors and the account ids
+// (one query each for the whole page).
 func (a *Bills) Bills(ctx context.Context, businessID uuid.UUID, f bill.Filter, p page.Params) ([]BillView, page.Meta, error) {
 	list, meta, err := a.store.FindBills(ctx, businessID, f, p)
 	if err != nil {
@@ -188,9 +229,13 @@ func (a *Bills) Bills(ctx context.Context, businessID uuid.UUID, f bill.Filter, 
 	if err != nil {
 		return nil, page.Meta{}, err
 	}
+	accountIDs, err := a.chart.accountIDs(ctx, businessID, list...)
+	if err != nil {
+		return nil, page.Meta{}, err
+	}
 	out := make([]BillView, len(list))
 	for i, b := range list {
-		out[i] = BillView{Bill: b, Vendor: vs[*b.VendorID]}
+		out[i] = BillView{Bill: b, Vendor: vs[*b.VendorID], AccountIDs: accountIDs}
 	}
 	return out, meta, nil
 }
@@ -293,7 +338,9 @@ func (a *Bills) Update(ctx context.Context, businessID, id uuid.UUID, p bill.Pat
 		if err := a.store.UpdateBill(ctx, next); err != nil {
 			return err
 		}
-		out = BillView{Bill: next, Vendor: vendor}
+		if out, err = a.view(ctx, next, vendor); err != nil {
+			return err
+		}
 		return publish(ctx, a.pub, billEvent(next, next.Posting()))
 	})
 	return out, err
@@ -316,7 +363,9 @@ func (a *Bills) Void(ctx context.Context, businessID, id uuid.UUID) (BillView, e
 		if err != nil {
 			return err
 		}
-		out = BillView{Bill: b, Vendor: vendor}
+		if out, err = a.view(ctx, b, vendor); err != nil {
+			return err
+		}
 		if b.Status == bill.Voided {
 			return nil
 		}

@@ -292,12 +292,8 @@ func (a *Invoicing) RefundInvoice(ctx context.Context, businessID, invoiceID uui
 			return err
 		}
 		if !inserted {
-			existing, ok, err := a.store.FindRefundByExternalID(ctx, businessID, *in.ExternalID)
-			if err != nil || !ok {
-				return fmt.Errorf("find refund %q created concurrently: %v", *in.ExternalID, err)
-			}
-			out = existing
-			return nil
+			out, err = createdConcurrently(ctx, businessID, *in.ExternalID, "refund", a.store.FindRefundByExternalID)
+			return err
 		}
 		inv.AddRefund(r)
 		balance, err := a.saveBalance(ctx, &inv, now)

@@ -58,12 +58,8 @@ func (a *Invoicing) CreateWriteOff(ctx context.Context, businessID, invoiceID uu
 			return err
 		}
 		if !inserted {
-			existing, ok, err := a.store.FindWriteOffByExternalID(ctx, businessID, *in.ExternalID)
-			if err != nil || !ok {
-				return fmt.Errorf("find write-off %q created concurrently: %v", *in.ExternalID, err)
-			}
-			out = existing
-			return nil
+			out, err = createdConcurrently(ctx, businessID, *in.ExternalID, "write-off", a.store.FindWriteOffByExternalID)
+			return err
 		}
 		inv.AddWriteOff(w)
 		balance, err := a.saveBalance(ctx, &inv, now)
@@ -111,6 +107,17 @@ func (a *Invoicing) saveVoidedWriteOffs(ctx context.Context, voided []invoice.Wr
 		evs = append(evs, ev)
 	}
 	return evs, nil
+}
+
+// createdConcurrently is the document another request stored with the
+// same external_id between our look-up and our insert (which did nothing).
+func createdConcurrently[T any](ctx context.Context, businessID uuid.UUID, externalID, what string,
+	find func(context.Context, uuid.UUID, string) (T, bool, error)) (T, error) {
+	existing, ok, err := find(ctx, businessID, externalID)
+	if err != nil || !ok {
+		return existing, fmt.Errorf("find %s %q created concurrently: %v", what, externalID, err)
+	}
+	return existing, nil
 }
 
 // repeatOf finds the document (write-off, refund) a create's external_id

@@ -11,6 +11,7 @@ import (
 	"github.com/acctsuite/acct/pkg/httpx"
 	"github.com/acctsuite/acct/pkg/tags"
 	"github.com/acctsuite/acct/services/bills-tags/internal/app"
+	"github.com/acctsuite/acct/services/bills-tags/internal/domain"
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
 )
 
@@ -33,6 +34,24 @@ func accountJSON(r bill.AccountRef) accountIDJSON {
 	}
 	s := r.StableName
 	return accountIDJSON{Type: "StableName", StableName: &s}
+}
+
+// lineAccountJSON is the account of a bill line: the SDK's
+// BillAccountIdentifier ({type, id}), id always the account's (resolved
+// from the stable name when the line names it so), stable_name as sent.
+type lineAccountJSON struct {
+	Type       string  `json:"type"`
+	ID         string  `json:"id"`
+	StableName *string `json:"stable_name"`
+}
+
+func lineAccount(v app.BillView, r bill.AccountRef) lineAccountJSON {
+	a := accountJSON(r)
+	out := lineAccountJSON{Type: a.Type, StableName: a.StableName}
+	if id := v.AccountID(r); id != nil {
+		out.ID = id.String()
+	}
+	return out
 }
 
 type taxAccountJSON struct {
@@ -67,23 +86,24 @@ func taxesJSON(ts []bill.SalesTax) []salesTaxJSON {
 	return out
 }
 
-// billLineJSON is a line: the SDK's BillLineItem (quantity a number).
+// billLineJSON is a line: the SDK's BillLineItem (quantity a number;
+// external_id and description "" when the line has none).
 type billLineJSON struct {
-	ID                          string         `json:"id"`
-	BillID                      string         `json:"bill_id"`
-	ExternalID                  *string        `json:"external_id"`
-	ProductName                 *string        `json:"product_name"`
-	Description                 *string        `json:"description"`
-	UnitPrice                   int64          `json:"unit_price"`
-	Quantity                    json.Number    `json:"quantity"`
-	Subtotal                    int64          `json:"subtotal"`
-	DiscountAmount              int64          `json:"discount_amount"`
-	SalesTaxes                  []salesTaxJSON `json:"sales_taxes"`
-	SalesTaxesTotal             int64          `json:"sales_taxes_total"`
-	TotalAmount                 int64          `json:"total_amount"`
-	AccountIdentifier           accountIDJSON  `json:"account_identifier"`
-	PrepaymentAccountIdentifier *accountIDJSON `json:"prepayment_account_identifier"`
-	TransactionTags             []tags.Tag     `json:"transaction_tags"`
+	ID                          string           `json:"id"`
+	BillID                      string           `json:"bill_id"`
+	ExternalID                  string           `json:"external_id"`
+	ProductName                 *string          `json:"product_name"`
+	Description                 string           `json:"description"`
+	UnitPrice                   int64            `json:"unit_price"`
+	Quantity                    json.Number      `json:"quantity"`
+	Subtotal                    int64            `json:"subtotal"`
+	DiscountAmount              int64            `json:"discount_amount"`
+	SalesTaxes                  []salesTaxJSON   `json:"sales_taxes"`
+	SalesTaxesTotal             int64            `json:"sales_taxes_total"`
+	TotalAmount                 int64            `json:"total_amount"`
+	AccountIdentifier           lineAccountJSON  `json:"account_identifier"`
+	PrepaymentAccountIdentifier *lineAccountJSON `json:"prepayment_account_identifier"`
+	TransactionTags             []tags.Tag       `json:"transaction_tags"`
 }
 
 // billPaidJSON is a payment allocation as its bill shows it (the SDK's
@@ -96,8 +116,43 @@ type billPaidJSON struct {
 	TransactionTags []tags.Tag `json:"transaction_tags"`
 }
 
+// billVendorJSON is a bill's vendor: the vendor routes' vendorJSON (same
+// keys and values) except that the SDK's BillVendor leaves out
+// individual_name, email, mobile_phone, office_phone, address_string and
+// notes when they are null.
+type billVendorJSON struct {
+	Type            string     `json:"type"`
+	ID              string     `json:"id"`
+	ExternalID      *string    `json:"external_id"`
+	IndividualName  *string    `json:"individual_name,omitempty"`
+	CompanyName     *string    `json:"company_name"`
+	Email           *string    `json:"email,omitempty"`
+	MobilePhone     *string    `json:"mobile_phone,omitempty"`
+	OfficePhone     *string    `json:"office_phone,omitempty"`
+	AddressString   *string    `json:"address_string,omitempty"`
+	Memo            *string    `json:"memo"`
+	Notes           *string    `json:"notes,omitempty"`
+	Status          string     `json:"status"`
+	TransactionTags []tags.Tag `json:"transaction_tags"`
+	CreatedAt       time.Time  `json:"created_at"`
+	UpdatedAt       time.Time  `json:"updated_at"`
+	ArchivedAt      *time.Time `json:"archived_at"`
+	MergedIntoID    *string    `json:"merged_into_id"`
+}
+
+func toBillVendor(v domain.Vendor) billVendorJSON {
+	j := toVendor(v)
+	return billVendorJSON{
+		Type: j.Type, ID: j.ID, ExternalID: j.ExternalID, IndividualName: j.IndividualName, CompanyName: j.CompanyName,
+		Email: j.Email, MobilePhone: j.MobilePhone, OfficePhone: j.OfficePhone, AddressString: j.AddressString, Memo: j.Memo,
+		Notes: j.Notes, Status: j.Status, TransactionTags: j.TransactionTags, CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt,
+		ArchivedAt: j.ArchivedAt, MergedIntoID: j.MergedIntoID,
+	}
+}
+
 // billJSON is the bill on every route: the issue's fields plus the SDK's
-// Bill, every key present, null where empty.
+// Bill. due_at is always set (received_at for a bill without a due date,
+// which is due on receipt); paid_at is left out until the bill is paid.
 type billJSON struct {
 	Type                      string          `json:"type"`
 	ID                        string          `json:"id"`
@@ -107,8 +162,8 @@ type billJSON struct {
 	Status                    string          `json:"status"`
 	Terms                     *string         `json:"terms"`
 	ReceivedAt                time.Time       `json:"received_at"`
-	DueAt                     *time.Time      `json:"due_at"`
-	PaidAt                    *time.Time      `json:"paid_at"`
+	DueAt                     time.Time       `json:"due_at"`
+	PaidAt                    *time.Time      `json:"paid_at,omitempty"`
 	VoidedAt                  *time.Time      `json:"voided_at"`
 	Memo                      *string         `json:"memo"`
 	ReferenceNumber           *string         `json:"reference_number"`
@@ -123,7 +178,7 @@ type billJSON struct {
 	PaymentAllocations        []billPaidJSON  `json:"payment_allocations"`
 	ImportedAt                time.Time       `json:"imported_at"`
 	UpdatedAt                 time.Time       `json:"updated_at"`
-	Vendor                    vendorJSON      `json:"vendor"`
+	Vendor                    billVendorJSON  `json:"vendor"`
 	TransactionTags           []tags.Tag      `json:"transaction_tags"`
 }
 
@@ -138,12 +193,12 @@ func toBill(v app.BillView) billJSON {
 	b := v.Bill
 	out := billJSON{
 		Type: "Bill", ID: b.ID.String(), BusinessID: b.BusinessID.String(), ExternalID: b.ExternalID, BillNumber: b.BillNumber,
-		Status: string(b.Status), ReceivedAt: b.ReceivedAt, DueAt: b.DueAt, PaidAt: b.PaidAt, VoidedAt: b.VoidedAt,
+		Status: string(b.Status), ReceivedAt: b.ReceivedAt, DueAt: b.Due(), PaidAt: b.PaidAt, VoidedAt: b.VoidedAt,
 		Memo: b.Memo, ReferenceNumber: b.ReferenceNumber, Metadata: b.Metadata, LineItems: make([]billLineJSON, len(b.Lines)),
 		AdditionalSalesTaxes: taxesJSON(b.AdditionalSalesTaxes), AdditionalSalesTaxesTotal: int64(b.Totals.AdditionalTaxes),
 		Subtotal: int64(b.Totals.Subtotal), SalesTaxesTotal: int64(b.Totals.SalesTaxesTotal), TotalAmount: int64(b.Totals.Total),
 		OutstandingBalance: int64(b.Outstanding), PaymentAllocations: make([]billPaidJSON, len(b.Payments)), ImportedAt: b.ImportedAt, UpdatedAt: b.UpdatedAt,
-		Vendor: toVendor(v.Vendor), TransactionTags: tagList(b.Tags),
+		Vendor: toBillVendor(v.Vendor), TransactionTags: tagList(b.Tags),
 	}
 	if len(out.Metadata) == 0 {
 		out.Metadata = json.RawMessage("null")
@@ -158,19 +213,28 @@ func toBill(v app.BillView) billJSON {
 	}
 	for i, l := range b.Lines {
 		lj := billLineJSON{
-			ID: l.ID.String(), BillID: b.ID.String(), ExternalID: l.ExternalID, ProductName: l.ProductName, Description: l.Description,
-			UnitPrice: int64(l.UnitPrice), Quantity: json.Number(l.Quantity.String()), Subtotal: int64(l.Subtotal),
+			ID: l.ID.String(), BillID: b.ID.String(), ExternalID: deref(l.ExternalID), ProductName: l.ProductName,
+			Description: deref(l.Description),
+			UnitPrice:   int64(l.UnitPrice), Quantity: json.Number(l.Quantity.String()), Subtotal: int64(l.Subtotal),
 			DiscountAmount: int64(l.DiscountAmount), SalesTaxes: taxesJSON(l.SalesTaxes), SalesTaxesTotal: int64(l.SalesTaxesTotal),
-			TotalAmount: int64(l.TotalAmount), AccountIdentifier: accountJSON(l.AccountOrDefault()),
+			TotalAmount: int64(l.TotalAmount), AccountIdentifier: lineAccount(v, l.AccountOrDefault()),
 			TransactionTags: bill.TagSet(b.BusinessID, l.ID, nil, l.Tags, b.ImportedAt),
 		}
 		if l.PrepaymentAccount != nil {
-			a := accountJSON(*l.PrepaymentAccount)
+			a := lineAccount(v, *l.PrepaymentAccount)
 			lj.PrepaymentAccountIdentifier = &a
 		}
 		out.LineItems[i] = lj
 	}
 	return out
+}
+
+// deref is *s, "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 func billParam(c *fiber.Ctx) (uuid.UUID, error) { return httpx.UUIDParam(c, "billId") }
@@ -190,10 +254,7 @@ func (h *handlers) createBill(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !created {
-		return httpx.OK(c, toBill(v))
-	}
-	return httpx.Created(c, toBill(v))
+	return httpx.Saved(c, created, toBill(v))
 }
 
 // createBills is POST /bills/bulk: 201 with every bill (all or none).

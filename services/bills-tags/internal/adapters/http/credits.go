@@ -133,10 +133,7 @@ func (h *handlers) createCredit(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !created {
-		return httpx.OK(c, toCredit(v))
-	}
-	return httpx.Created(c, toCredit(v))
+	return httpx.Saved(c, created, toCredit(v))
 }
 
 // listCredits is GET /bills/vendor-credits.

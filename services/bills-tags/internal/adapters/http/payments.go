@@ -104,10 +104,7 @@ func (h *handlers) createPayment(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !created {
-		return httpx.OK(c, toPayment(p))
-	}
-	return httpx.Created(c, toPayment(p))
+	return httpx.Saved(c, created, toPayment(p))
 }
 
 // getPayment is GET /bills/bill-payments/{paymentId}.

@@ -18,8 +18,6 @@ import (
 	"github.com/acctsuite/acct/services/bills-tags/internal/domain/bill"
 )
 
-var noDueDate = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
-
 type billRow struct {
 	bun.BaseModel `bun:"table:bills,alias:b"`
 
@@ -77,7 +75,7 @@ func nonNil[T any](s []T) []T {
 func toBillRow(b bill.Bill) billRow {
 	r := billRow{
 		BusinessID: b.BusinessID, ID: b.ID, ExternalID: b.ExternalID, BillNumber: b.BillNumber, Status: string(b.Status),
-		ReceivedAt: b.ReceivedAt, DueAt: b.DueAt, DueSort: noDueDate, PaidAt: b.PaidAt, VoidedAt: b.VoidedAt, Memo: b.Memo,
+		ReceivedAt: b.ReceivedAt, DueAt: b.DueAt, DueSort: b.Due(), PaidAt: b.PaidAt, VoidedAt: b.VoidedAt, Memo: b.Memo,
 		ReferenceNumber: b.ReferenceNumber, Metadata: b.Metadata, Tags: nonNil(b.Tags), Lines: nonNil(b.Lines),
 		AdditionalSalesTaxes: nonNil(b.AdditionalSalesTaxes), Subtotal: int64(b.Totals.Subtotal),
 		Discounts: int64(b.Totals.Discounts), LineTaxes: int64(b.Totals.LineTaxes), AdditionalTaxes: int64(b.Totals.AdditionalTaxes),
@@ -86,9 +84,6 @@ func toBillRow(b bill.Bill) billRow {
 	}
 	if b.VendorID != nil {
 		r.VendorID = *b.VendorID
-	}
-	if b.DueAt != nil {
-		r.DueSort = *b.DueAt
 	}
 	return r
 }
@@ -232,10 +227,10 @@ func (s *Store) FindBills(ctx context.Context, businessID uuid.UUID, f bill.Filt
 		q = q.Where("b.received_at <= ?", *f.ReceivedEnd)
 	}
 	if f.DueStart != nil {
-		q = q.Where("b.due_at >= ?", *f.DueStart)
+		q = q.Where("b.due_sort >= ?", *f.DueStart)
 	}
 	if f.DueEnd != nil {
-		q = q.Where("b.due_at <= ?", *f.DueEnd)
+		q = q.Where("b.due_sort <= ?", *f.DueEnd)
 	}
 	if f.ReferenceNumber != "" {
 		q = q.Where("b.reference_number = ?", f.ReferenceNumber)

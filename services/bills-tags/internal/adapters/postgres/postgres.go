@@ -48,6 +48,13 @@ func (s *Store) CheckAccounts(ctx context.Context, businessID uuid.UUID, fields 
 	return chart.Check(ctx, s.conn(ctx), s.Table, businessID, fields, existsBeforeChart)
 }
 
+// StableAccountIDs implements app.AccountStore: the ids of the business's
+// accounts named by stable name that ledger_accounts holds (chart.Table's
+// AccountIDs).
+func (s *Store) StableAccountIDs(ctx context.Context, businessID uuid.UUID, names []string) (map[string]uuid.UUID, error) {
+	return s.Table.AccountIDs(ctx, s.conn(ctx), businessID, names)
+}
+
 func wrap(what string, err error) error {
 	if err == nil {
 		return nil

@@ -49,13 +49,20 @@ type Bill struct {
 	UpdatedAt  time.Time
 }
 
-// Terms are the terms the bill's due date matches ("" for none).
-func (b Bill) Terms() Terms {
+// Due is when the bill is due: its due date, else (a bill received
+// without one is due on receipt) its received_at, as the A/P aging reads a
+// missing due date. DueAt itself, and the bill.upserted snapshot carrying
+// it, keep the stored value (nil when none was given).
+func (b Bill) Due() time.Time {
 	if b.DueAt == nil {
-		return ""
+		return b.ReceivedAt
 	}
-	return TermsFor(b.ReceivedAt, *b.DueAt)
+	return *b.DueAt
 }
+
+// Terms are the terms the bill's due date (Due) matches: DUE_ON_RECEIPT
+// for a bill without a due date, "" for a due date no standard term gives.
+func (b Bill) Terms() Terms { return TermsFor(b.ReceivedAt, b.Due()) }
 
 // Editable reports whether the bill's content may still change: not
 // voided, nothing paid or credited.

@@ -193,3 +193,20 @@ func TestPosting(t *testing.T) {
 		t.Fatalf("voided posting = %+v", v)
 	}
 }
+
+func TestBillDueAndTerms(t *testing.T) {
+	r := time.Date(2026, 1, 31, 15, 4, 5, 0, time.UTC)
+	// Without a due date: due on receipt; the stored DueAt stays nil.
+	b := Bill{ReceivedAt: r}
+	if !b.Due().Equal(r) || b.Terms() != DueOnReceipt || b.DueAt != nil || b.Snapshot().DueAt != nil {
+		t.Fatalf("no due date: due %s, terms %q, snapshot due %v", b.Due(), b.Terms(), b.Snapshot().DueAt)
+	}
+	net := Net30.DueAt(r)
+	if b := (Bill{ReceivedAt: r, DueAt: &net}); !b.Due().Equal(net) || b.Terms() != Net30 {
+		t.Fatalf("NET_30: due %s, terms %q", b.Due(), b.Terms())
+	}
+	custom := r.Add(50 * time.Hour)
+	if b := (Bill{ReceivedAt: r, DueAt: &custom}); !b.Due().Equal(custom) || b.Terms() != "" {
+		t.Fatalf("custom: due %s, terms %q", b.Due(), b.Terms())
+	}
+}

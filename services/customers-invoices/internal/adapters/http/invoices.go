@@ -203,10 +203,7 @@ func (h *handlers) createInvoice(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !created {
-		return httpx.OK(c, toInvoice(inv))
-	}
-	return httpx.Created(c, toInvoice(inv))
+	return httpx.Saved(c, created, toInvoice(inv))
 }
 
 // getInvoice is GET /v1/businesses/{businessId}/invoices/{invoiceId}.

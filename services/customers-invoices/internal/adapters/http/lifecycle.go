@@ -180,10 +180,7 @@ func (h *handlers) refundInvoice(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !created {
-		return httpx.OK(c, toRefund(r))
-	}
-	return httpx.Created(c, toRefund(r))
+	return httpx.Saved(c, created, toRefund(r))
 }
 
 // paymentMethods is GET /v1/businesses/{businessId}/invoices/{invoiceId}/payment-methods:

@@ -81,10 +81,7 @@ func (h *handlers) payment(c *fiber.Ctx, invoiceID *uuid.UUID) error {
 	if err != nil {
 		return err
 	}
-	if !created {
-		return httpx.OK(c, toPayment(p))
-	}
-	return httpx.Created(c, toPayment(p))
+	return httpx.Saved(c, created, toPayment(p))
 }
 
 func paymentParam(c *fiber.Ctx) (uuid.UUID, error) { return httpx.UUIDParam(c, "paymentId") }

@@ -68,10 +68,7 @@ func (h *handlers) writeOff(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !created {
-		return httpx.OK(c, toWriteOff(w))
-	}
-	return httpx.Created(c, toWriteOff(w))
+	return httpx.Saved(c, created, toWriteOff(w))
 }
 
 // getWriteOff is GET /v1/businesses/{businessId}/invoices/{invoiceId}/write-offs/{writeOffId}.

@@ -59,10 +59,7 @@ func (h *handlers) createVehicle(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !created {
-		return httpx.OK(c, toVehicle(v))
-	}
-	return httpx.Created(c, toVehicle(v))
+	return httpx.Saved(c, created, toVehicle(v))
 }
 
 // listVehicles is GET /mileage/vehicles: `data` is the array (no

@@ -264,21 +264,30 @@ func (s *Store) Connection(ctx context.Context, businessID uuid.UUID) (acctsync.
 	return rows[0].domain(), true, nil
 }
 
+// lockConnection reads the business's connection row FOR UPDATE.
+func lockConnection(ctx context.Context, tx bun.Tx, businessID uuid.UUID) (connectionRow, bool, error) {
+	var rows []connectionRow
+	if err := tx.NewSelect().Model(&rows).Where("business_id = ?", businessID).For("UPDATE").Scan(ctx); err != nil {
+		return connectionRow{}, false, fmt.Errorf("lock connection: %w", err)
+	}
+	if len(rows) == 0 {
+		return connectionRow{}, false, nil
+	}
+	return rows[0], true, nil
+}
+
 // UpdateConnection implements acctsync.Store: SELECT ... FOR UPDATE, fn,
 // then UPDATE in the same transaction.
 func (s *Store) UpdateConnection(ctx context.Context, businessID uuid.UUID, fn func(c *acctsync.Connection) (bool, error)) (acctsync.Connection, bool, error) {
 	var out acctsync.Connection
 	found := false
 	err := pgdb.InTx(ctx, s.db, func(ctx context.Context, tx bun.Tx) error {
-		var rows []connectionRow
-		if err := tx.NewSelect().Model(&rows).Where("business_id = ?", businessID).For("UPDATE").Scan(ctx); err != nil {
-			return fmt.Errorf("lock connection: %w", err)
-		}
-		if len(rows) == 0 {
-			return nil
+		row, ok, err := lockConnection(ctx, tx, businessID)
+		if !ok || err != nil {
+			return err
 		}
 		found = true
-		c := rows[0].domain()
+		c := row.domain()
 		changed, err := fn(&c)
 		if err != nil {
 			return err

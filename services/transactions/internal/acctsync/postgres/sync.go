@@ -104,12 +104,9 @@ func (s *Store) UpdateSync(ctx context.Context, businessID uuid.UUID,
 	var out acctsync.SyncState
 	found := false
 	err := pgdb.InTx(ctx, s.db, func(ctx context.Context, tx bun.Tx) error {
-		var conns []connectionRow
-		if err := tx.NewSelect().Model(&conns).Where("business_id = ?", businessID).For("UPDATE").Scan(ctx); err != nil {
-			return fmt.Errorf("lock connection: %w", err)
-		}
-		if len(conns) == 0 {
-			return nil
+		conn, ok, err := lockConnection(ctx, tx, businessID)
+		if !ok || err != nil {
+			return err
 		}
 		found = true
 		var rows []syncRow
@@ -120,7 +117,7 @@ func (s *Store) UpdateSync(ctx context.Context, businessID uuid.UUID,
 		if len(rows) > 0 {
 			st = rows[0].domain()
 		}
-		change, err := fn(conns[0].domain(), &st)
+		change, err := fn(conn.domain(), &st)
 		if err != nil {
 			return err
 		}

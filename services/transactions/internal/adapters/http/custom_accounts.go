@@ -58,10 +58,7 @@ func (h *handlers) createCustomAccount(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !created {
-		return httpx.OK(c, toCustomAccount(a))
-	}
-	return httpx.Created(c, toCustomAccount(a))
+	return httpx.Saved(c, created, toCustomAccount(a))
 }
 
 // listCustomAccounts is GET /v1/businesses/{businessId}/custom-accounts:

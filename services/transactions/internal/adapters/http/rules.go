@@ -175,10 +175,7 @@ func (h *handlers) createRule(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !created {
-		return httpx.OK(c, out)
-	}
-	return httpx.Created(c, out)
+	return httpx.Saved(c, created, out)
 }
 
 // updateRule is PATCH /v1/businesses/{businessId}/categorization-rules/{ruleId}.
