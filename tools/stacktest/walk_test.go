@@ -171,6 +171,10 @@ func walkCalls(t *testing.T) {
 	if r := must("reset", jsonCall(t, http.MethodPost, base+"/invoices/"+inv2ID+"/reset", tok, nil), http.StatusOK); r["outstanding_balance"] != 5000.0 {
 		t.Fatalf("a reset invoice owes its total again: %v", r)
 	}
+	// Nothing paid any more: it can be voided.
+	if v := must("void", jsonCall(t, http.MethodPost, base+"/invoices/"+inv2ID+"/void", tok, nil), http.StatusOK); v["status"] != "VOIDED" {
+		t.Fatalf("a voided invoice: %v", v)
+	}
 
 	// A tag value added as the client adds one (camelCase displayName).
 	dim := jsonCall(t, http.MethodPost, base+"/tags/dimensions", tok, map[string]any{"key": "walk-project"})
