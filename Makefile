@@ -46,7 +46,7 @@ test-go: $(HELM_BIN) $(VERSITYGW_BIN) vulndb vulncheck ## unit + integration + c
 	CONTRACT_FUZZ_SEED=$(CONTRACT_FUZZ_TEST_SEED) HELM_BIN=$(HELM_BIN) GOVULNCHECK_BIN=$(GOVULNCHECK_BIN) VULNDB_DIR=$(VULNDB_DIR) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./tools/...
 
 .PHONY: bench
-bench: build ## every benchmark, each a ratio to a baseline of the same run (gateway vs nginx, transactions vs COPY/pgbench, reports and mileage vs raw SQL, receipts vs tesseract/pdftotext, bills vs pgbench, webhooks vs a plain HTTP client); writes the table docs/benchmarks.md (each bench-<part> updates its own rows)
+bench: build ## every benchmark, each a ratio to a baseline of the same run (gateway vs nginx, transactions vs COPY/pgbench, reports and mileage vs raw SQL, receipts vs tesseract/pdftotext, bills vs pgbench, webhooks vs a plain HTTP client, the outbox relay vs the Kafka writer alone); writes the table docs/benchmarks.md (each bench-<part> updates its own rows)
 	@$(BIN)/bench -root . -only all
 
 .PHONY: bench-gateway
@@ -80,6 +80,10 @@ bench-receipts: build ## receipts only: real receipts' accuracy per field and fo
 .PHONY: bench-webhooks
 bench-webhooks: build ## webhooks only: deliveries per second from a backlog vs a plain net/http client, event-to-delivery p99 at 200 events/s, a 10 s endpoint's effect on the others
 	@$(BIN)/bench -root . -only webhooks
+
+.PHONY: bench-outbox
+bench-outbox: build ## the outbox relay only: a 500,000-event backlog queued with stale statistics, drained into the broker, vs the Kafka writer alone
+	@$(BIN)/bench -root . -only outbox
 
 .PHONY: fmt
 fmt: ## gofmt every Go file

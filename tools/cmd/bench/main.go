@@ -50,19 +50,20 @@ import (
 
 // options are the command-line settings of a full run.
 type options struct {
-	root     string
-	dur      time.Duration
-	conns    int
-	rounds   int
-	rate     int
-	loadGen  string // "wrk" or "go"
-	wrkBin   string
-	nginxBin string
-	pprofDir string // when set, CPU profiles of the gateway go here
-	gwEnv    envList
-	only     string // gateway, transactions, invoicing, reports, mileage, bills, webhooks or all
-	table    string // the performance summary to update ("" or "none": none)
-	txParts  string // transactions parts: "all", "list" (the listing alone) or "ledger" (the general ledger alone)
+	root         string
+	dur          time.Duration
+	conns        int
+	rounds       int
+	rate         int
+	loadGen      string // "wrk" or "go"
+	wrkBin       string
+	nginxBin     string
+	pprofDir     string // when set, CPU profiles of the gateway go here
+	outboxEvents int    // the outbox part's backlog
+	gwEnv        envList
+	only         string // gateway, transactions, invoicing, reports, mileage, bills, webhooks or all
+	table        string // the performance summary to update ("" or "none": none)
+	txParts      string // transactions parts: "all", "list" (the listing alone) or "ledger" (the general ledger alone)
 	// ledgerLines is the number of lines of the general ledger's account.
 	ledgerLines int
 	reports     reportsSize
@@ -87,7 +88,7 @@ func main() {
 	flag.StringVar(&o.loadGen, "load", "", "saturation load generator: wrk or go (default: wrk when installed)")
 	flag.StringVar(&o.nginxBin, "nginx", "nginx", "nginx binary (Debian: apt-get install -y nginx-light)")
 	flag.StringVar(&o.pprofDir, "pprof-dir", "", "save a CPU profile of the gateway's saturation runs here")
-	flag.StringVar(&o.only, "only", "gateway", "which part: gateway (GET /whoami and a database read, `make bench-gateway`), transactions (import, categorize, listing: `make bench-transactions`), invoicing (invoice listing, payments: `make bench-invoicing`), reports (catch-up, P&L comparison, CSV export: `make bench-reports`), mileage (the summary over 200,000 trips: `make bench-mileage`), bills (receipts parsed per second, bill creation: `make bench-bills`), receipts (real receipts: accuracy per field and folder, time per receipt vs bare tesseract: `make bench-receipts`), webhooks (deliveries per second, event-to-delivery latency, a slow endpoint's isolation: `make bench-webhooks`), or all (`make bench`)")
+	flag.StringVar(&o.only, "only", "gateway", "which part: gateway (GET /whoami and a database read, `make bench-gateway`), transactions (import, categorize, listing: `make bench-transactions`), invoicing (invoice listing, payments: `make bench-invoicing`), reports (catch-up, P&L comparison, CSV export: `make bench-reports`), mileage (the summary over 200,000 trips: `make bench-mileage`), bills (receipts parsed per second, bill creation: `make bench-bills`), receipts (real receipts: accuracy per field and folder, time per receipt vs bare tesseract: `make bench-receipts`), webhooks (deliveries per second, event-to-delivery latency, a slow endpoint's isolation: `make bench-webhooks`), outbox (the relay draining a backlog vs the Kafka writer alone: `make bench-outbox`), or all (`make bench`)")
 	flag.StringVar(&o.txParts, "tx-parts", "all", "transactions parts: all (import, categorize, listing, general ledger), list (the listing alone) or ledger (the general ledger alone)")
 	flag.IntVar(&o.ledgerLines, "ledger-lines", 1_000_000, "transactions general ledger: lines on the measured account (1,000,000 by default; smaller while developing)")
 	flag.IntVar(&o.reports.catchUpEntries, "reports-entries", 500_000, "reports catch-up: two-line ledger entries published (1,000,000 lines by default; smaller while developing)")
@@ -99,6 +100,7 @@ func main() {
 	flag.StringVar(&o.webhooks.parts, "webhooks-parts", "all", "webhooks parts: all, throughput (deliveries per second), latency (event to delivery at 200/s) or isolation (a slow endpoint)")
 	flag.IntVar(&o.webhooks.deliveries, "webhooks-deliveries", 20_000, "webhooks: deliveries in each throughput backlog (20,000 by default; smaller while developing)")
 	flag.DurationVar(&o.webhooks.duration, "webhooks-duration", 20*time.Second, "webhooks: length of the latency run at 200 events/s (the four isolation runs take a quarter each)")
+	flag.IntVar(&o.outboxEvents, "outbox-events", 500_000, "outbox: events in the relay's backlog (500,000 by default; smaller while developing)")
 	flag.StringVar(&o.table, "table", "docs/benchmarks.md", "the performance summary this run updates (relative to -root; its data is the .json next to it); none to write nothing")
 	flag.Var(&o.gwEnv, "gateway-env", "extra KEY=VALUE for the measured gateways (repeatable), e.g. GOGC=200 for experiments")
 	bare := flag.String("serve-bare", "", "internal: serve the bare Fiber endpoint on this address")
@@ -134,7 +136,7 @@ func main() {
 }
 
 // benchParts are the parts of `make bench`, in the order they run.
-var benchParts = []string{"gateway", "transactions", "invoicing", "reports", "mileage", "bills", "receipts", "webhooks"}
+var benchParts = []string{"gateway", "transactions", "invoicing", "reports", "mileage", "bills", "receipts", "webhooks", "outbox"}
 
 // selectParts is the parts -only names: one of them, or all.
 func selectParts(only string) ([]string, error) {
@@ -346,6 +348,8 @@ func (o options) runPart(ctx context.Context, part string, st *stack.Stack, data
 		return printReceipts(ctx, o.root)
 	case "webhooks":
 		return printWebhooks(ctx, st, token, o.webhooks)
+	case "outbox":
+		return printOutbox(ctx, st, o.outboxEvents)
 	}
 	return nil, fmt.Errorf("unknown part %q", part)
 }

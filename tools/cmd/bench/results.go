@@ -52,7 +52,7 @@ func msText(d time.Duration) string { return formatValue(durationMS(d), "ms") }
 
 // result is one figure of a run.
 type result struct {
-	Part    string  `json:"part"`    // gateway, transactions, invoicing, reports, mileage, bills, receipts, webhooks
+	Part    string  `json:"part"`    // gateway, transactions, invoicing, reports, mileage, bills, receipts, webhooks, outbox
 	Section string  `json:"section"` // what a partial run replaces: the rows of the sections it measured
 	Name    string  `json:"name"`
 	Unit    string  `json:"unit"`
@@ -264,6 +264,7 @@ var sections = []section{
 	{"webhooks", "throughput", "deliveries per second to a local receiver from a backlog of 20,000 vs a plain net/http client posting the same signed payloads at concurrency 64 (target ≥ 0.5×)", "make bench-webhooks"},
 	{"webhooks", "latency", "event-to-delivery p99 of customers created at 200/s through the gateway (target ≤ 1 s), beside the writes' own round trip", "make bench-webhooks"},
 	{"webhooks", "isolation", "healthy endpoints' p99 while another endpoint answers after 10 s vs the same load without it (target ≤ baseline + 100 ms)", "make bench-webhooks"},
+	{"outbox", "relay", "the outbox relay draining 500,000 events queued with stale statistics into the broker vs the Kafka writer alone (target ≥ 5,000 events/s)", "make bench-outbox"},
 }
 
 func sectionIndex(part, name string) int {

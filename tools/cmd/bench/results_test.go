@@ -388,7 +388,8 @@ func TestSelectParts(t *testing.T) {
 		want    string
 		wantErr bool
 	}{
-		{"all", "gateway,transactions,invoicing,reports,mileage,bills,receipts,webhooks", false},
+		{"all", "gateway,transactions,invoicing,reports,mileage,bills,receipts,webhooks,outbox", false},
+		{"outbox", "outbox", false},
 		{"receipts", "receipts", false},
 		{"webhooks", "webhooks", false},
 		{"reports", "reports", false},
