@@ -56,7 +56,11 @@ func New(cfg config.Config) (*Service, servicekit.Definition) {
 		OpenAPI:    billstags.OpenAPI,
 		// A receipt import carries a 10 MiB file (BODY_LIMIT_BYTES overrides).
 		DefaultBodyLimit: httpadapter.MaxReceiptBody,
-		Setup:            func(ctx context.Context, k *servicekit.Kit) error { return s.setup(ctx, cfg, k) },
+		// Up to 100 fetched events of a partition in one transaction: the
+		// tag registry reads every ledger entry, and a burst of them (a
+		// large import) costs one commit per batch, not one per entry.
+		DefaultConsumerBatchSize: 100,
+		Setup:                    func(ctx context.Context, k *servicekit.Kit) error { return s.setup(ctx, cfg, k) },
 	}
 }
 

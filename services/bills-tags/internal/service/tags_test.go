@@ -344,8 +344,10 @@ func TestRegistryLearnsFromEvents(t *testing.T) {
 	if o := e.dimensions(other, e.Token("client-b"), ""); len(o) != 1 || o["secret"] == nil {
 		t.Fatalf("other business = %v", o)
 	}
-	// A payload that does not decode is an error (dead letters), not a skip.
-	bad := events.Event{ID: uuid.New(), Type: events.TypeLedgerEntryPosted, Topic: events.TopicLedger, Data: json.RawMessage(`{"lines": 5}`)}
+	// A payload with tags that does not decode is an error (dead letters),
+	// not a skip. (An entry without any tag is not decoded at all.)
+	bad := events.Event{ID: uuid.New(), Type: events.TypeLedgerEntryPosted, Topic: events.TopicLedger,
+		Data: json.RawMessage(`{"lines": 5, "tags": [{"key": "a", "value": "b"}]}`)}
 	if err := e.DB.RunInTx(context.Background(), nil, func(ctx context.Context, tx bun.Tx) error {
 		return kafkaadapter.RegistryEventHandler(e.S.Tags, nil)(ctx, tx, bad)
 	}); err == nil {

@@ -7,6 +7,7 @@
 package kafka
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -74,6 +75,10 @@ func postingTags(c *tagreg.Collector, bid uuid.UUID, p *events.LedgerPosting) {
 	}
 }
 
+// tagKeyField is the key every tag object has, however the payload is
+// spaced (it went through a jsonb column).
+var tagKeyField = []byte(`"key"`)
+
 // collect records the tags of one event; a payload that does not decode
 // is an error (the event goes to the dead letters, as in every consumer).
 func collect(c *tagreg.Collector, e events.Event) error {
@@ -85,6 +90,11 @@ func collect(c *tagreg.Collector, e events.Event) error {
 	}
 	switch e.Type {
 	case events.TypeLedgerEntryPosted:
+		// Most entries carry no tag: every tag object has a "key", so an
+		// entry whose payload has none teaches nothing and is not decoded.
+		if !bytes.Contains(e.Data, tagKeyField) {
+			return nil
+		}
 		var p events.LedgerEntryPosted
 		if err := decode(&p); err != nil {
 			return err
