@@ -54,9 +54,17 @@ func fixDigits(line string) string {
 	return strings.Join(fields, " ")
 }
 
+// markedAmount is an amount with two decimals and a mark glued after it.
+var markedAmount = regexp.MustCompile(`^([$€£]?\d+[.,]\d{2})[!|]$`)
+
 var amountLike = regexp.MustCompile(`^[$€£]?[0-9OoDQlI|i!SsBZz]{1,7}[.,][0-9OoDQlI|i!SsBZz]{2}[A-Za-z]?$`)
 
 func fixToken(tok string) (string, bool) {
+	// A mark after an amount's two decimals is not a third one
+	// ("$35.52!").
+	if m := markedAmount.FindStringSubmatch(tok); m != nil {
+		return m[1], true
+	}
 	digits, mapped, other := 0, 0, 0
 	for _, r := range tok {
 		switch {
@@ -97,13 +105,19 @@ func fixToken(tok string) (string, bool) {
 // one.
 func amountAtEnd(line string) (amount money.Cents, before string, negative, ok bool) {
 	s := strings.TrimSpace(line)
+	ampm := false
 	if loc := trailingNoise.FindStringIndex(s); loc != nil {
+		ampm = meridiem.MatchString(s[loc[0]:])
 		s = s[:loc[0]]
 	}
 	// A lone digit columns after an amount is a mark or a count, not
 	// the amount.
 	if m := strayDigit.FindStringSubmatchIndex(s); m != nil {
-		s = s[:m[2]]
+		if m[2] >= 0 {
+			s = s[:m[2]]
+		} else {
+			s = s[:m[4]]
+		}
 	}
 	s = letterDigit.ReplaceAllString(s, "${1}1${2}")
 	s = gluedFlag.ReplaceAllString(s, "$1")
@@ -126,15 +140,21 @@ func amountAtEnd(line string) (amount money.Cents, before string, negative, ok b
 	before = strings.TrimSpace(s[:start])
 	// OCR reads a decimal point as a colon ("24:11"), but a time is not an
 	// amount: a colon counts only after a description.
-	if s[m[6]:m[7]] == ":" && (letterCount(before) < 2 || strings.Contains(strings.ToLower(before), "time") ||
+	if s[m[6]:m[7]] == ":" && (ampm || letterCount(before) < 2 || strings.Contains(strings.ToLower(before), "time") ||
 		strings.TrimRight(before, "0123456789") != before) {
 		return 0, "", false, false
 	}
 	return c, before, negative, true
 }
 
-// strayDigit is a single digit three spaces or more after an amount.
-var strayDigit = regexp.MustCompile(`(?:\d[.,]\d{2})(\s{3,}\d)$`)
+// meridiem is the AM or PM after a time ("12:49 PM"): the time is not
+// an amount.
+var meridiem = regexp.MustCompile(`(?i)^\s*[ap]\.?m\.?\s*$`)
+
+// strayDigit is a single digit three spaces or more after an amount,
+// or after an amount with a decimal comma, a space or more (a German
+// receipt's VAT code: "29,98 1").
+var strayDigit = regexp.MustCompile(`(?:\d[.,]\d{2})(\s{3,}\d)$|(?:\d,\d{2})(\s+\d)$`)
 
 // wholeCurrencyAmount is an amount in whole units after the mark of a
 // currency that is printed so (rupees, yen: "Rs 1939", "₹ 1,939").

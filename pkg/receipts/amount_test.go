@@ -37,6 +37,8 @@ func TestAmountAtEnd(t *testing.T) {
 		{"TAX 8.25% 1.94", 194, "TAX 8.25%", true},
 		{"Total 99999999999.00", 0, "", false},
 		{"Espresso 3.5", 0, "", false},
+		{"2 02770034 01   2,00   14,99     29,98 1", 2998, "2 02770034 01   2,00   14,99", true}, // a VAT code after a decimal comma
+		{"Printed 12:49 PM", 0, "", false},                                                       // a time, not 12.49
 	}
 	for _, tc := range tests {
 		got, before, _, ok := amountAtEnd(tc.line)
@@ -56,6 +58,8 @@ func TestFixDigits(t *testing.T) {
 		"MILK 3.49 T":     "MILK 3.49 T",
 		"Store 1OO":       "Store 1OO",
 		"Olive Oil 7.99":  "Olive Oil 7.99",
+		"Total $35.52!":   "Total $35.52", // a mark after the two decimals is no third one
+		"Total 8.40|":     "Total 8.40",
 	}
 	for in, want := range tests {
 		if got := fixDigits(in); got != want {

@@ -17,17 +17,28 @@ type dateMatch struct {
 var (
 	isoDate     = regexp.MustCompile(`\b(\d{4})\s?[-/.]\s?(\d{1,2})\s?[-/.]\s?(\d{1,2})\b`)
 	numericDate = regexp.MustCompile(`\b(\d{1,2})\s?([-/.])\s?(\d{1,2})\s?[-/.]\s?(\d{4}|\d{2})\b`)
-	// English and German month names and their abbreviations.
-	monthName = `(jan|feb|mar|mär|maer|apr|may|mai|jun|jul|aug|sep|sept|oct|okt|nov|dec|dez)[a-zä]*\.?`
+	// English, German, Dutch, French, Spanish and Italian month names
+	// and their abbreviations (longest first where one begins another).
+	monthName = `(janv|jan|févr|fevr|fév|fev|feb|mär|maer|maart|mrt|mars|mar|avr|apr|abr|may|mai|mei|mag|juin|juil|jun|jul|giu|lug|août|aout|aug|ago|sept|sep|set|oct|okt|ott|nov|déc|dec|dez|dic|ene|gen)[a-zäéû]*\.?`
 	// A named month needs a separator on both sides, and a two-digit year
 	// its apostrophe: "6OCT 21,81" is vitamins, not 6 October 2021.
-	dayMonth = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?[\s\-/.]+` + monthName + `[\s,\-/.]+(\d{4}|'\d{2})\b`)
-	monthDay = regexp.MustCompile(`(?i)\b` + monthName + `[\s\-/.]*(\d{1,2})(?:st|nd|rd|th)?[\s,\-/.]+(\d{4})\b`)
+	// (or a dash, a dot or a slash right after the month: "14-Mar-19",
+	// "04 MAR.19"; or a space, when no decimals follow: "14 MAR 26",
+	// not "2 MAR 21.50").
+	dayMonth = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?[\s\-/.]+` + monthName + `(?:[\s,\-/.]+(\d{4})\b|\s?['’](\d{2})\b|[\-/.](\d{2})\b|\s(\d{2})(?:$|[^\w.,:]|[.,:](?:\D|$)))`)
+	// A two-digit year after a month's name and its day needs its
+	// apostrophe or a dash: "Jun28'17", "Feb23-19".
+	// A time may stand between the day and the year ("Sun Jun 24
+	// 20:49:53 2018").
+	monthDay = regexp.MustCompile(`(?i)\b` + monthName + `[\s\-/.]*(\d{1,2})(?:st|nd|rd|th)?(?:(?:\s+\d{1,2}:\d{2}(?::\d{2})?)?[\s,\-/.]+(\d{4})|['’-](\d{2}))\b`)
 )
 
 var months = map[string]time.Month{
 	"jan": 1, "feb": 2, "mar": 3, "mär": 3, "maer": 3, "apr": 4, "may": 5, "mai": 5, "jun": 6,
 	"jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "okt": 10, "nov": 11, "dec": 12, "dez": 12,
+	"janv": 1, "ene": 1, "gen": 1, "févr": 2, "fevr": 2, "fév": 2, "fev": 2, "maart": 3, "mrt": 3, "mars": 3,
+	"avr": 4, "abr": 4, "mei": 5, "mag": 5, "juin": 6, "giu": 6, "juil": 7, "lug": 7, "août": 8, "aout": 8,
+	"ago": 8, "set": 9, "ott": 10, "déc": 12, "dic": 12,
 }
 
 // findDates returns the dates in a line. dayFirst says how to read an
@@ -84,13 +95,19 @@ func findDates(line string, dayFirst bool, now time.Time) []dateMatch {
 	}
 	for _, m := range dayMonth.FindAllStringSubmatchIndex(line, -1) {
 		mon := months[strings.ToLower(line[m[4]:m[5]])]
-		y := strings.TrimPrefix(line[m[6]:m[7]], "'")
-		yi, _ := strconv.Atoi(y)
-		add(yi, int(mon), atoi(line, m[2], m[3]), m[0], "named")
+		y := m[6:8]
+		for k := 8; y[0] < 0 && k+1 < len(m); k += 2 {
+			y = m[k : k+2]
+		}
+		add(atoi(line, y[0], y[1]), int(mon), atoi(line, m[2], m[3]), m[0], "named")
 	}
 	for _, m := range monthDay.FindAllStringSubmatchIndex(line, -1) {
 		mon := months[strings.ToLower(line[m[2]:m[3]])]
-		add(atoi(line, m[6], m[7]), int(mon), atoi(line, m[4], m[5]), m[0], "named")
+		y := m[6:8]
+		if y[0] < 0 {
+			y = m[8:10]
+		}
+		add(atoi(line, y[0], y[1]), int(mon), atoi(line, m[4], m[5]), m[0], "named")
 	}
 	return out
 }

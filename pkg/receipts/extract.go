@@ -306,6 +306,10 @@ func pixelBytes(m color.Model) int64 {
 // vendor or line items.
 const goodRead = 0.9
 
+// turnBelow is the Parse confidence under which a read is so poor
+// (no total found) that the image may be turned.
+const turnBelow = 0.5
+
 // europeanLangs are the languages of a second read of a receipt whose
 // first read looks German (Tesseract's deu pack, tesseract-ocr-deu:
 // umlauts, ß and the words of German receipts read right).
@@ -323,6 +327,37 @@ var germanMarks = regexp.MustCompile(`(?i)\b(summe|mwst|netto|brutto|betrag|gege
 // read looks German, and the better read is kept.
 func (x *Extractor) readImage(ctx context.Context, img image.Image, data []byte) (string, error) {
 	p := newPrepared(img)
+	now := time.Now()
+	text, err := x.readUpright(ctx, p, data, now)
+	if err != nil && !errors.Is(err, ErrUnreadable) {
+		return "", err
+	}
+	conf := 0.0
+	if err == nil {
+		if conf = Parse(text, now).Confidence; conf >= goodRead {
+			return text, nil
+		}
+	}
+	// A read this poor may be of a receipt photographed upside down or
+	// sideways: the OCR tells the turn, the turned image is read, and
+	// the read Parse trusts more is kept. (Only then: the turn costs a
+	// process, and a fair read is upright.)
+	if o, ok := x.cfg.OCR.(Orienter); ok && conf < turnBelow {
+		lang := ""
+		if germanMarks.MatchString(text) {
+			lang = europeanLangs
+		}
+		// (A clear gain only, a tenth or more: the turn is a guess.)
+		if turned, tconf, ok := x.readTurned(ctx, o, p, lang, now); ok && (err != nil || tconf > conf+0.05) {
+			return turned, nil
+		}
+	}
+	return text, err
+}
+
+// readUpright reads the image as it is turned, in one or two attempts
+// (readImage).
+func (x *Extractor) readUpright(ctx context.Context, p prepared, data []byte, now time.Time) (string, error) {
 	var prepared []byte
 	first, err := "", error(nil)
 	if p.photo() {
@@ -334,7 +369,6 @@ func (x *Extractor) readImage(ctx context.Context, img image.Image, data []byte)
 	if err != nil && !errors.Is(err, ErrUnreadable) {
 		return "", err
 	}
-	now := time.Now()
 	var firstConf float64
 	if err == nil {
 		if firstConf = Parse(first, now).Confidence; firstConf >= goodRead {
@@ -360,6 +394,25 @@ func (x *Extractor) readImage(ctx context.Context, img image.Image, data []byte)
 		return second, nil
 	}
 	return first, nil
+}
+
+// readTurned asks o how far the prepared image is turned and, when it
+// is, reads it turned upright (in lang): its text and Parse's
+// confidence in it; ok is false when the image is upright or the turn
+// unknown.
+func (x *Extractor) readTurned(ctx context.Context, o Orienter, p prepared, lang string, now time.Time) (text string, conf float64, ok bool) {
+	upright := p.at()
+	octx, cancel := context.WithTimeout(ctx, x.cfg.OCRTimeout)
+	rot, err := o.Orientation(octx, pgm(upright))
+	cancel()
+	if err != nil || rot != 90 && rot != 180 && rot != 270 {
+		return "", 0, false
+	}
+	text, err = x.ocrInSlot(ctx, pgm(rotated(upright, rot)), lang)
+	if err != nil {
+		return "", 0, false
+	}
+	return text, Parse(text, now).Confidence, true
 }
 
 // acquire takes a worker slot; ErrBusy when MaxQueued reads wait

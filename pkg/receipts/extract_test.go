@@ -299,3 +299,49 @@ func TestScannedPDFWithoutRasterizer(t *testing.T) {
 		t.Fatalf("err = %v, want ErrUnreadable", err)
 	}
 }
+
+// turnedOCR reads noise until it has been asked the image's turn (as
+// Tesseract reads a receipt photographed upside down), then the receipt.
+type turnedOCR struct {
+	poor, good string
+	turn       int
+	asked      atomic.Int32
+}
+
+func (f *turnedOCR) Recognize(ctx context.Context, _ []byte) (string, error) {
+	if f.asked.Load() > 0 {
+		return f.good, nil
+	}
+	return f.poor, nil
+}
+
+func (f *turnedOCR) Orientation(ctx context.Context, _ []byte) (int, error) {
+	f.asked.Add(1)
+	return f.turn, nil
+}
+
+// TestExtractTurnedImage: a read too poor to find a total asks the OCR
+// how the image is turned and reads it turned upright; a fair read does
+// not ask.
+func TestExtractTurnedImage(t *testing.T) {
+	good := "CITY BOOKS\nDate: 03/14/2026\nNotebook 4.99\nTOTAL 4.99"
+	for _, c := range []struct {
+		name, poor string
+		turn       int
+		want       string
+		asked      int32
+	}{
+		{"upside down", "6r'8 SdTud 93y\n404 MOA WNyHL", 180, good, 1},
+		{"sideways", "BL0Z 6:02 v2", 90, good, 1},
+		{"upright after all", "6r'8 SdTud 93y", 0, "6r'8 SdTud 93y", 1},
+		{"a fair read is not turned", "CITY BOOKS\nNotebook 4.99\nTOTAL 4.99", 180, "CITY BOOKS\nNotebook 4.99\nTOTAL 4.99", 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ocr := &turnedOCR{poor: c.poor, good: good, turn: c.turn}
+			got, err := NewExtractor(Config{OCR: ocr}).Extract(context.Background(), pngBytes(t, 64, 48))
+			if err != nil || got.Content != c.want || ocr.asked.Load() != c.asked {
+				t.Fatalf("got %q, %v (asked %d); want %q (asked %d)", got.Content, err, ocr.asked.Load(), c.want, c.asked)
+			}
+		})
+	}
+}

@@ -16,7 +16,7 @@ var (
 	euZipCity    = regexp.MustCompile(`^\d{4,5}\s+\p{L}`)
 	streetLine   = regexp.MustCompile(`(?i)^\d+[A-Z]?(?:\s+|[.,]\s*).*\b(st|street|ave|avenue|blvd|boulevard|rd|road|dr|drive|ln|lane|way|hwy|highway|pkwy|square|sq|plaza|suite|ste|court|ct|place|pl|strasse|straße|str|rue|via)\b`)
 	webLike      = regexp.MustCompile(`(?i)www\.|https?:|\.com\b|\.net\b|\.org\b|@`)
-	welcome      = regexp.MustCompile(`(?i)^(welcome(\s*to)?|thank you for (shopping|visiting|dining)( at| with)?|receipt|sales receipt|customer copy|copy)\b[\s:!,.-]*`)
+	welcome      = regexp.MustCompile(`(?i)^([wvn]elcome(\s*to)?|willkommen(\s*(bei|im|in))?|bienvenue(\s*(chez|à|a))?|bienvenid[oa]s?(\s*a)?|benvenuti(\s*(da|a))?|welkom(\s*bij)?|thank you for (shopping|visiting|dining)( at| with)?|receipt|sales receipt|customer copy|copy)\b[\s:!,.-]*`)
 	edgeNoise    = regexp.MustCompile(`^[^\p{L}\p{N}&(]+|[^\p{L}\p{N}&'")!.]+$`)
 	descNoise    = regexp.MustCompile(`^[^\p{L}\p{N}(]+|[^\p{L}\p{N})%]+$`)
 )
@@ -24,12 +24,31 @@ var (
 var (
 	// companyLine is a company's legal name: the name, then its legal
 	// form ("Aldi GmbH & Co. KG", "Acme Inc.").
-	companyLine = regexp.MustCompile(`(?i)^(.*?\p{L}{2,}.*?)[\s,]+(gmbh|ag|kg|ohg|se|e\.\s?k\.|inc|llc|ltd|corp|corporation|s\.a\.|s\.l\.|b\.v\.|n\.v\.|s\.r\.l\.|sarl)\b`)
+	// The short forms count in capitals only ("AG", not "ag"), so
+	// OCR's fragments ("se", "ag") are not a legal form.
+	companyLine = regexp.MustCompile(`^(.*?\p{L}{2,}.*?)[\s,]+((?i:gmbh|inc|llc|ltd|corp|corporation|s\.a\.|s\.l\.|b\.v\.|n\.v\.|s\.r\.l\.|sarl|pvt)|AG|KG|OHG|SE|e\.\s?K\.|INC|LLC|LTD)\b`)
 	// domainName is a web address's name (www.lidl.de → lidl).
-	domainName = regexp.MustCompile(`(?i)\bwww\.([a-z0-9][a-z0-9-]{2,})\.[a-z]{2,3}\b`)
+	// (OCR may put a space after a dot: "www. marktkauf. de".)
+	domainName = regexp.MustCompile(`(?i)\bwww\.\s?([a-z0-9][a-z0-9-]{2,})\.\s?[a-z]{2,3}\b`)
 	// euStreet is a European street line: a street name with a house
-	// number, or a street word.
-	euStreet = regexp.MustCompile(`(?i)^\p{L}[\p{L}.\-]*(?:\s\p{L}[\p{L}.\-]*)?\s+\d{1,4}\s?[a-z]?$|\p{L}(straße|strasse|str\.|weg|platz|allee|gasse|damm)\s+\d`)
+	// number (or a range of them: 30-32), or a street word.
+	euStreet = regexp.MustCompile(`(?i)^\p{L}[\p{L}.\-]*(?:\s\p{L}[\p{L}.\-]*)?\s+\d{1,4}\s?[a-z]?(?:\s?[-/]\s?\d{1,4}\s?[a-z]?)?$|\p{L}(straße|strasse|str\.|weg|platz|allee|gasse|damm)(?:\s+\d|$)|(?:\p{L}|\s)(straße|strasse)\b`)
+	// houseNumber starts a street line that names no street word
+	// ("190 Jericho Tpke", OCR's "6OTTW Roosevelt Rd"): a number, then
+	// a word.
+	houseNumber = regexp.MustCompile(`^\d[\dOIl]{1,5}[A-Za-z]{0,3}\s+\p{L}`)
+	// labelValue is a "Server: Kim", "Table: 4" line, not a name.
+	labelValue = regexp.MustCompile(`^\p{L}[\p{L}.# ]{1,20}\s?:\s?\S`)
+	// currencyOnly is a line that is only a currency's code or name.
+	currencyOnly = regexp.MustCompile(`(?i)^(eur|euro|usd|gbp|chf|inr)$`)
+	// cityState is a US city and its state without the ZIP code
+	// ("Yonkers, NY").
+	cityState = regexp.MustCompile(`^\p{L}[\p{L} .'-]*,\s*[A-Z]{2}\.?$`)
+	// itemLine is an item whose price OCR misread ("1 Coffee   33"): a
+	// quantity, words, a number.
+	itemLine = regexp.MustCompile(`^\d{1,2}\s+\p{L}.*\s\d+(?:[.,]\d*)?(?:\s+\S{1,2})?$`)
+	// storeNumber ends a branch line ("Puente Hills #25").
+	storeNumber = regexp.MustCompile(`#\s?\d+$`)
 )
 
 // findVendor proposes the vendor from scored candidates: the clean line
@@ -68,25 +87,72 @@ func findVendor(lines []parsedLine) (name, why string, conf float64) {
 			break
 		}
 		if s := headerName(l); s != "" {
-			consider(displayName(s), 3-0.25*float64(i), fmt.Sprintf("vendor: header line %d %q", i+1, l.raw))
+			score := 3 - 0.25*float64(i)
+			if businessWord(s) {
+				score += 0.5
+			}
+			consider(displayName(s), score, fmt.Sprintf("vendor: header line %d %q", i+1, l.raw))
 			first = i
 			break
 		}
 	}
+	// A header line that says what the business is ("Delphin
+	// Apotheke", "Pine Tree Cafe") names it, even under a line that
+	// only looked like a name (an owner, a slogan).
+	for i, l := range lines[:header] {
+		if i >= 8 {
+			break
+		}
+		if s := headerName(l); s != "" && i != first && businessWord(s) {
+			consider(displayName(s), 3.5-0.25*float64(i), fmt.Sprintf("vendor: header line %d %q names a business", i+1, l.raw))
+			break
+		}
+	}
 	for i := 1; i < header; i++ {
-		if !addressLine(lines[i]) || addressLine(lines[i-1]) {
+		if !addressAt(lines, i) || addressAt(lines, i-1) {
 			continue
 		}
-		if s := headerName(lines[i-1]); s != "" && i-1 != first {
-			consider(displayName(s), 3.1, fmt.Sprintf("vendor: the line over the address, line %d %q", i, lines[i-1].raw))
+		// The name is right above the address; a branch line ("Puente
+		// Hills #25") may come between them.
+		j := i - 1
+		if j > 0 && storeNumber.MatchString(strings.TrimSpace(edgeNoise.ReplaceAllString(lines[j].raw, ""))) &&
+			cleanLine(lines[j-1]) {
+			j--
+		}
+		if s := headerName(lines[j]); s != "" {
+			// A name printed on two lines: "Friendly Red's" over "of
+			// Windham", "General Poor's" over "Tavern".
+			if j > 0 && nameContinues(s) {
+				if up := headerName(lines[j-1]); up != "" && !addressAt(lines, j-1) {
+					s = up + " " + s
+				}
+			}
+			if j != first || s != headerName(lines[j]) {
+				score := 3.1
+				if businessWord(s) {
+					score += 0.5
+				}
+				consider(displayName(s), score, fmt.Sprintf("vendor: the line over the address, line %d %q", j+1, lines[j].raw))
+			}
 		}
 		break
 	}
 	for i, l := range lines {
+		// A legal name is a line of its own, not an item's.
+		if l.hasAmt || l.kind != kindOther {
+			continue
+		}
 		if m := companyLine.FindStringSubmatch(strings.TrimSpace(edgeNoise.ReplaceAllString(l.raw, ""))); m != nil {
 			name := trimStrayWords(strings.TrimSpace(edgeNoise.ReplaceAllString(m[1], "")))
-			if nameLike(name) && wordsLike(name) && len(strings.Fields(name)) <= 4 {
-				consider(displayName(name), 3.2, fmt.Sprintf("vendor: the legal name on line %d %q", i+1, l.raw))
+			if nameLike(name) && wordsLike(name) && casedWords(name) && len(strings.Fields(name)) <= 4 {
+				// Right under the first header line, the legal name is
+				// the operator's: the shop's own name comes first
+				// ("MEDIA MARKT" over "TV-Hifi-Elektro GmbH").
+				score := 3.2
+				if first >= 0 && i == first+1 {
+					score = 2.9
+				}
+				consider(displayName(name), score, fmt.Sprintf("vendor: the legal name on line %d %q", i+1, l.raw))
 				break
 			}
 		}
@@ -108,19 +174,24 @@ func findVendor(lines []parsedLine) (name, why string, conf float64) {
 // reads as a name, not an address, phone, web address, date, welcome
 // line, number or legal name; "" when there is none.
 func headerName(l parsedLine) string {
-	if len(l.dates) > 0 || l.kind == kindInfo {
+	if len(l.dates) > 0 || l.kind == kindInfo || tableHeader(l.raw) || itemLine.MatchString(strings.TrimSpace(edgeNoise.ReplaceAllString(l.raw, ""))) {
 		return ""
 	}
 	best := ""
 	for _, col := range columnGap.Split(strings.TrimSpace(l.raw), -1) {
-		// OCR turns specks into marks and short fragments at the edges.
+		// OCR turns specks into marks and short fragments at the edges
+		// (but a street's number is no fragment: "Markt 4").
+		if c := strings.TrimSpace(edgeNoise.ReplaceAllString(col, "")); euStreet.MatchString(c) || streetLine.MatchString(c) {
+			continue
+		}
 		s := trimStrayWords(strings.TrimSpace(edgeNoise.ReplaceAllString(col, "")))
 		if m := welcome.FindStringIndex(s); m != nil {
 			s = s[m[1]:]
 		}
 		s = trimStrayWords(strings.TrimSpace(edgeNoise.ReplaceAllString(s, "")))
-		if !nameLike(s) || !wordsLike(s) || phoneLike.MatchString(s) || cityStateZip.MatchString(s) ||
-			euZipCity.MatchString(s) || streetLine.MatchString(s) || euStreet.MatchString(s) || webLike.MatchString(s) ||
+		if !nameLike(s) || !wordsLike(s) || !wellCased(s) || labelValue.MatchString(s) || currencyOnly.MatchString(s) ||
+			phoneLike.MatchString(s) || cityStateZip.MatchString(s) ||
+			euZipCity.MatchString(s) || cityState.MatchString(s) || streetLine.MatchString(s) || euStreet.MatchString(s) || webLike.MatchString(s) ||
 			companyLine.MatchString(s) {
 			continue
 		}
@@ -129,6 +200,186 @@ func headerName(l parsedLine) string {
 		}
 	}
 	return best
+}
+
+// businessWords say what a business is, in English, German, French,
+// Spanish and Italian.
+var businessWords = map[string]bool{
+	"restaurant": true, "restaurants": true, "cafe": true, "café": true, "coffee": true, "grill": true, "pizza": true,
+	"pizzeria": true, "diner": true, "kitchen": true, "bistro": true, "bakery": true, "deli": true, "market": true,
+	"markt": true, "supermarkt": true, "supermarket": true, "store": true, "shop": true, "pub": true, "tavern": true,
+	"taverna": true, "sushi": true, "burger": true, "burgers": true, "taqueria": true, "bbq": true, "steakhouse": true,
+	"noodle": true, "noodles": true, "apotheke": true, "pharmacy": true, "drogerie": true, "bäckerei": true,
+	"baeckerei": true, "metzgerei": true, "tankstelle": true, "hotel": true, "trattoria": true, "ristorante": true,
+	"brasserie": true, "boulangerie": true, "restaurante": true, "cantina": true, "baumarkt": true, "pharmacie": true,
+	"farmacia": true, "brewery": true, "pizzeria's": true, "cafeteria": true, "gasthaus": true, "imbiss": true,
+}
+
+// businessWord: s has a word that says what a business is.
+func businessWord(s string) bool {
+	for _, w := range strings.Fields(strings.ToLower(s)) {
+		if businessWords[strings.Trim(w, ".,:;!'’\"()")] {
+			return true
+		}
+	}
+	return false
+}
+
+// joiningWords join the words of a name ("Friendly Red's of Windham").
+var joiningWords = map[string]bool{"of": true, "at": true, "on": true, "and": true, "&": true, "de": true, "la": true,
+	"du": true, "am": true, "im": true, "an": true, "the": true}
+
+// cleanLine: l is one column that reads as a name, nothing beside it
+// (OCR's fragments of a logo come in scattered columns).
+func cleanLine(l parsedLine) bool {
+	s := headerName(l)
+	return s != "" && !columnGap.MatchString(strings.TrimSpace(l.raw)) && letterCount(s) >= letterCount(l.raw)-1
+}
+
+// nameContinues: s reads as the second line of a name printed on two
+// lines: it starts with a joining word ("of Windham", "& Grill") or is a
+// single word ("TAVERN").
+func nameContinues(s string) bool {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return false
+	}
+	if joiningWords[strings.ToLower(f[0])] {
+		return len(f) > 1
+	}
+	return len(f) == 1 && letterCount(f[0]) >= 4
+}
+
+// addressAt: line i is an address line, or a street without a street
+// word ("190 Jericho Tpke") right above a city line.
+func addressAt(lines []parsedLine, i int) bool {
+	if addressLine(lines[i]) {
+		return true
+	}
+	s := strings.TrimSpace(edgeNoise.ReplaceAllString(lines[i].raw, ""))
+	if !houseNumber.MatchString(s) || i+1 >= len(lines) {
+		return false
+	}
+	next := strings.TrimSpace(edgeNoise.ReplaceAllString(lines[i+1].raw, ""))
+	for _, col := range columnGap.Split(next, -1) {
+		col = strings.TrimSpace(edgeNoise.ReplaceAllString(col, ""))
+		if cityStateZip.MatchString(col) || euZipCity.MatchString(col) {
+			return true
+		}
+	}
+	return false
+}
+
+// wellCased: the words of three letters or more of s are written as
+// names are (Capitalised, ALL CAPITALS, lower case, or joined
+// capitalised words: SmokeBoxBBQ), and one of them starts with a capital
+// or a digit. OCR's fragments of a logo are not ("suknorS", "WNyHL",
+// "eee").
+func wellCased(s string) bool {
+	if !casedWords(s) || sentence(s) || tableHeader(s) {
+		return false
+	}
+	f := strings.Fields(s)
+	// A name starts with a capital (or a number): "waits OES" is a
+	// logo's fragments. A name of one word has four letters, or is in
+	// capitals ("KFC"): "Con" is a fragment.
+	if r := []rune(f[0])[0]; unicode.IsLower(r) && !joiningWords[f[0]] {
+		return false
+	}
+	if len(f) == 1 && letterCount(f[0]) < 4 && strings.ToUpper(f[0]) != f[0] {
+		return false
+	}
+	for _, w := range f {
+		if letterCount(w) < 3 {
+			continue
+		}
+		if r := []rune(w)[0]; unicode.IsUpper(r) || unicode.IsDigit(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// tableHeader: s is the header of the items' table ("Qty Size Item
+// Price", "Menge Artikel Betrag"): two of its words or more.
+func tableHeader(s string) bool {
+	n := 0
+	for _, w := range strings.Fields(strings.ToLower(s)) {
+		switch strings.Trim(w, ".:#") {
+		case "qty", "quantity", "size", "item", "items", "price", "description", "amount", "menge", "artikel", "preis",
+			"betrag", "bezeichnung", "anz", "ea", "each", "total", "unit":
+			n++
+		}
+	}
+	return n >= 2
+}
+
+// sentence: s reads as a slogan or a greeting, not a name: three words
+// or more, two of them lower-case words of three letters or more
+// ("Respekt, wer's selber macht.").
+func sentence(s string) bool {
+	f := strings.Fields(s)
+	for _, w := range f {
+		if sentenceWords[strings.ToLower(strings.Trim(w, ".,!?:;'\"’"))] {
+			return true
+		}
+	}
+	if len(f) < 3 {
+		return false
+	}
+	lower := 0
+	for _, w := range f[1:] {
+		if letterCount(w) >= 3 && strings.ToLower(w) == w {
+			lower++
+		}
+	}
+	return lower >= 2
+}
+
+// sentenceWords are words of greetings and instructions, not of a
+// shop's name ("Your guest number is", "Thank you", "Bitte Bon
+// aufbewahren").
+var sentenceWords = map[string]bool{
+	"your": true, "you": true, "thank": true, "thanks": true, "please": true, "our": true, "we": true, "is": true,
+	"are": true, "was": true, "will": true, "danke": true, "vielen": true, "bitte": true, "ihr": true, "ihre": true,
+	"ihren": true, "sie": true, "wir": true, "merci": true, "gracias": true,
+}
+
+// casedWords: the words of three letters or more of s are written as
+// names are.
+func casedWords(s string) bool {
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’' }) {
+		if letterCount(w) < 3 {
+			continue
+		}
+		if !casedWord(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// casedWord: w is written as a word of a name is: not lower case with a
+// capital inside ("suknorS"), nor capitals, then lower case, then a
+// capital again ("WNyHL").
+func casedWord(w string) bool {
+	r := []rune(w)
+	if unicode.IsLower(r[0]) {
+		return !strings.ContainsFunc(w, unicode.IsUpper)
+	}
+	if len(r) < 2 || !unicode.IsUpper(r[0]) || !unicode.IsUpper(r[1]) {
+		return true
+	}
+	seenLower := false
+	for _, c := range r[2:] {
+		switch {
+		case unicode.IsLower(c):
+			seenLower = true
+		case unicode.IsUpper(c) && seenLower:
+			return false
+		}
+	}
+	return true
 }
 
 // columnGap separates a line's columns.
@@ -141,7 +392,7 @@ func addressLine(l parsedLine) bool {
 	for _, col := range columnGap.Split(s, -1) {
 		col = strings.TrimSpace(edgeNoise.ReplaceAllString(col, ""))
 		if streetLine.MatchString(col) || euStreet.MatchString(col) || cityStateZip.MatchString(col) || euZipCity.MatchString(col) ||
-			phoneLike.MatchString(col) {
+			phoneLike.MatchString(col) || cityState.MatchString(col) {
 			return true
 		}
 	}
@@ -164,7 +415,9 @@ func wordsLike(s string) bool {
 		switch {
 		case letters >= 3:
 			long++
-		case len([]rune(w)) <= 2:
+		case len([]rune(w)) <= 2 && !(letters == len([]rune(w)) && unicode.IsUpper([]rune(w)[0]) && casedWord(w)):
+			// (A short word in capitals or capitalised, "HP", "Ga",
+			// is a word.)
 			short++
 		}
 	}
@@ -220,7 +473,7 @@ var dateLabel = regexp.MustCompile(`(?i)\b(date|dated|fecha|data)\b|datum\b`)
 
 // otherDate labels a date that is not the sale's: an order, due,
 // delivery or shipping date, a validity.
-var otherDate = regexp.MustCompile(`(?i)\b(order|due|delivery|ship|shipping|expir\w*|valid|lieferdatum|bestelldatum|f[äa]llig\w*)\b`)
+var otherDate = regexp.MustCompile(`(?i)\b(order|due|delivery|ship|shipping|expir\w*|valid|g[üu]ltig|lieferdatum|bestelldatum|f[äa]llig\w*)\b`)
 
 // pickDate prefers a date on a line labelled "Date", then the first date
 // in the text (receipts print the sale date near the top; later ones are
@@ -236,7 +489,10 @@ func pickDate(lines []parsedLine) (*time.Time, string, float64) {
 			continue
 		}
 		other := otherDate.MatchString(l.text)
-		if dateLabel.MatchString(l.text) && !other {
+		// The label may head a column, the date under it ("Datum Zeit
+		// BonNr" over "02.05.2026 16:39 3619").
+		labelAbove := i > 0 && len(lines[i-1].dates) == 0 && dateLabel.MatchString(lines[i-1].text) && !otherDate.MatchString(lines[i-1].text)
+		if (dateLabel.MatchString(l.text) || labelAbove) && !other {
 			d := l.dates[0].date
 			return &d, fmt.Sprintf("date: %s on the labelled line %d", d.Format(time.DateOnly), i+1), 0.9
 		}

@@ -20,3 +20,56 @@ func TestNamesMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestWellCased: a header line's text is a name when written as names
+// are, not as OCR's fragments of a logo.
+func TestWellCased(t *testing.T) {
+	for _, c := range []struct {
+		s  string
+		ok bool
+	}{
+		{"Blue Bottle Coffee", true},
+		{"BLUE BOTTLE COFFEE", true},
+		{"SmokeBoxBBQ", true},
+		{"McDonald's", true},
+		{"Joe's Diner", true},
+		{"of Windham", true},
+		{"KFC", true},
+		{"eee", false},
+		{"suknorS", false},
+		{"404 MOA WNyHL", false},
+		{"waits OES Se oko", false},
+		{"Con", false},
+		{"Thank you for dining with us", false},
+		{"Respekt, wer's selber macht.", false},
+		{"Qty Size Item Price", false},
+	} {
+		if got := wellCased(c.s); got != c.ok {
+			t.Errorf("wellCased(%q) = %v, want %v", c.s, got, c.ok)
+		}
+	}
+}
+
+// TestHeaderName: what of a header line names the shop, and the lines
+// that name none.
+func TestHeaderName(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{"7       CITY TASTE          =", "CITY TASTE"},
+		{"HP Pho Ga", "HP Pho Ga"},
+		{"Server: Admin", ""},
+		{"ed         EUR", ""},
+		{"Yonkers, NY", ""},
+		{"Qty Size Item          Price", ""},
+		{"1 Coffee                         33", ""},
+		{"Senefelder Straße 2", ""},
+		{"your GUEST NUMBER IS", ""},
+		{"RECHNUNG", ""},
+		{"FACTURE", ""},
+	} {
+		l := splitLines(c.line)[0]
+		l.kind, l.dates = classify(l.text), findDates(l.text, false, testNow)
+		if got := headerName(l); got != c.want {
+			t.Errorf("headerName(%q) = %q, want %q", c.line, got, c.want)
+		}
+	}
+}

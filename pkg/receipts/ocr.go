@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -150,6 +151,48 @@ func (t Tesseract) RecognizeIn(ctx context.Context, image []byte, lang string) (
 		return "", fmt.Errorf("tesseract: %w: %s", err, firstLine(stderr.String()))
 	}
 	return linesOfTSV(stdout.String(), minWordConf), nil
+}
+
+// Orienter is an OCR that can tell how far an image is turned: the
+// clockwise rotation (0, 90, 180 or 270 degrees) that sets it upright.
+type Orienter interface {
+	Orientation(ctx context.Context, image []byte) (rotate int, err error)
+}
+
+// rotateLine is Tesseract's orientation report's line of the rotation.
+var rotateLine = regexp.MustCompile(`(?m)^Rotate:\s*(\d+)`)
+
+// Orientation runs tesseract's orientation detection (--psm 0, the osd
+// pack of tesseract-ocr) on the image: the rotation that sets it
+// upright. An error when it cannot tell (no osd pack, too little text).
+func (t Tesseract) Orientation(ctx context.Context, image []byte) (int, error) {
+	path := t.Path
+	if path == "" {
+		p, err := exec.LookPath("tesseract")
+		if err != nil {
+			return 0, newErr(ErrUnreadable, ErrNoTesseract, "OCR is not available")
+		}
+		path = p
+	}
+	cmd := limitedCommand(ctx, t.Limits.or(DefaultOCRLimits), path, "stdin", "stdout", "--psm", "0")
+	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
+	cmd.Stdin = bytes.NewReader(image)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	configureKill(cmd)
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return 0, fmt.Errorf("tesseract: %w", ctx.Err())
+		}
+		return 0, fmt.Errorf("tesseract: %w: %s", err, firstLine(stderr.String()))
+	}
+	m := rotateLine.FindStringSubmatch(stdout.String())
+	if m == nil {
+		return 0, errors.New("tesseract: no orientation found")
+	}
+	r, _ := strconv.Atoi(m[1])
+	return r % 360, nil
 }
 
 // minWordConf is the confidence (0 to 100) under which a word that reads

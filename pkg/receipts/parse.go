@@ -3,6 +3,7 @@ package receipts
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -314,7 +315,14 @@ func classify(text string) lineKind {
 	}
 	joined := strings.Join(ws, " ")
 	switch {
-	case hasWord(ws, "SUBTOTAL", "SUBTOTALE", "ZWISCHENSUMME", "NETTO", "NET") || hasPhrase(ws, "SUB", "TOTAL"):
+	case toPay(ws):
+		// "Net à payer", "Te betalen", "Total a pagar": what is due.
+		if hasWord(ws, "PAID", "TENDERED", "TENDER", "CHANGE", "GEGEBEN", "BARGELD", "ZURUCK", "ZURÜCK", "RUCKGELD", "RÜCKGELD") {
+			return kindPayment
+		}
+		return kindTotal
+	case hasWord(ws, "SUBTOTAL", "SUBTOTALE", "ZWISCHENSUMME", "NETTO", "NET", "IMPONIBILE") || hasPhrase(ws, "SUB", "TOTAL") ||
+		hasPhrase(ws, "SOUS", "TOTAL"):
 		return kindSubtotal
 	case hasWord(ws, "SAVINGS", "DISCOUNT", "COUPON", "REBATE", "PROMO"):
 		return kindDiscount
@@ -335,27 +343,39 @@ func classify(text string) lineKind {
 			}
 			return kindInfo
 		}
-		if hasWord(ws, "PAID", "TENDERED", "TENDER", "CHANGE", "GEGEBEN", "BARGELD", "ZURUCK", "ZURÜCK", "RUCKGELD", "RÜCKGELD") {
+		// (CONTANT, cash in Dutch, is one letter from MONTANT.)
+		if hasWord(ws, "PAID", "TENDERED", "TENDER", "CHANGE", "GEGEBEN", "BARGELD", "ZURUCK", "ZURÜCK", "RUCKGELD", "RÜCKGELD") ||
+			slices.Contains(ws, "CONTANT") || slices.Contains(ws, "CONTANTI") {
 			return kindPayment
 		}
 		return kindTotal
-	case hasWord(ws, "TAX", "VAT", "GST", "HST", "PST", "QST", "MWST", "IVA", "TVA", "UST") || strings.Contains(joined, "SALES TAX"):
+	case hasWord(ws, "TAX", "VAT", "GST", "HST", "PST", "QST", "MWST", "IVA", "TVA", "UST", "BTW") || strings.Contains(joined, "SALES TAX"):
 		return kindTax
 	case hasWord(ws, "TIP", "GRATUITY", "TIPS", "GRAT", "TRINKGELD") || hasPhrase(ws, "SERVICE", "CHARGE"):
-		if percentRate.MatchString(text) {
-			return kindInfo // a suggested tip ("18% TIP 8.09"), not one added
+		if percentRate.MatchString(text) && !hasPhrase(ws, "SERVICE", "CHARGE") {
+			return kindInfo // a suggested tip ("18% TIP 8.09"), not one added; a service charge is
 		}
 		return kindTip
 	case hasWord(ws, "VISA", "MASTERCARD", "AMEX", "DISCOVER", "CASH", "CHANGE", "DEBIT", "CREDIT", "TENDERED",
 		"TENDER", "PAYMENT", "PAID", "MAESTRO", "GIROCARD", "APPROVED", "AUTH", "APPROVAL",
-		"BARGELD", "GEGEBEN", "ZURUCK", "ZURÜCK", "RUCKGELD", "RÜCKGELD", "WECHSELGELD", "KARTE", "KARTENZAHLUNG") ||
+		"BARGELD", "GEGEBEN", "ZURUCK", "ZURÜCK", "RUCKGELD", "RÜCKGELD", "WECHSELGELD", "KARTE", "KARTENZAHLUNG",
+		"ESPECES", "ESPÈCES", "RENDU", "MONNAIE", "EFECTIVO", "CAMBIO", "CONTANTI", "RESTO", "CONTANT", "WISSELGELD", "PINNEN") ||
 		(ws[0] == "BAR" || ws[0] == "EC") && len(ws) <= 4 ||
 		hasWord(ws, "MC") && len(ws) <= 4 || maskedCard.MatchString(text):
 		return kindPayment
-	case hasWord(ws, "SOLD", "COUNT", "ACCOUNT", "REF", "INVOICE", "RECEIPT", "TRANS", "TRANSACTION", "TERMINAL", "CASHIER", "REG"):
+	case hasWord(ws, "SOLD", "COUNT", "ACCOUNT", "REF", "INVOICE", "RECEIPT", "TRANS", "TRANSACTION", "TERMINAL", "CASHIER", "REG",
+		"RECHNUNG", "QUITTUNG", "KASSENBON", "FACTURE", "FACTUUR", "FACTURA", "FATTURA", "RICEVUTA", "RECIBO"):
 		return kindInfo
 	}
 	return kindOther
+}
+
+// toPay: the words of a line say what is to be paid, in French, Dutch,
+// Spanish, Italian or German ("Net à payer", "Te betalen", "Total a
+// pagar", "Da pagare").
+func toPay(ws []string) bool {
+	return hasPhrase(ws, "A", "PAYER") || hasPhrase(ws, "À", "PAYER") || hasPhrase(ws, "TE", "BETALEN") ||
+		hasPhrase(ws, "A", "PAGAR") || hasPhrase(ws, "DA", "PAGARE") || hasWord(ws, "APAYER")
 }
 
 func abs(n int) int {

@@ -306,6 +306,181 @@ TOTAL                10.99`,
 			items: []item{{"Dal Fry", 1099}},
 		},
 		{
+			name: "a total label OCR lost: the amounts right above add up to it",
+			text: `NORTH STAR BOOKS
+11/03/2026
+Notebook        4.99
+Pens            3.50
+Stickers        1.25
+lo#a!           9.74`,
+			vendor: "North Star Books", date: "2026-11-03", total: 974,
+			items: []item{{"Notebook", 499}, {"Pens", 350}, {"Stickers", 125}, {"lo#a", 974}},
+		},
+		{
+			name: "no total line read: the VAT table's gross column",
+			text: `BÄCKEREI KORN
+Marktplatz 3
+33098 Paderborn
+Brötchen            1,20 A
+Kaffee              2,80 B
+Steuer %  Brutto  Netto  Steuer
+A 7,00%    1,20    1,12    0,08
+B 19,00%   2,80    2,35    0,45
+14.05.2026 10:12`,
+			vendor: "Bäckerei Korn", date: "2026-05-14", total: 400,
+			items: []item{{"Brötchen", 120}, {"Kaffee", 280}},
+		},
+		{
+			name: "a service charge with its rate is added: the later total",
+			text: `HARBOR GRILL
+Date: 04/02/2026
+1 Fish Tacos         14.00
+1 Lemonade            4.00
+Subtotal             18.00
+Tax                   1.44
+Total                19.44
+Service Charge 18%    3.24
+Total                22.68`,
+			vendor: "Harbor Grill", date: "2026-04-02", total: 2268,
+			items: []item{{"Fish Tacos", 1400}, {"Lemonade", 400}},
+		},
+		{
+			name: "electronic cash is a card payment; a VAT code after the amount; a street without its number",
+			text: `MÖBELHAUS NORD
+Industriestraße
+24103 Kiel
+Datum: 26.09.2026
+Regal Eiche               49,99 1
+Stehlampe                 19,99 1
+elec.-cash                69,98`,
+			vendor: "Möbelhaus Nord", date: "2026-09-26", total: 6998,
+			items: []item{{"Regal Eiche", 4999}, {"Stehlampe", 1999}},
+		},
+		{
+			name: "a logo's fragments and odd case are no name; a street without a street word over the city",
+			text: `eee
+Order Ahead
+PINE TREE CAFE
+190 Jericho Tpke
+Floral Park, NY 11001
+Jun28'26 05:36P
+Bagel                 2.50
+TOTAL                 2.50`,
+			vendor: "Pine Tree Cafe", date: "2026-06-28", total: 250,
+			items: []item{{"Bagel", 250}},
+		},
+		{
+			name: "a name on two lines; a greeting and a table header are no name",
+			text: `Your order number is
+Friendly Fox
+of Windham
+22 Haverhill Rd
+Windham NH 03087
+Qty  Item          Price
+1 Chowder           6.00
+Total               6.00
+Feb23-26 10:23AM`,
+			vendor: "Friendly Fox of Windham", date: "2026-02-23", total: 600,
+			items: []item{{"Chowder", 600}},
+		},
+		{
+			name: "a branch line between the name and the address; a city without its ZIP code",
+			text: `Yonkers, NY
+Lucky Star Grill & Bar
+Cross County #25
+17588 Castleton St
+City of Industry, CA 91748
+1 Burger              9.00
+Total                 9.00`,
+			vendor: "Lucky Star Grill & Bar", total: 900,
+			items: []item{{"Burger", 900}},
+		},
+		{
+			name: "the shop's name over its operator's legal name; a Dutch month",
+			text: `MEDIA WORLD
+TV-Hifi-Elektro GmbH Paderborn
+Factuurdatum: 29 maart 2026
+Kabel                  9,99
+Summe                  9,99`,
+			vendor: "Media World", date: "2026-03-29", total: 999,
+			items: []item{{"Kabel", 999}},
+		},
+		{
+			name: "fragments in lower case are no legal form",
+			text: `Dine In          se
+BLUE HERON
+45 Oak Avenue
+Portland, OR 97205
+Tea                2.00
+Total              2.00`,
+			vendor: "Blue Heron", total: 200,
+			items: []item{{"Tea", 200}},
+		},
+		{
+			name: "no total line read: the unlabelled amount right above the payment",
+			text: `GOLDEN WOK
+1 Lo Mein              8.99
+1 Egg Roll             2.25
+1 Fried Rice           8.99
+xx7 ;                 21.45
+CASH                  25.00`,
+			vendor: "Golden Wok", total: 2145,
+			items: []item{{"Lo Mein", 899}, {"Egg Roll", 225}, {"Fried Rice", 899}, {"xx7", 2145}},
+		},
+		{
+			name: "no subtotal word: the amount over the tax line plus the tax",
+			text: `TACO SHACK
+1 Burrito Combo        8.28
+2 Tacos @ 1.89         3.78
+Food                  12.06
+Tax                    1.06`,
+			vendor: "Taco Shack", total: 1312,
+			items: []item{{"Burrito Combo", 828}, {"Tacos", 378}, {"Food", 1206}},
+		},
+		{
+			name: "the date under its column's label, after an earlier date",
+			text: `BAUMARKT OST
+Angebot vom 28.04.2026
+Schrauben             4,99
+SUMME                 4,99
+Datum      Zeit   BonNr  Kasse
+02.05.2026 16:39  3619   5`,
+			vendor: "Baumarkt Ost", date: "2026-05-02", total: 499,
+			items: []item{{"Schrauben", 499}},
+		},
+		{
+			name: "French: bienvenue, sous-total, TVA, net à payer, espèces and rendu",
+			text: `Bienvenue chez
+BOULANGERIE DU PORT
+12 rue de la Paix
+75002 Paris
+14/03/2026 08:15
+Baguette               1,20
+Croissant x2           2,40
+SOUS-TOTAL HT          3,28
+TVA 10%                0,32
+NET A PAYER            3,60
+ESPECES               10,00
+RENDU                  6,40`,
+			vendor: "Boulangerie Du Port", date: "2026-03-14", total: 360,
+			items: []item{{"Baguette", 120}, {"Croissant", 240}},
+		},
+		{
+			name: "Dutch: welkom bij, BTW, te betalen, contant and wisselgeld",
+			text: `Welkom bij
+DE GOUDEN KOFFIEPOT
+Markt 4
+3511 KB Utrecht
+Koffie                 2,80
+Appeltaart             3,90
+BTW 9%                 0,55
+Te betalen             6,70
+Contant               10,00
+Wisselgeld             3,30`,
+			vendor: "De Gouden Koffiepot", total: 670,
+			items: []item{{"Koffie", 280}, {"Appeltaart", 390}},
+		},
+		{
 			name:  "empty",
 			text:  "",
 			total: -1,
@@ -412,5 +587,34 @@ func TestParseForCountry(t *testing.T) {
 				t.Fatalf("total %v, want 2.50", res.ProposedAmountCents)
 			}
 		})
+	}
+}
+
+// TestNamedDates: dates with a month's name, as receipts and invoices
+// print them.
+func TestNamedDates(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{"Server 12  Jun28'26 05:36P  Gst 2", "2026-06-28"},
+		{"Th 34/1   Feb23-26 10:23AM", "2026-02-23"},
+		{"0168 20:14 #04 MAR.26 REG", "2026-03-04"},
+		{"Date 14-Mar-26 12:53:48P", "2026-03-14"},
+		{"CARRY-OUT, SUN JUN 24 20:49:53 2026", "2026-06-24"},
+		{"Factuurdatum: 29 maart 2026", "2026-03-29"},
+		{"Date : 3 févr. 2026", "2026-02-03"},
+		{"Fecha: 12 abr 2026", "2026-04-12"},
+		{"Rechnungsdatum 7. Mai 2026", "2026-05-07"},
+		{"CHK 4411  14 MAR 26  12:53", "2026-03-14"},
+	} {
+		got := findDates(c.line, false, testNow)
+		if len(got) == 0 || got[0].date.Format(time.DateOnly) != c.want {
+			t.Errorf("findDates(%q) = %v, want %s", c.line, got, c.want)
+		}
+	}
+	// A named month with a two-digit year and no mark between them is
+	// not a date ("6OCT 21,81" is an item).
+	for _, line := range []string{"VITAMINS 6OCT 21,81", "MARGARINE 2 MAR 21.50"} {
+		if got := findDates(line, false, testNow); len(got) != 0 {
+			t.Errorf("findDates(%q) = %v, want none", line, got)
+		}
 	}
 }

@@ -299,7 +299,7 @@ func (x *Extractor) checkPage(page pdf.Value, num int) error {
 // fifth of the font size (and more spaces for a wide gap, so columns stay
 // apart).
 func pageText(p pdf.Page) string {
-	glyphs := p.Content().Text
+	glyphs := dropPhantoms(p, p.Content().Text)
 	if len(glyphs) == 0 {
 		return ""
 	}
@@ -340,4 +340,46 @@ func pageText(p pdf.Page) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// dropPhantoms removes the glyphs the PDF library adds after each TJ
+// operator: it shows a line feed there, decoded through the font, and in
+// a subset font whose code 10 is a letter that makes a stray letter at
+// the end of every run ("FACTUURb.", "29 maart 2014z"). Such a glyph is
+// the font's decoding of a line feed, and the next glyph (in content
+// order) does not follow it on its line.
+func dropPhantoms(p pdf.Page, glyphs []pdf.Text) []pdf.Text {
+	phantom := map[string]string{}
+	for _, name := range p.Fonts() {
+		f := p.Font(name)
+		d := f.Encoder().Decode("\n")
+		if d == "" || d == "\n" || strings.TrimSpace(d) == "" {
+			continue
+		}
+		base := f.BaseFont()
+		if i := strings.Index(base, "+"); i >= 0 {
+			base = base[i+1:]
+		}
+		phantom[base] = d
+	}
+	if len(phantom) == 0 {
+		return glyphs
+	}
+	out := glyphs[:0:0]
+	for i, g := range glyphs {
+		if d, ok := phantom[g.Font]; ok && g.S == d {
+			follows := false
+			if i+1 < len(glyphs) {
+				n := glyphs[i+1]
+				fs := math.Max(g.FontSize, 1)
+				after := math.Abs(n.X - (g.X + g.W))
+				follows = math.Abs(n.Y-g.Y) < fs/3 && after < fs/2 && after < math.Abs(n.X-g.X)
+			}
+			if !follows {
+				continue
+			}
+		}
+		out = append(out, g)
+	}
+	return out
 }

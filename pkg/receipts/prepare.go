@@ -232,3 +232,32 @@ func pgm(g *image.Gray) []byte {
 	}
 	return b.Bytes()
 }
+
+// rotated is g turned clockwise by deg degrees (90, 180 or 270; any
+// other value leaves it as it is).
+func rotated(g *image.Gray, deg int) *image.Gray {
+	w, h := g.Bounds().Dx(), g.Bounds().Dy()
+	var out *image.Gray
+	switch deg {
+	case 90, 270:
+		out = image.NewGray(image.Rect(0, 0, h, w))
+	case 180:
+		out = image.NewGray(image.Rect(0, 0, w, h))
+	default:
+		return g
+	}
+	for y := range h {
+		row := g.Pix[y*g.Stride : y*g.Stride+w]
+		for x, v := range row {
+			switch deg {
+			case 90: // (x, y) → (h-1-y, x)
+				out.Pix[x*out.Stride+h-1-y] = v
+			case 180:
+				out.Pix[(h-1-y)*out.Stride+w-1-x] = v
+			case 270: // (x, y) → (y, w-1-x)
+				out.Pix[(w-1-x)*out.Stride+y] = v
+			}
+		}
+	}
+	return out
+}

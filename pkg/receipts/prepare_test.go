@@ -217,3 +217,23 @@ func TestGermanSecondRead(t *testing.T) {
 		t.Fatalf("a photo read %d times (%v)", len(ocr.got), err)
 	}
 }
+
+func TestRotated(t *testing.T) {
+	g := image.NewGray(image.Rect(0, 0, 3, 2))
+	copy(g.Pix, []uint8{1, 2, 3, 4, 5, 6}) // 1 2 3 / 4 5 6
+	for _, c := range []struct {
+		deg  int
+		w, h int
+		pix  []uint8
+	}{
+		{90, 2, 3, []uint8{4, 1, 5, 2, 6, 3}},
+		{180, 3, 2, []uint8{6, 5, 4, 3, 2, 1}},
+		{270, 2, 3, []uint8{3, 6, 2, 5, 1, 4}},
+		{0, 3, 2, []uint8{1, 2, 3, 4, 5, 6}},
+	} {
+		r := rotated(g, c.deg)
+		if r.Bounds().Dx() != c.w || r.Bounds().Dy() != c.h || !bytes.Equal(r.Pix, c.pix) {
+			t.Errorf("rotated %d: %dx%d %v, want %dx%d %v", c.deg, r.Bounds().Dx(), r.Bounds().Dy(), r.Pix, c.w, c.h, c.pix)
+		}
+	}
+}

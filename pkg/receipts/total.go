@@ -2,6 +2,7 @@ package receipts
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -20,10 +21,12 @@ type totalCandidate struct {
 // cashWords are a payment line's words for cash given and change back:
 // their amounts are not the total (a card payment's is).
 var cashWords = []string{"CASH", "CHANGE", "TENDERED", "TENDER", "BARGELD", "GEGEBEN", "ZURUCK", "ZURÜCK",
+	"ESPECES", "ESPÈCES", "RENDU", "MONNAIE", "EFECTIVO", "CAMBIO", "CONTANTI", "RESTO", "CONTANT", "WISSELGELD",
 	"RUCKGELD", "RÜCKGELD", "WECHSELGELD", "CHNG"}
 
 // changeWords are the change-back words.
-var changeWords = []string{"CHANGE", "CHNG", "ZURUCK", "ZURÜCK", "RUCKGELD", "RÜCKGELD", "WECHSELGELD"}
+var changeWords = []string{"CHANGE", "CHNG", "ZURUCK", "ZURÜCK", "RUCKGELD", "RÜCKGELD", "WECHSELGELD", "RENDU",
+	"MONNAIE", "CAMBIO", "RESTO", "WISSELGELD"}
 
 // pickTotal proposes the total from scored candidates, every amount of
 // the receipt: its line's words (a total line, or the line below one; a
@@ -78,6 +81,9 @@ func pickTotal(lines []parsedLine, items []LineItem, itemsEnd int) (total *money
 			switch {
 			case hasWord(ws, changeWords...):
 				change = append(change, a)
+			case hasWord(ws, "EC", "ELEC", "ELECTRONIC") || strings.Contains(strings.ToUpper(l.text), "EC-CASH"):
+				// "electronic cash", "EC-Cash": a card payment.
+				card = append(card, a)
 			case ws[0] == "BAR" || hasWord(ws, cashWords...):
 				cash = append(cash, a)
 			default:
@@ -102,6 +108,23 @@ func pickTotal(lines []parsedLine, items []LineItem, itemsEnd int) (total *money
 			sums[v] = "subtotal + tax + tip"
 		}
 	}
+	// Without a subtotal line, the amount right above the first tax
+	// line may be the subtotal under another word ("Food", "Net").
+	if len(sub) == 0 && len(tax) > 0 {
+		for i, l := range lines {
+			if l.kind != kindTax || !l.hasAmt {
+				continue
+			}
+			if i > 0 && lines[i-1].hasAmt && lines[i-1].kind == kindOther && !lines[i-1].negative {
+				if v, err := lines[i-1].amount.Add(extras); err == nil && v > 0 {
+					if _, ok := sums[v]; !ok {
+						sums[v] = "the amount above the tax + tax + tip"
+					}
+				}
+			}
+			break
+		}
+	}
 	// (One item and nothing added to it confirm nothing: it is its own
 	// sum.)
 	if itemSum > 0 && (len(items) > 1 || extras > 0) {
@@ -119,6 +142,62 @@ func pickTotal(lines []parsedLine, items []LineItem, itemsEnd int) (total *money
 				}
 			}
 		}
+	}
+	// The amounts printed right above an amount that add up to it (the
+	// items, with the tax and tip between them): a total whose label
+	// OCR lost, with noise read as items higher up.
+	for _, x := range all {
+		if x.kind != kindOther && x.kind != kindTotal || taxBelow(lines, x.line) {
+			continue // a subtotal is the sum of the items too
+		}
+		if x.kind == kindOther && x.line < itemsEnd && itemsEnd < len(lines) {
+			continue // an item over a total line: one price may be two others' sum
+		}
+		if v, ok := sumAbove(lines, x.line); ok && v == x.a {
+			if _, seen := sums[v]; !seen {
+				sums[v] = "the amounts above it"
+			}
+		}
+	}
+	// The gross column of a VAT table (net + tax = gross on each row):
+	// the rows' gross amounts add up to the total.
+	if g, ok := vatGross(lines); ok {
+		if _, seen := sums[g]; !seen {
+			sums[g] = "the VAT table's gross"
+		}
+	}
+	// How many lines print each amount: a total is repeated (the card
+	// slip, the VAT table), an item seldom is.
+	// (Lines of one kind count once: two items may cost the same.)
+	printed := map[money.Cents]int{}
+	printedAs := map[money.Cents]map[lineKind]bool{}
+	for _, x := range all {
+		if x.a > 0 && !slices.Contains(cash, x.a) && !slices.Contains(change, x.a) {
+			if printedAs[x.a] == nil {
+				printedAs[x.a] = map[lineKind]bool{}
+			}
+			if !printedAs[x.a][x.kind] {
+				printedAs[x.a][x.kind] = true
+				printed[x.a]++
+			}
+		}
+	}
+	// Without a total line, an unlabelled amount right above the first
+	// payment line: where the total stands, its label lost to OCR.
+	abovePay := map[money.Cents]bool{}
+	for i, l := range lines {
+		if itemsEnd < len(lines) || l.kind != kindPayment {
+			continue
+		}
+		for j := i - 1; j >= 0 && j >= i-2; j-- {
+			if lines[j].hasAmt {
+				if lines[j].kind == kindOther && !lines[j].negative {
+					abovePay[lines[j].amount] = true
+				}
+				break
+			}
+		}
+		break
 	}
 	var largest money.Cents
 	for _, x := range all {
@@ -174,6 +253,14 @@ func pickTotal(lines []parsedLine, items []LineItem, itemsEnd int) (total *money
 			c.score += 2
 			c.why = append(c.why, "the card payment's amount")
 		}
+		if abovePay[c.amount] {
+			c.score += 1.5
+			c.why = append(c.why, "right above the payment")
+		}
+		if printed[c.amount] >= 2 {
+			c.score += 1
+			c.why = append(c.why, "printed more than once")
+		}
 		if c.amount == largest {
 			c.score += 0.5
 			c.why = append(c.why, "the largest amount")
@@ -189,11 +276,27 @@ func pickTotal(lines []parsedLine, items []LineItem, itemsEnd int) (total *money
 		}
 	}
 	// A total no line shows: the arithmetic alone (a misread total line).
-	for v, how := range sums {
-		if _, seen := cands[v]; seen || v <= 0 {
+	// (In order, the larger first, so that a tie is decided the same way
+	// every time.)
+	unseen := make([]money.Cents, 0, len(sums))
+	for v := range sums {
+		unseen = append(unseen, v)
+	}
+	slices.Sort(unseen)
+	slices.Reverse(unseen)
+	for _, v := range unseen {
+		how := sums[v]
+		if _, seen := cands[v]; seen || v <= 0 || how == "the amounts above it" {
 			continue
 		}
 		score := 2.0
+		switch how {
+		case "the items + tax + tip":
+			// The items' sum alone is weak: OCR reads noise as items.
+			score = 0.5
+		case "the amount above the tax + tax + tip":
+			score = 1
+		}
 		if slices.Contains(card, v) {
 			score += 2
 		}
@@ -236,4 +339,79 @@ func pickTotal(lines []parsedLine, items []LineItem, itemsEnd int) (total *money
 	}
 	a := best.amount
 	return &a, consistent, conf, fmt.Sprintf("total: %s (%s; score %.1f)", a, strings.Join(best.why, ", "), best.score)
+}
+
+// sumAbove adds up the amounts on the lines right above line i that
+// are items, taxes or tips (lines without an amount are passed over),
+// up to a total, subtotal or payment line, and reports whether two or
+// more of them, from line i upward, add up to line i's amount.
+func sumAbove(lines []parsedLine, i int) (money.Cents, bool) {
+	want := lines[i].amount
+	var s money.Cents
+	n := 0
+	for j := i - 1; j >= 0 && j >= i-40; j-- {
+		l := lines[j]
+		if !l.hasAmt {
+			continue
+		}
+		if l.negative || l.kind == kindTotal || l.kind == kindSubtotal || l.kind == kindPayment || l.kind == kindInfo ||
+			l.kind == kindDiscount {
+			break
+		}
+		s += l.amount
+		n++
+		if s > want {
+			break
+		}
+		if s == want && n >= 2 {
+			return s, true
+		}
+	}
+	return 0, false
+}
+
+// vatAmounts are the amounts in a VAT table's row.
+var vatAmounts = regexp.MustCompile(`(\d{1,6})\s?[.,]\s?(\d{2})\b`)
+
+// vatGross adds up the gross column of the receipt's VAT table: each
+// row a rate and three amounts, net + tax = gross (in either order).
+// ok: at least one such row.
+func vatGross(lines []parsedLine) (money.Cents, bool) {
+	var sum money.Cents
+	rows := 0
+	for _, l := range lines {
+		if !percentRate.MatchString(l.text) {
+			continue
+		}
+		t := percentRate.ReplaceAllString(l.text, " ")
+		var a []money.Cents
+		for _, m := range vatAmounts.FindAllStringSubmatch(t, -1) {
+			c, err := money.Parse(m[1] + "." + m[2])
+			if err == nil {
+				a = append(a, c)
+			}
+		}
+		if len(a) < 3 {
+			continue
+		}
+		a = a[len(a)-3:]
+		g := max(a[0], a[1], a[2])
+		if a[0]+a[1]+a[2] != 2*g || g == 0 {
+			continue
+		}
+		sum += g
+		rows++
+	}
+	return sum, rows > 0
+}
+
+// taxBelow: the next line with an amount after line i is a tax line
+// (line i is a subtotal, whatever its word).
+func taxBelow(lines []parsedLine, i int) bool {
+	for j := i + 1; j < len(lines) && j <= i+2; j++ {
+		if lines[j].hasAmt {
+			return lines[j].kind == kindTax
+		}
+	}
+	return false
 }
