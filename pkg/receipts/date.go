@@ -83,6 +83,12 @@ func findDates(line string, dayFirst bool, now time.Time) []dateMatch {
 	for _, m := range numericDate.FindAllStringSubmatchIndex(line, -1) {
 		a, b, y := atoi(line, m[2], m[3]), atoi(line, m[6], m[7]), atoi(line, m[8], m[9])
 		sep := line[m[4]:m[5]]
+		// OCR reads the 1 of a month 10-12 as a 4 or a 7 ("40/29/2026"):
+		// a first number no date has, with a four-digit year, is repaired
+		// when the second is a day.
+		if a > 31 && (a/10 == 4 || a/10 == 7) && a%10 <= 2 && m[9]-m[8] == 4 && b >= 1 && b <= 31 {
+			a = 10 + a%10
+		}
 		df := dayFirst || sep == "." || a > 12
 		if b > 12 && a <= 12 {
 			df = false

@@ -3,6 +3,7 @@ package receipts
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -47,6 +48,14 @@ var (
 	// itemLine is an item whose price OCR misread ("1 Coffee   33"): a
 	// quantity, words, a number.
 	itemLine = regexp.MustCompile(`^\d{1,2}\s+\p{L}.*\s\d+(?:[.,]\d*)?(?:\s+\S{1,2})?$`)
+	// trailingPhone is a phone number ending a line, with its label
+	// (Phone, Ph, Tel, Telefon; OCR may lose the P of "Phone").
+	trailingPhone = regexp.MustCompile(`(?i)\s+(?:(?:p?hone|ph|tel|telefon|fon)\b[.:#]?\s*)?\(?\d{3}\)?[\s.\-]*\d{3}[\s.\-]*\d{4}$`)
+	// phoneLabel is a phone's label alone.
+	phoneLabel = regexp.MustCompile(`(?i)^\W*(?:p?hone|ph|tel|telefon|fon|fax|call|call us)\W*$`)
+	// branchSuffix is a branch's number after a name: "#1234", "#
+	// 44969-0".
+	branchSuffix = regexp.MustCompile(`\s?#\s?\d+(?:-\d+)?$`)
 	// storeNumber ends a branch line ("Puente Hills #25").
 	storeNumber = regexp.MustCompile(`#\s?\d+$`)
 )
@@ -159,7 +168,15 @@ func findVendor(lines []parsedLine) (name, why string, conf float64) {
 	}
 	for i, l := range lines {
 		if m := domainName.FindStringSubmatch(l.raw); m != nil {
-			consider(displayName(strings.ToUpper(m[1])), 2.4, fmt.Sprintf("vendor: the web address on line %d %q", i+1, l.raw))
+			// Over a legal name, the web address's name written as a
+			// word elsewhere too ("At Shopzone we...": a marketplace's
+			// invoice, whose legal name is the seller's) is the brand
+			// the receipt is under.
+			score := 2.4
+			if strings.HasPrefix(why, "vendor: the legal name") && nameWordElsewhere(lines, m[1]) {
+				score = bestScore + 0.05
+			}
+			consider(displayName(strings.ToUpper(m[1])), score, fmt.Sprintf("vendor: the web address on line %d %q", i+1, l.raw))
 			break
 		}
 	}
@@ -184,12 +201,22 @@ func headerName(l parsedLine) string {
 		if c := strings.TrimSpace(edgeNoise.ReplaceAllString(col, "")); euStreet.MatchString(c) || streetLine.MatchString(c) {
 			continue
 		}
+		// A phone printed after the name, on its line ("Corner Deli
+		// Phone 555-201-7788"), is not part of it.
+		if m := trailingPhone.FindStringIndex(col); m != nil && m[0] > 0 {
+			if phoneLabel.MatchString(col[:m[0]]) {
+				continue // "Phone: 555-201-7788"
+			}
+			col = col[:m[0]]
+		}
 		s := trimStrayWords(strings.TrimSpace(edgeNoise.ReplaceAllString(col, "")))
 		if m := welcome.FindStringIndex(s); m != nil {
 			s = s[m[1]:]
 		}
 		s = trimStrayWords(strings.TrimSpace(edgeNoise.ReplaceAllString(s, "")))
-		if !nameLike(s) || !wordsLike(s) || !wellCased(s) || labelValue.MatchString(s) || currencyOnly.MatchString(s) ||
+		// A chain's branch number after its name ("Subway #1234-0")
+		// counts for no letters.
+		if !nameLike(branchCore(s)) || !wordsLike(s) || !wellCased(s) || labelValue.MatchString(s) || currencyOnly.MatchString(s) ||
 			phoneLike.MatchString(s) || cityStateZip.MatchString(s) ||
 			euZipCity.MatchString(s) || cityState.MatchString(s) || streetLine.MatchString(s) || euStreet.MatchString(s) || webLike.MatchString(s) ||
 			companyLine.MatchString(s) {
@@ -200,6 +227,39 @@ func headerName(l parsedLine) string {
 		}
 	}
 	return best
+}
+
+// nameWordElsewhere: name (a web address's, at least four letters) is a
+// word of a line of its own, not inside a web or mail address.
+func nameWordElsewhere(lines []parsedLine, name string) bool {
+	if len(name) < 4 {
+		return false
+	}
+	for _, l := range lines {
+		for _, w := range strings.Fields(l.raw) {
+			if strings.EqualFold(strings.Trim(w, ".,:;!?'’\"()"), name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// numberedWords are what a number follows on a receipt's lines that
+// are not a name ("Store #7053", "Order #12").
+var numberedWords = map[string]bool{"store": true, "shop": true, "branch": true, "filiale": true, "location": true,
+	"unit": true, "register": true, "reg": true, "terminal": true, "table": true, "check": true, "order": true,
+	"ticket": true, "trans": true, "guest": true, "server": true, "station": true, "markt": true}
+
+// branchCore is name s without a branch number after it ("Subway
+// #1234-0" → "Subway"), or s when the words before the number only say
+// what is numbered ("Store #7053").
+func branchCore(s string) string {
+	core := branchSuffix.ReplaceAllString(s, "")
+	if core == s || numberedWords[strings.ToLower(strings.Trim(core, " .:"))] {
+		return s
+	}
+	return core
 }
 
 // businessWords say what a business is, in English, German, French,
@@ -486,6 +546,13 @@ func pickDate(lines []parsedLine) (*time.Time, string, float64) {
 	var firstLine, otherLine int
 	for i, l := range lines {
 		if len(l.dates) == 0 {
+			// A labelled day and month whose year OCR mangled ("Datum:
+			// 15.04. 202¢") take the year of the receipt's other dates.
+			if dateLabel.MatchString(l.text) && !otherDate.MatchString(l.text) {
+				if d, ok := yearlessDate(l.text, lines); ok {
+					return &d, fmt.Sprintf("date: %s on the labelled line %d, its year from the receipt's other date", d.Format(time.DateOnly), i+1), 0.8
+				}
+			}
 			continue
 		}
 		other := otherDate.MatchString(l.text)
@@ -512,6 +579,38 @@ func pickDate(lines []parsedLine) (*time.Time, string, float64) {
 	}
 	d := first.date
 	return &d, fmt.Sprintf("date: %s, the first date (line %d)", d.Format(time.DateOnly), firstLine+1), conf
+}
+
+// dottedDayMonth is a day and month written the European way with no
+// year that reads ("15.04." followed by nothing, a space or noise).
+var dottedDayMonth = regexp.MustCompile(`(?:^|[^\d.,])(\d{1,2})\.(\d{1,2})\.(?:\s|$)`)
+
+// yearlessDate reads a dotted day and month on text with the year of the
+// first date elsewhere on the receipt (none: no date).
+func yearlessDate(text string, lines []parsedLine) (time.Time, bool) {
+	m := dottedDayMonth.FindStringSubmatch(text)
+	if m == nil {
+		return time.Time{}, false
+	}
+	for _, l := range lines {
+		if len(l.dates) == 0 {
+			continue
+		}
+		ref := l.dates[0].date
+		d, _ := strconv.Atoi(m[1])
+		mo, _ := strconv.Atoi(m[2])
+		if mo < 1 || mo > 12 || d < 1 || d > 31 {
+			return time.Time{}, false
+		}
+		t := time.Date(ref.Year(), time.Month(mo), d, 0, 0, 0, 0, time.UTC)
+		// 31.04. is no date, and a day and month months away from the
+		// receipt's other date are not its year's.
+		if t.Day() != d || t.Sub(ref).Abs() > 60*24*time.Hour {
+			return time.Time{}, false
+		}
+		return t, true
+	}
+	return time.Time{}, false
 }
 
 // amountPat is an amount inside a line (a unit price).

@@ -65,11 +65,40 @@ func TestHeaderName(t *testing.T) {
 		{"your GUEST NUMBER IS", ""},
 		{"RECHNUNG", ""},
 		{"FACTURE", ""},
+		// A phone after the name on its line is not part of it; a
+		// chain's branch number is.
+		{"Corner Deli Phone 555-201-7788", "Corner Deli"},
+		{"Noodle Bar Tel: (555) 201-7788", "Noodle Bar"},
+		{"Sandwiches#20418-0 hone 555-201-7788", "Sandwiches#20418-0"},
+		{"Pizza Hut #4471", "Pizza Hut #4471"},
+		{"(555) 201-7788", ""},
+		{"Tel 555-201-7788", ""},
+		{"Phone: (555) 201-7788", ""},
+		{"PH 555.201.7788", ""},
+		{"Fax 555-201-7788", ""},
+		{"Store #7053", ""},
+		{"Order #12", ""},
 	} {
 		l := splitLines(c.line)[0]
 		l.kind, l.dates = classify(l.text), findDates(l.text, false, testNow)
 		if got := headerName(l); got != c.want {
 			t.Errorf("headerName(%q) = %q, want %q", c.line, got, c.want)
+		}
+	}
+}
+
+// TestVendorWebBrand: over a legal name, a web address's name that the
+// text also writes as a word is the brand (a marketplace's invoice,
+// whose legal name is the seller's); the web address alone is not.
+func TestVendorWebBrand(t *testing.T) {
+	invoice := "INVOICE\nInvoice Date: 20-10-2025\nDesk Lamp   1   899.00\nGrand Total     899.00\n" +
+		"Kestrel Trading Pvt. Ltd.\nShopzone.com Customer Care || www.shopzone.com/support\n"
+	for _, c := range []struct{ name, text, want string }{
+		{"the brand written as a word", invoice + "At Shopzone we try to deliver every order on time.\n", "Shopzone"},
+		{"the web address alone", invoice, "Kestrel Trading"},
+	} {
+		if got := Parse(c.text, testNow).ProposedVendorDisplay; got != c.want {
+			t.Errorf("%s: vendor %q, want %q", c.name, got, c.want)
 		}
 	}
 }

@@ -116,14 +116,6 @@ func (t Tesseract) Recognize(ctx context.Context, image []byte) (string, error) 
 // RecognizeIn runs tesseract on the image in lang ("" is t.Lang, else
 // "eng"), killing it when ctx is done.
 func (t Tesseract) RecognizeIn(ctx context.Context, image []byte, lang string) (string, error) {
-	path := t.Path
-	if path == "" {
-		p, err := exec.LookPath("tesseract")
-		if err != nil {
-			return "", newErr(ErrUnreadable, ErrNoTesseract, "OCR is not available")
-		}
-		path = p
-	}
 	if lang == "" {
 		lang = t.Lang
 	}
@@ -134,8 +126,25 @@ func (t Tesseract) RecognizeIn(ctx context.Context, image []byte, lang string) (
 	if psm == 0 {
 		psm = 6
 	}
-	cmd := limitedCommand(ctx, t.Limits.or(DefaultOCRLimits), path, "stdin", "stdout",
-		"-l", lang, "--psm", strconv.Itoa(psm), "-c", "preserve_interword_spaces=1", "tsv")
+	out, err := t.run(ctx, image, "-l", lang, "--psm", strconv.Itoa(psm), "-c", "preserve_interword_spaces=1", "tsv")
+	if err != nil {
+		return "", err
+	}
+	return linesOfTSV(out, minWordConf), nil
+}
+
+// run runs tesseract on the image (stdin to stdout) with args, one
+// thread, under t's limits, killed when ctx is done: its output.
+func (t Tesseract) run(ctx context.Context, image []byte, args ...string) (string, error) {
+	path := t.Path
+	if path == "" {
+		p, err := exec.LookPath("tesseract")
+		if err != nil {
+			return "", newErr(ErrUnreadable, ErrNoTesseract, "OCR is not available")
+		}
+		path = p
+	}
+	cmd := limitedCommand(ctx, t.Limits.or(DefaultOCRLimits), path, append([]string{"stdin", "stdout"}, args...)...)
 	// One thread per process: the pool, not OpenMP, decides how many cores
 	// OCR takes.
 	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
@@ -150,7 +159,7 @@ func (t Tesseract) RecognizeIn(ctx context.Context, image []byte, lang string) (
 		}
 		return "", fmt.Errorf("tesseract: %w: %s", err, firstLine(stderr.String()))
 	}
-	return linesOfTSV(stdout.String(), minWordConf), nil
+	return stdout.String(), nil
 }
 
 // Orienter is an OCR that can tell how far an image is turned: the
@@ -166,28 +175,11 @@ var rotateLine = regexp.MustCompile(`(?m)^Rotate:\s*(\d+)`)
 // pack of tesseract-ocr) on the image: the rotation that sets it
 // upright. An error when it cannot tell (no osd pack, too little text).
 func (t Tesseract) Orientation(ctx context.Context, image []byte) (int, error) {
-	path := t.Path
-	if path == "" {
-		p, err := exec.LookPath("tesseract")
-		if err != nil {
-			return 0, newErr(ErrUnreadable, ErrNoTesseract, "OCR is not available")
-		}
-		path = p
+	out, err := t.run(ctx, image, "--psm", "0")
+	if err != nil {
+		return 0, err
 	}
-	cmd := limitedCommand(ctx, t.Limits.or(DefaultOCRLimits), path, "stdin", "stdout", "--psm", "0")
-	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
-	cmd.Stdin = bytes.NewReader(image)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	configureKill(cmd)
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return 0, fmt.Errorf("tesseract: %w", ctx.Err())
-		}
-		return 0, fmt.Errorf("tesseract: %w: %s", err, firstLine(stderr.String()))
-	}
-	m := rotateLine.FindStringSubmatch(stdout.String())
+	m := rotateLine.FindStringSubmatch(out)
 	if m == nil {
 		return 0, errors.New("tesseract: no orientation found")
 	}

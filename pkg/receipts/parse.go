@@ -322,7 +322,7 @@ func classify(text string) lineKind {
 		}
 		return kindTotal
 	case hasWord(ws, "SUBTOTAL", "SUBTOTALE", "ZWISCHENSUMME", "NETTO", "NET", "IMPONIBILE") || hasPhrase(ws, "SUB", "TOTAL") ||
-		hasPhrase(ws, "SOUS", "TOTAL"):
+		hasPhrase(ws, "SOUS", "TOTAL") || subTotalShort(ws):
 		return kindSubtotal
 	case hasWord(ws, "SAVINGS", "DISCOUNT", "COUPON", "REBATE", "PROMO"):
 		return kindDiscount
@@ -351,8 +351,8 @@ func classify(text string) lineKind {
 		return kindTotal
 	case hasWord(ws, "TAX", "VAT", "GST", "HST", "PST", "QST", "MWST", "IVA", "TVA", "UST", "BTW") || strings.Contains(joined, "SALES TAX"):
 		return kindTax
-	case hasWord(ws, "TIP", "GRATUITY", "TIPS", "GRAT", "TRINKGELD") || hasPhrase(ws, "SERVICE", "CHARGE"):
-		if percentRate.MatchString(text) && !hasPhrase(ws, "SERVICE", "CHARGE") {
+	case hasWord(ws, "TIP", "GRATUITY", "TIPS", "GRAT", "TRINKGELD") || serviceCharge(ws):
+		if percentRate.MatchString(text) && !serviceCharge(ws) {
 			return kindInfo // a suggested tip ("18% TIP 8.09"), not one added; a service charge is
 		}
 		return kindTip
@@ -368,6 +368,29 @@ func classify(text string) lineKind {
 		return kindInfo
 	}
 	return kindOther
+}
+
+// subTotalShort: the subtotal's label abbreviated ("SUBTTL", "Sub
+// Ttl", "Sub/Tt" as OCR reads it): SUB and TTL, TL, TT or TOT after
+// it.
+func subTotalShort(ws []string) bool {
+	if slices.Contains(ws, "SUBTTL") || slices.Contains(ws, "SUBTL") {
+		return true
+	}
+	for i := 0; i+1 < len(ws); i++ {
+		if ws[i] == "SUB" && slices.Contains([]string{"TTL", "TL", "TT", "TOT"}, ws[i+1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// serviceCharge: a service charge, its first word whole or shortened
+// ("SERVICE CHARGE", "SERV. CHARGE", "SVC CHARGE"): added to the bill as
+// a tip is, and no change given (CHARGE is one letter from CHANGE).
+func serviceCharge(ws []string) bool {
+	return hasPhrase(ws, "SERVICE", "CHARGE") || hasPhrase(ws, "SERV", "CHARGE") || hasPhrase(ws, "SVC", "CHARGE") ||
+		hasPhrase(ws, "SRV", "CHARGE")
 }
 
 // toPay: the words of a line say what is to be paid, in French, Dutch,

@@ -618,3 +618,105 @@ func TestNamedDates(t *testing.T) {
 		}
 	}
 }
+
+// TestOCRDateRepairs: dates OCR damaged that a rule still reads, and
+// look-alikes it must not.
+func TestOCRDateRepairs(t *testing.T) {
+	now := time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name, text, country, want string // want "": no date
+	}{
+		{"the 1 of month 10 read as a 4", "DINER 9\nServer: Ana\n40/29/2026 19:51\nPIE     4.50\nTOTAL   4.50", "US", "2026-10-29"},
+		{"the 1 of month 11 read as a 7", "DINER 9\n71/05/2026 08:02 AM\nPIE     4.50\nTOTAL   4.50", "US", "2026-11-05"},
+		{"a first number no month can be repaired to stays no date", "DINER 9\n45/12/2026\nPIE     4.50\nTOTAL   4.50", "US", ""},
+		{"a two-digit year is not repaired", "DINER 9\n40/29/26\nPIE     4.50\nTOTAL   4.50", "US", ""},
+		{
+			"a labelled day and month, the year mangled: the year of the receipt's other date",
+			"GETRAENKE WEST\n02.05.26 16:15 8665 0176\nWasser        2,49\nSUMME         2,49\nKartenzahlung\nDatum:        01.05. 202¢\nUhrzeit:      16:19:51 Uhr",
+			"DE", "2026-05-01",
+		},
+		{
+			"a labelled day and month without any other date: none",
+			"GETRAENKE WEST\nWasser        2,49\nSUMME         2,49\nDatum:        01.05. 202¢",
+			"DE", "",
+		},
+		{
+			"a labelled day and month months from the other date: the other date",
+			"GETRAENKE WEST\n02.05.26 16:15 8665 0176\nWasser        2,49\nSUMME         2,49\nDatum:        01.09. 202¢",
+			"DE", "2026-05-02",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := ParseFor(tt.text, now, Hints{Country: tt.country})
+			got := ""
+			if res.ProposedPaidAt != nil {
+				got = res.ProposedPaidAt.Format(time.DateOnly)
+			}
+			if got != tt.want {
+				t.Fatalf("date %q, want %q (%v)", got, tt.want, res.Reasons)
+			}
+		})
+	}
+}
+
+// TestTotalArithmetic: totals that the other amounts decide when the
+// total's line is misread or missing.
+func TestTotalArithmetic(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       money.Cents
+	}{
+		{
+			// The service charge above the subtotal is in it: subtotal +
+			// tax is the total, not subtotal + tax + the charge again.
+			"a service charge above the subtotal is not added to it",
+			"GRILL HOUSE\nBurger            5.99\nFries             2.49\nShake\nSERVICE CHARGE 2% 0.25\nSUB TTL          12.72\nTAX               1.05\nTutat            13.77",
+			1377,
+		},
+		{
+			"a total line holding the tax, the total under it",
+			"CHICKEN SHACK\n2PC MEAL        5.99\nSWING MEAL      6.99\nSWING MEAL      6.99\nSMALL SIDE      1.19\nTOTAL           1.88\n               23.04",
+			2304,
+		},
+		{
+			"a total line's amount with a cash amount under it that is no sum stays the total",
+			"CHICKEN SHACK\n2PC MEAL        5.99\nSWING MEAL      6.99\nTOTAL          12.98\n               20.00",
+			1298,
+		},
+		{
+			"no total line: the amount under the subtotal, its tax label misread",
+			"TACO STAND\nTaco            3.49\nBurrito         8.99\nSUBTOTAL       12.48\nwax             1.03\nDRIVE THRU     13.51",
+			1351,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := Parse(tt.text, testNow)
+			if res.ProposedAmountCents == nil || *res.ProposedAmountCents != tt.want {
+				t.Fatalf("total %s, want %s (%v)", fmtCents(res.ProposedAmountCents), tt.want, res.Reasons)
+			}
+		})
+	}
+}
+
+// TestClassifyShortLabels: shortened labels of a subtotal and a service
+// charge.
+func TestClassifyShortLabels(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want lineKind
+	}{
+		{"SUB TTL                 31.24", kindSubtotal},
+		{"Sub/Tt]                 31.24", kindSubtotal},
+		{"SUBTTL                  31.24", kindSubtotal},
+		{"1 SUB ZUCCHINI           2.49", kindOther},
+		{"SERV. CHARGE( 2%)        0.61", kindTip},
+		{"SVC CHARGE 18%           9.12", kindTip},
+		{"CHANGE                   3.00", kindPayment},
+	} {
+		if got := classify(fixDigits(c.line)); got != c.want {
+			t.Errorf("classify(%q) = %v, want %v", c.line, got, c.want)
+		}
+	}
+}

@@ -42,6 +42,7 @@ var changeWords = []string{"CHANGE", "CHNG", "ZURUCK", "ZURÜCK", "RUCKGELD", "R
 // 0.3.
 func pickTotal(lines []parsedLine, items []LineItem, itemsEnd int) (total *money.Cents, consistent bool, conf float64, why string) {
 	var sub, tax, tip, card, cash, change []money.Cents
+	var subLines, tipLines []int
 	type amt struct {
 		line int
 		a    money.Cents
@@ -71,11 +72,11 @@ func pickTotal(lines []parsedLine, items []LineItem, itemsEnd int) (total *money
 		all = append(all, amt{line: i, a: a, kind: kind, below: below})
 		switch kind {
 		case kindSubtotal:
-			sub = append(sub, a)
+			sub, subLines = append(sub, a), append(subLines, i)
 		case kindTax:
 			tax = append(tax, a)
 		case kindTip:
-			tip = append(tip, a)
+			tip, tipLines = append(tip, a), append(tipLines, i)
 		case kindPayment:
 			ws := words(l.text)
 			switch {
@@ -98,13 +99,42 @@ func pickTotal(lines []parsedLine, items []LineItem, itemsEnd int) (total *money
 	for _, it := range items {
 		itemSum, _ = itemSum.Add(it.AmountCents)
 	}
+	// A total line whose amount is under the items, with an amount
+	// without a label (or with noise) right under it equal to the items
+	// (or the subtotal) plus that amount: the line printed the tax, and
+	// the total stands below ("TOTAL 2.43" over "30.58", the items
+	// 28.15).
+	for k, x := range all {
+		if x.kind != kindTotal || k+1 >= len(all) {
+			continue
+		}
+		y := all[k+1]
+		if y.kind != kindOther || y.line > x.line+2 {
+			continue
+		}
+		bases := append([]money.Cents{itemSum}, sub...)
+		for _, b := range bases {
+			if v, err := b.Add(x.a); err == nil && b > x.a && v == y.a {
+				all[k].kind = kindTax
+				tax = append(tax, x.a)
+				break
+			}
+		}
+	}
 	var extras money.Cents
 	for _, a := range append(slices.Clone(tax), tip...) {
 		extras, _ = extras.Add(a)
 	}
 	sums := map[money.Cents]string{}
-	for _, s := range sub {
-		if v, err := s.Add(extras); err == nil && v > 0 {
+	for k, s := range sub {
+		// A tip or service charge printed above the subtotal is in it.
+		ex := extras
+		for j, t := range tip {
+			if tipLines[j] < subLines[k] {
+				ex, _ = ex.Sub(t)
+			}
+		}
+		if v, err := s.Add(ex); err == nil && v > 0 && (ex != 0 || extras == 0) {
 			sums[v] = "subtotal + tax + tip"
 		}
 	}
@@ -199,6 +229,18 @@ func pickTotal(lines []parsedLine, items []LineItem, itemsEnd int) (total *money
 		}
 		break
 	}
+	// Without a total line, the largest unlabelled amount in the three
+	// lines under the last subtotal, and not under half of it: the total
+	// whose label OCR lost ("*DRV THRU 34.21" under "SUB TTL 31.24").
+	var afterSub money.Cents
+	if len(subLines) > 0 && !slices.ContainsFunc(all, func(x amt) bool { return x.kind == kindTotal }) {
+		sl, s := subLines[len(subLines)-1], sub[len(sub)-1]
+		for _, x := range all {
+			if x.line > sl && x.line <= sl+3 && x.kind == kindOther && x.a > afterSub && 2*x.a >= s {
+				afterSub = x.a
+			}
+		}
+	}
 	var largest money.Cents
 	for _, x := range all {
 		if x.kind != kindPayment || slices.Contains(card, x.a) {
@@ -252,6 +294,10 @@ func pickTotal(lines []parsedLine, items []LineItem, itemsEnd int) (total *money
 		if slices.Contains(card, c.amount) {
 			c.score += 2
 			c.why = append(c.why, "the card payment's amount")
+		}
+		if afterSub > 0 && c.amount == afterSub {
+			c.score += 1.5
+			c.why = append(c.why, "the amount under the subtotal, no total line")
 		}
 		if abovePay[c.amount] {
 			c.score += 1.5
