@@ -60,11 +60,12 @@ type importedTxn struct {
 
 // runTransactions runs the four transactions benchmarks in order and
 // prints a summary; an error of one part stops the others (they depend
-// on its data). parts "list" and "ledger" run the listing or the general
-// ledger alone; ledgerLines is the size of the general ledger's account.
+// on its data). parts "import", "list" and "ledger" run the import (with
+// its bound), the listing or the general ledger alone; ledgerLines is the
+// size of the general ledger's account.
 func runTransactions(ctx context.Context, st *stack.Stack, token, parts string, ledgerLines int) ([]result, error) {
-	if parts != "all" && parts != "list" && parts != "ledger" {
-		return nil, fmt.Errorf("-tx-parts must be all, list or ledger, not %q", parts)
+	if parts != "all" && parts != "import" && parts != "list" && parts != "ledger" {
+		return nil, fmt.Errorf("-tx-parts must be all, import, list or ledger, not %q", parts)
 	}
 	if ledgerLines < ledgerPage*3 {
 		return nil, fmt.Errorf("-ledger-lines must be at least %d, not %d", ledgerPage*3, ledgerLines)
@@ -110,6 +111,10 @@ func runTransactions(ctx context.Context, st *stack.Stack, token, parts string, 
 		return nil, fmt.Errorf("import: %w", err)
 	}
 	all = append(all, res...)
+	if parts == "import" {
+		fmt.Printf("\ntransactions summary (load average now: %s):\n%s", loadAverage(), imp)
+		return all, nil
+	}
 	if err := b.settle(ctx); err != nil {
 		return all, err
 	}
