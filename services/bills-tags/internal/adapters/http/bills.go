@@ -119,35 +119,22 @@ type billPaidJSON struct {
 // billVendorJSON is a bill's vendor: the vendor routes' vendorJSON (same
 // keys and values) except that the SDK's BillVendor leaves out
 // individual_name, email, mobile_phone, office_phone, address_string and
-// notes when they are null.
+// notes when they are null: the fields declared here shadow the embedded
+// ones of the same key (encoding/json takes the shallower).
 type billVendorJSON struct {
-	Type            string     `json:"type"`
-	ID              string     `json:"id"`
-	ExternalID      *string    `json:"external_id"`
-	IndividualName  *string    `json:"individual_name,omitempty"`
-	CompanyName     *string    `json:"company_name"`
-	Email           *string    `json:"email,omitempty"`
-	MobilePhone     *string    `json:"mobile_phone,omitempty"`
-	OfficePhone     *string    `json:"office_phone,omitempty"`
-	AddressString   *string    `json:"address_string,omitempty"`
-	Memo            *string    `json:"memo"`
-	Notes           *string    `json:"notes,omitempty"`
-	Status          string     `json:"status"`
-	TransactionTags []tags.Tag `json:"transaction_tags"`
-	CreatedAt       time.Time  `json:"created_at"`
-	UpdatedAt       time.Time  `json:"updated_at"`
-	ArchivedAt      *time.Time `json:"archived_at"`
-	MergedIntoID    *string    `json:"merged_into_id"`
+	vendorJSON
+	IndividualName *string `json:"individual_name,omitempty"`
+	Email          *string `json:"email,omitempty"`
+	MobilePhone    *string `json:"mobile_phone,omitempty"`
+	OfficePhone    *string `json:"office_phone,omitempty"`
+	AddressString  *string `json:"address_string,omitempty"`
+	Notes          *string `json:"notes,omitempty"`
 }
 
 func toBillVendor(v domain.Vendor) billVendorJSON {
 	j := toVendor(v)
-	return billVendorJSON{
-		Type: j.Type, ID: j.ID, ExternalID: j.ExternalID, IndividualName: j.IndividualName, CompanyName: j.CompanyName,
-		Email: j.Email, MobilePhone: j.MobilePhone, OfficePhone: j.OfficePhone, AddressString: j.AddressString, Memo: j.Memo,
-		Notes: j.Notes, Status: j.Status, TransactionTags: j.TransactionTags, CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt,
-		ArchivedAt: j.ArchivedAt, MergedIntoID: j.MergedIntoID,
-	}
+	return billVendorJSON{vendorJSON: j, IndividualName: j.IndividualName, Email: j.Email, MobilePhone: j.MobilePhone,
+		OfficePhone: j.OfficePhone, AddressString: j.AddressString, Notes: j.Notes}
 }
 
 // billJSON is the bill on every route: the issue's fields plus the SDK's
