@@ -137,7 +137,7 @@ func toBillVendor(v domain.Vendor) billVendorJSON {
 		OfficePhone: j.OfficePhone, AddressString: j.AddressString, Notes: j.Notes}
 }
 
-// billJSON is the bill on every route: the fields plus the SDK's
+// billJSON is the bill on every route: its own fields plus the SDK's
 // Bill. due_at is always set (received_at for a bill without a due date,
 // which is due on receipt); paid_at is left out until the bill is paid.
 type billJSON struct {
