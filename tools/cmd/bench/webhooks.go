@@ -44,8 +44,11 @@ const (
 	// whConcurrency is the service's WEBHOOKS_CONCURRENCY default: the
 	// plain client's concurrency too.
 	whConcurrency = 64
-	// whEndpoints are the throughput's endpoints: at WEBHOOKS_PER_ENDPOINT
-	// 8, at least 8 are needed for 64 in flight.
+	// whPerEndpoint is the service's WEBHOOKS_PER_ENDPOINT default: an
+	// unordered endpoint's lanes.
+	whPerEndpoint = 8
+	// whEndpoints are the throughput's endpoints: at whPerEndpoint, at
+	// least 8 are needed for 64 in flight.
 	whEndpoints       = 16
 	whRounds          = 2     // throughput rounds, alternating with the plain client (best kept)
 	whWarmup          = 2_000 // deliveries of the unmeasured first round of each
@@ -416,14 +419,20 @@ func postgresPIDs() []int {
 func (w *whbench) serviceRound(ctx context.Context, eps []whEndpoint, n int) (roundResult, error) {
 	w.rc.reset()
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	msgs, dels, lanes := make([][]any, n), make([][]any, n), make([][]any, n)
+	msgs, dels := make([][]any, n), make([][]any, n)
+	var lanes [][]any
 	for i := range n {
 		e := eps[i%len(eps)]
 		mid, did := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
-		lane := "d:" + did.String() // ordering none: a lane per delivery
+		// Ordering none: an endpoint's deliveries take its lanes in turn,
+		// as many lanes as WEBHOOKS_PER_ENDPOINT.
+		k := i / len(eps)
+		lane := "n:" + strconv.Itoa(k%whPerEndpoint)
 		msgs[i] = []any{mid, w.clientID, nil, "Webhook.test", testBody(mid, e.id, now), now}
 		dels[i] = []any{did, e.id, mid, lane, "Webhook.test", nil, "pending", now, now, now}
-		lanes[i] = []any{e.id, lane, now}
+		if k < whPerEndpoint {
+			lanes = append(lanes, []any{e.id, lane, now})
+		}
 	}
 	tx, err := w.db.Begin(ctx)
 	if err != nil {

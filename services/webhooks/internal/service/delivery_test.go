@@ -2,6 +2,7 @@ package service
 
 import (
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -199,6 +200,90 @@ func TestOrderPerBusiness(t *testing.T) {
 	if order[0] != first.String() || order[1] != later[0].String() || order[2] != later[1].String() {
 		t.Fatalf("order after the retry: %v, want %s %s %s", order, first, later[0], later[1])
 	}
+}
+
+// TestUnorderedLanes: an endpoint with ordering none spreads its
+// deliveries over as many lanes as may be sent to it at once; one that
+// fails leaves its lane for one of its own, so the deliveries after it in
+// the lane go at once, and it is retried on schedule with its webhook-id.
+func TestUnorderedLanes(t *testing.T) {
+	lanesOf := func(e *env, endpoint string) []string {
+		var lanes []string
+		if err := e.DB.NewRaw("SELECT lane FROM deliveries WHERE endpoint_id = ? ORDER BY seq", endpoint).Scan(t.Context(), &lanes); err != nil {
+			t.Fatal(err)
+		}
+		return lanes
+	}
+
+	t.Run("spread", func(t *testing.T) {
+		e := newEnv(t, envOptions{dispatch: app.DispatchOptions{Concurrency: 8, PerEndpoint: 4}})
+		rcv := newReceiver(t)
+		ep := e.endpoint("plat-a", rcv.URL, map[string]any{"ordering": "none", "event_types": []string{"Customer.created"}})
+		bid := e.Svc.SeedBusiness(t, "plat-a")
+		for range 40 {
+			e.customer(bid, uuid.New(), 1, "ACTIVE", nil)
+		}
+		rcv.waitFor(t, 40, 20*time.Second)
+		// In turn: ten each.
+		seen := map[string]int{}
+		for _, l := range lanesOf(e, ep["id"].(string)) {
+			seen[l]++
+		}
+		if want := map[string]int{"n:0": 10, "n:1": 10, "n:2": 10, "n:3": 10}; !maps.Equal(seen, want) {
+			t.Fatalf("40 deliveries in lanes %v, want %v", seen, want)
+		}
+	})
+
+	t.Run("a retry holds up no one", func(t *testing.T) {
+		e := newEnv(t, envOptions{dispatch: app.DispatchOptions{Concurrency: 4, PerEndpoint: 1}})
+		rcv := newReceiver(t)
+		ep := e.endpoint("plat-a", rcv.URL, map[string]any{"ordering": "none", "event_types": []string{"Customer.created"}})
+		bid := e.Svc.SeedBusiness(t, "plat-a")
+		first := uuid.New()
+		rcv.setAnswer(func(d delivery) int {
+			if d.Event.Data.EntityID == first.String() {
+				return 503
+			}
+			return 204
+		})
+		e.customer(bid, first, 1, "ACTIVE", nil)
+		failed := rcv.waitFor(t, 1, 20*time.Second)[0]
+		later := []uuid.UUID{uuid.New(), uuid.New(), uuid.New()}
+		for _, id := range later {
+			e.customer(bid, id, 1, "ACTIVE", nil)
+		}
+		// One lane (one at a time): the later ones pass the one retrying.
+		got := rcv.waitFor(t, 4, 20*time.Second)
+		for i, id := range later {
+			if got[i+1].Event.Data.EntityID != id.String() {
+				t.Fatalf("delivery %d: %s, want %s", i+1, got[i+1].Event.Data.EntityID, id)
+			}
+		}
+		e.settled()
+		lanes := lanesOf(e, ep["id"].(string))
+		var own string
+		if err := e.DB.NewRaw("SELECT 'd:' || id::text FROM deliveries WHERE message_id = ?", uuid.MustParse(failed.ID)).Scan(t.Context(), &own); err != nil {
+			t.Fatal(err)
+		}
+		if lanes[0] != own || own == "" {
+			t.Fatalf("the failed delivery's lane is %q, want its own %q (lanes %v)", lanes[0], own, lanes)
+		}
+		for _, l := range lanes[1:] {
+			if l != "n:0" {
+				t.Fatalf("lanes %v: the others stay in n:0", lanes)
+			}
+		}
+		e.waitRow("SELECT count(*) FROM lanes WHERE lane = ?", own)
+
+		rcv.setAnswer(func(delivery) int { return 204 })
+		e.clock.Advance(5 * time.Second)
+		got = rcv.waitFor(t, 5, 20*time.Second)
+		if got[4].ID != failed.ID {
+			t.Fatalf("the retry has webhook-id %s, want %s", got[4].ID, failed.ID)
+		}
+		e.waitRow("SELECT (count(*) = 0)::int FROM lanes")
+		e.waitRow("SELECT (count(*) = 0)::int FROM deliveries WHERE status <> 'delivered'")
+	})
 }
 
 // TestSlowEndpointDoesNotDelayOthers: an endpoint answering after 3 s

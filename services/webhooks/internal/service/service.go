@@ -78,6 +78,13 @@ func (s *Service) setup(_ context.Context, k *servicekit.Kit) error {
 	client := egress.New(egress.Options{AllowPrivate: s.cfg.Webhooks.AllowPrivate, AllowHTTP: s.cfg.Webhooks.AllowHTTP,
 		Timeout: s.cfg.Webhooks.Timeout})
 	s.Store = postgres.New(k.DB(), box)
+	// An unordered endpoint's deliveries are spread over as many lanes as
+	// may be sent to it at once.
+	if s.opts.Dispatch.PerEndpoint > 0 {
+		s.Store.SpreadUnordered(s.opts.Dispatch.PerEndpoint)
+	} else {
+		s.Store.SpreadUnordered(s.cfg.Webhooks.PerEndpoint)
+	}
 	attempts := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "webhooks_attempts_total",
 		Help: "Delivery attempts by outcome: delivered, retry (not 2xx or no answer, retried later), failed (the last attempt)."}, []string{"outcome"})
 	took := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "webhooks_attempt_seconds",

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -113,16 +115,34 @@ func (s *Store) InsertMessage(ctx context.Context, m domain.Message) (bool, erro
 	return n > 0, nil
 }
 
-// laneOf is the lane of a delivery of message m to endpoint e.
-func laneOf(e domain.Endpoint, m domain.Message, deliveryID uuid.UUID) string {
+// laneOf is the lane of a delivery of message m to endpoint e: the
+// business for an ordered endpoint; for one with ordering none, the next
+// of the store's spread lanes of e in turn, so that its deliveries go
+// spread lanes at a time, each lane's a run per claim (a delivery to be
+// retried leaves its lane for one of its own: retryLane).
+func (s *Store) laneOf(e domain.Endpoint, m domain.Message) string {
 	if e.Ordering == domain.OrderingNone {
-		return "d:" + deliveryID.String()
+		n, _ := s.turns.LoadOrStore(e.ID, new(atomic.Uint64))
+		return unorderedPrefix + strconv.FormatUint((n.(*atomic.Uint64).Add(1)-1)%uint64(s.spread), 10)
 	}
 	if m.BusinessID == nil {
 		return "platform"
 	}
 	return m.BusinessID.String()
 }
+
+// unorderedPrefix starts the shared lanes of endpoints with ordering
+// none; a delivery of theirs that is to be retried moves to a lane of its
+// own (retryLane), so that it holds up no other delivery.
+const unorderedPrefix = "n:"
+
+// retryLane is the SQL of the own lane of the delivery row alias names.
+func retryLane(alias string) string { return "'d:' || " + alias + ".id::text" }
+
+// SpreadUnordered sets how many lanes the deliveries to an endpoint with
+// ordering none are spread over (at least 1; the default 8): as many as
+// may be sent to one endpoint at once. Set it before the store is used.
+func (s *Store) SpreadUnordered(n int) { s.spread = max(n, 1) }
 
 // Enqueue adds a pending delivery of m to each endpoint, due now, its
 // lane created when it has none, and notifies the dispatchers (on
@@ -136,7 +156,7 @@ func (s *Store) Enqueue(ctx context.Context, m domain.Message, eps []domain.Endp
 	lanes := make([]string, len(eps))
 	for i, e := range eps {
 		ids[i] = uuid.Must(uuid.NewV7())
-		endpoints[i], lanes[i] = e.ID, laneOf(e, m, ids[i])
+		endpoints[i], lanes[i] = e.ID, s.laneOf(e, m)
 	}
 	db := s.conn(ctx)
 	if err := lockLanes(ctx, db, endpoints, lanes); err != nil {
@@ -262,10 +282,16 @@ func (s *Store) EnqueueAll(ctx context.Context, fans []app.Fan, now time.Time) e
 		if m.BusinessID != nil {
 			bids[i] = m.BusinessID.String()
 		}
-		for _, e := range f.Endpoints {
-			if e.Ordering != domain.OrderingNone { // a lane of its own is no other's
-				keys = append(keys, e.ID.String()+"/"+laneOf(e, m, uuid.Nil))
-			}
+	}
+	// The deliveries' ids (and so the unordered endpoints' lanes) are
+	// chosen before the lanes' locks are taken.
+	dids, dlanes := make([][]uuid.UUID, len(fans)), make([][]string, len(fans))
+	for i, f := range fans {
+		dids[i], dlanes[i] = make([]uuid.UUID, len(f.Endpoints)), make([]string, len(f.Endpoints))
+		for j, e := range f.Endpoints {
+			dids[i][j] = uuid.Must(uuid.NewV7())
+			dlanes[i][j] = s.laneOf(e, f.Message)
+			keys = append(keys, e.ID.String()+"/"+dlanes[i][j])
 		}
 	}
 	var res struct {
@@ -286,19 +312,18 @@ func (s *Store) EnqueueAll(ctx context.Context, fans []app.Fan, now time.Time) e
 	for _, id := range res.Inserted {
 		fresh[id] = true
 	}
-	var dids, endpoints, mids []uuid.UUID
+	var ids2, endpoints, mids []uuid.UUID
 	var lanes, dtypes, dbids []string
 	for i, f := range fans {
 		if !fresh[f.Message.ID] {
 			continue // applied before: its deliveries exist
 		}
-		for _, e := range f.Endpoints {
-			id := uuid.Must(uuid.NewV7())
-			dids, endpoints, mids = append(dids, id), append(endpoints, e.ID), append(mids, f.Message.ID)
-			lanes, dtypes, dbids = append(lanes, laneOf(e, f.Message, id)), append(dtypes, f.Message.Type), append(dbids, bids[i])
+		for j, e := range f.Endpoints {
+			ids2, endpoints, mids = append(ids2, dids[i][j]), append(endpoints, e.ID), append(mids, f.Message.ID)
+			lanes, dtypes, dbids = append(lanes, dlanes[i][j]), append(dtypes, f.Message.Type), append(dbids, bids[i])
 		}
 	}
-	if len(dids) == 0 {
+	if len(ids2) == 0 {
 		return nil
 	}
 	_, err := db.NewRaw(`WITH d AS (
@@ -315,7 +340,7 @@ func (s *Store) EnqueueAll(ctx context.Context, fans []app.Fan, now time.Time) e
 			ON CONFLICT (endpoint_id, lane) DO NOTHING
 		)
 		SELECT pg_notify(?7, '')`,
-		now, pgArray(dids), pgArray(endpoints), pgArray(mids), pgArray(lanes), pgArray(dtypes), pgArray(dbids), NotifyChannel).Exec(ctx)
+		now, pgArray(ids2), pgArray(endpoints), pgArray(mids), pgArray(lanes), pgArray(dtypes), pgArray(dbids), NotifyChannel).Exec(ctx)
 	return wrap("enqueue deliveries", err)
 }
 
@@ -468,8 +493,9 @@ type recordRow struct {
 	NextRetryAt *time.Time `json:"next_retry_at"`
 }
 
-// RecordAll stores each record's attempt and its delivery's outcome,
-// then moves their lanes on (moveLanesOn: next head due when it is;
+// RecordAll stores each record's attempt and its delivery's outcome (a
+// delivery of a shared unordered lane that is to be retried moves to a
+// lane of its own, due at its retry), then moves their lanes on (moveLanesOn: next head due when it is;
 // none: the lane is dropped), never waiting for an enqueue to commit: a
 // few statements for the whole batch. A delivery deleted or
 // finished meanwhile (its endpoint disabled) gets no attempt; its lane
@@ -500,22 +526,34 @@ func (s *Store) RecordAll(ctx context.Context, recs []app.Recorded, now time.Tim
 	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		// Not waiting for the commit to reach the disk: an attempt lost
 		// with a crash is made again (the lease runs out), and deliveries
-		// are at least once anyway.
-		if _, err := tx.ExecContext(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
+		// are at least once anyway. No sequential scans (below).
+		if _, err := tx.ExecContext(ctx, "SELECT set_config('synchronous_commit', 'off', true), set_config('enable_seqscan', 'off', true)"); err != nil {
 			return err
 		}
 		// The ids listed again: the deliveries are found by their key
-		// (however many rows the statistics say the table has), not by a
-		// scan joined to the batch.
+		// whatever the statistics say, not by a scan joined to the batch:
+		// sequential scans are off in this transaction, and their status
+		// is compared with t.pending, a value the planner does not know
+		// (a literal 'pending' would let it read every pending delivery
+		// through the pending-only index). Measured behind a backlog of
+		// 20,000 with statistics from before it: 50 ms for 192 records
+		// through that index, 12 ms by a sequential scan, 1 ms by key.
 		// One statement records the attempts and then tries the lanes'
 		// locks.
 		var got []lockedLane
-		if err := tx.NewRaw(`WITH t AS (
-				SELECT * FROM jsonb_to_recordset(?::jsonb) AS t(delivery_id uuid, status text, id uuid, number integer,
+		if err := tx.NewRaw(`WITH t AS MATERIALIZED (
+				SELECT t.*, 'pending'::text AS pending FROM jsonb_to_recordset(?::jsonb) AS t(delivery_id uuid, status text, id uuid, number integer,
 					attempted_at timestamptz, status_code integer, latency_ms bigint, response text, error text, next_retry_at timestamptz)
 			), u AS (
-				UPDATE deliveries d SET status = t.status, attempts = t.number, next_attempt_at = t.next_retry_at, updated_at = ?
-				FROM t WHERE d.id = ANY(?::uuid[]) AND d.id = t.delivery_id AND d.status = 'pending' RETURNING d.id
+				UPDATE deliveries d SET status = t.status, attempts = t.number, next_attempt_at = t.next_retry_at, updated_at = ?,
+					lane = CASE WHEN t.status = 'pending' AND starts_with(d.lane, '`+unorderedPrefix+`') THEN `+retryLane("d")+` ELSE d.lane END
+				FROM t WHERE d.id = ANY(?::uuid[]) AND d.id = t.delivery_id AND d.status = t.pending
+				RETURNING d.id, d.endpoint_id, d.lane, d.next_attempt_at, d.status
+			), r AS (
+				INSERT INTO lanes (endpoint_id, lane, due_at)
+				SELECT u.endpoint_id, u.lane, u.next_attempt_at FROM u
+				WHERE u.status = 'pending' AND u.lane = `+retryLane("u")+`
+				ON CONFLICT (endpoint_id, lane) DO NOTHING
 			), a AS (
 				INSERT INTO attempts (id, delivery_id, number, attempted_at, status_code, latency_ms, response, error, next_retry_at)
 				SELECT t.id, t.delivery_id, t.number, t.attempted_at, t.status_code, t.latency_ms, t.response, t.error, t.next_retry_at

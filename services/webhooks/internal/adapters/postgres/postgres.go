@@ -7,6 +7,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"sync"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -31,10 +32,14 @@ type Store struct {
 	db        *bun.DB
 	box       *secretbox.Box
 	endpoints endpointCache
+	// spread is how many lanes an unordered endpoint's deliveries take
+	// in turn (turns: the next of each endpoint, *atomic.Uint64 by id).
+	spread int
+	turns  sync.Map
 }
 
 // New makes the store on db; box seals the endpoints' secrets.
-func New(db *bun.DB, box *secretbox.Box) *Store { return &Store{db: db, box: box} }
+func New(db *bun.DB, box *secretbox.Box) *Store { return &Store{db: db, box: box, spread: 8} }
 
 func (s *Store) conn(ctx context.Context) bun.IDB { return pgdb.Conn(ctx, s.db) }
 
