@@ -39,7 +39,7 @@ func (s *Store) RecordEntries(ctx context.Context, es []app.JournalEntry) ([]app
 				return nil, fmt.Errorf("encode entry: %w", err)
 			}
 		}
-		vals = append(vals, "(?, ?, ?::date, ?::timestamptz, ?::jsonb)")
+		vals = append(vals, "(?, ?, ?::date, ?::timestamptz, ?::json)")
 		args = append(args, k.business, k.entry, e.Day.Format(domain.DateLayout), e.EventTime, string(payload))
 	}
 	if len(vals) == 0 {

@@ -1,0 +1,1 @@
+ALTER TABLE entries ALTER COLUMN payload TYPE jsonb USING payload::jsonb;
