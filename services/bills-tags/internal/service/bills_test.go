@@ -423,6 +423,13 @@ func TestBillAnswerFields(t *testing.T) {
 		if _, ok := b["paid_at"]; ok {
 			t.Errorf("%s: unpaid bill has paid_at %v", route, b["paid_at"])
 		}
+		// Strings, as the SDK types them, when none was given (the bills
+		// below posted with an external id have "again").
+		if ext, ok := b["external_id"].(string); !ok || (ext != "" && ext != "again") || b["bill_number"] != "" ||
+			b["vendor"].(map[string]any)["external_id"] != "" {
+			t.Errorf("%s: external_id %#v, bill_number %#v, vendor external_id %#v, want empty strings", route,
+				b["external_id"], b["bill_number"], b["vendor"].(map[string]any)["external_id"])
+		}
 		lines := b["line_items"].([]any)
 		if len(lines) != len(wantIDs) {
 			t.Fatalf("%s: lines = %v", route, lines)

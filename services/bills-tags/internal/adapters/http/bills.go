@@ -119,10 +119,12 @@ type billPaidJSON struct {
 // billVendorJSON is a bill's vendor: the vendor routes' vendorJSON (same
 // keys and values) except that the SDK's BillVendor leaves out
 // individual_name, email, mobile_phone, office_phone, address_string and
-// notes when they are null: the fields declared here shadow the embedded
-// ones of the same key (encoding/json takes the shallower).
+// notes when they are null, and types external_id as a string ("" when the
+// vendor has none): the fields declared here shadow the embedded ones of
+// the same key (encoding/json takes the shallower).
 type billVendorJSON struct {
 	vendorJSON
+	ExternalID     string  `json:"external_id"`
 	IndividualName *string `json:"individual_name,omitempty"`
 	Email          *string `json:"email,omitempty"`
 	MobilePhone    *string `json:"mobile_phone,omitempty"`
@@ -133,19 +135,20 @@ type billVendorJSON struct {
 
 func toBillVendor(v domain.Vendor) billVendorJSON {
 	j := toVendor(v)
-	return billVendorJSON{vendorJSON: j, IndividualName: j.IndividualName, Email: j.Email, MobilePhone: j.MobilePhone,
+	return billVendorJSON{vendorJSON: j, ExternalID: deref(j.ExternalID), IndividualName: j.IndividualName, Email: j.Email, MobilePhone: j.MobilePhone,
 		OfficePhone: j.OfficePhone, AddressString: j.AddressString, Notes: j.Notes}
 }
 
 // billJSON is the bill on every route: its own fields plus the SDK's
-// Bill. due_at is always set (received_at for a bill without a due date,
+// Bill (external_id and bill_number are strings, "" when none was given,
+// as the SDK types them). due_at is always set (received_at for a bill without a due date,
 // which is due on receipt); paid_at is left out until the bill is paid.
 type billJSON struct {
 	Type                      string          `json:"type"`
 	ID                        string          `json:"id"`
 	BusinessID                string          `json:"business_id"`
-	ExternalID                *string         `json:"external_id"`
-	BillNumber                *string         `json:"bill_number"`
+	ExternalID                string          `json:"external_id"`
+	BillNumber                string          `json:"bill_number"`
 	Status                    string          `json:"status"`
 	Terms                     *string         `json:"terms"`
 	ReceivedAt                time.Time       `json:"received_at"`
@@ -179,7 +182,7 @@ func tagList(ts []tags.Tag) []tags.Tag {
 func toBill(v app.BillView) billJSON {
 	b := v.Bill
 	out := billJSON{
-		Type: "Bill", ID: b.ID.String(), BusinessID: b.BusinessID.String(), ExternalID: b.ExternalID, BillNumber: b.BillNumber,
+		Type: "Bill", ID: b.ID.String(), BusinessID: b.BusinessID.String(), ExternalID: deref(b.ExternalID), BillNumber: deref(b.BillNumber),
 		Status: string(b.Status), ReceivedAt: b.ReceivedAt, DueAt: b.Due(), PaidAt: b.PaidAt, VoidedAt: b.VoidedAt,
 		Memo: b.Memo, ReferenceNumber: b.ReferenceNumber, Metadata: b.Metadata, LineItems: make([]billLineJSON, len(b.Lines)),
 		AdditionalSalesTaxes: taxesJSON(b.AdditionalSalesTaxes), AdditionalSalesTaxesTotal: int64(b.Totals.AdditionalTaxes),
