@@ -28,13 +28,13 @@ import (
 const realDir = "testdata/real"
 
 // The real receipts' thresholds: the accuracy test fails below them.
-// They guard what the reader achieves today (total 83.8%, date 80.3%
-// of 71, vendor 77.5% of 80), about two points below it; the aim is
+// They guard what the reader achieves today (total 87.5%, date 80.3%
+// of 71, vendor 78.8% of 80), about two points below it; the aim is
 // 90%, 90% and 80%.
 const (
-	minRealTotal  = 0.81
+	minRealTotal  = 0.85
 	minRealDate   = 0.78
-	minRealVendor = 0.75
+	minRealVendor = 0.76
 	// minRealCurrency: the currency from what the receipt prints (its
 	// codes, symbols, a US address), without the business's country.
 	minRealCurrency = 0.7

@@ -324,11 +324,13 @@ var germanMarks = regexp.MustCompile(`(?i)\b(summe|mwst|netto|brutto|betrag|gege
 // (prepared.at) and read; a scan or a rendered image is read first as it
 // is. When that read is poor (Parse's confidence under goodRead), the
 // prepared image is read again, in English and German when the first
-// read looks German, and the better read is kept.
+// read looks German, and the better read is kept. A read that found no
+// total is tried turned, then as sparse text.
 func (x *Extractor) readImage(ctx context.Context, img image.Image, data []byte) (string, error) {
 	p := newPrepared(img)
 	now := time.Now()
 	text, err := x.readUpright(ctx, p, data, now)
+	spent := time.Since(now)
 	if err != nil && !errors.Is(err, ErrUnreadable) {
 		return "", err
 	}
@@ -352,7 +354,43 @@ func (x *Extractor) readImage(ctx context.Context, img image.Image, data []byte)
 			return turned, nil
 		}
 	}
+	// Still no total: the prepared image is read as sparse text (every
+	// word where it stands), which finds the few lines a noisy photo
+	// lets through, and the read Parse trusts more is kept. (It may
+	// take half the time the first read took, or sparseMinTime: on a
+	// photo of noise sparse text is slow, and the readers are shared.)
+	if so, ok := x.cfg.OCR.(SparseOCR); ok && conf < turnBelow {
+		lang := ""
+		if germanMarks.MatchString(text) {
+			lang = europeanLangs
+		}
+		limit := min(x.cfg.OCRTimeout, max(sparseMinTime, spent/2))
+		if sparse, serr := x.sparseInSlot(ctx, so, pgm(p.at()), lang, limit); serr == nil &&
+			(err != nil || Parse(sparse, now).Confidence > conf) {
+			return sparse, nil
+		}
+	}
 	return text, err
+}
+
+// sparseMinTime is the least time a sparse read is given, however
+// fast the first read was.
+const sparseMinTime = 2 * time.Second
+
+// sparseInSlot reads img as sparse text within limit; the caller holds
+// a worker slot.
+func (x *Extractor) sparseInSlot(ctx context.Context, so SparseOCR, img []byte, lang string, limit time.Duration) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	text, err := so.RecognizeSparse(ctx, img, lang)
+	if err != nil {
+		return "", err
+	}
+	text = normalizeText(text)
+	if !hasText(text) {
+		return "", newErr(ErrUnreadable, nil, "no text found in the image")
+	}
+	return text, nil
 }
 
 // readUpright reads the image as it is turned, in one or two attempts

@@ -345,3 +345,42 @@ func TestExtractTurnedImage(t *testing.T) {
 		})
 	}
 }
+
+// sparseOCR reads poor as one block of text and sparse as sparse text,
+// counting the sparse reads.
+type sparseOCR struct {
+	poor, sparse string
+	asked        atomic.Int32
+}
+
+func (f *sparseOCR) Recognize(context.Context, []byte) (string, error) { return f.poor, nil }
+
+func (f *sparseOCR) RecognizeSparse(context.Context, []byte, string) (string, error) {
+	f.asked.Add(1)
+	return f.sparse, nil
+}
+
+// TestExtractSparseRead: a read that found no total is read again as
+// sparse text, kept when Parse trusts it more; a read with a total is
+// not read again.
+func TestExtractSparseRead(t *testing.T) {
+	for _, c := range []struct {
+		name, poor, sparse, want string
+		asked                    int32
+	}{
+		{"the total found sparse", "CITY BOOKS\nNotebk ~~ :\nTOTAL", "CITY BOOKS\nNotebook 4.99\nTOTAL\n4.99",
+			"CITY BOOKS\nNotebook 4.99\nTOTAL\n4.99", 1},
+		{"no better sparse", "CITY BOOKS\nNotebk ~~ :\nTOTAL", "CITY BOOKS\n~~ ::: ~~~~",
+			"CITY BOOKS\nNotebk ~~ :\nTOTAL", 1},
+		{"a read with a total is kept", "CITY BOOKS\nNotebook 4.99\nTOTAL 4.99", "CITY BOOKS\nTOTAL 9.99",
+			"CITY BOOKS\nNotebook 4.99\nTOTAL 4.99", 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ocr := &sparseOCR{poor: c.poor, sparse: c.sparse}
+			got, err := NewExtractor(Config{OCR: ocr}).Extract(context.Background(), pngBytes(t, 64, 48))
+			if err != nil || got.Content != c.want || ocr.asked.Load() != c.asked {
+				t.Fatalf("got %q, %v (asked %d); want %q (asked %d)", got.Content, err, ocr.asked.Load(), c.want, c.asked)
+			}
+		})
+	}
+}

@@ -177,6 +177,20 @@ func findVendor(lines []parsedLine) (name, why string, conf float64) {
 				score = bestScore + 0.05
 			}
 			consider(displayName(strings.ToUpper(m[1])), score, fmt.Sprintf("vendor: the web address on line %d %q", i+1, l.raw))
+			// A line that starts with the web address's brand
+			// ("Marktkauf Lehr" and www.marktkauf-lehr.de) names the
+			// shop, over a header line that does not (noise of a logo,
+			// a slogan). (Not a line that only mentions it: "Ordered
+			// via Foodhub" on a restaurant's receipt.)
+			brand, _, _ := strings.Cut(m[1], "-")
+			if len(brand) >= 4 && !hasWordFold(best, brand) {
+				for j, o := range lines[:min(len(lines), 30)] {
+					if s := headerName(o); s != "" && j != i && startsWithFold(s, brand) {
+						consider(displayName(s), 3.6, fmt.Sprintf("vendor: line %d %q names the web address's brand", j+1, o.raw))
+						break
+					}
+				}
+			}
 			break
 		}
 	}
@@ -227,6 +241,23 @@ func headerName(l parsedLine) string {
 		}
 	}
 	return best
+}
+
+// hasWordFold reports whether w is a word of s, in any case.
+func hasWordFold(s, w string) bool {
+	for _, x := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if strings.EqualFold(x, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// startsWithFold reports whether the first word of s is w, in any
+// case.
+func startsWithFold(s, w string) bool {
+	f := strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	return len(f) > 0 && strings.EqualFold(f[0], w)
 }
 
 // nameWordElsewhere: name (a web address's, at least four letters) is a

@@ -107,6 +107,21 @@ type LanguageOCR interface {
 	RecognizeIn(ctx context.Context, image []byte, lang string) (string, error)
 }
 
+// SparseOCR is an OCR that can read an image as sparse text: every
+// word wherever it stands, in no order of blocks (Tesseract's --psm
+// 11), what finds a few words on a noisy photo that a read as one block
+// of text lost.
+type SparseOCR interface {
+	RecognizeSparse(ctx context.Context, image []byte, lang string) (string, error)
+}
+
+// RecognizeSparse runs tesseract on the image in lang ("" as in
+// RecognizeIn) as sparse text (--psm 11).
+func (t Tesseract) RecognizeSparse(ctx context.Context, image []byte, lang string) (string, error) {
+	t.PSM = 11
+	return t.RecognizeIn(ctx, image, lang)
+}
+
 // Recognize runs tesseract on the image in t.Lang, killing it when ctx
 // is done.
 func (t Tesseract) Recognize(ctx context.Context, image []byte) (string, error) {

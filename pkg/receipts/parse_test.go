@@ -317,6 +317,32 @@ lo#a!           9.74`,
 			items: []item{{"Notebook", 499}, {"Pens", 350}, {"Stickers", 125}, {"lo#a", 974}},
 		},
 		{
+			name: "a slogan over the shop's name, which the web address confirms",
+			text: `Frisch vom Feld
+Lindenweg 4
+33102 Paderborn
+Kartoffeln          2,40 A
+SUMME               2,40
+11.05.2026 09:12
+==  :  = Feldhof Nolte
+www. feldhof-nolte. de`,
+			vendor: "Feldhof Nolte", date: "2026-05-11", total: 240,
+			items: []item{{"Kartoffeln", 240}},
+		},
+		{
+			name: "a line that only mentions the web address's brand does not name the shop",
+			text: `Pasta Nova
+12 Elm St
+Springfield, IL 62704
+Ordered via Foodhub
+1 Lasagna            12.00
+TOTAL                12.00
+03/14/2026 19:02
+www.foodhub.com`,
+			vendor: "Pasta Nova", date: "2026-03-14", total: 1200,
+			items: []item{{"Lasagna", 1200}},
+		},
+		{
 			name: "no total line read: the VAT table's gross column",
 			text: `BÄCKEREI KORN
 Marktplatz 3
@@ -689,6 +715,38 @@ func TestTotalArithmetic(t *testing.T) {
 			"TACO STAND\nTaco            3.49\nBurrito         8.99\nSUBTOTAL       12.48\nwax             1.03\nDRIVE THRU     13.51",
 			1351,
 		},
+		{
+			// The VAT table's second row checks by its rate (0,91 is 7 %
+			// of 12,99); its gross, misread, does not count; the total
+			// line and the card slip misread the same digit.
+			"a total line with a digit misread, the VAT table checked by its rates",
+			"FRISCHMARKT\nKAFFEE            4,49 B\nKAESE            13,90 A\nSUMME       EUR  13,39\nKARTE       EUR  13,39\nMwSt     Netto   MwSt   Brutto\nB 19,0%   3,77   0,72    4,49\nA 7,0%   12,99   0,91   13,60",
+			1839,
+		},
+		{
+			"a gross amount lost: net and tax at its rate",
+			"BACKSTUBE\nBROT              3,20\nSUMME             5,20\nA 7%   4,86   0,34   S2O",
+			520,
+		},
+		{
+			// A fee no line names: subtotal + tax is read no better than
+			// the total, and does not change its digit.
+			"a total one digit from subtotal + tax stays",
+			"DINER\nSoup             8.50\nSteak           12.00\nSubtotal        20.50\nTax              1.64\nTotal           25.14",
+			2514,
+		},
+		{
+			"cash rounded to 5 cents: the total two cents from the VAT table stays",
+			"KAESEREI\nBergkaese       10,82\nTOTAL CHF       10,80\nA 2,6%   10,55   0,27   10,82",
+			1080,
+		},
+		{
+			// 13,39 is confirmed by the subtotal and tax: no digit is
+			// changed.
+			"a total line that the arithmetic confirms stays",
+			"DINER\nSoup             6.50\nSteak           12.00\nSubtotal        12.39\nTax              1.00\nTotal           13.39\nSales Tax 8% 12.39 1.00",
+			1339,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -717,6 +775,51 @@ func TestClassifyShortLabels(t *testing.T) {
 	} {
 		if got := classify(fixDigits(c.line)); got != c.want {
 			t.Errorf("classify(%q) = %v, want %v", c.line, got, c.want)
+		}
+	}
+}
+
+// TestVATRowsAndDigits: a VAT row checked by its rate when its gross is
+// misread, and amounts one OCR digit apart.
+func TestVATRowsAndDigits(t *testing.T) {
+	rows := []struct {
+		name  string
+		rate  int64
+		a     []money.Cents
+		gross money.Cents
+		ok    bool
+	}{
+		{"tax then net, 7 %", 7000, []money.Cents{68, 979, 1017}, 1047, true},
+		{"net then tax, 19 %", 19000, []money.Cents{755, 144}, 899, true},
+		{"tax rounded from the gross", 7000, []money.Cents{36, 511}, 547, true},
+		{"8.875 %", 8875, []money.Cents{3505, 311}, 3816, true},
+		{"no pair at the rate", 19000, []money.Cents{500, 120, 700}, 0, false},
+		{"tax under five cents", 7000, []money.Cents{2, 30}, 0, false},
+		{"no rate", 0, []money.Cents{68, 979}, 0, false},
+	}
+	for _, tt := range rows {
+		t.Run(tt.name, func(t *testing.T) {
+			g, ok := grossOfRate(tt.rate, tt.a)
+			if g != tt.gross || ok != tt.ok {
+				t.Errorf("grossOfRate(%d, %v) = %s, %v; want %s, %v", tt.rate, tt.a, g, ok, tt.gross, tt.ok)
+			}
+		})
+	}
+	digits := []struct {
+		a, b money.Cents
+		want bool
+	}{
+		{1946, 1916, true},
+		{3893, 3803, true},
+		{547, 517, true},
+		{1946, 1964, false}, // two digits apart
+		{1946, 946, false},  // a digit lost
+		{1946, 1946, false},
+		{5, 8, true},
+	}
+	for _, tt := range digits {
+		if got := oneDigitApart(tt.a, tt.b); got != tt.want {
+			t.Errorf("oneDigitApart(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/acctsuite/acct/pkg/money"
@@ -192,7 +193,8 @@ func pickTotal(lines []parsedLine, items []LineItem, itemsEnd int) (total *money
 	// The gross column of a VAT table (net + tax = gross on each row):
 	// the rows' gross amounts add up to the total.
 	if g, ok := vatGross(lines); ok {
-		if _, seen := sums[g]; !seen {
+		// (It checks itself: stronger than the items' sum.)
+		if how, seen := sums[g]; !seen || how == "the items + tax + tip" {
 			sums[g] = "the VAT table's gross"
 		}
 	}
@@ -350,6 +352,21 @@ func pickTotal(lines []parsedLine, items []LineItem, itemsEnd int) (total *money
 			best = &totalCandidate{amount: v, score: score, why: []string{how + ", which no line shows"}}
 		}
 	}
+	// The best amount no arithmetic confirms, one digit apart from the
+	// VAT table's gross: OCR misread that digit of the total (the same
+	// glyph misread alike on the card slip), and the table, whose rows
+	// check themselves (net + tax = gross, the tax the rate of the
+	// net), holds the total. (Not a subtotal + tax, whose amounts are
+	// read no better than the total's, and not a few cents apart: cash
+	// rounded to 5 cents.)
+	if _, summed := sums[best.amount]; !summed && best.score >= 0 {
+		for _, v := range unseen {
+			if how := sums[v]; how == "the VAT table's gross" && oneDigitApart(v, best.amount) && abs(int(v-best.amount)) > 2 {
+				best = &totalCandidate{amount: v, score: best.score,
+					why: []string{fmt.Sprintf("equal to %s, %s on the total line read with a digit wrong", how, best.amount)}}
+			}
+		}
+	}
 	if best.score < 0 {
 		// Nothing but items, taxes and payments: the largest amount that
 		// is not a payment.
@@ -419,14 +436,23 @@ func sumAbove(lines []parsedLine, i int) (money.Cents, bool) {
 // vatAmounts are the amounts in a VAT table's row.
 var vatAmounts = regexp.MustCompile(`(\d{1,6})\s?[.,]\s?(\d{2})\b`)
 
+// vatRate is the rate of a VAT table's row, its number apart.
+var vatRate = regexp.MustCompile(`(\d{1,2})(?:[.,](\d{1,3}))?\s?%`)
+
 // vatGross adds up the gross column of the receipt's VAT table: each
 // row a rate and three amounts, net + tax = gross (in either order).
-// ok: at least one such row.
+// A row whose gross OCR misread or lost still counts when its tax is
+// its rate of its net (to the cent of rounding): its gross is then net
+// + tax. ok: at least one such row.
 func vatGross(lines []parsedLine) (money.Cents, bool) {
 	var sum money.Cents
 	rows := 0
 	for _, l := range lines {
-		if !percentRate.MatchString(l.text) {
+		if l.kind == kindDiscount || l.kind == kindTip || serviceCharge(words(l.text)) {
+			continue // a discount's or a tip's rate of an amount
+		}
+		m := vatRate.FindStringSubmatch(l.text)
+		if m == nil {
 			continue
 		}
 		t := percentRate.ReplaceAllString(l.text, " ")
@@ -437,18 +463,72 @@ func vatGross(lines []parsedLine) (money.Cents, bool) {
 				a = append(a, c)
 			}
 		}
-		if len(a) < 3 {
+		if len(a) < 2 {
 			continue
 		}
-		a = a[len(a)-3:]
-		g := max(a[0], a[1], a[2])
-		if a[0]+a[1]+a[2] != 2*g || g == 0 {
-			continue
+		a = a[max(0, len(a)-3):]
+		if len(a) == 3 {
+			if g := max(a[0], a[1], a[2]); a[0]+a[1]+a[2] == 2*g && g > 0 {
+				sum += g
+				rows++
+				continue
+			}
 		}
-		sum += g
-		rows++
+		if g, ok := grossOfRate(rateOf(m), a); ok {
+			sum += g
+			rows++
+		}
 	}
 	return sum, rows > 0
+}
+
+// rateOf is the rate a vatRate match prints, in thousandths of a
+// percent (19,0% is 19000, 8.875% is 8875).
+func rateOf(m []string) int64 {
+	r, _ := strconv.ParseInt(m[1]+(m[2] + "000")[:3], 10, 64)
+	return r
+}
+
+// grossOfRate finds a VAT row's net and tax among its amounts a (in
+// the order printed, the first the tax or the net): the tax at least
+// five cents and within a cent of rate (thousandths of a percent) times
+// the net; the row's gross is their sum. ok is false when no pair
+// checks.
+func grossOfRate(rate int64, a []money.Cents) (money.Cents, bool) {
+	if rate <= 0 || rate >= 50000 {
+		return 0, false
+	}
+	for i := range a {
+		for j := range a {
+			tax, net := int64(a[i]), int64(a[j])
+			if i == j || tax < 5 || net <= tax {
+				continue
+			}
+			// (The tax is rounded from the gross or the net, either way.)
+			want := (net*rate + 50000) / 100000
+			if tax >= want-1 && tax <= want+1 {
+				return money.Cents(net + tax), true
+			}
+		}
+	}
+	return 0, false
+}
+
+// oneDigitApart reports whether a and b print the same number of
+// digits and differ in exactly one of them (one digit misread by OCR:
+// 4 for 1, 0 for 9).
+func oneDigitApart(a, b money.Cents) bool {
+	x, y := fmt.Sprintf("%03d", int64(a)), fmt.Sprintf("%03d", int64(b))
+	if len(x) != len(y) || a <= 0 || b <= 0 {
+		return false
+	}
+	n := 0
+	for i := range len(x) {
+		if x[i] != y[i] {
+			n++
+		}
+	}
+	return n == 1
 }
 
 // taxBelow: the next line with an amount after line i is a tax line
