@@ -170,3 +170,30 @@ func TestKindClusterConfig(t *testing.T) {
 		t.Fatal("strict decoding must reject unknown fields")
 	}
 }
+
+// TestDeployValueFiles lints and renders the chart with the value files under deploy/ that the
+// make targets install with (dev, prod-like, kind over dev, the local one-node cluster), decodes
+// each object strictly and applies the policies: a values file that no longer matches the chart
+// fails here, not in a cluster.
+func TestDeployValueFiles(t *testing.T) {
+	deploy := filepath.Join(repoRoot, "deploy")
+	for name, files := range map[string][]string{
+		"dev":       {filepath.Join(deploy, "values-dev.yaml")},
+		"prod-like": {filepath.Join(deploy, "values-prod-like.yaml")},
+		"kind":      {filepath.Join(deploy, "values-dev.yaml"), filepath.Join(deploy, "kind", "values.yaml")},
+		"k8s-local": {filepath.Join(deploy, "k8s-local", "values.yaml")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := helm(t).Lint(context.Background(), chartDir, files...); err != nil {
+				t.Fatalf("helm lint: %v", err)
+			}
+			objs := render(t, files...)
+			if err := Check(objs); err != nil {
+				t.Fatalf("policy violations:\n%v", err)
+			}
+			if n := kinds(objs)["Deployment"]; n != 8 {
+				t.Errorf("rendered %d Deployments, want 8", n)
+			}
+		})
+	}
+}

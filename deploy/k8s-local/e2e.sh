@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# The chart in a real one-node cluster on this machine (cluster.sh), end to end:
+#   1. start the cluster (binaries and images built once into .cache/k8s-local);
+#   2. copy the suite's images from Docker into it (`make images`, `make pg-image` built them);
+#   3. PostgreSQL and the broker (infra.yaml), then `helm install` of charts/acct with values.yaml: the
+#      migration Jobs (pre-install hooks) must finish, then every Deployment must become Available with
+#      its probes passing and no container restarted;
+#   4. the e2e scenarios (e2e/, remote mode) through a port-forward to the gateway Service;
+#   5. on any failure: the state of every pod, the events, and the describe output and logs (current and
+#      previous) of every pod that is not Ready or restarted; then the cluster is torn down.
+#
+# Environment: REGISTRY, TAG (images <REGISTRY>/acct-<name>:<TAG>), PG_IMAGE, HELM_BIN, GO, K8S_E2E_CHART (another
+# chart folder, e.g. a copy with a planted defect), K8S_E2E_WAIT (seconds for the release to become
+# ready, 300), K8S_E2E_RUN (go test -run pattern), K8S_KEEP=1 (leave the cluster running afterwards),
+# E2E_TIMEOUT (20m).
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+here="${root}/deploy/k8s-local"
+cluster="${here}/cluster.sh"
+REGISTRY="${REGISTRY:-ghcr.io/acctsuite}"
+TAG="${TAG:-dev}"
+PG_IMAGE="${PG_IMAGE:-acct-postgres-offline:15}"
+HELM_BIN="${HELM_BIN:-${root}/.cache/bin/helm}"
+VERSITYGW_BIN="${VERSITYGW_BIN:-${root}/.cache/bin/versitygw}"
+GO="${GO:-go}"
+CHART="${K8S_E2E_CHART:-${root}/charts/acct}"
+WAIT="${K8S_E2E_WAIT:-300}"
+E2E_TIMEOUT="${E2E_TIMEOUT:-20m}"
+ns=acct
+release=acct
+images=(auth-tokens transactions customers-invoices bills-tags reports mileage webhooks gateway broker)
+
+t0=${SECONDS}
+phase() { printf '\n=== k8s-e2e [%4ss] %s\n' "$((SECONDS - t0))" "$*" >&2; }
+die() { printf 'k8s-e2e: FAIL: %s\n' "$*" >&2; exit 1; }
+
+eval "$("${cluster}" env)"
+kc() { kubectl "$@"; }
+pf_pid=""
+watch_pid=""
+s3_pid=""
+work="$(mktemp -d)"
+
+# dump: what an operator needs to see why the release is not healthy.
+dump() {
+	phase "diagnostics"
+	kc get nodes -o wide || true
+	kc get pods -A -o wide || true
+	echo "--- events (${ns})"
+	kc -n "${ns}" get events --sort-by=.lastTimestamp 2>/dev/null | tail -60 || true
+	local p
+	for p in $(kc -n "${ns}" get pods -o go-template='{{range .items}}{{$ready := false}}{{range .status.conditions}}{{if and (eq .type "Ready") (eq .status "True")}}{{$ready = true}}{{end}}{{end}}{{$restarts := 0}}{{range .status.containerStatuses}}{{$restarts = .restartCount}}{{end}}{{if or (not $ready) (gt $restarts 0)}}{{if ne .status.phase "Succeeded"}}{{.metadata.name}} {{end}}{{end}}{{end}}' 2>/dev/null); do
+		echo "--- pod ${p}: describe"
+		kc -n "${ns}" describe pod "${p}" | sed -n '/^Containers:/,$p' || true
+		echo "--- pod ${p}: logs"
+		kc -n "${ns}" logs "${p}" --all-containers --tail=80 || true
+		echo "--- pod ${p}: logs of the previous container"
+		kc -n "${ns}" logs "${p}" --all-containers --previous --tail=80 2>/dev/null || echo "(none)"
+	done
+	kc -n kube-system get pods -o wide 2>/dev/null || true
+}
+
+finish() {
+	local rc=$?
+	[[ -n "${pf_pid}" ]] && kill "${pf_pid}" 2>/dev/null || true
+	[[ -n "${watch_pid}" ]] && kill ${watch_pid} 2>/dev/null || true
+	[[ -n "${s3_pid}" ]] && kill "${s3_pid}" 2>/dev/null || true
+	if [[ ${rc} -ne 0 ]]; then
+		dump 2>&1 || true
+	fi
+	rm -rf "${work}"
+	if [[ "${K8S_KEEP:-0}" == 1 ]]; then
+		phase "cluster left running (K8S_KEEP=1): ${cluster} down to stop it; $("${cluster}" env)"
+	else
+		phase "teardown"
+		"${cluster}" down || true
+	fi
+	if [[ ${rc} -eq 0 ]]; then phase "PASS in $((SECONDS - t0))s"; else phase "FAIL (exit ${rc}) after $((SECONDS - t0))s"; fi
+	exit "${rc}"
+}
+
+# Before anything starts: the inputs.
+[[ -x "${HELM_BIN}" ]] || die "helm missing at ${HELM_BIN} (make helm)"
+[[ -x "${VERSITYGW_BIN}" ]] || die "versitygw missing at ${VERSITYGW_BIN} (make versitygw)"
+for i in "${images[@]}"; do
+	docker image inspect "${REGISTRY}/acct-${i}:${TAG}" >/dev/null 2>&1 || die "image ${REGISTRY}/acct-${i}:${TAG} missing (make images)"
+done
+docker image inspect "${PG_IMAGE}" >/dev/null 2>&1 || die "image ${PG_IMAGE} missing (make pg-image)"
+
+trap finish EXIT
+phase "cluster up"
+"${cluster}" up
+
+phase "images into the cluster"
+"${cluster}" load "${PG_IMAGE}" $(printf "${REGISTRY}/acct-%s:${TAG} " "${images[@]}")
+
+phase "PostgreSQL and the broker"
+kc create namespace "${ns}" --dry-run=client -o yaml | kc apply -f - >/dev/null
+pg_password="$(openssl rand -hex 16)"
+sed -e "s|@PG_PASSWORD@|${pg_password}|g" -e "s|@PG_IMAGE@|${PG_IMAGE}|g" \
+	-e "s|@BROKER_IMAGE@|${REGISTRY}/acct-broker:${TAG}|g" "${here}/infra.yaml" | kc apply -f - >/dev/null
+kc -n "${ns}" rollout status deploy/acct-postgres --timeout=180s
+kc -n "${ns}" rollout status deploy/acct-broker --timeout=180s
+
+phase "object storage: versitygw on the node's address"
+# On the host, not in the cluster: pre-signed URLs name the endpoint, and both the pods and the e2e
+# suite on this machine must reach it at the same address.
+node_ip="$(ip -4 route get 1.1.1.1 | sed -n 's/.* src \([0-9.]*\).*/\1/p' | head -1)"
+s3_port="${K8S_E2E_S3_PORT:-7070}"
+s3_key="acct-local"
+s3_secret="$(openssl rand -hex 20)"
+mkdir -p "${work}/s3"
+ROOT_ACCESS_KEY_ID="${s3_key}" ROOT_SECRET_ACCESS_KEY="${s3_secret}" \
+	"${VERSITYGW_BIN}" --port "${node_ip}:${s3_port}" --region us-east-1 --quiet posix "${work}/s3" >"${work}/versitygw.log" 2>&1 &
+s3_pid=$!
+empty_sha=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855
+for ((i = 0; i < 30; i++)); do
+	curl -fsS -o /dev/null -X PUT -H "x-amz-content-sha256: ${empty_sha}" --aws-sigv4 "aws:amz:us-east-1:s3" \
+		-u "${s3_key}:${s3_secret}" "http://${node_ip}:${s3_port}/acct-files" 2>/dev/null && break
+	sleep 1
+done
+((i < 30)) || { cat "${work}/versitygw.log" >&2; die "versitygw did not start on ${node_ip}:${s3_port}"; }
+
+phase "helm install ${release} (${CHART})"
+# Every Job and Deployment of the namespace as the cluster reports it, with the time, to check the order.
+cols='custom-columns=CREATED:.metadata.creationTimestamp,NAME:.metadata.name,COMPLETED:.status.completionTime'
+kc -n "${ns}" get jobs --watch -o "${cols}" --no-headers >"${work}/watch-jobs.log" 2>&1 &
+watch_pid=$!
+kc -n "${ns}" get deployments --watch -o "${cols}" --no-headers >"${work}/watch-deploy.log" 2>&1 &
+watch_pid="${watch_pid} $!"
+"${HELM_BIN}" install "${release}" "${CHART}" -n "${ns}" -f "${here}/values.yaml" \
+	--set global.image.registry="${REGISTRY}" --set global.image.tag="${TAG}" \
+	--set storage.enabled=true --set storage.bucket=acct-files --set storage.region=us-east-1 \
+	--set storage.endpoint="http://${node_ip}:${s3_port}" --set storage.forcePathStyle=true \
+	--set storage.credentials.accessKeyId="${s3_key}" --set storage.credentials.secretAccessKey="${s3_secret}" \
+	--timeout 10m
+
+phase "waiting for every Deployment (at most ${WAIT}s)"
+deadline=$((SECONDS + WAIT))
+while :; do
+	# Waiting on is pointless once a container crash-loops or its image is missing.
+	bad="$(kc -n "${ns}" get pods -o go-template='{{range .items}}{{range .status.containerStatuses}}{{with .state.waiting}}{{if or (eq .reason "CrashLoopBackOff") (eq .reason "ErrImageNeverPull") (eq .reason "CreateContainerConfigError") (eq .reason "InvalidImageName")}}{{$.kind}}{{end}}{{end}}{{end}}{{end}}' 2>/dev/null || true)"
+	[[ -z "${bad}" ]] || die "a container cannot start (CrashLoopBackOff or image/config error)"
+	not_ready="$(kc -n "${ns}" get deploy -o go-template='{{range .items}}{{if ne (printf "%v" .status.availableReplicas) (printf "%v" .spec.replicas)}}{{.metadata.name}} {{end}}{{end}}')"
+	[[ -n "${not_ready}" ]] || break
+	if ((SECONDS > deadline)); then die "Deployments not Available after ${WAIT}s: ${not_ready}"; fi
+	sleep 3
+done
+kc -n "${ns}" get deploy,pods -o wide
+
+phase "checks"
+kill ${watch_pid} 2>/dev/null || true
+watch_pid=""
+# 1. The migration Jobs completed before the first Deployment of the release was created.
+last_job="$(awk '$3 != "<none>" {print $3}' "${work}/watch-jobs.log" | sort | tail -1)"
+first_deploy="$(awk '$2 !~ /^acct-(postgres|broker)$/ {print $1}' "${work}/watch-deploy.log" | sort | head -1)"
+jobs_done="$(awk '$3 != "<none>" {print $2}' "${work}/watch-jobs.log" | sort -u | wc -l)"
+show_watch() { echo "--- Jobs (created, name, completed)"; cat "${work}/watch-jobs.log"; echo "--- Deployments (created, name)"; cat "${work}/watch-deploy.log"; } >&2
+[[ "${jobs_done}" -ge 7 ]] || { show_watch; die "expected 7 completed migration Jobs, saw ${jobs_done}"; }
+[[ -n "${first_deploy}" ]] && [[ ! "${first_deploy}" < "${last_job}" ]] ||
+	{ show_watch; die "a Deployment was created (${first_deploy}) before the last migration Job completed (${last_job})"; }
+echo "ok: ${jobs_done} migration Jobs completed (last ${last_job}) before the Deployments were created (first ${first_deploy})"
+# 2. Every pod of the release Ready, with its probes passing, and no container restarted.
+restarts="$(kc -n "${ns}" get pods -l app.kubernetes.io/instance="${release}" -o go-template='{{range .items}}{{range .status.containerStatuses}}{{if gt .restartCount 0}}{{.name}}={{.restartCount}} {{end}}{{end}}{{end}}')"
+[[ -z "${restarts}" ]] || die "containers restarted: ${restarts}"
+echo "ok: every Deployment Available, every pod Ready, no restarts"
+
+phase "e2e scenarios through a port-forward to svc/${release}-gateway"
+port="${K8S_E2E_PORT:-18080}"
+kc -n "${ns}" port-forward "svc/${release}-gateway" "${port}:80" >"${work}/port-forward.log" 2>&1 &
+pf_pid=$!
+for ((i = 0; i < 30; i++)); do
+	curl -fsS "http://127.0.0.1:${port}/readyz" >/dev/null 2>&1 && break
+	sleep 1
+done
+curl -fsS "http://127.0.0.1:${port}/readyz" >/dev/null || { cat "${work}/port-forward.log" >&2; die "the gateway does not answer through the port-forward"; }
+e2e_log="${root}/.cache/k8s-local/e2e.log"
+client_id="$(kc -n "${ns}" get secret "${release}-auth-tokens" -o jsonpath='{.data.BOOTSTRAP_CLIENT_ID}' | base64 -d)"
+client_secret="$(kc -n "${ns}" get secret "${release}-auth-tokens" -o jsonpath='{.data.BOOTSTRAP_CLIENT_SECRET}' | base64 -d)"
+(
+	cd "${root}/e2e"
+	E2E_BASE_URL="http://127.0.0.1:${port}" E2E_CLIENT_ID="${client_id}" E2E_CLIENT_SECRET="${client_secret}" \
+		TESTCONTAINERS_RYUK_DISABLED=true "${GO}" test -count=1 -timeout "${E2E_TIMEOUT}" -v ${K8S_E2E_RUN:+-run "${K8S_E2E_RUN}"} ./...
+) >"${e2e_log}" 2>&1 || true
+grep -E '^\s*(--- (PASS|FAIL|SKIP)|PASS|FAIL|ok |panic)' "${e2e_log}" || true
+if grep -qE '^(--- FAIL|FAIL)' "${e2e_log}"; then
+	echo "--- what the failing scenarios said (whole output: ${e2e_log})" >&2
+	grep -E '_test\.go:[0-9]+:|--- FAIL|panic:' "${e2e_log}" | grep -v -- '--- PASS' | head -150 >&2
+	die "e2e scenarios failed"
+fi
+grep -qE '^ok ' "${e2e_log}" || { tail -50 "${e2e_log}" >&2; die "the e2e suite did not run (${e2e_log})"; }
+# After the scenarios: still no restarts (a liveness probe that fails under load shows here).
+restarts="$(kc -n "${ns}" get pods -l app.kubernetes.io/instance="${release}" -o go-template='{{range .items}}{{range .status.containerStatuses}}{{if gt .restartCount 0}}{{.name}}={{.restartCount}} {{end}}{{end}}{{end}}')"
+[[ -z "${restarts}" ]] || die "containers restarted during the scenarios: ${restarts}"
+echo "ok: e2e scenarios passed, no restarts"
