@@ -292,8 +292,9 @@ func hasPhrase(ws []string, a, b string) bool {
 	return false
 }
 
-// percentRate is a tax rate as a VAT table prints it (7,00%, 19 %, 8.875%).
-var percentRate = regexp.MustCompile(`\d{1,2}(?:[.,]\d{1,3})?\s?%`)
+// percentRate is a tax rate as a VAT table prints it (7,00%, 19 %,
+// 8.875%): its whole number and its decimals (rateOf).
+var percentRate = regexp.MustCompile(`(\d{1,2})(?:[.,](\d{1,3}))?\s?%`)
 
 // moneyLike is an amount with two decimals.
 var moneyLike = regexp.MustCompile(`\d[.,]\d{2}\b`)

@@ -436,9 +436,6 @@ func sumAbove(lines []parsedLine, i int) (money.Cents, bool) {
 // vatAmounts are the amounts in a VAT table's row.
 var vatAmounts = regexp.MustCompile(`(\d{1,6})\s?[.,]\s?(\d{2})\b`)
 
-// vatRate is the rate of a VAT table's row, its number apart.
-var vatRate = regexp.MustCompile(`(\d{1,2})(?:[.,](\d{1,3}))?\s?%`)
-
 // vatGross adds up the gross column of the receipt's VAT table: each
 // row a rate and three amounts, net + tax = gross (in either order).
 // A row whose gross OCR misread or lost still counts when its tax is
@@ -451,7 +448,7 @@ func vatGross(lines []parsedLine) (money.Cents, bool) {
 		if l.kind == kindDiscount || l.kind == kindTip || serviceCharge(words(l.text)) {
 			continue // a discount's or a tip's rate of an amount
 		}
-		m := vatRate.FindStringSubmatch(l.text)
+		m := percentRate.FindStringSubmatch(l.text)
 		if m == nil {
 			continue
 		}
@@ -482,7 +479,7 @@ func vatGross(lines []parsedLine) (money.Cents, bool) {
 	return sum, rows > 0
 }
 
-// rateOf is the rate a vatRate match prints, in thousandths of a
+// rateOf is the rate a percentRate match prints, in thousandths of a
 // percent (19,0% is 19000, 8.875% is 8875).
 func rateOf(m []string) int64 {
 	r, _ := strconv.ParseInt(m[1]+(m[2] + "000")[:3], 10, 64)

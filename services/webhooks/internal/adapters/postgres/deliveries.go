@@ -275,22 +275,19 @@ func (s *Store) EnqueueAll(ctx context.Context, fans []app.Fan, now time.Time) e
 	db := s.conn(ctx)
 	ids, clients, bids, types, bodies, times := make([]uuid.UUID, len(fans)), make([]string, len(fans)), make([]string, len(fans)),
 		make([]string, len(fans)), make([]string, len(fans)), make([]time.Time, len(fans))
+	// Each delivery's lane is chosen here (an unordered endpoint's in
+	// turn), before the lanes' locks are taken.
 	var keys []string
+	dlanes := make([][]string, len(fans))
 	for i, f := range fans {
 		m := f.Message
 		ids[i], clients[i], types[i], bodies[i], times[i] = m.ID, m.ClientID, m.Type, string(m.Body), m.CreatedAt
 		if m.BusinessID != nil {
 			bids[i] = m.BusinessID.String()
 		}
-	}
-	// The deliveries' ids (and so the unordered endpoints' lanes) are
-	// chosen before the lanes' locks are taken.
-	dids, dlanes := make([][]uuid.UUID, len(fans)), make([][]string, len(fans))
-	for i, f := range fans {
-		dids[i], dlanes[i] = make([]uuid.UUID, len(f.Endpoints)), make([]string, len(f.Endpoints))
+		dlanes[i] = make([]string, len(f.Endpoints))
 		for j, e := range f.Endpoints {
-			dids[i][j] = uuid.Must(uuid.NewV7())
-			dlanes[i][j] = s.laneOf(e, f.Message)
+			dlanes[i][j] = s.laneOf(e, m)
 			keys = append(keys, e.ID.String()+"/"+dlanes[i][j])
 		}
 	}
@@ -319,7 +316,7 @@ func (s *Store) EnqueueAll(ctx context.Context, fans []app.Fan, now time.Time) e
 			continue // applied before: its deliveries exist
 		}
 		for j, e := range f.Endpoints {
-			ids2, endpoints, mids = append(ids2, dids[i][j]), append(endpoints, e.ID), append(mids, f.Message.ID)
+			ids2, endpoints, mids = append(ids2, uuid.Must(uuid.NewV7())), append(endpoints, e.ID), append(mids, f.Message.ID)
 			lanes, dtypes, dbids = append(lanes, dlanes[i][j]), append(dtypes, f.Message.Type), append(dbids, bids[i])
 		}
 	}
