@@ -87,6 +87,12 @@ func walkCalls(t *testing.T) {
 	if !listed() {
 		t.Fatal("a restored transaction is not listed")
 	}
+	// Tagged in bulk, as the client tags transactions (the tags property
+	// test makes this call only when its random steps pick it).
+	if r := jsonCall(t, http.MethodPost, base+"/bank-transactions/tags", tok, map[string]any{"transaction_ids": []string{recID},
+		"key_values": []map[string]any{{"key": "walk", "value": "tagged"}}}); r.status != http.StatusOK {
+		t.Fatalf("bulk tags: %d %s", r.status, r.body)
+	}
 
 	// An invoice, changed with PATCH, paid; the deposit of the payment
 	// confirmed as its match (PUT, the client's verb).
