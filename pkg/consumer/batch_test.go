@@ -83,11 +83,11 @@ func (f *batchFixture) batchHandler(ctx context.Context, tx bun.Tx, es []events.
 	return err
 }
 
-func (f *batchFixture) consumer(group string, batchSize int, withBatchHandler bool, stats *consumer.Stats) *consumer.Consumer {
+func (f *batchFixture) consumer(group string, batchSize int, withBatchHandler bool, stats *consumer.Stats, inboxFree ...string) *consumer.Consumer {
 	c := consumer.New(f.db, consumer.Config{
 		Conn: events.Plain(f.broker.Addrs()...), GroupID: group, Topics: []string{topic},
 		MaxAttempts: 2, Backoff: 5 * time.Millisecond, BatchSize: batchSize, Stats: stats,
-		CommitInterval: 50 * time.Millisecond,
+		CommitInterval: 50 * time.Millisecond, InboxFree: inboxFree,
 	}, f.handler, slog.New(slog.DiscardHandler))
 	if withBatchHandler {
 		c.WithBatchHandler(f.batchHandler)
@@ -201,6 +201,54 @@ func TestBatchAppliesEveryEventOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.exactlyOnce(t, nil)
+		})
+	}
+}
+
+// TestInboxFreeTopic: a topic listed in InboxFree is applied without inbox
+// rows, one event at a time or in batches: every event once, and an event
+// published again reaches the handler again (the handlers of such a topic
+// are idempotent by their own keys; this fixture's are not, which shows
+// it).
+func TestInboxFreeTopic(t *testing.T) {
+	for _, batchSize := range []int{1, 100} {
+		t.Run(fmt.Sprintf("batch size %d", batchSize), func(t *testing.T) {
+			const n = 200
+			f := newBatchFixture(t, n, nil)
+			publish(t, f.broker.Addrs(), f.evts...)
+			stats := consumer.NewStats()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { done <- f.consumer("svc", batchSize, batchSize > 1, stats, topic).Run(ctx) }()
+			applied := func(want int) {
+				t.Helper()
+				eventually(t, 60*time.Second, "every message processed", func() (bool, string) {
+					s := stats.Snapshot()
+					return len(s) == 1 && s[0].Applied == int64(want) && s[0].Lag == 0, fmt.Sprintf("%+v", s)
+				})
+			}
+			applied(n)
+			f.exactlyOnce(t, nil)
+			// Every tenth event published again, after the first ones were
+			// applied: each reaches the handler a second time.
+			var again []events.Event
+			for i := 0; i < n; i += 10 {
+				again = append(again, f.evts[i])
+			}
+			publish(t, f.broker.Addrs(), again...)
+			applied(n + len(again))
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			twice := countRows(t, f.db, "SELECT count(*) FROM (SELECT event_id FROM applied GROUP BY event_id HAVING count(*) = 2) x")
+			if total := countRows(t, f.db, "SELECT count(*) FROM applied"); twice != len(again) || total != n+len(again) {
+				t.Errorf("%d events applied twice and %d applications, want %d and %d", twice, total, len(again), n+len(again))
+			}
+			if k := countRows(t, f.db, "SELECT count(*) FROM inbox"); k != 0 {
+				t.Errorf("inbox has %d rows, want none for an inbox-free topic", k)
+			}
 		})
 	}
 }
@@ -361,5 +409,21 @@ func TestBatchSpansFetches(t *testing.T) {
 	// the first batch must hold most of them, not necessarily all.
 	if len(f.batches) == 0 || f.batches[0] < later/2 {
 		t.Fatalf("batches after the first event: %v, want a first one of most of the %d", f.batches, later)
+	}
+}
+
+// Single hands a batch handler one event at a time, as a batch of one.
+func TestBatchHandlerSingle(t *testing.T) {
+	var got [][]events.Event
+	bh := consumer.BatchHandler(func(_ context.Context, _ bun.Tx, es []events.Event) error {
+		got = append(got, es)
+		return nil
+	})
+	e := events.Event{ID: uuid.New(), Type: "x.y"}
+	if err := bh.Single()(context.Background(), bun.Tx{}, e); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || len(got[0]) != 1 || got[0][0].ID != e.ID {
+		t.Fatalf("the batch handler got %v, want one batch of the one event", got)
 	}
 }

@@ -31,6 +31,10 @@
 // fails is applied again message by message with the rules above, so a
 // poison event is still dead-lettered alone and the others apply once.
 //
+// Topics whose handlers are idempotent by their own keys may be listed in
+// Config.InboxFree: their events are applied without an inbox row, and a
+// redelivered one reaches the handlers again (and changes nothing).
+//
 // Inbox rows are kept for InboxRetention, longer than the topics keep
 // messages (TopicRetention), so no message the broker can still deliver
 // (after an offset reset or a lost commit) finds its inbox row purged.
@@ -76,6 +80,11 @@ type Handler func(ctx context.Context, tx bun.Tx, e events.Event) error
 // in the inbox are left out). An error rolls the whole batch back; its
 // messages are then applied one by one with the Handler.
 type BatchHandler func(ctx context.Context, tx bun.Tx, es []events.Event) error
+
+// Single is h for one event at a time: a batch of one.
+func (h BatchHandler) Single() Handler {
+	return func(ctx context.Context, tx bun.Tx, e events.Event) error { return h(ctx, tx, []events.Event{e}) }
+}
 
 // Headers added to a message published to a DLQ topic, or replayed from one.
 const (
@@ -139,6 +148,15 @@ type Config struct {
 	// the reader has not handed over yet; default 2ms (a batch takes what
 	// is there, it does not wait for traffic).
 	BatchWait time.Duration
+
+	// InboxFree lists topics whose handlers are idempotent by their own
+	// keys (a redelivered, republished or replayed event changes
+	// nothing): their events are applied without an inbox row, and a
+	// redelivery reaches the handlers again. That saves a write per event
+	// and consumer, which is most of what a consumer costs PostgreSQL
+	// while it catches up on a burst. The other topics' events are
+	// recorded in the inbox and applied once.
+	InboxFree []string
 }
 
 // MaxBatchSize bounds Config.BatchSize (the statements of one batch grow
@@ -219,13 +237,14 @@ func (c Config) Validate() error {
 
 // Consumer consumes the configured topics as one member of its group.
 type Consumer struct {
-	db     *bun.DB
-	cfg    Config
-	h      Handler
-	bh     BatchHandler // nil: batches run h for each new event
-	log    *slog.Logger
-	tracer trace.Tracer
-	dlq    *kafka.Writer
+	db        *bun.DB
+	cfg       Config
+	inboxFree map[string]bool
+	h         Handler
+	bh        BatchHandler // nil: batches run h for each new event
+	log       *slog.Logger
+	tracer    trace.Tracer
+	dlq       *kafka.Writer
 }
 
 // New makes a consumer that applies events with h using db.
@@ -234,12 +253,17 @@ func New(db *bun.DB, cfg Config, h Handler, logger *slog.Logger) *Consumer {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	cfg = cfg.withDefaults()
+	inboxFree := make(map[string]bool, len(cfg.InboxFree))
+	for _, t := range cfg.InboxFree {
+		inboxFree[t] = true
+	}
 	return &Consumer{
-		db:     db,
-		cfg:    cfg,
-		h:      h,
-		log:    logger.With("component", "consumer", "group", cfg.GroupID),
-		tracer: otel.Tracer("github.com/acctsuite/acct/pkg/consumer"),
+		db:        db,
+		cfg:       cfg,
+		inboxFree: inboxFree,
+		h:         h,
+		log:       logger.With("component", "consumer", "group", cfg.GroupID),
+		tracer:    otel.Tracer("github.com/acctsuite/acct/pkg/consumer"),
 	}
 }
 
@@ -545,7 +569,8 @@ func (c *Consumer) processEach(ctx context.Context, batch []kafka.Message, offs 
 }
 
 // applyBatch records every event of the batch in the inbox with one
-// statement and applies the new ones, all in one transaction.
+// statement and applies the new ones, all in one transaction (every event
+// of an InboxFree topic's batch, once each).
 func (c *Consumer) applyBatch(ctx context.Context, batch []kafka.Message, evts []events.Event) error {
 	first := batch[0]
 	links := make([]trace.Link, 0, len(evts))
@@ -566,20 +591,11 @@ func (c *Consumer) applyBatch(ctx context.Context, batch []kafka.Message, evts [
 	defer span.End()
 
 	err := c.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		rows := make([]inboxRow, len(batch))
-		for i, m := range batch {
-			rows[i] = inboxRow{EventID: evts[i].ID, Topic: m.Topic, Partition: m.Partition, Offset: m.Offset}
+		fresh, err := c.newEvents(ctx, tx, batch, evts)
+		if err != nil {
+			return err
 		}
-		var inserted []uuid.UUID
-		if err := tx.NewInsert().Model(&rows).On("CONFLICT (event_id) DO NOTHING").
-			Returning("event_id").Scan(ctx, &inserted); err != nil {
-			return fmt.Errorf("consumer: inbox insert: %w", err)
-		}
-		fresh := make(map[uuid.UUID]bool, len(inserted))
-		for _, id := range inserted {
-			fresh[id] = true
-		}
-		todo := make([]events.Event, 0, len(inserted))
+		todo := make([]events.Event, 0, len(fresh))
 		for _, e := range evts {
 			if fresh[e.ID] {
 				todo = append(todo, e)
@@ -608,6 +624,33 @@ func (c *Consumer) applyBatch(ctx context.Context, batch []kafka.Message, evts [
 		span.SetStatus(codes.Error, err.Error())
 	}
 	return err
+}
+
+// newEvents are the ids of the batch's events to apply: those the inbox
+// did not hold yet (recorded now, with one statement), or all of them for
+// an InboxFree topic.
+func (c *Consumer) newEvents(ctx context.Context, tx bun.Tx, batch []kafka.Message, evts []events.Event) (map[uuid.UUID]bool, error) {
+	if c.inboxFree[batch[0].Topic] {
+		fresh := make(map[uuid.UUID]bool, len(evts))
+		for _, e := range evts {
+			fresh[e.ID] = true
+		}
+		return fresh, nil
+	}
+	rows := make([]inboxRow, len(batch))
+	for i, m := range batch {
+		rows[i] = inboxRow{EventID: evts[i].ID, Topic: m.Topic, Partition: m.Partition, Offset: m.Offset}
+	}
+	var inserted []uuid.UUID
+	if err := tx.NewInsert().Model(&rows).On("CONFLICT (event_id) DO NOTHING").
+		Returning("event_id").Scan(ctx, &inserted); err != nil {
+		return nil, fmt.Errorf("consumer: inbox insert: %w", err)
+	}
+	fresh := make(map[uuid.UUID]bool, len(inserted))
+	for _, id := range inserted {
+		fresh[id] = true
+	}
+	return fresh, nil
 }
 
 func (c *Consumer) runBatchHandler(ctx context.Context, tx bun.Tx, es []events.Event) (err error) {
@@ -682,7 +725,8 @@ func (c *Consumer) process(ctx context.Context, m kafka.Message) (applied bool, 
 }
 
 // apply runs the handler and the inbox insert in one transaction; an event
-// already in the inbox is skipped.
+// already in the inbox is skipped (an InboxFree topic's event is applied
+// again).
 func (c *Consumer) apply(ctx context.Context, m kafka.Message, e events.Event) error {
 	ctx = events.ExtractTrace(ctx, e)
 	ctx, span := c.tracer.Start(ctx, m.Topic+" process", trace.WithSpanKind(trace.SpanKindConsumer),
@@ -698,6 +742,12 @@ func (c *Consumer) apply(ctx context.Context, m kafka.Message, e events.Event) e
 	defer span.End()
 
 	err := c.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if c.inboxFree[m.Topic] {
+			if err := c.runHandler(ctx, tx, e); err != nil {
+				return &handlerError{err: err}
+			}
+			return nil
+		}
 		res, err := tx.NewInsert().Model(&inboxRow{
 			EventID: e.ID, Topic: m.Topic, Partition: m.Partition, Offset: m.Offset,
 		}).On("CONFLICT (event_id) DO NOTHING").Exec(ctx)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	fastjson "github.com/segmentio/encoding/json"
 	"github.com/segmentio/kafka-go"
 )
 
@@ -104,7 +105,7 @@ func FromMessage(m kafka.Message) (Event, error) {
 			return bad("%s %q, want %s", HeaderContentType, v, ContentTypeJSON)
 		}
 	}
-	if !json.Valid(m.Value) {
+	if !fastjson.Valid(m.Value) {
 		return bad("value is not JSON")
 	}
 	e.Data = json.RawMessage(append([]byte(nil), m.Value...))

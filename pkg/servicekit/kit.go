@@ -21,6 +21,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"slices"
 	"sync"
 	"time"
 
@@ -509,10 +510,32 @@ func (k *Kit) ConsumeBatch(topic string, bh consumer.BatchHandler) {
 	k.addHandler(topic, topicHandler{batch: bh})
 }
 
-// topicHandler is one registered handler: one event at a time, or a batch.
+// ConsumeBatchIdempotent is ConsumeBatch for a handler that is idempotent
+// by its own keys: applying an event again (redelivered, published twice,
+// replayed) changes nothing. When every handler of the topic is, its
+// events are applied without inbox rows (consumer.Config.InboxFree), a
+// write per event saved. Call it in Setup.
+func (k *Kit) ConsumeBatchIdempotent(topic string, bh consumer.BatchHandler) {
+	k.addHandler(topic, topicHandler{batch: bh, idempotent: true})
+}
+
+// topicHandler is one registered handler: one event at a time, or a batch;
+// idempotent by its own keys or not.
 type topicHandler struct {
-	one   consumer.Handler
-	batch consumer.BatchHandler
+	one        consumer.Handler
+	batch      consumer.BatchHandler
+	idempotent bool
+}
+
+// inboxFreeTopics are the topics whose every handler is idempotent.
+func (k *Kit) inboxFreeTopics() []string {
+	var out []string
+	for _, t := range k.topicOrder {
+		if hs := k.handlers[t]; len(hs) > 0 && !slices.ContainsFunc(hs, func(h topicHandler) bool { return !h.idempotent }) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func (k *Kit) addHandler(topic string, h topicHandler) {

@@ -68,6 +68,7 @@ func (k *Kit) Serve(ctx context.Context, ln net.Listener) error {
 				Topics:    slices.Clone(k.topicOrder),
 				Stats:     k.consumerStats,
 				BatchSize: k.consumerBatchSize(),
+				InboxFree: k.inboxFreeTopics(),
 			}, k.dispatch, k.log).WithBatchHandler(k.dispatchBatch)
 			wg.Go(func() {
 				if err := c.Run(bg); err != nil {
@@ -191,7 +192,7 @@ func (k *Kit) dispatch(ctx context.Context, tx bun.Tx, e events.Event) error {
 		if h.one != nil {
 			err = h.one(ctx, tx, e)
 		} else {
-			err = h.batch(ctx, tx, []events.Event{e})
+			err = h.batch.Single()(ctx, tx, e)
 		}
 		if err != nil {
 			return err

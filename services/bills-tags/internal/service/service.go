@@ -81,8 +81,9 @@ func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Ki
 	s.Tags = app.NewTags(uow, store, s.Bills, tagging.NewTransactions(s.cfg.TransactionsURL, s.cfg.TransactionsTimeout),
 		tagging.NewInvoicing(s.cfg.CustomersInvoicesURL, s.cfg.CustomersInvoicesTimeout), k.Logger())
 	s.Tags.UsePayments(s.Payments)
+	// The registry only adds what it lacks: its topics need no inbox rows.
 	for _, topic := range kafkaadapter.RegistryTopics {
-		k.ConsumeBatch(topic, kafkaadapter.RegistryHandler(s.Tags, k.Logger()))
+		k.ConsumeBatchIdempotent(topic, kafkaadapter.RegistryHandler(s.Tags, k.Logger()))
 	}
 	s.Receipts = app.NewReceipts(uow, store, s.Bills, pub, receipts.NewExtractor(cfg.Extractor()), k.Logger())
 	s.Receipts.UseBusinesses(k.Businesses())

@@ -55,7 +55,9 @@ type Store interface {
 	// recognized on them on the cash basis.
 	EntryLines(ctx context.Context, bid uuid.UUID, start, end time.Time, accounts map[uuid.UUID]bool, limit int) ([]domain.DetailLine, error)
 	RecognizedLines(ctx context.Context, bid uuid.UUID, start, end time.Time, accounts map[uuid.UUID]bool, limit int) ([]domain.DetailLine, error)
-	UpsertBankTransaction(ctx context.Context, b domain.BankTransaction, day, eventTime time.Time) error
+	// UpsertBankTransactions keeps each row unless the read model has a
+	// newer version of its transaction (one row per transaction).
+	UpsertBankTransactions(ctx context.Context, rows []BankTransactionRow) error
 	Uncategorized(ctx context.Context, bid uuid.UUID, starts, ends []time.Time) ([]bool, error)
 	// TransactionCounts are, per period, the business's bank transactions
 	// dated in it that are uncategorized and categorized.
@@ -205,31 +207,84 @@ func (r *Reports) ApplyEntries(ctx context.Context, es []PostedEntry) error {
 	return r.markChanged(ctx, businesses...)
 }
 
+// BankTransactionSnapshot is a bank_transaction.upserted snapshot and
+// when it happened.
+type BankTransactionSnapshot struct {
+	Snapshot  events.BankTransactionUpserted
+	EventTime time.Time
+}
+
+// BankTransactionRow is a bank transaction as the read model keeps it: the
+// snapshot, the day it counts on and when it happened.
+type BankTransactionRow struct {
+	Transaction domain.BankTransaction
+	Day         time.Time
+	EventTime   time.Time
+}
+
 // ApplyBankTransaction keeps snapshot p of a bank transaction in the
-// transaction ctx carries (the consumer's): the newest version wins,
-// whatever the order and number of deliveries. The business's lock comes
-// first, as for every writer of its read model: a writer holding the row of
-// one of its transactions while it waits for the business's export version
-// (held by a batch that then wants that row) would deadlock.
+// transaction ctx carries (the consumer's): ApplyBankTransactions of one.
 func (r *Reports) ApplyBankTransaction(ctx context.Context, p events.BankTransactionUpserted, eventTime time.Time) error {
-	if err := r.store.LockBusiness(ctx, p.BusinessID); err != nil {
-		return err
+	return r.ApplyBankTransactions(ctx, []BankTransactionSnapshot{{Snapshot: p, EventTime: eventTime}})
+}
+
+// ApplyBankTransactions keeps snapshots of bank transactions in the
+// transaction ctx carries (the consumer's batch), with a few statements
+// for all of them: the newest version of each transaction wins, whatever
+// the order and number of deliveries (of two snapshots of one version, the
+// first). The businesses' locks come first, in one order, as for every
+// writer of their read model: a writer holding the row of one of its
+// transactions while it waits for the business's export version (held by a
+// batch that then wants that row) would deadlock.
+func (r *Reports) ApplyBankTransactions(ctx context.Context, snaps []BankTransactionSnapshot) error {
+	if len(snaps) == 0 {
+		return nil
 	}
-	day, err := time.Parse(domain.DateLayout, p.Date)
-	if err != nil {
-		if p.DateTime.IsZero() {
-			return fmt.Errorf("bank transaction %s: bad date %q", p.TransactionID, p.Date)
+	type key struct{ business, transaction uuid.UUID }
+	at := map[key]int{} // the row kept of each transaction
+	rows := make([]BankTransactionRow, 0, len(snaps))
+	freshness := map[uuid.UUID]time.Time{}
+	var businesses []uuid.UUID
+	for _, sn := range snaps {
+		p := sn.Snapshot
+		day, err := time.Parse(domain.DateLayout, p.Date)
+		if err != nil {
+			if p.DateTime.IsZero() {
+				return fmt.Errorf("bank transaction %s: bad date %q", p.TransactionID, p.Date)
+			}
+			y, m, d := p.DateTime.UTC().Date()
+			day = time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 		}
-		y, m, d := p.DateTime.UTC().Date()
-		day = time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+		if last, ok := freshness[p.BusinessID]; !ok {
+			businesses = append(businesses, p.BusinessID)
+			freshness[p.BusinessID] = sn.EventTime
+		} else if sn.EventTime.After(last) {
+			freshness[p.BusinessID] = sn.EventTime
+		}
+		row := BankTransactionRow{Transaction: domain.NewBankTransaction(p), Day: day, EventTime: sn.EventTime}
+		k := key{p.BusinessID, p.TransactionID}
+		if i, ok := at[k]; !ok {
+			at[k] = len(rows)
+			rows = append(rows, row)
+		} else if p.Version > rows[i].Transaction.Version {
+			rows[i] = row
+		}
 	}
-	if err := r.store.UpsertBankTransaction(ctx, domain.NewBankTransaction(p), day, eventTime); err != nil {
+	slices.SortFunc(businesses, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
+	for _, bid := range businesses {
+		if err := r.store.LockBusiness(ctx, bid); err != nil {
+			return err
+		}
+	}
+	if err := r.store.UpsertBankTransactions(ctx, rows); err != nil {
 		return err
 	}
-	if err := r.cash.TouchFreshness(ctx, p.BusinessID, eventTime); err != nil {
-		return err
+	for _, bid := range businesses {
+		if err := r.cash.TouchFreshness(ctx, bid, freshness[bid]); err != nil {
+			return err
+		}
 	}
-	return r.markChanged(ctx, p.BusinessID)
+	return r.markChanged(ctx, businesses...)
 }
 
 // Report is a profit-and-loss report with its basis and freshness.

@@ -30,8 +30,12 @@ import (
 	"github.com/acctsuite/acct/services/reports/internal/config"
 )
 
-// ConsumerBatchSize is the service's CONSUMER_BATCH_SIZE default.
-const ConsumerBatchSize = 200
+// ConsumerBatchSize is the service's CONSUMER_BATCH_SIZE default: a
+// burst of ledger entries (one business: one partition, applied one batch
+// after another) caught up 10-20% faster in batches of 1,000 than of 200
+// (150,000 entries, alternating runs: 8,218-8,231 against 6,825-7,447
+// entries/s).
+const ConsumerBatchSize = 1000
 
 // Service holds what Setup built (tests reach the use cases through it).
 type Service struct {
@@ -86,8 +90,10 @@ func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Ki
 	// Businesses a migration queued are rebuilt once, in the background,
 	// while the consumers go on (a rebuild takes the business's lock).
 	k.Go(func(ctx context.Context) { s.Reports.RebuildPending(ctx) })
-	k.ConsumeBatch(events.TopicLedger, kafkaadapter.LedgerBatchHandler(s.Reports))
-	k.Consume(events.TopicTransactions, kafkaadapter.TransactionsHandler(s.Reports))
+	// The journal copy's key makes an entry applied again a no-op: the
+	// ledger's events need no inbox rows.
+	k.ConsumeBatchIdempotent(events.TopicLedger, kafkaadapter.LedgerBatchHandler(s.Reports))
+	k.ConsumeBatch(events.TopicTransactions, kafkaadapter.TransactionsBatchHandler(s.Reports))
 	k.Consume(events.TopicInvoicing, kafkaadapter.InvoicingHandler(s.Reports))
 	k.Consume(events.TopicBills, kafkaadapter.BillsHandler(s.Reports))
 	httpadapter.Register(k.App(), httpadapter.Options{

@@ -56,8 +56,7 @@ func RegistryHandler(t *app.Tags, logger *slog.Logger) consumer.BatchHandler {
 // RegistryEventHandler is RegistryHandler for one event at a time (tests
 // and the kit's one-by-one retry of a failed batch use the batch form).
 func RegistryEventHandler(t *app.Tags, logger *slog.Logger) consumer.Handler {
-	h := RegistryHandler(t, logger)
-	return func(ctx context.Context, tx bun.Tx, e events.Event) error { return h(ctx, tx, []events.Event{e}) }
+	return RegistryHandler(t, logger).Single()
 }
 
 func ledgerTags(c *tagreg.Collector, bid uuid.UUID, ts []events.LedgerTag) {

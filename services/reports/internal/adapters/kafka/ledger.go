@@ -19,12 +19,9 @@ import (
 )
 
 // LedgerHandler applies ledger.entry.posted events in the inbox
-// transaction; other event types of the topic are ignored.
+// transaction; other event types of the topic are ignored: a batch of one.
 func LedgerHandler(r *app.Reports) consumer.Handler {
-	batch := LedgerBatchHandler(r)
-	return func(ctx context.Context, tx bun.Tx, e events.Event) error {
-		return batch(ctx, tx, []events.Event{e})
-	}
+	return LedgerBatchHandler(r).Single()
 }
 
 // LedgerBatchHandler applies the ledger.entry.posted events of a consumer
@@ -32,23 +29,42 @@ func LedgerHandler(r *app.Reports) consumer.Handler {
 // event types of the topic are ignored.
 func LedgerBatchHandler(r *app.Reports) consumer.BatchHandler {
 	return func(ctx context.Context, tx bun.Tx, es []events.Event) error {
-		entries := make([]app.PostedEntry, 0, len(es))
-		for _, e := range es {
-			if e.Type != events.TypeLedgerEntryPosted {
-				continue
-			}
-			var p events.LedgerEntryPosted
-			if err := e.Decode(&p); err != nil {
-				return fmt.Errorf("event %s: %w", e.ID, err)
-			}
-			if p.EntryID == uuid.Nil || p.BusinessID == uuid.Nil {
-				return fmt.Errorf("ledger.entry.posted %s: entry and business ids are required", e.ID)
-			}
-			entries = append(entries, app.PostedEntry{Entry: p, EventTime: e.Time, Payload: e.Data})
-		}
-		if len(entries) == 0 {
-			return nil
+		entries, err := decodeBatch(es, events.TypeLedgerEntryPosted, postedEntry)
+		if err != nil || len(entries) == 0 {
+			return err
 		}
 		return r.ApplyEntries(pgdb.WithTx(ctx, tx), entries)
 	}
+}
+
+// postedEntry is a decoded ledger.entry.posted, which must name its entry
+// and business.
+func postedEntry(e events.Event, p events.LedgerEntryPosted) (app.PostedEntry, error) {
+	if p.EntryID == uuid.Nil || p.BusinessID == uuid.Nil {
+		return app.PostedEntry{}, fmt.Errorf("ledger.entry.posted %s: entry and business ids are required", e.ID)
+	}
+	return app.PostedEntry{Entry: p, EventTime: e.Time, Payload: e.Data}, nil
+}
+
+// decodeBatch decodes the events of es of type typ into P, in order, and
+// makes each an A with conv; events of other types are passed over. The
+// first event that does not decode or convert fails the batch (the
+// consumer then applies its events one at a time).
+func decodeBatch[P, A any](es []events.Event, typ string, conv func(events.Event, P) (A, error)) ([]A, error) {
+	out := make([]A, 0, len(es))
+	for _, e := range es {
+		if e.Type != typ {
+			continue
+		}
+		var p P
+		if err := e.Decode(&p); err != nil {
+			return nil, fmt.Errorf("event %s: %w", e.ID, err)
+		}
+		a, err := conv(e, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
 }

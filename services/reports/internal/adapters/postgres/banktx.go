@@ -5,25 +5,36 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/acctsuite/acct/services/reports/internal/app"
 	"github.com/acctsuite/acct/services/reports/internal/domain"
 )
 
-// UpsertBankTransaction keeps snapshot b of a bank transaction dated day
-// unless the row already holds the same or a newer version (a redelivered
-// or late snapshot changes nothing). An archived transaction is kept,
-// marked: no count, no export (until a newer snapshot restores it).
-func (s *Store) UpsertBankTransaction(ctx context.Context, b domain.BankTransaction, day, eventTime time.Time) error {
-	db := s.conn(ctx)
-	p := b.BankTransactionUpserted
-	_, err := db.NewRaw(`INSERT INTO bank_transactions AS t (business_id, transaction_id, version, day, date_time, description,
+// UpsertBankTransactions keeps each row (one per transaction) unless the
+// read model has a newer version of its transaction, in one statement.
+func (s *Store) UpsertBankTransactions(ctx context.Context, rows []app.BankTransactionRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	vals := make([]string, len(rows))
+	args := make([]any, 0, 20*len(rows))
+	for i, r := range rows {
+		b := r.Transaction
+		p := b.BankTransactionUpserted
+		vals[i] = "(?, ?, ?, ?::date, ?::timestamptz, ?, ?, ?, ?::uuid, ?, ?::bigint, ?::text[], ?, ?, ?::boolean, ?, ?, ?, ?::timestamptz, ?::boolean)"
+		args = append(args, p.BusinessID, p.TransactionID, p.Version, r.Day.Format(domain.DateLayout), p.DateTime, p.Description,
+			p.CounterpartyName, p.AccountName, p.LedgerAccountID, p.Direction, p.Amount, pgdialect.Array(b.CategoryStableNames), b.CategoryDisplay,
+			p.Status, domain.Categorized(p.Status), b.TagsText, p.Memo, p.ReferenceNumber, r.EventTime, p.ArchivedAt != nil)
+	}
+	_, err := s.conn(ctx).NewRaw(`INSERT INTO bank_transactions AS t (business_id, transaction_id, version, day, date_time, description,
 			counterparty, account_name, ledger_account_id, direction, amount, category_stable_names, category_display_name,
 			categorization_status, categorized, tags, memo, reference_number, event_time, archived)
-		VALUES (?, ?, ?, ?::date, ?, ?, ?, ?, ?, ?, ?, ?::text[], ?, ?, ?, ?, ?, ?, ?, ?)
+		VALUES `+strings.Join(vals, ", ")+`
 		ON CONFLICT (business_id, transaction_id) DO UPDATE SET
 			version = EXCLUDED.version, day = EXCLUDED.day, date_time = EXCLUDED.date_time, description = EXCLUDED.description,
 			counterparty = EXCLUDED.counterparty, account_name = EXCLUDED.account_name, ledger_account_id = EXCLUDED.ledger_account_id,
@@ -31,11 +42,8 @@ func (s *Store) UpsertBankTransaction(ctx context.Context, b domain.BankTransact
 			category_display_name = EXCLUDED.category_display_name, categorization_status = EXCLUDED.categorization_status,
 			categorized = EXCLUDED.categorized, tags = EXCLUDED.tags, memo = EXCLUDED.memo,
 			reference_number = EXCLUDED.reference_number, event_time = EXCLUDED.event_time, archived = EXCLUDED.archived
-		WHERE t.version < EXCLUDED.version`,
-		p.BusinessID, p.TransactionID, p.Version, day.Format(domain.DateLayout), p.DateTime, p.Description,
-		p.CounterpartyName, p.AccountName, p.LedgerAccountID, p.Direction, p.Amount, pgdialect.Array(b.CategoryStableNames), b.CategoryDisplay,
-		p.Status, domain.Categorized(p.Status), b.TagsText, p.Memo, p.ReferenceNumber, eventTime, p.ArchivedAt != nil).Exec(ctx)
-	return wrap("upsert bank transaction", err)
+		WHERE t.version < EXCLUDED.version`, args...).Exec(ctx)
+	return wrap("upsert bank transactions", err)
 }
 
 // Uncategorized reports, for each period (its days starts[i]..ends[i],
