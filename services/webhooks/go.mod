@@ -7,6 +7,7 @@ require (
 	github.com/acctsuite/acct/pkg v0.0.0-00010101000000-000000000000
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/gofiber/fiber/v2 v2.52.15
+	github.com/valyala/fasthttp v1.51.0
 	github.com/google/uuid v1.6.0
 	github.com/uptrace/bun v1.3.0
 )
@@ -49,7 +50,6 @@ require (
 	github.com/uptrace/bun/dialect/pgdialect v1.3.0 // indirect
 	github.com/uptrace/bun/driver/pgdriver v1.2.18 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
-	github.com/valyala/fasthttp v1.51.0 // indirect
 	github.com/valyala/tcplisten v1.0.0 // indirect
 	github.com/vearutop/statigz v1.4.0 // indirect
 	github.com/vmihailenco/msgpack/v5 v5.4.1 // indirect

@@ -7,9 +7,14 @@
 package main
 
 import (
+	"os"
+
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/services/webhooks/internal/config"
 	"github.com/acctsuite/acct/services/webhooks/internal/service"
 )
 
-func main() { servicekit.Main(servicekit.Loader(config.Load, service.New)) }
+func main() {
+	service.TuneGC(os.LookupEnv)
+	servicekit.Main(servicekit.Loader(config.Load, service.New))
+}

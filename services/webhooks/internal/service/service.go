@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -199,11 +198,7 @@ func refused(err error) error {
 type egressSender struct{ c *egress.Client }
 
 func (s egressSender) Post(ctx context.Context, url string, headers map[string]string, body []byte) (app.SendResult, error) {
-	h := http.Header{}
-	for k, v := range headers {
-		h.Set(k, v)
-	}
-	res, err := s.c.Post(ctx, url, h, body)
+	res, err := s.c.Post(ctx, url, headers, body)
 	if err != nil {
 		return app.SendResult{}, refused(err)
 	}

@@ -26,16 +26,16 @@ func (h *hits) wrap(next http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-func TestNewTransport(t *testing.T) {
+func TestNewClient(t *testing.T) {
 	c := New(Options{})
-	if c.transport.Proxy != nil {
-		t.Error("transport has a Proxy: it would bypass the dial guard")
+	if c.http.Dial != nil || c.http.ConfigureClient == nil {
+		t.Error("every host's connections must be dialed by the guarded dial (ConfigureClient), no other Dial")
 	}
-	if c.transport.MaxIdleConnsPerHost != 16 {
-		t.Errorf("MaxIdleConnsPerHost = %d, want 16", c.transport.MaxIdleConnsPerHost)
+	if !c.http.DisablePathNormalizing || !c.http.StreamResponseBody || c.http.MaxResponseBodySize != DefaultMaxResponseBytes {
+		t.Errorf("paths must go out as given and answers be read at most %d bytes: %+v", DefaultMaxResponseBytes, c.http)
 	}
-	if c.transport.DialContext == nil || c.transport.DialTLSContext != nil {
-		t.Error("https must dial through the guarded DialContext (no DialTLSContext)")
+	if c.http.MaxIdemponentCallAttempts != 2 {
+		t.Errorf("MaxIdemponentCallAttempts = %d, want 2 (one retry on a closed kept-alive connection)", c.http.MaxIdemponentCallAttempts)
 	}
 	if c.opts.Timeout != DefaultTimeout || c.opts.MaxResponseBytes != DefaultMaxResponseBytes || c.opts.Resolver != net.DefaultResolver {
 		t.Errorf("defaults not applied: %+v", c.opts)
@@ -57,9 +57,7 @@ func TestPostDelivers(t *testing.T) {
 	defer srv.Close()
 
 	c := New(Options{AllowPrivate: true, AllowHTTP: true})
-	h := http.Header{}
-	h.Set("X-Acct-Signature", "t=1,v1=abc")
-	h.Set("Content-Type", "text/plain") // ours wins
+	h := map[string]string{"X-Acct-Signature": "t=1,v1=abc", "Content-Type": "text/plain"} // ours wins
 	payload := []byte(`{"type":"invoice.paid"}`)
 	res, err := c.Post(context.Background(), srv.URL+"/hook", h, payload)
 	if err != nil {
@@ -242,20 +240,19 @@ func TestPostTimeout(t *testing.T) {
 	}
 }
 
-func TestPostHTTPSAndHTTP2ThroughGuardedDialer(t *testing.T) {
-	proto := make(chan int, 1)
+func TestPostHTTPSThroughGuardedDialer(t *testing.T) {
+	proto := make(chan string, 1)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		proto <- r.ProtoMajor
+		proto <- r.Proto
 		w.WriteHeader(http.StatusNoContent)
 	}))
-	srv.EnableHTTP2 = true
 	srv.StartTLS()
 	defer srv.Close()
 
 	c := New(Options{AllowPrivate: true})
 	pool := x509.NewCertPool()
 	pool.AddCert(srv.Certificate())
-	c.transport.TLSClientConfig.RootCAs = pool
+	c.tls.RootCAs = pool
 
 	res, err := c.Post(context.Background(), srv.URL, nil, []byte(`{}`))
 	if err != nil {
@@ -264,8 +261,15 @@ func TestPostHTTPSAndHTTP2ThroughGuardedDialer(t *testing.T) {
 	if res.StatusCode != http.StatusNoContent {
 		t.Errorf("StatusCode = %d", res.StatusCode)
 	}
-	if p := <-proto; p != 2 {
-		t.Errorf("server saw HTTP/%d, want HTTP/2", p)
+	if p := <-proto; p != "HTTP/1.1" {
+		t.Errorf("server saw %s, want HTTP/1.1", p)
+	}
+
+	// The server's certificate is checked: a client that does not trust
+	// it fails the handshake and sends nothing.
+	untrusting := New(Options{AllowPrivate: true})
+	if _, err := untrusting.Post(context.Background(), srv.URL, nil, []byte(`{}`)); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("https Post to an untrusted certificate = %v, want a certificate error", err)
 	}
 
 	// The TLS dial goes through the same Control hook: without
@@ -276,5 +280,121 @@ func TestPostHTTPSAndHTTP2ThroughGuardedDialer(t *testing.T) {
 	}
 	if u, _ := url.Parse(srv.URL); u.Scheme != "https" {
 		t.Fatalf("test server is not https: %s", srv.URL)
+	}
+}
+
+// A receiver that accepts the connection but never answers the TLS
+// handshake holds a delivery no longer than the timeout.
+func TestPostTLSHandshakeTimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer conn.Close() // held open, silent, until the test ends
+		}
+	}()
+	c := New(Options{AllowPrivate: true, Timeout: 300 * time.Millisecond})
+	start := time.Now()
+	_, err = c.Post(context.Background(), "https://"+ln.Addr().String()+"/hook", nil, []byte(`{}`))
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Post = %v, want context.DeadlineExceeded", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("a silent TLS handshake held the delivery %v, want about 300ms", d)
+	}
+}
+
+// Deliveries to one receiver share kept-alive connections, whether the
+// answers come with a length or chunked; an answer longer than the limit
+// is not read to its end, so its connection is closed, never handed to the
+// next delivery with the rest of the answer still in it.
+func TestPostKeepsConnectionsAlive(t *testing.T) {
+	big := bytes.Repeat([]byte("z"), 64<<10)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		switch r.URL.Path {
+		case "/chunked":
+			w.Write([]byte("ok"))
+			w.(http.Flusher).Flush() // no Content-Length: chunked
+			w.Write([]byte(" chunked"))
+		case "/big":
+			w.Write(big)
+		case "/big-chunked":
+			w.Write(big[:100])
+			w.(http.Flusher).Flush()
+			w.Write(big)
+		default:
+			w.Write([]byte("ok"))
+		}
+	}))
+	var conns atomic.Int64
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+
+	c := New(Options{AllowPrivate: true, AllowHTTP: true})
+	post := func(path, want string) {
+		t.Helper()
+		res, err := c.Post(context.Background(), srv.URL+path, nil, []byte(`{}`))
+		if err != nil || res.StatusCode != 200 || string(res.Body) != want {
+			t.Fatalf("Post %s = %d %q %v, want 200 %q", path, res.StatusCode, res.Body, err, want)
+		}
+	}
+	for range 10 {
+		post("/", "ok")
+		post("/chunked", "ok chunked")
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("20 deliveries in a row opened %d connections, want 1", n)
+	}
+	for _, path := range []string{"/big", "/big-chunked"} {
+		before := conns.Load()
+		post(path, string(big[:DefaultMaxResponseBytes]))
+		post("/", "ok")
+		if n := conns.Load() - before; n != 1 {
+			t.Errorf("a delivery after a truncated %s answer opened %d connections, want 1 (the truncated one closed)", path, n)
+		}
+	}
+}
+
+// An answer ended by closing the connection (no length, not chunked) is
+// read up to the limit like any other, its status kept.
+func TestPostCloseDelimitedAnswer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	for _, size := range []int{10, 4096} {
+		go func() {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer conn.Close()
+			buf := make([]byte, 4096)
+			conn.Read(buf) // the request (small: one read)
+			io.WriteString(conn, "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n")
+			conn.Write(bytes.Repeat([]byte("x"), size))
+		}()
+		c := New(Options{AllowPrivate: true, AllowHTTP: true})
+		res, err := c.Post(context.Background(), "http://"+ln.Addr().String()+"/hook", nil, []byte(`{}`))
+		if err != nil {
+			t.Fatalf("Post (answer of %d bytes) = %v", size, err)
+		}
+		if want := min(size, DefaultMaxResponseBytes); res.StatusCode != 503 || len(res.Body) != want {
+			t.Errorf("answer of %d bytes: %d with %d bytes, want 503 with %d", size, res.StatusCode, len(res.Body), want)
+		}
 	}
 }

@@ -104,7 +104,12 @@ func Changes(e events.Event) ([]domain.Change, error) {
 		return one(change(e, p.BusinessID, domain.EntityBankTransaction, p.TransactionID, nil, int64(p.Version), false),
 			need(e, p.BusinessID, p.TransactionID))
 	case events.TypeLedgerEntryPosted:
-		var p events.LedgerEntryPosted
+		// Only the ids: an entry's lines (most of its payload) are skipped
+		// over, not built.
+		var p struct {
+			BusinessID uuid.UUID `json:"business_id"`
+			EntryID    uuid.UUID `json:"entry_id"`
+		}
 		if err := e.Decode(&p); err != nil {
 			return nil, err
 		}
