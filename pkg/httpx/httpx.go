@@ -31,6 +31,8 @@ const (
 	DefaultReadTimeout  = 30 * time.Second
 	DefaultWriteTimeout = 30 * time.Second
 	DefaultIdleTimeout  = 120 * time.Second
+	// DefaultStreamTimeout: a 50 MB upload at 64 KiB/s.
+	DefaultStreamTimeout = 15 * time.Minute
 )
 
 // Header and locals names shared with other packages.
@@ -58,6 +60,10 @@ type Options struct {
 	// reads. Every other request's body is read before its handler runs, at
 	// most BodyLimit bytes (413 beyond), as without streaming.
 	StreamBody func(c *fiber.Ctx) bool
+	// StreamTimeout bounds how long a streamed body (StreamBody) may take
+	// to arrive in all, DefaultStreamTimeout when 0. Meanwhile ReadTimeout
+	// bounds each pause in its arrival, not the whole upload.
+	StreamTimeout time.Duration
 	// Metrics receives the HTTP metrics and is served at GET /metrics. When
 	// nil a private registry with Go and process collectors is used.
 	Metrics *prometheus.Registry
@@ -90,6 +96,9 @@ func New(opts Options) *fiber.App {
 	if opts.IdleTimeout <= 0 {
 		opts.IdleTimeout = DefaultIdleTimeout
 	}
+	if opts.StreamTimeout <= 0 {
+		opts.StreamTimeout = DefaultStreamTimeout
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -118,7 +127,7 @@ func New(opts Options) *fiber.App {
 	obs := newObserver(opts.Service, logger, opts.Metrics, opts.AccessLog)
 	app.Use(obs.handle, tracing(), recoverer(logger))
 	if opts.StreamBody != nil {
-		app.Use(boundBodies(opts.BodyLimit, opts.StreamBody))
+		app.Use(boundBodies(opts.BodyLimit, opts.ReadTimeout, opts.StreamTimeout, opts.StreamBody))
 	}
 	if !opts.NoMetricsRoute {
 		app.Get("/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(opts.Metrics, promhttp.HandlerOpts{})))

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -20,7 +22,13 @@ const streamDrain = 1 << 20
 // fasthttp hands every handler a body stream; the requests that do not
 // stream get their body read here, at most limit bytes, so c.Body() stays
 // bounded everywhere.
-func boundBodies(limit int, streams func(c *fiber.Ctx) bool) fiber.Handler {
+//
+// A streamed body may take longer to arrive than the server's read timeout,
+// which fasthttp sets once for the whole request: while it keeps arriving,
+// each read moves the connection's read deadline to idle from now (so a
+// stalled upload still ends after idle), but never past total from the
+// request's start.
+func boundBodies(limit int, idle, total time.Duration, streams func(c *fiber.Ctx) bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		rc := c.Context()
 		stream := rc.RequestBodyStream()
@@ -28,7 +36,7 @@ func boundBodies(limit int, streams func(c *fiber.Ctx) bool) fiber.Handler {
 			return c.Next()
 		}
 		if streams(c) {
-			body := &endedStream{r: stream}
+			body := &endedStream{r: stream, conn: rc.Conn(), idle: idle, until: time.Now().Add(total)}
 			c.Locals(localStream, body)
 			err := c.Next()
 			if !body.ended {
@@ -69,14 +77,38 @@ const localStream = "httpx_stream"
 // endedStream is a request body stream that remembers its end: fasthttp's
 // chunked stream, read again after its last chunk, waits for another one
 // until the read timeout.
+//
+// It also keeps the connection's read deadline idle ahead of the last read
+// (never past until), moved at most once per deadlineStep.
 type endedStream struct {
 	r     io.Reader
 	ended bool
+
+	conn     net.Conn // nil: deadlines left alone
+	idle     time.Duration
+	until    time.Time
+	extended time.Time // when the deadline was last moved
 }
+
+// deadlineStep is how often at most a streamed body's read deadline is
+// moved on (a quarter of the idle time when that is shorter).
+const deadlineStep = time.Second
 
 func (s *endedStream) Read(b []byte) (int, error) {
 	if s.ended {
 		return 0, io.EOF
+	}
+	if s.conn != nil && s.idle > 0 {
+		if now := time.Now(); now.Sub(s.extended) >= min(deadlineStep, s.idle/4) {
+			s.extended = now
+			d := now.Add(s.idle)
+			if d.After(s.until) {
+				d = s.until
+			}
+			// A connection that no longer takes deadlines fails the read
+			// below anyway.
+			_ = s.conn.SetReadDeadline(d)
+		}
 	}
 	n, err := s.r.Read(b)
 	if errors.Is(err, io.EOF) {

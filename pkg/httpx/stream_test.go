@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -78,5 +79,73 @@ func TestStreamBody(t *testing.T) {
 		if n := count(post("/items", 10, chunked)); n != 10 {
 			t.Fatalf("after a skipped upload /items read %d bytes", n)
 		}
+	}
+}
+
+// slowBody sends n pieces of 1 KiB, every gap, then ends.
+type slowBody struct {
+	n   int
+	gap time.Duration
+}
+
+func (b *slowBody) Read(p []byte) (int, error) {
+	if b.n == 0 {
+		return 0, io.EOF
+	}
+	time.Sleep(b.gap)
+	b.n--
+	return copy(p, bytes.Repeat([]byte("a"), min(len(p), 1024))), nil
+}
+
+// A streamed body may arrive for longer than the read timeout as long as
+// it keeps coming; a pause longer than the read timeout, or an upload
+// longer than StreamTimeout in all, still ends it.
+func TestStreamBodyDeadlineFollowsProgress(t *testing.T) {
+	app, _ := newTestApp(t, Options{
+		BodyLimit: 1024, ReadTimeout: 400 * time.Millisecond, StreamTimeout: 3 * time.Second,
+		StreamBody: func(c *fiber.Ctx) bool { return c.Path() == "/upload" },
+	})
+	app.Post("/upload", func(c *fiber.Ctx) error {
+		n, err := io.Copy(io.Discard, StreamedBody(c, 4<<20))
+		if err != nil {
+			return apperr.Wrap(apperr.InvalidPayload, err, "body")
+		}
+		return OK(c, n)
+	})
+	base := serve(t, app)
+	post := func(body io.Reader) (int, string, error) {
+		resp, err := http.Post(base+"/upload", "application/octet-stream", body)
+		if err != nil {
+			return 0, "", err
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b), nil
+	}
+
+	// 1.5 s of steady arrival, nearly four read timeouts.
+	start := time.Now()
+	status, body, err := post(&slowBody{n: 30, gap: 50 * time.Millisecond})
+	if err != nil || status != 200 || body != `{"data":30720}` {
+		t.Fatalf("a slow steady upload: %d %s %v", status, body, err)
+	}
+	if took := time.Since(start); took < time.Second {
+		t.Fatalf("the slow upload took only %v: the test proves nothing", took)
+	}
+
+	// A pause of 1 s (over the read timeout) ends the upload.
+	status, body, err = post(io.MultiReader(&slowBody{n: 3, gap: 50 * time.Millisecond}, &slowBody{n: 1, gap: time.Second}))
+	if err == nil && status == 200 {
+		t.Fatalf("an upload that stalled past the read timeout was read whole: %s", body)
+	}
+
+	// Steady but longer than StreamTimeout in all.
+	start = time.Now()
+	status, body, err = post(&slowBody{n: 100, gap: 50 * time.Millisecond})
+	if err == nil && status == 200 {
+		t.Fatalf("an upload of 5 s was read whole under a 3 s stream timeout: %s", body)
+	}
+	if took := time.Since(start); took > 4500*time.Millisecond {
+		t.Fatalf("the over-long upload ended only after %v", took)
 	}
 }

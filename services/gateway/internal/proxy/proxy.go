@@ -28,6 +28,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acctsuite/acct/pkg/apperr"
+	"github.com/acctsuite/acct/pkg/idempotency"
 )
 
 // Options configures an Upstream.
@@ -122,6 +123,7 @@ func New(opts Options) (*Upstream, error) {
 			// byte for byte so the service sees exactly what was
 			// authorised.
 			DisablePathNormalizing: true,
+			RetryIf:                safeToResend,
 			Dial: func(addr string) (net.Conn, error) {
 				return fasthttp.DialTimeout(addr, dialTimeout)
 			},
@@ -151,6 +153,20 @@ var (
 	headerForwardedProto = []byte(fiber.HeaderXForwardedProto)
 	headerForwardedHost  = []byte(fiber.HeaderXForwardedHost)
 )
+
+// safeToResend says whether a request whose upstream connection broke off
+// before an answer (a pod going away under a rolling restart, a keep-alive
+// connection reset) may be sent again: when its method is idempotent, or
+// when it carries an Idempotency-Key, with which the service answers a
+// repeat with its first answer and applies it once.
+func safeToResend(req *fasthttp.Request) bool {
+	h := &req.Header
+	return h.IsGet() || h.IsHead() || h.IsPut() || len(h.Peek(idempotency.HeaderKey)) > 0
+}
+
+// resendableBody is the largest request body read whole before it is
+// forwarded (larger ones, and those of unknown length, stream through).
+const resendableBody = 64 << 10
 
 // Forward sends the current request to the upstream and relays its answer.
 func (u *Upstream) Forward(c *fiber.Ctx) error {
@@ -188,11 +204,24 @@ func (u *Upstream) Forward(c *fiber.Ctx) error {
 
 	var body *limitedReader
 	if cl != 0 {
-		if stream := in.BodyStream(); stream != nil {
+		stream := in.BodyStream()
+		switch {
+		case stream == nil:
+			req.SetBodyRaw(in.Body())
+		case cl > 0 && cl <= resendableBody && safeToResend(req):
+			// A small body of a known size, of a request that may be sent
+			// again, is read whole so that it can be. Others stream, and
+			// fasthttp never resends a streamed body (it would resend any
+			// request whose connection closed without an answer).
+			b := make([]byte, cl)
+			if _, err := io.ReadFull(stream, b); err != nil {
+				c.Context().SetConnectionClose()
+				return apperr.Wrap(apperr.InvalidPayload, err, "request body could not be read")
+			}
+			req.SetBodyRaw(b)
+		default:
 			body = &limitedReader{r: stream, remaining: u.bodyLimit, size: int64(cl)}
 			req.SetBodyStream(body, cl)
-		} else {
-			req.SetBodyRaw(in.Body())
 		}
 	}
 

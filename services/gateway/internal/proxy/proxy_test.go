@@ -312,3 +312,81 @@ func TestOversizedBodyIsDrained(t *testing.T) {
 		t.Fatalf("second response %d", second.StatusCode)
 	}
 }
+
+// resetOnce is an upstream whose first connection is reset once a request
+// has arrived on it (a pod going away under a rolling restart); the later
+// ones answer 201. It counts the requests it received.
+func resetOnce(t *testing.T) (base string, requests *atomic.Int32) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	requests = &atomic.Int32{}
+	var conns atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func(c net.Conn, first bool) {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					_, _ = io.Copy(io.Discard, req.Body)
+					requests.Add(1)
+					if first {
+						_ = c.(*net.TCPConn).SetLinger(0) // close with a reset
+						return
+					}
+					_, _ = io.WriteString(c, "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+				}
+			}(c, conns.Add(1) == 1)
+		}
+	}()
+	return "http://" + ln.Addr().String(), requests
+}
+
+// TestBrokenConnectionRetriedOnlyWhenSafe: a request whose upstream
+// connection breaks off before an answer is sent again when that is safe
+// (an Idempotency-Key makes the service answer a repeat with the first
+// answer), and is a 503 otherwise.
+func TestBrokenConnectionRetriedOnlyWhenSafe(t *testing.T) {
+	tests := []struct {
+		name         string
+		key          string
+		wantStatus   int
+		wantRequests int32
+	}{
+		{"POST with an Idempotency-Key is sent again", "k-1", http.StatusCreated, 2},
+		{"POST without one is not", "", http.StatusServiceUnavailable, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base, requests := resetOnce(t)
+			gw := gatewayFor(t, newUpstream(t, base, 1<<20), 1<<20)
+			req, err := http.NewRequest(http.MethodPost, gw+"/v1/things", strings.NewReader(`{"name":"a"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			if tt.key != "" {
+				req.Header.Set("Idempotency-Key", tt.key)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tt.wantStatus || requests.Load() != tt.wantRequests {
+				t.Fatalf("status %d after %d upstream requests, want %d after %d", resp.StatusCode, requests.Load(), tt.wantStatus, tt.wantRequests)
+			}
+		})
+	}
+}

@@ -10,7 +10,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"runtime/metrics"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -104,6 +106,19 @@ func TestParseStatementCSV(t *testing.T) {
 	})
 }
 
+// gatedReader reads r while it can take mu, which a sampler holds to
+// pause the upload.
+type gatedReader struct {
+	r  io.Reader
+	mu *sync.Mutex
+}
+
+func (g gatedReader) Read(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.r.Read(p)
+}
+
 // statementBody writes a multipart body whose file part is a statement of
 // rows rows, as a client uploading it would, without holding it anywhere.
 func statementBody(rows int) (io.Reader, string) {
@@ -142,9 +157,12 @@ func TestParseStatementCSVStreams(t *testing.T) {
 	e := newEnv(t)
 	s := e.bankSetup("client-a", "US")
 	url := e.Svc.URL + base(s.bid) + "/custom-accounts/" + s.account["id"].(string) + "/parse-csv?offset=600000"
+	// The sampler below holds the upload while it measures, so that the
+	// service is idle (waiting for more of the body) during the collection.
+	var sending sync.Mutex
 	post := func(rows int) (int, map[string]any) {
 		body, ctype := statementBody(rows)
-		rq, _ := http.NewRequest("POST", url, body) // no length: sent chunked
+		rq, _ := http.NewRequest("POST", url, gatedReader{body, &sending}) // no length: sent chunked
 		rq.Header.Set("Content-Type", ctype)
 		rq.Header.Set("Authorization", "Bearer "+s.tok)
 		rq.Header.Set("Idempotency-Key", uuid.NewString()) // must not make the service read the body first
@@ -160,15 +178,20 @@ func TestParseStatementCSVStreams(t *testing.T) {
 		return resp.StatusCode, m
 	}
 
-	// What the process holds (its live heap, read right after a
-	// collection) is sampled while the statement is posted: the peak over
-	// the baseline is what the request held, whatever garbage the rest of
-	// the process makes meanwhile.
+	// What the process holds (the heap a collection marked live) is
+	// sampled while the statement is posted: the peak over the baseline is
+	// what the request held. Each sample pauses the upload and lets the
+	// service drain what is in flight first: a parser still running during
+	// the collection has its new (soon dead) objects counted as live, which
+	// on a loaded machine once added tens of MiB of garbage to a sample.
+	liveSample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	live := func() uint64 {
-		var m runtime.MemStats
+		sending.Lock()
+		defer sending.Unlock()
+		time.Sleep(20 * time.Millisecond)
 		runtime.GC()
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
+		metrics.Read(liveSample)
+		return liveSample[0].Value.Uint64()
 	}
 	baseline := live()
 	var peak atomic.Uint64
