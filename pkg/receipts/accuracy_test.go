@@ -29,12 +29,12 @@ const realDir = "testdata/real"
 
 // The real receipts' thresholds: the accuracy test fails below them.
 // They guard what the reader achieves today (total 87.5%, date 80.3%
-// of 71, vendor 78.8% of 80), about two points below it; the aim is
+// of 71, vendor 81.2% of 80), about two points below it; the aim is
 // 90%, 90% and 80%.
 const (
 	minRealTotal  = 0.85
 	minRealDate   = 0.78
-	minRealVendor = 0.76
+	minRealVendor = 0.79
 	// minRealCurrency: the currency from what the receipt prints (its
 	// codes, symbols, a US address), without the business's country.
 	minRealCurrency = 0.7

@@ -59,6 +59,11 @@ var markedAmount = regexp.MustCompile(`^([$€£]?\d+[.,]\d{2})[!|]$`)
 
 var amountLike = regexp.MustCompile(`^[$€£]?[0-9OoDQlI|i!SsBZz]{1,7}[.,][0-9OoDQlI|i!SsBZz]{2}[A-Za-z]?$`)
 
+// dateShaped is a numeric date whose digits OCR may have read as
+// letters: two numbers of one or two, then a year of two or four,
+// slashes, dashes or dots between them.
+var dateShaped = regexp.MustCompile(`^[0-9OoDQlI|iSsBZz]{1,2}([/.-])[0-9OoDQlI|iSsBZz]{1,2}([/.-])[0-9OoDQlI|iSsBZz]{2}(?:[0-9OoDQlI|iSsBZz]{2})?$`)
+
 func fixToken(tok string) (string, bool) {
 	// A mark after an amount's two decimals is not a third one
 	// ("$35.52!").
@@ -80,7 +85,9 @@ func fixToken(tok string) (string, bool) {
 	if mapped == 0 || digits == 0 || other > 0 {
 		return "", false
 	}
-	if !amountLike.MatchString(tok) && digits < 2*mapped {
+	// (A date's shape, "O8/l2/2O19", is a number's however many of its
+	// digits OCR read as letters.)
+	if !amountLike.MatchString(tok) && digits < 2*mapped && !(dateShaped.MatchString(tok) && digits >= 2) {
 		return "", false
 	}
 	var b strings.Builder
@@ -119,6 +126,9 @@ func amountAtEnd(line string) (amount money.Cents, before string, negative, ok b
 			s = s[:m[4]]
 		}
 	}
+	// Dot leaders between the label and the amount ("Total.....12.50")
+	// are not part of it.
+	s = dotLeader.ReplaceAllString(s, " $1")
 	s = letterDigit.ReplaceAllString(s, "${1}1${2}")
 	s = gluedFlag.ReplaceAllString(s, "$1")
 	m := trailingAmount.FindStringSubmatchIndex(s)
@@ -146,6 +156,9 @@ func amountAtEnd(line string) (amount money.Cents, before string, negative, ok b
 	}
 	return c, before, negative, true
 }
+
+// dotLeader is a run of dots (or underscores) leading to an amount.
+var dotLeader = regexp.MustCompile(`(?:[._·…]\s?){3,}([$€£]?\d)`)
 
 // meridiem is the AM or PM after a time ("12:49 PM"): the time is not
 // an amount.

@@ -39,6 +39,8 @@ func TestAmountAtEnd(t *testing.T) {
 		{"Espresso 3.5", 0, "", false},
 		{"2 02770034 01   2,00   14,99     29,98 1", 2998, "2 02770034 01   2,00   14,99", true}, // a VAT code after a decimal comma
 		{"Printed 12:49 PM", 0, "", false},                                                       // a time, not 12.49
+		{"Total.......12.50", 1250, "Total", true},                                               // dot leaders
+		{"Tax . . . . $1.04", 104, "Tax", true},
 	}
 	for _, tc := range tests {
 		got, before, _, ok := amountAtEnd(tc.line)

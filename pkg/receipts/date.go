@@ -15,7 +15,8 @@ type dateMatch struct {
 }
 
 var (
-	isoDate     = regexp.MustCompile(`\b(\d{4})\s?[-/.]\s?(\d{1,2})\s?[-/.]\s?(\d{1,2})\b`)
+	// (A time may follow an ISO date after a T: 2026-03-14T08:15.)
+	isoDate     = regexp.MustCompile(`\b(\d{4})\s?[-/.]\s?(\d{1,2})\s?[-/.]\s?(\d{1,2})(?:\b|T\d)`)
 	numericDate = regexp.MustCompile(`\b(\d{1,2})\s?([-/.])\s?(\d{1,2})\s?[-/.]\s?(\d{4}|\d{2})\b`)
 	// English, German, Dutch, French, Spanish and Italian month names
 	// and their abbreviations (longest first where one begins another).
@@ -33,6 +34,32 @@ var (
 	monthDay = regexp.MustCompile(`(?i)\b` + monthName + `[\s\-/.]*(\d{1,2})(?:st|nd|rd|th)?(?:(?:\s+\d{1,2}:\d{2}(?::\d{2})?)?[\s,\-/.]+(\d{4})|['’-](\d{2}))\b`)
 )
 
+// gluedTime is a numeric date with a four-digit year and a time right
+// after it, without the space between them.
+var gluedTime = regexp.MustCompile(`(\b\d{1,2}[-/.]\d{1,2}[-/.](?:19|20)\d{2})(\d{1,2}:\d{2})`)
+
+// monthToken is a word of three or four letters and digits: a month's
+// short name with a letter OCR read as a digit ("0ct", "N0V", "Ju1",
+// "5EP", "Au9").
+var monthToken = regexp.MustCompile(`\b[A-Za-z0159]{3,4}\b`)
+
+// monthRepair reads a month's short name OCR wrote with a digit for a
+// letter (0 for O, 1 for l, 5 for S, 9 for g) as the name; any other
+// word stays as it is.
+func monthRepair(w string) string {
+	if !strings.ContainsAny(w, "0159") || letterCount(w) < 2 {
+		return w
+	}
+	r := strings.NewReplacer("0", "o", "1", "l", "5", "s", "9", "g").Replace(strings.ToLower(w))
+	if _, ok := months[r]; !ok && r != "sept" && r != "june" && r != "july" {
+		return w
+	}
+	if strings.ToUpper(w) == w {
+		return strings.ToUpper(r)
+	}
+	return r
+}
+
 var months = map[string]time.Month{
 	"jan": 1, "feb": 2, "mar": 3, "mär": 3, "maer": 3, "apr": 4, "may": 5, "mai": 5, "jun": 6,
 	"jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "okt": 10, "nov": 11, "dec": 12, "dez": 12,
@@ -46,6 +73,10 @@ var months = map[string]time.Month{
 // A slash or dash date whose first number is over 12 is day first
 // whatever the hint; a dotted one is always day first.
 func findDates(line string, dayFirst bool, now time.Time) []dateMatch {
+	// A time OCR glued to the year ("12/8/201704:44:05") is set apart
+	// (the date keeps its place in the line).
+	line = gluedTime.ReplaceAllString(line, "$1 $2")
+	line = monthToken.ReplaceAllStringFunc(line, monthRepair)
 	var out []dateMatch
 	add := func(y, m, d, start int, kind string) {
 		if y < 100 {

@@ -153,7 +153,9 @@ func findVendor(lines []parsedLine) (name, why string, conf float64) {
 		}
 		if m := companyLine.FindStringSubmatch(strings.TrimSpace(edgeNoise.ReplaceAllString(l.raw, ""))); m != nil {
 			name := trimStrayWords(strings.TrimSpace(edgeNoise.ReplaceAllString(m[1], "")))
-			if nameLike(name) && wordsLike(name) && casedWords(name) && len(strings.Fields(name)) <= 4 {
+			// (A legal name that only says the trade, "Restaurants,
+			// Inc.", is the operator's, not the shop's.)
+			if nameLike(name) && wordsLike(name) && casedWords(name) && len(strings.Fields(name)) <= 4 && !genericName(name) {
 				// Right under the first header line, the legal name is
 				// the operator's: the shop's own name comes first
 				// ("MEDIA MARKT" over "TV-Hifi-Elektro GmbH").
@@ -194,11 +196,35 @@ func findVendor(lines []parsedLine) (name, why string, conf float64) {
 			break
 		}
 	}
+	// A thanks that names the shop ("Thank you for dining at Villa
+	// d'Este"), under a header OCR made noise of: over a lower header
+	// line, not over the first ones.
+	for i, l := range lines {
+		if m := thanksAt.FindStringSubmatch(l.raw); m != nil {
+			name := m[1] + m[2]
+			name, _, _ = strings.Cut(name, "!")
+			name = columnGap.Split(strings.TrimSpace(name), 2)[0] // (not the margin's marks after it)
+			name = strings.TrimRight(strings.TrimSpace(name), ".,;:")
+			s := columnName(name)
+			if first, _, ok := strings.Cut(name, ". "); s == "" && ok {
+				s = columnName(first) // "Villa d'Este. See you soon"
+			}
+			if s != "" {
+				consider(displayName(s), 2.6, fmt.Sprintf("vendor: the thanks on line %d %q", i+1, l.raw))
+				break
+			}
+		}
+	}
 	if best == "" {
 		return "", "", 0
 	}
 	return best, why, min(0.8, max(0.3, (bestScore-1.5)/2))
 }
+
+// thanksAt is a line thanking for a visit at a named shop: the name
+// after it ("Thank you for dining at Villa d'Este!", "Vielen Dank für
+// Ihren Einkauf bei Getränke Wolf").
+var thanksAt = regexp.MustCompile(`(?i)\b(?:thank\s?you|thanks)\s+for\s+(?:dining|shopping|visiting|eating|choosing|stopping\s+by)\s+(?:at|with|in)\s+(.+)$|\bdank\s+f(?:ü|u|ue)r\s+ihren\s+(?:einkauf|besuch)\s+(?:bei|im|in\s+der)\s+(.+)$`)
 
 // headerName is what names a shop in header line l: its longest column
 // (OCR adds marks and fragments in the margins, columns apart) that
@@ -209,38 +235,72 @@ func headerName(l parsedLine) string {
 		return ""
 	}
 	best := ""
-	for _, col := range columnGap.Split(strings.TrimSpace(l.raw), -1) {
-		// OCR turns specks into marks and short fragments at the edges
-		// (but a street's number is no fragment: "Markt 4").
-		if c := strings.TrimSpace(edgeNoise.ReplaceAllString(col, "")); euStreet.MatchString(c) || streetLine.MatchString(c) {
-			continue
-		}
-		// A phone printed after the name, on its line ("Corner Deli
-		// Phone 555-201-7788"), is not part of it.
-		if m := trailingPhone.FindStringIndex(col); m != nil && m[0] > 0 {
-			if phoneLabel.MatchString(col[:m[0]]) {
-				continue // "Phone: 555-201-7788"
-			}
-			col = col[:m[0]]
-		}
-		s := trimStrayWords(strings.TrimSpace(edgeNoise.ReplaceAllString(col, "")))
-		if m := welcome.FindStringIndex(s); m != nil {
-			s = s[m[1]:]
-		}
-		s = trimStrayWords(strings.TrimSpace(edgeNoise.ReplaceAllString(s, "")))
-		// A chain's branch number after its name ("Subway #1234-0")
-		// counts for no letters.
-		if !nameLike(branchCore(s)) || !wordsLike(s) || !wellCased(s) || labelValue.MatchString(s) || currencyOnly.MatchString(s) ||
-			phoneLike.MatchString(s) || cityStateZip.MatchString(s) ||
-			euZipCity.MatchString(s) || cityState.MatchString(s) || streetLine.MatchString(s) || euStreet.MatchString(s) || webLike.MatchString(s) ||
-			companyLine.MatchString(s) {
-			continue
-		}
+	cols := columnGap.Split(strings.TrimSpace(l.raw), -1)
+	// (Columns far apart are the margins' fragments beside a name: "Ba
+	// Friendly Red's".)
+	joinable := len(cols) > 1 && !wideGap.MatchString(strings.TrimSpace(l.raw))
+	for _, col := range cols {
+		s := columnName(col)
 		if letterCount(s) > letterCount(best) {
+			best = s
+		}
+		// A column that is a name or a capitalised word alone ("Ki",
+		// OCR's gap inside "King Taco") may be part of one name.
+		c := strings.TrimSpace(edgeNoise.ReplaceAllString(col, ""))
+		if s == "" && !capitalWord.MatchString(c) {
+			joinable = false
+		}
+	}
+	// A name OCR read with gaps of a few spaces ("Ki   Taco # 30"): its
+	// columns, each a name or a capitalised word, read together as one
+	// name.
+	if joinable {
+		if s := columnName(strings.Join(cols, " ")); letterCount(s) > letterCount(best) {
 			best = s
 		}
 	}
 	return best
+}
+
+// wideGap is a gap of five spaces or more: columns apart, not a word
+// gap OCR widened.
+var wideGap = regexp.MustCompile(`\s{5,}`)
+
+// capitalWord is a word of letters that starts with a capital.
+var capitalWord = regexp.MustCompile(`^\p{Lu}\p{L}*$`)
+
+// columnName is what names a shop in one column of a header line: the
+// column without OCR's marks at its edges, a welcome, a phone after the
+// name; "" when it is not a name (an address, a phone, a web address, a
+// label and its value, a legal name, fragments).
+func columnName(col string) string {
+	// OCR turns specks into marks and short fragments at the edges
+	// (but a street's number is no fragment: "Markt 4").
+	if c := strings.TrimSpace(edgeNoise.ReplaceAllString(col, "")); euStreet.MatchString(c) || streetLine.MatchString(c) {
+		return ""
+	}
+	// A phone printed after the name, on its line ("Corner Deli
+	// Phone 555-201-7788"), is not part of it.
+	if m := trailingPhone.FindStringIndex(col); m != nil && m[0] > 0 {
+		if phoneLabel.MatchString(col[:m[0]]) {
+			return "" // "Phone: 555-201-7788"
+		}
+		col = col[:m[0]]
+	}
+	s := trimStrayWords(strings.TrimSpace(edgeNoise.ReplaceAllString(col, "")))
+	if m := welcome.FindStringIndex(s); m != nil {
+		s = s[m[1]:]
+	}
+	s = trimStrayWords(strings.TrimSpace(edgeNoise.ReplaceAllString(s, "")))
+	// A chain's branch number after its name ("Subway #1234-0",
+	// "Taco # 30") counts for no letters, and for no fragment.
+	if !nameLike(branchCore(s)) || !wordsLike(branchCore(s)) || !wellCased(s) || labelValue.MatchString(s) || currencyOnly.MatchString(s) ||
+		phoneLike.MatchString(s) || cityStateZip.MatchString(s) ||
+		euZipCity.MatchString(s) || cityState.MatchString(s) || streetLine.MatchString(s) || euStreet.MatchString(s) || webLike.MatchString(s) ||
+		companyLine.MatchString(s) {
+		return ""
+	}
+	return s
 }
 
 // hasWordFold reports whether w is a word of s, in any case.
@@ -306,14 +366,53 @@ var businessWords = map[string]bool{
 	"farmacia": true, "brewery": true, "pizzeria's": true, "cafeteria": true, "gasthaus": true, "imbiss": true,
 }
 
-// businessWord: s has a word that says what a business is.
+// businessWord: s has a word that says what a business is, or such a
+// word of six letters or more as OCR reads it: a letter wrong, lost or
+// added ("RESTAURAMT"), or the word split in two ("RES TAURAN").
 func businessWord(s string) bool {
-	for _, w := range strings.Fields(strings.ToLower(s)) {
-		if businessWords[strings.Trim(w, ".,:;!'’\"()")] {
+	f := strings.Fields(strings.ToLower(s))
+	for i := range f {
+		f[i] = strings.Trim(f[i], ".,:;!'’\"()")
+	}
+	for i, w := range f {
+		if businessWords[w] || nearBusinessWord(w) || i+1 < len(f) && nearBusinessWord(w+f[i+1]) {
 			return true
 		}
 	}
 	return false
+}
+
+// nearBusinessWord: w, six letters or more, is one edit from a business
+// word of six letters or more (shorter words are too close to others:
+// "pub", "deli").
+func nearBusinessWord(w string) bool {
+	if letterCount(w) < 6 || letterCount(w) != len([]rune(w)) {
+		return false
+	}
+	for b := range businessWords {
+		if len([]rune(b)) >= 6 && abs(len([]rune(b))-len([]rune(w))) <= 1 && editDistance(w, b) <= 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// genericName: s names no shop, only its trade: each of its words of
+// three letters or more is a business word ("RESTAURANTS" of
+// "Restaurants, Inc.", an operator's legal name).
+func genericName(s string) bool {
+	n := 0
+	for _, w := range strings.Fields(strings.ToLower(s)) {
+		w = strings.Trim(w, ".,:;!'’\"()")
+		if letterCount(w) < 3 {
+			continue
+		}
+		if !businessWords[w] {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // joiningWords join the words of a name ("Friendly Red's of Windham").

@@ -138,6 +138,14 @@ func ParseFor(text string, now time.Time, h Hints) Result {
 		// comes after the date ("06/10 12:39 TOTAL 7.55").
 		if len(l.dates) == 0 || l.kind == kindTotal {
 			l.amount, l.before, l.negative, l.hasAmt = amountAtEnd(l.text)
+			// On a labelled line, a fragment columns after the amount is
+			// OCR's reading of a mark in the margin ("Tax:  3.91
+			// Tee"): the amount ends the line without it.
+			if !l.hasAmt && l.kind != kindOther && l.kind != kindInfo {
+				if t, ok := withoutMarginTail(l.raw, l.text); ok {
+					l.amount, l.before, l.negative, l.hasAmt = amountAtEnd(t)
+				}
+			}
 		}
 	}
 	score := 0.0
@@ -183,6 +191,37 @@ func ParseFor(text string, now time.Time, h Hints) Result {
 	}
 	res.Confidence = min(score, 1)
 	return res
+}
+
+// marginTail is a short fragment a gap after an amount with two
+// decimals that ends a line: a word of up to five characters, perhaps a
+// mark after it ("Tee", "Ware 4", "&").
+var marginTail = regexp.MustCompile(`\d[.,]\s?\d{2}\s{2,}(\S{1,5}(?:\s\S{1,2})?)$`)
+
+// withoutMarginTail is text (raw as OCR read it, text repaired) without
+// the margin's fragment after its last amount; ok is false when there
+// is none, or when the fragment holds two digits or more (a column of
+// the table, "22 81", not a mark).
+func withoutMarginTail(raw, text string) (string, bool) {
+	m := marginTail.FindStringSubmatch(raw)
+	if m == nil || digitCount(m[1]) > 1 {
+		return "", false
+	}
+	t := strings.TrimSpace(text)
+	if !strings.HasSuffix(t, m[1]) {
+		return "", false
+	}
+	return strings.TrimSpace(strings.TrimSuffix(t, m[1])), true
+}
+
+func digitCount(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= '0' && r <= '9' {
+			n++
+		}
+	}
+	return n
 }
 
 func splitLines(text string) []parsedLine {
@@ -314,6 +353,7 @@ func classify(text string) lineKind {
 	if len(ws) == 0 {
 		return kindOther
 	}
+	ws = totalWords(ws)
 	joined := strings.Join(ws, " ")
 	switch {
 	case toPay(ws):
@@ -333,7 +373,7 @@ func classify(text string) lineKind {
 		return kindInfo
 	case hasWord(ws, "TOTAL", "TOTALE", "SUMME", "GESAMT", "MONTANT", "ENDBETRAG", "ENDSUMME", "ZAHLBETRAG",
 		"GESAMTBETRAG", "GESAMTSUMME", "BETRAG") || hasPhrase(ws, "AMOUNT", "DUE") ||
-		hasPhrase(ws, "BALANCE", "DUE") || hasWord(ws, "BALANCE") || hasPhrase(ws, "TO", "PAY") || hasPhrase(ws, "ZU", "ZAHLEN") ||
+		hasPhrase(ws, "BALANCE", "DUE") || hasWord(ws, "BALANCE") || hasPhrase(ws, "BAL", "DUE") || hasPhrase(ws, "TO", "PAY") || hasPhrase(ws, "ZU", "ZAHLEN") ||
 		hasPhrase(ws, "AMT", "DUE") || hasPhrase(ws, "W", "TAX"):
 		if hasWord(ws, "MWST", "UST", "STEUER", "NETTO") {
 			return kindTax
@@ -369,6 +409,27 @@ func classify(text string) lineKind {
 		return kindInfo
 	}
 	return kindOther
+}
+
+// totalWords reads a total's label as its whole word: TTL, the short
+// form tills print ("TTL 12.50", "SUB TTL"), and TOTAL, SUBTOTAL or
+// SUMME that OCR split in two ("Tot al", "Su mme").
+func totalWords(ws []string) []string {
+	out := make([]string, 0, len(ws))
+	for i := 0; i < len(ws); i++ {
+		w := ws[i]
+		if w == "TTL" {
+			w = "TOTAL"
+		} else if i+1 < len(ws) {
+			switch j := w + ws[i+1]; j {
+			case "TOTAL", "SUBTOTAL", "SUMME":
+				w = j
+				i++
+			}
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // subTotalShort: the subtotal's label abbreviated ("SUBTTL", "Sub

@@ -630,6 +630,11 @@ func TestNamedDates(t *testing.T) {
 		{"Fecha: 12 abr 2026", "2026-04-12"},
 		{"Rechnungsdatum 7. Mai 2026", "2026-05-07"},
 		{"CHK 4411  14 MAR 26  12:53", "2026-03-14"},
+		// A month's name OCR read with a digit for a letter.
+		{"0ct 12, 2026 6:30PM", "2026-10-12"},
+		{"N0V 3 2026", "2026-11-03"},
+		{"Ju1 4, 2026", "2026-07-04"},
+		{"Date 12 5EP 2026", "2026-09-12"},
 	} {
 		got := findDates(c.line, false, testNow)
 		if len(got) == 0 || got[0].date.Format(time.DateOnly) != c.want {
@@ -638,7 +643,7 @@ func TestNamedDates(t *testing.T) {
 	}
 	// A named month with a two-digit year and no mark between them is
 	// not a date ("6OCT 21,81" is an item).
-	for _, line := range []string{"VITAMINS 6OCT 21,81", "MARGARINE 2 MAR 21.50"} {
+	for _, line := range []string{"VITAMINS 6OCT 21,81", "MARGARINE 2 MAR 21.50", "1100 Main St 2026", "B0X 12 2026"} {
 		if got := findDates(line, false, testNow); len(got) != 0 {
 			t.Errorf("findDates(%q) = %v, want none", line, got)
 		}
@@ -656,6 +661,11 @@ func TestOCRDateRepairs(t *testing.T) {
 		{"the 1 of month 11 read as a 7", "DINER 9\n71/05/2026 08:02 AM\nPIE     4.50\nTOTAL   4.50", "US", "2026-11-05"},
 		{"a first number no month can be repaired to stays no date", "DINER 9\n45/12/2026\nPIE     4.50\nTOTAL   4.50", "US", ""},
 		{"a two-digit year is not repaired", "DINER 9\n40/29/26\nPIE     4.50\nTOTAL   4.50", "US", ""},
+		{"a date's digits read as letters, half of them", "DINER 9\nServer: Ana  O8/l2/2O26 4:44 PM\nPIE     4.50\nTOTAL   4.50", "US", "2026-08-12"},
+		{"a date's digits read as letters, day first", "IMBISS\nDatum Ol.O5.2O26\nWurst     4,50\nSUMME     4,50", "DE", "2026-05-01"},
+		{"a word with slashes is no date", "DINER 9\nI/O/SS\nPIE     4.50\nTOTAL   4.50", "US", ""},
+		{"a time glued to the year", "DINER 9\n12/8/202604:44:05 PM\nPIE     4.50\nTOTAL   4.50", "US", "2026-12-08"},
+		{"an ISO date and its time after a T", "DINER 9\nIssued 2026-03-14T08:15:00Z\nPIE     4.50\nTOTAL   4.50", "US", "2026-03-14"},
 		{
 			"a labelled day and month, the year mangled: the year of the receipt's other date",
 			"GETRAENKE WEST\n02.05.26 16:15 8665 0176\nWasser        2,49\nSUMME         2,49\nKartenzahlung\nDatum:        01.05. 202¢\nUhrzeit:      16:19:51 Uhr",
@@ -747,6 +757,11 @@ func TestTotalArithmetic(t *testing.T) {
 			"DINER\nSoup             6.50\nSteak           12.00\nSubtotal        12.39\nTax              1.00\nTotal           13.39\nSales Tax 8% 12.39 1.00",
 			1339,
 		},
+		{
+			"a fragment of the margin after the total's and the tax's amounts",
+			"DINER\nSoup             8.50\nSteak           12.00\nSubtotal        20.50\nTax:      1.64       Tee\nTotal           22.14  Bae",
+			2214,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -772,6 +787,14 @@ func TestClassifyShortLabels(t *testing.T) {
 		{"SERV. CHARGE( 2%)        0.61", kindTip},
 		{"SVC CHARGE 18%           9.12", kindTip},
 		{"CHANGE                   3.00", kindPayment},
+		// A till's TTL is TOTAL; a label OCR split in two is read
+		// whole.
+		{"TTL                     12.50", kindTotal},
+		{"TTL TAX                  1.00", kindTax},
+		{"BAL DUE                 12.50", kindTotal},
+		{"Tot al                  12.50", kindTotal},
+		{"Su mme                  12,50", kindTotal},
+		{"SUB TOT AL              11.50", kindSubtotal},
 	} {
 		if got := classify(fixDigits(c.line)); got != c.want {
 			t.Errorf("classify(%q) = %v, want %v", c.line, got, c.want)
@@ -820,6 +843,29 @@ func TestVATRowsAndDigits(t *testing.T) {
 	for _, tt := range digits {
 		if got := oneDigitApart(tt.a, tt.b); got != tt.want {
 			t.Errorf("oneDigitApart(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+// TestMarginTail: a short fragment a gap after a line's amount is the
+// margin's; a number there is a column.
+func TestMarginTail(t *testing.T) {
+	for _, c := range []struct {
+		raw, want string
+		ok        bool
+	}{
+		{"Tax:      3.91       Tee", "Tax: 3.91", true},
+		{"Sales Tax       $2.97     Ware 4", "Sales Tax $2.97", true},
+		{"Order Balance due:     $45.79    &", "Order Balance due: $45.79", true},
+		{"Summe       2,84      20,67       22 81", "", false},
+		{"Tax          $0.62   5.0", "", false},
+		{"Total 26.37 Bae", "", false}, // no gap: a word of the line
+		{"Total          26.37", "", false},
+	} {
+		l := splitLines(c.raw)[0]
+		got, ok := withoutMarginTail(l.raw, l.text)
+		if ok != c.ok || ok && strings.Join(strings.Fields(got), " ") != c.want {
+			t.Errorf("withoutMarginTail(%q) = %q, %v; want %q, %v", c.raw, got, ok, c.want, c.ok)
 		}
 	}
 }
