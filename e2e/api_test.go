@@ -11,8 +11,13 @@ import (
 
 // newBusiness is a create-business body with a unique external id.
 func newBusiness(t *testing.T, name string) map[string]any {
+	return businessBody("e2e-"+randomHex(t, 6), name)
+}
+
+// businessBody is a valid business to create, named name, with external id ext.
+func businessBody(ext, name string) map[string]any {
 	return map[string]any{
-		"external_id":             "e2e-" + randomHex(t, 6),
+		"external_id":             ext,
 		"legal_name":              name,
 		"tin":                     "12-3456789",
 		"us_state":                "CA",

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -67,10 +68,23 @@ type request struct {
 	Basic  [2]string
 	Form   url.Values
 	JSON   any
+	Header map[string]string // more request headers (Idempotency-Key, ...)
 }
 
 func (c *apiClient) do(t *testing.T, req request) response {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	r, err := c.send(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// send makes one exchange; an error is one of the transport (or an
+// unencodable body), never an HTTP status.
+func (c *apiClient) send(ctx context.Context, req request) (response, error) {
 	var body io.Reader
 	contentType := ""
 	switch {
@@ -80,16 +94,14 @@ func (c *apiClient) do(t *testing.T, req request) response {
 	case req.JSON != nil:
 		b, err := json.Marshal(req.JSON)
 		if err != nil {
-			t.Fatal(err)
+			return response{}, fmt.Errorf("%s %s: encode body: %w", req.Method, req.Path, err)
 		}
 		body = bytes.NewReader(b)
 		contentType = "application/json"
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
 	hr, err := http.NewRequestWithContext(ctx, req.Method, c.base+req.Path, body)
 	if err != nil {
-		t.Fatal(err)
+		return response{}, fmt.Errorf("%s %s: %w", req.Method, req.Path, err)
 	}
 	if contentType != "" {
 		hr.Header.Set("Content-Type", contentType)
@@ -101,16 +113,19 @@ func (c *apiClient) do(t *testing.T, req request) response {
 	if req.Basic[0] != "" {
 		hr.SetBasicAuth(req.Basic[0], req.Basic[1])
 	}
+	for k, v := range req.Header {
+		hr.Header.Set(k, v)
+	}
 	resp, err := c.http.Do(hr)
 	if err != nil {
-		t.Fatalf("%s %s: %v", req.Method, req.Path, err)
+		return response{}, fmt.Errorf("%s %s: %w", req.Method, req.Path, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatalf("%s %s: read body: %v", req.Method, req.Path, err)
+		return response{}, fmt.Errorf("%s %s: read body: %w", req.Method, req.Path, err)
 	}
-	return response{Method: req.Method, Path: req.Path, Status: resp.StatusCode, Header: resp.Header, Body: b}
+	return response{Method: req.Method, Path: req.Path, Status: resp.StatusCode, Header: resp.Header, Body: b}, nil
 }
 
 // expect calls req and fails t unless the status is want.

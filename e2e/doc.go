@@ -13,6 +13,15 @@
 //	                        gateway (e.g. in kind) instead of starting containers;
 //	                        E2E_CLIENT_ID and E2E_CLIENT_SECRET are then its
 //	                        platform credentials
+//	E2E_RECEIVER_HOST       with E2E_BASE_URL: the address by which the deployed
+//	                        webhooks service reaches this machine, where the
+//	                        webhook scenarios start their receivers
+//	E2E_K8S_NAMESPACE       with E2E_BASE_URL: the chart's namespace in a
+//	                        Kubernetes cluster; the rolling-restart scenario
+//	                        restarts its Deployments (E2E_K8S_SELECTOR, default
+//	                        app.kubernetes.io/instance=acct; E2E_KUBECTL, default
+//	                        kubectl; E2E_K8S_CONTEXT, the kubeconfig context)
+//	                        under load
 //	E2E_KEEP_LOGS=1         print every container's log at the end, not only on failure
 //
 // Only test files carry code: the package is never imported.

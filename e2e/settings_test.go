@@ -8,6 +8,7 @@ func TestLoadSettings(t *testing.T) {
 		env                map[string]string
 		wantBroker, wantPG string
 		wantBase           string
+		wantReceiverHost   string
 	}{
 		{name: "Makefile defaults, official PostgreSQL", env: map[string]string{},
 			wantBroker: "ghcr.io/acctsuite/acct-broker:dev", wantPG: onlinePostgresImage},
@@ -17,6 +18,8 @@ func TestLoadSettings(t *testing.T) {
 			wantBroker: "ghcr.io/acctsuite/acct-broker:dev", wantPG: "my/pg:15"},
 		{name: "deployed stack", env: map[string]string{"E2E_BASE_URL": "http://acct.localhost/"},
 			wantBroker: "ghcr.io/acctsuite/acct-broker:dev", wantPG: onlinePostgresImage, wantBase: "http://acct.localhost"},
+		{name: "deployed stack that reaches this machine", env: map[string]string{"E2E_BASE_URL": "http://10.96.0.20", "E2E_RECEIVER_HOST": "192.168.1.5"},
+			wantBroker: "ghcr.io/acctsuite/acct-broker:dev", wantPG: onlinePostgresImage, wantBase: "http://10.96.0.20", wantReceiverHost: "192.168.1.5"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -26,6 +29,9 @@ func TestLoadSettings(t *testing.T) {
 			}
 			if s.PostgresImage != tt.wantPG {
 				t.Errorf("postgres image = %s, want %s", s.PostgresImage, tt.wantPG)
+			}
+			if s.ReceiverHost != tt.wantReceiverHost {
+				t.Errorf("receiver host = %q, want %q", s.ReceiverHost, tt.wantReceiverHost)
 			}
 			if s.BaseURL != tt.wantBase {
 				t.Errorf("base URL = %q, want %q", s.BaseURL, tt.wantBase)

@@ -77,6 +77,7 @@ type settings struct {
 	ClientID      string
 	ClientSecret  string
 	KeepLogs      bool
+	ReceiverHost  string
 }
 
 func loadSettings(getenv func(string) string) settings {
@@ -89,6 +90,7 @@ func loadSettings(getenv func(string) string) settings {
 		ClientID:      getenv("E2E_CLIENT_ID"),
 		ClientSecret:  getenv("E2E_CLIENT_SECRET"),
 		KeepLogs:      getenv("E2E_KEEP_LOGS") == "1",
+		ReceiverHost:  getenv("E2E_RECEIVER_HOST"),
 	}
 	if s.Registry == "" {
 		s.Registry = defaultRegistry
@@ -171,7 +173,7 @@ func StartStack(t *testing.T) *Stack {
 			t.Fatalf("E2E_BASE_URL=%s needs E2E_CLIENT_ID and E2E_CLIENT_SECRET (a platform client of that deployment)", cfg.BaseURL)
 		}
 		t.Logf("e2e: using the deployed stack at %s (no containers started)", cfg.BaseURL)
-		return &Stack{BaseURL: cfg.BaseURL, ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret}
+		return &Stack{BaseURL: cfg.BaseURL, ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, ReceiverHost: cfg.ReceiverHost}
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

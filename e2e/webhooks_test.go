@@ -106,7 +106,7 @@ func startHookReceiver(t *testing.T) *hookReceiver {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc := &hookReceiver{port: ln.Addr().(*net.TCPAddr).Port, events: make(chan hookEvent, 64)}
+	rc := &hookReceiver{port: ln.Addr().(*net.TCPAddr).Port, events: make(chan hookEvent, 1024)}
 	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 		if err != nil {
@@ -151,7 +151,7 @@ func (rc *hookReceiver) setSecret(s string) {
 // naming the customer and the business with its external id.
 func webhooksScenario(t *testing.T, api *apiClient, stack *Stack, platform string) {
 	if stack.ReceiverHost == "" {
-		t.Skip("E2E_BASE_URL points at a deployed stack, which cannot reach a receiver on this machine")
+		t.Skip("E2E_BASE_URL points at a deployed stack and E2E_RECEIVER_HOST does not say how it reaches a receiver on this machine")
 	}
 	rc := startHookReceiver(t)
 	body := newBusiness(t, "E2E Hooks LLC")

@@ -46,7 +46,8 @@ kind-e2e: ## run the e2e suite against the suite deployed in kind (through ingre
 	cd e2e && E2E_BASE_URL=$(E2E_BASE_URL) \
 		E2E_CLIENT_ID=$$($(KUBECTL) --context $(KIND_CONTEXT) -n acct get secret acct-auth-tokens -o jsonpath='{.data.BOOTSTRAP_CLIENT_ID}' | base64 -d) \
 		E2E_CLIENT_SECRET=$$($(KUBECTL) --context $(KIND_CONTEXT) -n acct get secret acct-auth-tokens -o jsonpath='{.data.BOOTSTRAP_CLIENT_SECRET}' | base64 -d) \
-		$(GO) test -count=1 ./...
+		E2E_K8S_NAMESPACE=acct E2E_K8S_CONTEXT=$(KIND_CONTEXT) E2E_KUBECTL=$(KUBECTL) \
+		$(GO) test -count=1 -timeout 30m ./...
 
 kind-down: ## delete the kind cluster
 	$(call need-tool,$(KIND))

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Builds what the local one-node cluster runs, from the Go module proxy only, into .cache/k8s-local:
 #   bin/    kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl (k8s.io/kubernetes),
-#           etcd (go.etcd.io/etcd/server/v3), crictl (sigs.k8s.io/cri-tools), coredns, pause, and with
-#           K8S_LOCAL_NETPOL=1 kube-network-policies (sigs.k8s.io/kube-network-policies)
-#   images/ pause.tar, coredns.tar (netpol.tar): images FROM scratch with those static binaries, for
+#           etcd (go.etcd.io/etcd/server/v3), crictl (sigs.k8s.io/cri-tools), coredns, pause,
+#           metrics-server (sigs.k8s.io/metrics-server), and with K8S_LOCAL_NETPOL=1 kube-network-policies
+#           (sigs.k8s.io/kube-network-policies)
+#   images/ pause.tar, coredns.tar, metrics-server.tar (netpol.tar): images FROM scratch with those static
+#           binaries, for
 #           `ctr images import`
 # Each part is skipped when its stamp (the versions it was built from) is current, so a second run costs
 # nothing. Every build is a scratch module under .cache/k8s-local/src (never the repository's go.work).
@@ -24,9 +26,11 @@ ETCD_VERSION="${ETCD_VERSION:-v3.6.16}"
 COREDNS_VERSION="${COREDNS_VERSION:-v1.13.2}"
 CRI_TOOLS_VERSION="${CRI_TOOLS_VERSION:-v1.34.0}"
 NETPOL_VERSION="${NETPOL_VERSION:-v0.8.0}"
+METRICS_SERVER_VERSION="${METRICS_SERVER_VERSION:-v0.8.0}"
 PAUSE_TAG="${PAUSE_TAG:-registry.k8s.io/pause:3.10.1}"
 COREDNS_IMAGE="${COREDNS_IMAGE:-acct.local/coredns:${COREDNS_VERSION}}"
 NETPOL_IMAGE="${NETPOL_IMAGE:-acct.local/kube-network-policies:${NETPOL_VERSION}}"
+METRICS_SERVER_IMAGE="${METRICS_SERVER_IMAGE:-acct.local/metrics-server:${METRICS_SERVER_VERSION}}"
 # Heavy builds yield to everything else on the machine.
 NICE="${NICE:-nice -n 19}"
 export GOWORK=off GOFLAGS=-mod=mod CGO_ENABLED=0 GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
@@ -115,6 +119,18 @@ build_netpol() {
 	(cd "${dir}" && GOBIN="${dir}" ${NICE} go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kube-network-policies/cmd@${NETPOL_VERSION}")
 	mv "${dir}/cmd" "${bin}/kube-network-policies"
 	stamp netpol "${NETPOL_VERSION}"
+}
+
+# --- metrics-server: the resource metrics API that HorizontalPodAutoscalers read.
+build_metrics_server() {
+	if fresh metrics-server "${METRICS_SERVER_VERSION}" && [[ -x "${bin}/metrics-server" ]]; then return; fi
+	log "metrics-server ${METRICS_SERVER_VERSION}"
+	local dir="${src}/metrics-server"
+	mkdir -p "${dir}"
+	printf 'module acct.local/metricsserver\n\ngo 1.24.0\n' >"${dir}/go.mod"
+	(cd "${dir}" && go get -tool "sigs.k8s.io/metrics-server/cmd/metrics-server@${METRICS_SERVER_VERSION}" &&
+		${NICE} go build -trimpath -ldflags "-s -w" -o "${bin}/metrics-server" sigs.k8s.io/metrics-server/cmd/metrics-server)
+	stamp metrics-server "${METRICS_SERVER_VERSION}"
 }
 
 # --- CoreDNS with only the plugins the cluster's Corefile uses.
@@ -207,8 +223,10 @@ build_etcd
 build_crictl
 build_coredns
 build_pause
+build_metrics_server
 image pause "${PAUSE_TAG}" pause 65535:65535
 image coredns "${COREDNS_IMAGE}" coredns 0:0
+image metrics-server "${METRICS_SERVER_IMAGE}" metrics-server 65534:65534
 # Only when asked for (cluster.sh: K8S_LOCAL_NETPOL=1).
 if [[ "${K8S_LOCAL_NETPOL:-0}" == 1 ]]; then
 	build_netpol

@@ -43,6 +43,8 @@ export PAUSE_TAG="${PAUSE_TAG:-registry.k8s.io/pause:3.10.1}"
 export COREDNS_IMAGE="${COREDNS_IMAGE:-acct.local/coredns:${COREDNS_VERSION}}"
 NETPOL_VERSION="${NETPOL_VERSION:-v0.8.0}"
 export NETPOL_IMAGE="${NETPOL_IMAGE:-acct.local/kube-network-policies:${NETPOL_VERSION}}"
+METRICS_SERVER_VERSION="${METRICS_SERVER_VERSION:-v0.8.0}"
+export METRICS_SERVER_IMAGE="${METRICS_SERVER_IMAGE:-acct.local/metrics-server:${METRICS_SERVER_VERSION}}"
 # 1: enforce NetworkPolicies (kube-network-policies); 0: they are admitted but not enforced.
 NETPOL="${K8S_LOCAL_NETPOL:-0}"
 export PATH="${bin}:${PATH}"
@@ -306,6 +308,7 @@ cmd_up() {
 	wait_for "containerd" 60 ctr --address "${sock}" version || die "containerd did not start: $(tail -5 "${logs}/containerd.log")"
 	import_tar "${cache}/images/pause.tar"
 	import_tar "${cache}/images/coredns.tar"
+	import_tar "${cache}/images/metrics-server.tar"
 	[[ "${NETPOL}" == 1 ]] && import_tar "${cache}/images/netpol.tar"
 
 	start etcd etcd --name local --data-dir "${state}/etcd" \
@@ -363,6 +366,14 @@ cmd_up() {
 		kc -n kube-system describe pods -l k8s-app=kube-dns >&2 || true
 		kc -n kube-system logs -l k8s-app=kube-dns --tail=50 >&2 || true
 		die "CoreDNS did not become available"
+	fi
+	# The resource metrics API (HorizontalPodAutoscalers): ready when the aggregator reaches it.
+	sed -e "s|@METRICS_SERVER_IMAGE@|${METRICS_SERVER_IMAGE}|g" "${here}/metrics-server.yaml" | kc apply -f - >/dev/null
+	if ! kc -n kube-system rollout status deploy/metrics-server --timeout=180s ||
+		! kc wait --for=condition=Available apiservice/v1beta1.metrics.k8s.io --timeout=120s; then
+		kc -n kube-system describe pods -l k8s-app=metrics-server >&2 || true
+		kc -n kube-system logs -l k8s-app=metrics-server --tail=50 >&2 || true
+		die "metrics-server did not become available"
 	fi
 	if [[ "${NETPOL}" == 1 ]]; then
 		sed -e "s|@NETPOL_IMAGE@|${NETPOL_IMAGE}|g" "${here}/netpol.yaml" | kc apply -f - >/dev/null

@@ -5,8 +5,11 @@
 #   3. PostgreSQL and the broker (infra.yaml), then `helm install` of charts/acct with values.yaml: the
 #      migration Jobs (pre-install hooks) must finish, then every Deployment must become Available with
 #      its probes passing and no container restarted;
-#   4. the e2e scenarios (e2e/, remote mode) through a port-forward to the gateway Service;
-#   5. on any failure: the state of every pod, the events, and the describe output and logs (current and
+#   4. the e2e scenarios (e2e/, remote mode) through the gateway Service's cluster address, webhooks to a
+#      receiver on the node, and a rolling restart of every Deployment under load;
+#   5. the gateway's HorizontalPodAutoscaler reads metrics and rescaled; a drain is held by the
+#      PodDisruptionBudgets while the API keeps answering;
+#   6. on any failure: the state of every pod, the events, and the describe output and logs (current and
 #      previous) of every pod that is not Ready or restarted; then the cluster is torn down.
 #
 # Environment: REGISTRY, TAG (images <REGISTRY>/acct-<name>:<TAG>), PG_IMAGE, HELM_BIN, GO, K8S_E2E_CHART (another
@@ -37,7 +40,6 @@ die() { printf 'k8s-e2e: FAIL: %s\n' "$*" >&2; exit 1; }
 
 eval "$("${cluster}" env)"
 kc() { kubectl "$@"; }
-pf_pid=""
 watch_pid=""
 s3_pid=""
 work="$(mktemp -d)"
@@ -63,7 +65,6 @@ dump() {
 
 finish() {
 	local rc=$?
-	[[ -n "${pf_pid}" ]] && kill "${pf_pid}" 2>/dev/null || true
 	[[ -n "${watch_pid}" ]] && kill ${watch_pid} 2>/dev/null || true
 	[[ -n "${s3_pid}" ]] && kill "${s3_pid}" 2>/dev/null || true
 	if [[ ${rc} -ne 0 ]]; then
@@ -166,21 +167,26 @@ restarts="$(kc -n "${ns}" get pods -l app.kubernetes.io/instance="${release}" -o
 [[ -z "${restarts}" ]] || die "containers restarted: ${restarts}"
 echo "ok: every Deployment Available, every pod Ready, no restarts"
 
-phase "e2e scenarios through a port-forward to svc/${release}-gateway"
-port="${K8S_E2E_PORT:-18080}"
-kc -n "${ns}" port-forward "svc/${release}-gateway" "${port}:80" >"${work}/port-forward.log" 2>&1 &
-pf_pid=$!
+phase "e2e scenarios through the gateway Service"
+# The Service's cluster address, reached from the node through kube-proxy's rules as a pod would reach
+# it: unlike a port-forward (one pod), it follows the gateway's pods through the rolling restarts.
+gw_ip="$(kc -n "${ns}" get svc "${release}-gateway" -o jsonpath='{.spec.clusterIP}')"
+gw_port="$(kc -n "${ns}" get svc "${release}-gateway" -o jsonpath='{.spec.ports[0].port}')"
+gw="http://${gw_ip}:${gw_port}"
 for ((i = 0; i < 30; i++)); do
-	curl -fsS "http://127.0.0.1:${port}/readyz" >/dev/null 2>&1 && break
+	curl -fsS -m 5 "${gw}/readyz" >/dev/null 2>&1 && break
 	sleep 1
 done
-curl -fsS "http://127.0.0.1:${port}/readyz" >/dev/null || { cat "${work}/port-forward.log" >&2; die "the gateway does not answer through the port-forward"; }
+curl -fsS -m 5 "${gw}/readyz" >/dev/null || die "the gateway does not answer at its Service address ${gw}"
 e2e_log="${root}/.cache/k8s-local/e2e.log"
 client_id="$(kc -n "${ns}" get secret "${release}-auth-tokens" -o jsonpath='{.data.BOOTSTRAP_CLIENT_ID}' | base64 -d)"
 client_secret="$(kc -n "${ns}" get secret "${release}-auth-tokens" -o jsonpath='{.data.BOOTSTRAP_CLIENT_SECRET}' | base64 -d)"
+# The webhook scenarios' receivers listen on this machine, which the pods reach at the node's address;
+# the rolling-restart scenario restarts every Deployment of the release under load.
 (
 	cd "${root}/e2e"
-	E2E_BASE_URL="http://127.0.0.1:${port}" E2E_CLIENT_ID="${client_id}" E2E_CLIENT_SECRET="${client_secret}" \
+	E2E_BASE_URL="${gw}" E2E_CLIENT_ID="${client_id}" E2E_CLIENT_SECRET="${client_secret}" E2E_RECEIVER_HOST="${node_ip}" \
+		E2E_K8S_NAMESPACE="${ns}" E2E_K8S_SELECTOR="app.kubernetes.io/instance=${release}" E2E_KUBECTL="$(command -v kubectl)" \
 		TESTCONTAINERS_RYUK_DISABLED=true "${GO}" test -count=1 -timeout "${E2E_TIMEOUT}" -v ${K8S_E2E_RUN:+-run "${K8S_E2E_RUN}"} ./...
 ) >"${e2e_log}" 2>&1 || true
 grep -E '^\s*(--- (PASS|FAIL|SKIP)|PASS|FAIL|ok |panic)' "${e2e_log}" || true
@@ -194,3 +200,89 @@ grep -qE '^ok ' "${e2e_log}" || { tail -50 "${e2e_log}" >&2; die "the e2e suite 
 restarts="$(kc -n "${ns}" get pods -l app.kubernetes.io/instance="${release}" -o go-template='{{range .items}}{{range .status.containerStatuses}}{{if gt .restartCount 0}}{{.name}}={{.restartCount}} {{end}}{{end}}{{end}}')"
 [[ -z "${restarts}" ]] || die "containers restarted during the scenarios: ${restarts}"
 echo "ok: e2e scenarios passed, no restarts"
+grep -E 'rollout_test\.go:[0-9]+: (load|restarted|P&L|Customer)' "${e2e_log}" | sed 's/^ */  /' || true
+
+phase "HorizontalPodAutoscaler reads metrics and scales"
+# metrics-server (cluster.sh) serves the resource metrics API; the gateway's HPA must read a CPU figure
+# with ScalingActive.
+hpa="${release}-gateway"
+for ((i = 0; i < 40; i++)); do
+	active="$(kc -n "${ns}" get hpa "${hpa}" -o jsonpath='{.status.conditions[?(@.type=="ScalingActive")].status}')"
+	cpu="$(kc -n "${ns}" get hpa "${hpa}" -o jsonpath='{.status.currentMetrics[0].resource.current.averageUtilization}')"
+	[[ "${active}" == True && -n "${cpu}" ]] && break
+	sleep 3
+done
+kc -n "${ns}" get hpa
+[[ "${active}" == True && -n "${cpu}" ]] ||
+	{ kc -n "${ns}" describe hpa "${hpa}" >&2; die "HPA ${hpa} reads no metrics (ScalingActive=${active:-unknown}, CPU ${cpu:-none})"; }
+echo "ok: HPA ${hpa} reads CPU ${cpu}% of its request (ScalingActive)"
+token="$(curl -fsS -m 10 -u "${client_id}:${client_secret}" -d grant_type=client_credentials -d "client_id=${client_id}" \
+	"${gw}/oauth2/token" | sed -n 's/.*"access_token":"\([^"]*\)".*/\1/p')"
+[[ -n "${token}" ]] || die "no platform token from ${gw}/oauth2/token"
+# It must have scaled up for CPU: under the scenarios' load, or else under four request loops of its own.
+upscales() {
+	kc -n "${ns}" get events --field-selector "involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=${hpa},reason=SuccessfulRescale" \
+		-o jsonpath='{range .items[*]}{.message}{"\n"}{end}' | grep 'above target' || true
+}
+rescales="$(upscales)"
+if [[ -z "${rescales}" ]]; then
+	echo "no upscale under the scenarios' load; loading the gateway (at most 150s)"
+	for ((l = 0; l < 4; l++)); do
+		(while :; do curl -s -o /dev/null -m 5 -H "Authorization: Bearer ${token}" "${gw}/v1/businesses?limit=1"; done) >/dev/null 2>&1 &
+		watch_pid="${watch_pid} $!"
+	done
+	for ((i = 0; i < 30; i++)); do
+		rescales="$(upscales)"
+		[[ -z "${rescales}" ]] || break
+		sleep 5
+	done
+	kill ${watch_pid} 2>/dev/null || true
+	watch_pid=""
+fi
+[[ -n "${rescales}" ]] || { kc -n "${ns}" describe hpa "${hpa}" >&2; die "HPA ${hpa} did not scale up under load"; }
+echo "ok: HPA ${hpa} scaled up under load:"
+sed 's/^/  /' <<<"${rescales}"
+
+phase "drain: the PodDisruptionBudgets hold"
+# Two replicas of every Deployment, then a drain of the (only) node limited to the release's pods: each
+# Deployment may lose one pod (maxUnavailable 1); its replacement cannot be scheduled on the cordoned
+# node, so evicting the second must be refused until the drain gives up. The API keeps answering
+# throughout.
+selector="app.kubernetes.io/instance=${release}"
+for d in $(kc -n "${ns}" get deploy -l "${selector}" -o jsonpath='{.items[*].metadata.name}'); do
+	[[ "${d}" == "${hpa}" ]] || kc -n "${ns}" scale "deploy/${d}" --replicas=2 >/dev/null
+done
+for d in $(kc -n "${ns}" get deploy -l "${selector}" -o jsonpath='{.items[*].metadata.name}'); do
+	kc -n "${ns}" rollout status "deploy/${d}" --timeout=180s >/dev/null || die "deploy/${d} did not reach 2 replicas"
+done
+probe_log="${work}/drain-probe.log"
+(
+	while :; do
+		printf '%s %s\n' "$(date +%s.%N)" "$(curl -s -o /dev/null -m 5 -w '%{http_code}' -H "Authorization: Bearer ${token}" "${gw}/v1/businesses?limit=1")"
+		sleep 0.2
+	done
+) >"${probe_log}" 2>&1 &
+probe_pid=$!
+watch_pid="${probe_pid}"
+node="$(kc get nodes -o jsonpath='{.items[0].metadata.name}')"
+drain_rc=0
+kc drain "${node}" --pod-selector="${selector}" --ignore-daemonsets --delete-emptydir-data --timeout=60s >"${work}/drain.log" 2>&1 || drain_rc=$?
+available="$(kc -n "${ns}" get deploy -l "${selector}" -o go-template='{{range .items}}{{.metadata.name}}={{.status.availableReplicas}} {{end}}')"
+kc uncordon "${node}" >/dev/null
+kill "${probe_pid}" 2>/dev/null || true
+watch_pid=""
+sed 's/^/  /' "${work}/drain.log" | grep -E 'evicted|disruption budget|timeout' | sort | uniq -c | sort -rn | head -20 || true
+[[ ${drain_rc} -ne 0 ]] || die "the drain evicted every pod of the release: no PodDisruptionBudget held"
+grep -q "violate the pod's disruption budget" "${work}/drain.log" || { cat "${work}/drain.log" >&2; die "the drain failed for another reason than a disruption budget"; }
+for a in ${available}; do
+	[[ "${a#*=}" =~ ^[1-9] ]] || die "during the drain, ${a%%=*} had no available replica (${available})"
+done
+echo "ok: the drain evicted one pod per Deployment and no more; available during it: ${available}"
+bad="$(awk '$2 !~ /^2/' "${probe_log}" | wc -l)"
+total="$(wc -l <"${probe_log}")"
+[[ "${bad}" -eq 0 ]] || { awk '$2 !~ /^2/' "${probe_log}" | head -20 >&2; die "${bad} of ${total} API requests failed during the drain"; }
+echo "ok: ${total} API requests during the drain, all answered 2xx"
+for d in $(kc -n "${ns}" get deploy -l "${selector}" -o jsonpath='{.items[*].metadata.name}'); do
+	kc -n "${ns}" rollout status "deploy/${d}" --timeout=180s >/dev/null || die "deploy/${d} did not recover after the uncordon"
+done
+echo "ok: every Deployment back to full strength after the uncordon"
