@@ -87,7 +87,7 @@ func main() {
 	flag.IntVar(&o.rate, "rate", 2000, "requests/s of the fixed-rate latency runs")
 	flag.StringVar(&o.loadGen, "load", "", "saturation load generator: wrk or go (default: wrk when installed)")
 	flag.StringVar(&o.nginxBin, "nginx", "nginx", "nginx binary (Debian: apt-get install -y nginx-light)")
-	flag.StringVar(&o.pprofDir, "pprof-dir", "", "save a CPU profile of the gateway's saturation runs here")
+	flag.StringVar(&o.pprofDir, "pprof-dir", "", "save CPU profiles here: the gateway's saturation runs, the webhooks service's last throughput round")
 	flag.StringVar(&o.only, "only", "gateway", "which part: gateway (GET /whoami and a database read, `make bench-gateway`), transactions (import, categorize, listing: `make bench-transactions`), invoicing (invoice listing, payments: `make bench-invoicing`), reports (catch-up, P&L comparison, CSV export: `make bench-reports`), mileage (the summary over 200,000 trips: `make bench-mileage`), bills (receipts parsed per second, bill creation: `make bench-bills`), receipts (real receipts: accuracy per field and folder, time per receipt vs bare tesseract: `make bench-receipts`), webhooks (deliveries per second, event-to-delivery latency, a slow endpoint's isolation: `make bench-webhooks`), outbox (the relay draining a backlog vs the Kafka writer alone: `make bench-outbox`), or all (`make bench`)")
 	flag.StringVar(&o.txParts, "tx-parts", "all", "transactions parts: all (import, categorize, listing, general ledger), import (the import and its bound alone), list (the listing alone) or ledger (the general ledger alone)")
 	flag.IntVar(&o.ledgerLines, "ledger-lines", 1_000_000, "transactions general ledger: lines on the measured account (1,000,000 by default; smaller while developing)")
@@ -250,6 +250,14 @@ func run(o options, parts []string) error {
 	}
 	defer logFile.Close()
 	fmt.Printf("starting the suite (logs: %s)...\n", logFile.Name())
+	// Every round of the CSV export builds its file: an identical export
+	// within the reuse window would be the stored file.
+	serviceEnv := map[string][]string{"reports": {"EXPORT_REUSE_WINDOW=0"}}
+	if o.pprofDir != "" {
+		o.webhooks.pprofAddr = fmt.Sprintf("127.0.0.1:%d", stack.FreePort())
+		o.webhooks.pprofDir = o.pprofDir
+		serviceEnv["webhooks"] = []string{"PPROF_ADDR=" + o.webhooks.pprofAddr}
+	}
 	st, err := stack.Start(ctx, stack.Options{
 		BinDir:           filepath.Join(o.root, "bin"),
 		DataDir:          dataDir,
@@ -262,10 +270,8 @@ func run(o options, parts []string) error {
 		// auth-tokens is the upstream of every measured path: it logs
 		// only warnings in both settings. A rate limit that would
 		// otherwise throttle the load generator's single client is lifted.
-		ExtraEnv: []string{"LOG_LEVEL=warn", "RATE_LIMIT_RPS=1000000", "RATE_LIMIT_BURST=1000000"},
-		// Every round of the CSV export builds its file: an identical
-		// export within the reuse window would be the stored file.
-		ServiceEnv: map[string][]string{"reports": {"EXPORT_REUSE_WINDOW=0"}},
+		ExtraEnv:   []string{"LOG_LEVEL=warn", "RATE_LIMIT_RPS=1000000", "RATE_LIMIT_BURST=1000000"},
+		ServiceEnv: serviceEnv,
 	})
 	if err != nil {
 		return err

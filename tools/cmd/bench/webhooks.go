@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -74,6 +75,9 @@ type webhooksOptions struct {
 	parts      string        // all, throughput, latency or isolation
 	deliveries int           // the throughput's backlog
 	duration   time.Duration // the latency run (each isolation run takes half)
+	// pprofAddr is the service's pprof listener, set with pprofDir: the
+	// last throughput round's CPU profile is saved there.
+	pprofAddr, pprofDir string
 }
 
 // whbench carries what the webhooks figures share.
@@ -294,9 +298,21 @@ func (w *whbench) benchThroughput(ctx context.Context) (string, []result, error)
 		if p.rate > bestPlain.rate {
 			bestPlain = p
 		}
+		var prof *profile
+		if r == whRounds && w.o.pprofAddr != "" {
+			// About the round's length at the last rate seen.
+			prof = startProfile(w.o.pprofAddr, time.Duration(float64(n)/max(best.rate, 1000)*float64(time.Second)))
+		}
 		s, err := w.serviceRound(ctx, eps, n)
 		if err != nil {
 			return "", nil, err
+		}
+		if prof != nil {
+			path := filepath.Join(w.o.pprofDir, "webhooks-throughput.pprof")
+			if err := prof.save(path); err != nil {
+				return "", nil, fmt.Errorf("webhooks profile: %w", err)
+			}
+			fmt.Printf("  the webhooks service's CPU profile of round %d: %s\n", r, path)
 		}
 		svc = append(svc, s.rate)
 		if s.rate > best.rate {
@@ -717,7 +733,9 @@ func (w *whbench) explainMissing(ctx context.Context, writes []pacedWrite, slots
 			var status, lastErr, lane string
 			var attempts, code int
 			var at *time.Time
-			err := w.db.QueryRow(ctx, `SELECT d.status, d.attempts, coalesce(a.status_code, 0), coalesce(a.error, ''), a.attempted_at,
+			// The last attempt: in attempts, or the first one in the row.
+			err := w.db.QueryRow(ctx, `SELECT d.status, d.attempts, coalesce(a.status_code, d.first_status_code, 0),
+					coalesce(a.error, d.first_error, ''), coalesce(a.attempted_at, d.first_attempted_at),
 					coalesce((SELECT 'due ' || l.due_at::text || coalesce(', leased until ' || l.lease_until::text, '') FROM webhooks.lanes l
 						WHERE l.endpoint_id = d.endpoint_id AND l.lane = d.lane), 'no lane row')
 				FROM webhooks.messages m JOIN webhooks.deliveries d ON d.message_id = m.id
@@ -813,11 +831,10 @@ func (w *whbench) stages(ctx context.Context, endpoints []uuid.UUID, since time.
 	err := w.db.QueryRow(ctx, `SELECT count(*), min(d.created_at), max(d.created_at),
 			percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM d.created_at - m.created_at)),
 			percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM d.created_at - m.created_at)),
-			percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM a.attempted_at - d.created_at)),
-			percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM a.attempted_at - d.created_at))
+			percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM d.first_attempted_at - d.created_at)),
+			percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM d.first_attempted_at - d.created_at))
 		FROM webhooks.deliveries d JOIN webhooks.messages m ON m.id = d.message_id
-		JOIN webhooks.attempts a ON a.delivery_id = d.id AND a.number = 1
-		WHERE d.endpoint_id = ANY($1) AND m.created_at >= $2`, endpoints, since).Scan(&n, &first, &last, &q[0], &q[1], &q[2], &q[3])
+		WHERE d.endpoint_id = ANY($1) AND m.created_at >= $2 AND d.first_attempted_at IS NOT NULL`, endpoints, since).Scan(&n, &first, &last, &q[0], &q[1], &q[2], &q[3])
 	if err != nil {
 		return "", fmt.Errorf("delivery stages: %w", err)
 	}
