@@ -328,3 +328,59 @@ func TestRuns(t *testing.T) {
 		t.Fatalf("states %v, want %v", states, want)
 	}
 }
+
+// TestStaleAttemptAfterResend: an attempt under way when its delivery is
+// failed (the endpoint disabled) and then resent is not recorded onto the
+// new series: the resent delivery stays due at once, with no attempts,
+// and is claimed again.
+func TestStaleAttemptAfterResend(t *testing.T) {
+	e := newEnv(t, envOptions{env: map[string]string{"WEBHOOKS_DISPATCH": "false"}})
+	rcv := newReceiver(t)
+	ep := e.endpoint("plat-a", rcv.URL, map[string]any{"ordering": "none"})
+	epID := uuid.MustParse(ep["id"].(string))
+	e.Do(req("POST", "/v1/webhooks/endpoints/"+ep["id"].(string)+"/test", e.Token("plat-a"), nil), 202)
+	store, ctx := e.S.Store, t.Context()
+	now := e.clock.Now().Add(time.Second)
+	works, _, err := store.Claim(ctx, now, now.Add(time.Minute), 10, 8, 1)
+	if err != nil || len(works) != 1 {
+		t.Fatalf("claimed %d (%v)", len(works), err)
+	}
+	unavailable := 503
+	retryAt := now.Add(5 * time.Second)
+	first := domain.Attempt{ID: uuid.New(), DeliveryID: works[0].Delivery.ID, Number: 1, AttemptedAt: now, StatusCode: &unavailable, NextRetryAt: &retryAt}
+	if err := store.RecordAll(ctx, []app.Recorded{{Work: works[0], Attempt: first, Status: domain.StatusPending}}, now); err != nil {
+		t.Fatal(err)
+	}
+	retry, _, err := store.Claim(ctx, retryAt, retryAt.Add(time.Minute), 10, 8, 1)
+	if err != nil || len(retry) != 1 || retry[0].Delivery.Attempts != 1 {
+		t.Fatalf("claimed at the retry: %d (%v)", len(retry), err)
+	}
+	// While the second attempt is under way the endpoint is disabled (its
+	// pending deliveries fail), enabled again and the delivery resent.
+	if n, err := store.FailPending(ctx, epID, "disabled", retryAt); err != nil || n != 1 {
+		t.Fatalf("failed %d (%v)", n, err)
+	}
+	resentAt := retryAt.Add(time.Second)
+	if n, err := store.Resend(ctx, epID, []uuid.UUID{retry[0].Delivery.ID}, resentAt); err != nil || n != 1 {
+		t.Fatalf("resent %d (%v)", n, err)
+	}
+	later := resentAt.Add(5 * time.Minute)
+	stale := domain.Attempt{ID: uuid.New(), DeliveryID: retry[0].Delivery.ID, Number: 2, AttemptedAt: retryAt, StatusCode: &unavailable, NextRetryAt: &later}
+	if err := store.RecordAll(ctx, []app.Recorded{{Work: retry[0], Attempt: stale, Status: domain.StatusPending}}, resentAt); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Status   string `bun:"status"`
+		Attempts int    `bun:"attempts"`
+	}
+	if err := e.DB.NewRaw("SELECT status, attempts FROM deliveries WHERE id = ?", retry[0].Delivery.ID).Scan(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != domain.StatusPending || got.Attempts != 0 {
+		t.Fatalf("after the stale attempt: %+v, want pending with no attempts", got)
+	}
+	again, _, err := store.Claim(ctx, resentAt, resentAt.Add(time.Minute), 10, 8, 1)
+	if err != nil || len(again) != 1 || again[0].Delivery.ID != retry[0].Delivery.ID || again[0].Delivery.Attempts != 0 {
+		t.Fatalf("claimable after the resend: %d (%v), want the resent delivery at once", len(again), err)
+	}
+}

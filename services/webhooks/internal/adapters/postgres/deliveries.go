@@ -508,8 +508,10 @@ const firstAttemptSet = `first_attempt_id = CASE WHEN t.number = 1 THEN t.id ELS
 // lane of its own, due at its retry), then moves their lanes on (moveLanesOn: next head due when it is;
 // none: the lane is dropped), never waiting for an enqueue to commit: a
 // few statements for the whole batch. A delivery deleted or
-// finished meanwhile (its endpoint disabled) gets no attempt; its lane
-// moves on all the same.
+// finished meanwhile (its endpoint disabled) gets no attempt, nor one
+// whose attempts moved on since the claim (failed and resent while this
+// attempt was under way: the new series starts from its own first
+// attempt); its lane moves on all the same.
 func (s *Store) RecordAll(ctx context.Context, recs []app.Recorded, now time.Time) error {
 	if len(recs) == 0 {
 		return nil
@@ -558,7 +560,7 @@ func (s *Store) RecordAll(ctx context.Context, recs []app.Recorded, now time.Tim
 				UPDATE deliveries d SET status = t.status, attempts = t.number, next_attempt_at = t.next_retry_at, updated_at = ?,
 					lane = CASE WHEN t.status = 'pending' AND starts_with(d.lane, '`+unorderedPrefix+`') THEN `+retryLane("d")+` ELSE d.lane END,
 					`+firstAttemptSet+`
-				FROM t WHERE d.id = ANY(?::uuid[]) AND d.id = t.delivery_id AND d.status = t.pending
+				FROM t WHERE d.id = ANY(?::uuid[]) AND d.id = t.delivery_id AND d.status = t.pending AND d.attempts = t.number - 1
 				RETURNING d.id, d.endpoint_id, d.lane, d.next_attempt_at, d.status
 			), r AS (
 				INSERT INTO lanes (endpoint_id, lane, due_at)
