@@ -6,7 +6,7 @@
 #   local   a one-node cluster of host processes built from the Go module proxy (deploy/k8s-local:
 #           etcd, kube-apiserver, controller-manager, scheduler, kubelet on containerd, kube-proxy,
 #           CoreDNS), the images copied from Docker; needs root, Docker, containerd, runc and
-#           Debian's containernetworking-plugins and conntrack
+#           Debian's containernetworking-plugins, conntrack and ipset (kube-router enforces the NetworkPolicies)
 #   auto    kind when those tools are on PATH and Docker Hub answers, else local (the default)
 # Variables from the top Makefile and mk/*.mk: REGISTRY, TAG, GO, HELM_BIN, PG_OFFLINE_IMAGE, KIND,
 # KUBECTL, SKAFFOLD.

@@ -2,10 +2,9 @@
 # Builds what the local one-node cluster runs, from the Go module proxy only, into .cache/k8s-local:
 #   bin/    kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl (k8s.io/kubernetes),
 #           etcd (go.etcd.io/etcd/server/v3), crictl (sigs.k8s.io/cri-tools), coredns, pause,
-#           metrics-server (sigs.k8s.io/metrics-server), and with K8S_LOCAL_NETPOL=1 kube-network-policies
-#           (sigs.k8s.io/kube-network-policies)
-#   images/ pause.tar, coredns.tar, metrics-server.tar (netpol.tar): images FROM scratch with those static
-#           binaries, for
+#           metrics-server (sigs.k8s.io/metrics-server), kube-router (github.com/cloudnativelabs/kube-router,
+#           its NetworkPolicy firewall only)
+#   images/ pause.tar, coredns.tar, metrics-server.tar, probe.tar (tcp-probe): images FROM scratch with those static binaries, for
 #           `ctr images import`
 # Each part is skipped when its stamp (the versions it was built from) is current, so a second run costs
 # nothing. Every build is a scratch module under .cache/k8s-local/src (never the repository's go.work).
@@ -25,12 +24,12 @@ KUBE_VERSION="${KUBE_VERSION:-v1.34.4}"
 ETCD_VERSION="${ETCD_VERSION:-v3.6.16}"
 COREDNS_VERSION="${COREDNS_VERSION:-v1.13.2}"
 CRI_TOOLS_VERSION="${CRI_TOOLS_VERSION:-v1.34.0}"
-NETPOL_VERSION="${NETPOL_VERSION:-v0.8.0}"
+KUBE_ROUTER_VERSION="${KUBE_ROUTER_VERSION:-v2.1.0}"
 METRICS_SERVER_VERSION="${METRICS_SERVER_VERSION:-v0.8.0}"
 PAUSE_TAG="${PAUSE_TAG:-registry.k8s.io/pause:3.10.1}"
 COREDNS_IMAGE="${COREDNS_IMAGE:-acct.local/coredns:${COREDNS_VERSION}}"
-NETPOL_IMAGE="${NETPOL_IMAGE:-acct.local/kube-network-policies:${NETPOL_VERSION}}"
 METRICS_SERVER_IMAGE="${METRICS_SERVER_IMAGE:-acct.local/metrics-server:${METRICS_SERVER_VERSION}}"
+PROBE_IMAGE="${PROBE_IMAGE:-acct.local/tcp-probe:3}"
 # Heavy builds yield to everything else on the machine.
 NICE="${NICE:-nice -n 19}"
 export GOWORK=off GOFLAGS=-mod=mod CGO_ENABLED=0 GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
@@ -110,15 +109,17 @@ build_crictl() {
 	stamp crictl "${CRI_TOOLS_VERSION}"
 }
 
-# --- kube-network-policies: NetworkPolicy enforcement beside the bridge CNI (nfqueue + nftables).
-build_netpol() {
-	if fresh netpol "${NETPOL_VERSION}" && [[ -x "${bin}/kube-network-policies" ]]; then return; fi
-	log "kube-network-policies ${NETPOL_VERSION}"
-	local dir="${src}/netpol"
+# --- kube-router: only its NetworkPolicy controller runs (cluster.sh), as a host process: iptables
+# rules and ipsets per pod and policy, beside the bridge CNI and kube-proxy.
+build_kube_router() {
+	if fresh kube-router "${KUBE_ROUTER_VERSION}" && [[ -x "${bin}/kube-router" ]]; then return; fi
+	log "kube-router ${KUBE_ROUTER_VERSION}"
+	local dir="${src}/kube-router"
 	mkdir -p "${dir}"
-	(cd "${dir}" && GOBIN="${dir}" ${NICE} go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kube-network-policies/cmd@${NETPOL_VERSION}")
-	mv "${dir}/cmd" "${bin}/kube-network-policies"
-	stamp netpol "${NETPOL_VERSION}"
+	printf 'module acct.local/kuberouter\n\ngo 1.24.0\n' >"${dir}/go.mod"
+	(cd "${dir}" && go get "github.com/cloudnativelabs/kube-router/v2/cmd/kube-router@${KUBE_ROUTER_VERSION}" &&
+		${NICE} go build -trimpath -ldflags "-s -w" -o "${bin}/kube-router" github.com/cloudnativelabs/kube-router/v2/cmd/kube-router)
+	stamp kube-router "${KUBE_ROUTER_VERSION}"
 }
 
 # --- metrics-server: the resource metrics API that HorizontalPodAutoscalers read.
@@ -199,6 +200,73 @@ EOF
 	stamp pause "1"
 }
 
+# --- tcp-probe: connects to HOST:PORT once and says what came of it, for the NetworkPolicy checks
+# (e2e.sh runs it as a pod).
+build_probe() {
+	if fresh probe "3" && [[ -x "${bin}/tcp-probe" ]]; then return; fi
+	log "tcp-probe"
+	local dir="${src}/probe"
+	mkdir -p "${dir}"
+	printf 'module acct.local/probe\n\ngo 1.24.0\n' >"${dir}/go.mod"
+	cat >"${dir}/main.go" <<'EOF'
+// tcp-probe HOST:PORT [TIMEOUT [DELAY]] connects once, after DELAY (the pod's NetworkPolicy rules are
+// programmed after it starts): exit 0 connected, 1 refused (ECONNREFUSED: a REJECT rule, or no
+// listener), 2 no answer in time, 4 any other failure (no route, a name not found).
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"syscall"
+	"time"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: tcp-probe HOST:PORT [TIMEOUT [DELAY]]")
+		os.Exit(3)
+	}
+	timeout := 5 * time.Second
+	if len(os.Args) > 2 {
+		d, err := time.ParseDuration(os.Args[2])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+		timeout = d
+	}
+	if len(os.Args) > 3 {
+		d, err := time.ParseDuration(os.Args[3])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+		time.Sleep(d)
+	}
+	c, err := net.DialTimeout("tcp", os.Args[1], timeout)
+	var ne net.Error
+	switch {
+	case err == nil:
+		c.Close()
+		fmt.Println("connected", os.Args[1])
+	case errors.As(err, &ne) && ne.Timeout():
+		fmt.Println("timeout", os.Args[1], err)
+		os.Exit(2)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		fmt.Println("refused", os.Args[1], err)
+		os.Exit(1)
+	default:
+		fmt.Println("failed", os.Args[1], err)
+		os.Exit(4)
+	}
+}
+EOF
+	(cd "${dir}" && ${NICE} go build -trimpath -ldflags "-s -w" -o "${bin}/tcp-probe" .)
+	stamp probe "3"
+}
+
 # image NAME REF BINARY USER: a FROM-scratch image with /BINARY as entrypoint, saved to images/NAME.tar
 # (docker build when Docker answers; the tar is what the cluster's containerd imports).
 image() {
@@ -224,12 +292,10 @@ build_crictl
 build_coredns
 build_pause
 build_metrics_server
+build_kube_router
+build_probe
 image pause "${PAUSE_TAG}" pause 65535:65535
 image coredns "${COREDNS_IMAGE}" coredns 0:0
 image metrics-server "${METRICS_SERVER_IMAGE}" metrics-server 65534:65534
-# Only when asked for (cluster.sh: K8S_LOCAL_NETPOL=1).
-if [[ "${K8S_LOCAL_NETPOL:-0}" == 1 ]]; then
-	build_netpol
-	image netpol "${NETPOL_IMAGE}" kube-network-policies 0:0
-fi
+image probe "${PROBE_IMAGE}" tcp-probe 65534:65534
 log "ready in ${bin} and ${images}"

@@ -12,7 +12,8 @@
 #   deploy/k8s-local/cluster.sh down               stop every process it started and clean up after them
 #   deploy/k8s-local/cluster.sh status             processes, node and pods
 #   deploy/k8s-local/cluster.sh env                prints `export KUBECONFIG=...` and the PATH of kubectl
-# K8S_LOCAL_NETPOL=1: also enforce NetworkPolicies with kube-network-policies (needs nftables `queue`).
+# NetworkPolicies are enforced by kube-router's firewall (iptables and ipset; needs the ipset tool);
+# K8S_LOCAL_NETPOL=0 leaves them admitted but not enforced.
 #
 # State: .cache/k8s-local/{bin,images,stamps} (built once), .cache/k8s-local/containerd (the runtime's
 # content store, so imported images survive a restart), /run/acct-k8s and /var/lib/acct-k8s (per run,
@@ -41,12 +42,11 @@ etcd_port=2379
 COREDNS_VERSION="${COREDNS_VERSION:-v1.13.2}"
 export PAUSE_TAG="${PAUSE_TAG:-registry.k8s.io/pause:3.10.1}"
 export COREDNS_IMAGE="${COREDNS_IMAGE:-acct.local/coredns:${COREDNS_VERSION}}"
-NETPOL_VERSION="${NETPOL_VERSION:-v0.8.0}"
-export NETPOL_IMAGE="${NETPOL_IMAGE:-acct.local/kube-network-policies:${NETPOL_VERSION}}"
 METRICS_SERVER_VERSION="${METRICS_SERVER_VERSION:-v0.8.0}"
 export METRICS_SERVER_IMAGE="${METRICS_SERVER_IMAGE:-acct.local/metrics-server:${METRICS_SERVER_VERSION}}"
-# 1: enforce NetworkPolicies (kube-network-policies); 0: they are admitted but not enforced.
-NETPOL="${K8S_LOCAL_NETPOL:-0}"
+export PROBE_IMAGE="${PROBE_IMAGE:-acct.local/tcp-probe:3}"
+# 1: enforce NetworkPolicies (kube-router's firewall); 0: they are admitted but not enforced.
+NETPOL="${K8S_LOCAL_NETPOL:-1}"
 export PATH="${bin}:${PATH}"
 
 log() { printf 'k8s-local: %s\n' "$*" >&2; }
@@ -66,6 +66,9 @@ preflight() {
 		[[ -x "${cni_bin}/${t}" ]] || die "CNI plugin ${cni_bin}/${t} missing: apt-get install -y containernetworking-plugins"
 	done
 	command -v conntrack >/dev/null || die "'conntrack' not found: apt-get install -y conntrack"
+	if [[ "${NETPOL}" == 1 ]]; then
+		command -v ipset >/dev/null || die "'ipset' not found (NetworkPolicy enforcement): apt-get install -y ipset, or K8S_LOCAL_NETPOL=0"
+	fi
 	modprobe br_netfilter 2>/dev/null || true
 	modprobe overlay 2>/dev/null || true
 	sysctl -qw net.ipv4.ip_forward=1 || true
@@ -309,7 +312,7 @@ cmd_up() {
 	import_tar "${cache}/images/pause.tar"
 	import_tar "${cache}/images/coredns.tar"
 	import_tar "${cache}/images/metrics-server.tar"
-	[[ "${NETPOL}" == 1 ]] && import_tar "${cache}/images/netpol.tar"
+	import_tar "${cache}/images/probe.tar"
 
 	start etcd etcd --name local --data-dir "${state}/etcd" \
 		--listen-client-urls "http://127.0.0.1:${etcd_port}" --advertise-client-urls "http://127.0.0.1:${etcd_port}" \
@@ -376,10 +379,15 @@ cmd_up() {
 		die "metrics-server did not become available"
 	fi
 	if [[ "${NETPOL}" == 1 ]]; then
-		sed -e "s|@NETPOL_IMAGE@|${NETPOL_IMAGE}|g" "${here}/netpol.yaml" | kc apply -f - >/dev/null
-		kc -n kube-system rollout status ds/kube-network-policies --timeout=120s ||
-			{ kc -n kube-system logs ds/kube-network-policies --tail=50 >&2 || true; die "kube-network-policies did not start"; }
-		log "NetworkPolicies enforced (kube-network-policies)"
+		# Only the NetworkPolicy controller: pod networking stays the bridge CNI's, Services kube-proxy's.
+		# It filters the pods' traffic in the FORWARD chain (bridged packets pass iptables:
+		# br_netfilter) by ipsets of the pods each policy selects.
+		start kube-router kube-router --kubeconfig "${kubeconfig}" --hostname-override "${node}" \
+			--run-firewall=true --run-router=false --run-service-proxy=false --enable-cni=false \
+			--service-cluster-ip-range "${service_cidr}" --health-port 20244 --metrics-port 0 --iptables-sync-period 1m
+		wait_for "kube-router" 60 curl -fsS http://127.0.0.1:20244/healthz ||
+			{ tail -30 "${logs}/kube-router.log" >&2; die "kube-router's firewall did not start"; }
+		log "NetworkPolicies enforced (kube-router's firewall)"
 	else
 		log "NetworkPolicies NOT enforced (K8S_LOCAL_NETPOL=0)"
 	fi
@@ -421,6 +429,9 @@ cmd_down() {
 	if [[ -S "${sock}" ]] && alive containerd; then
 		"${bin}/crictl" --runtime-endpoint "unix://${sock}" --timeout 30s rmp -fa >/dev/null 2>&1 || true
 	fi
+	stop kube-router
+	# Its chains and ipsets (KUBE-ROUTER-*, KUBE-NWPLCY-*, KUBE-POD-FW-*, KUBE-SRC-*, KUBE-DST-*).
+	[[ -x "${bin}/kube-router" ]] && "${bin}/kube-router" --cleanup-config >/dev/null 2>&1 || true
 	stop kube-proxy
 	[[ -x "${bin}/kube-proxy" ]] && "${bin}/kube-proxy" --cleanup >/dev/null 2>&1 || true
 	stop kube-scheduler
@@ -444,16 +455,18 @@ cmd_down() {
 	done
 	ip link del acct-cni0 2>/dev/null || true
 	ip rule del priority 1096 2>/dev/null || true
-	# kube-network-policies' tables, should it have been killed before removing them.
-	nft delete table inet kube-network-policies 2>/dev/null || true
-	nft delete table inet kube-network-policies-dnscache 2>/dev/null || true
 	# Chains the CNI plugins (portmap, firewall, bridge's masquerade), the kubelet (KUBE-FIREWALL,
-	# KUBE-KUBELET-CANARY) made; kube-proxy --cleanup removed its own.
+	# KUBE-KUBELET-CANARY) made; kube-proxy --cleanup and kube-router --cleanup-config removed their own.
 	local ipt
 	for ipt in iptables ip6tables; do
 		command -v "${ipt}" >/dev/null || continue
 		drop_chains "${ipt}"
 	done
+	# kube-router's ipsets, should it have been killed before removing them (no chain refers to them now).
+	if command -v ipset >/dev/null; then
+		local set
+		for set in $(ipset list -n 2>/dev/null | grep -E '^(inet6:)?KUBE-'); do ipset destroy "${set}" 2>/dev/null || true; done
+	fi
 	# Pod cgroups the kubelet made under every hierarchy (cgroupfs driver, cgroup v1).
 	local d
 	for d in /sys/fs/cgroup/*/kubepods; do
@@ -465,7 +478,7 @@ cmd_down() {
 
 cmd_status() {
 	local n
-	for n in containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy; do
+	for n in containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kube-router; do
 		if alive "${n}"; then echo "${n}: running (pid $(cat "${pids}/${n}.pid"))"; else echo "${n}: stopped"; fi
 	done
 	if alive kube-apiserver; then
@@ -482,7 +495,7 @@ load)
 	cmd_load "$@"
 	;;
 status) cmd_status ;;
-env) echo "export KUBECONFIG=${kubeconfig} PATH=${bin}:\$PATH" ;;
+env) echo "export KUBECONFIG=${kubeconfig} PATH=${bin}:\$PATH PROBE_IMAGE=${PROBE_IMAGE}" ;;
 *)
 	echo "usage: $0 up|down|load IMAGE...|status|env" >&2
 	exit 2

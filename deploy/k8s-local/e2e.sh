@@ -5,8 +5,11 @@
 #   3. PostgreSQL and the broker (infra.yaml), then `helm install` of charts/acct with values.yaml: the
 #      migration Jobs (pre-install hooks) must finish, then every Deployment must become Available with
 #      its probes passing and no container restarted;
-#   4. the e2e scenarios (e2e/, remote mode) through the gateway Service's cluster address, webhooks to a
-#      receiver on the node, and a rolling restart of every Deployment under load;
+#   4. NetworkPolicies enforced (kube-router's firewall): probe pods are let through or stopped as the
+#      chart's policies say; then the e2e scenarios (e2e/, remote mode) through the gateway Service's
+#      cluster address, under those policies, webhooks to a receiver on the node (the webhooks service's
+#      own egress rule to the node's address, services.webhooks.networkPolicy.extraEgress: the receivers
+#      listen on ports picked at run time), and a rolling restart of every Deployment under load;
 #   5. the gateway's HorizontalPodAutoscaler reads metrics and rescaled; a drain is held by the
 #      PodDisruptionBudgets while the API keeps answering;
 #   6. on any failure: the state of every pod, the events, and the describe output and logs (current and
@@ -135,6 +138,7 @@ watch_pid="${watch_pid} $!"
 	--set storage.enabled=true --set storage.bucket=acct-files --set storage.region=us-east-1 \
 	--set storage.endpoint="http://${node_ip}:${s3_port}" --set storage.forcePathStyle=true \
 	--set storage.credentials.accessKeyId="${s3_key}" --set storage.credentials.secretAccessKey="${s3_secret}" \
+	--set-json "services.webhooks.networkPolicy={\"extraEgress\":[{\"to\":[{\"ipBlock\":{\"cidr\":\"${node_ip}/32\"}}]}]}" \
 	--timeout 10m
 
 phase "waiting for every Deployment (at most ${WAIT}s)"
@@ -166,6 +170,42 @@ echo "ok: ${jobs_done} migration Jobs completed (last ${last_job}) before the De
 restarts="$(kc -n "${ns}" get pods -l app.kubernetes.io/instance="${release}" -o go-template='{{range .items}}{{range .status.containerStatuses}}{{if gt .restartCount 0}}{{.name}}={{.restartCount}} {{end}}{{end}}{{end}}')"
 [[ -z "${restarts}" ]] || die "containers restarted: ${restarts}"
 echo "ok: every Deployment Available, every pod Ready, no restarts"
+
+phase "NetworkPolicies enforced"
+# Probes (tcp-probe pods, each connecting once a few seconds after it starts, once its rules are in
+# place) show that the policies are enforced, not only admitted: a pod outside the release reaches the
+# gateway but no internal service; a pod with the mileage service's labels (its policy) reaches the
+# token service (JWKS) but neither another service nor the node's API server, which a pod without a
+# policy reaches. The scenarios that follow pass through these policies.
+if [[ "${K8S_LOCAL_NETPOL:-1}" == 1 ]]; then
+	# probe NAME LABELS TARGET WANT: WANT is connected or blocked (refused by a REJECT rule, or no answer;
+	# any other failure, such as no route to an address no Service port maps, is neither).
+	probe() {
+		local name="$1" labels="$2" target="$3" want="$4" code="" i out
+		kc -n "${ns}" run "np-${name}" --image="${PROBE_IMAGE}" --image-pull-policy=Never --restart=Never \
+			--labels="${labels}" -- "${target}" 4s 6s >/dev/null
+		for ((i = 0; i < 60; i++)); do
+			code="$(kc -n "${ns}" get pod "np-${name}" -o jsonpath='{.status.containerStatuses[0].state.terminated.exitCode}' 2>/dev/null || true)"
+			[[ -n "${code}" ]] && break
+			sleep 1
+		done
+		out="$(kc -n "${ns}" logs "np-${name}" 2>&1 || true)"
+		kc -n "${ns}" delete pod "np-${name}" --wait=false >/dev/null 2>&1 || true
+		case "${want}:${code}" in
+		connected:0 | blocked:1 | blocked:2) echo "ok: ${name}: ${out}" ;;
+		*) die "probe ${name} (${labels} -> ${target}): want ${want}, got exit ${code:-none}: ${out}" ;;
+		esac
+	}
+	mileage_labels="app.kubernetes.io/name=mileage,app.kubernetes.io/instance=${release},app.kubernetes.io/component=server"
+	probe outsider-gateway "acct-probe=outsider" "${release}-gateway:80" connected
+	probe outsider-reports "acct-probe=outsider" "${release}-reports:80" blocked
+	probe outsider-apiserver "acct-probe=outsider" "${node_ip}:6443" connected
+	probe mileage-auth "${mileage_labels}" "${release}-auth-tokens:80" connected
+	probe mileage-reports "${mileage_labels}" "${release}-reports:80" blocked
+	probe mileage-apiserver "${mileage_labels}" "${node_ip}:6443" blocked
+else
+	echo "skipped: K8S_LOCAL_NETPOL=0 (the cluster admits NetworkPolicies without enforcing them)"
+fi
 
 phase "e2e scenarios through the gateway Service"
 # The Service's cluster address, reached from the node through kube-proxy's rules as a pod would reach

@@ -432,3 +432,24 @@ func TestChartInternetEgressValues(t *testing.T) {
 		})
 	}
 }
+
+// TestChartServiceExtraEgress: services.<s>.networkPolicy.extraEgress opens what it names for that
+// service only (here the webhooks service to a receiver on a private address).
+func TestChartServiceExtraEgress(t *testing.T) {
+	receiver := netip.MustParseAddr("10.1.2.3")
+	// An operator's exception: Check (the shipped value sets' policy) would refuse a private ipBlock.
+	objs := render(t, writeValues(t, `services: {webhooks: {networkPolicy: {extraEgress: [{to: [{ipBlock: {cidr: 10.1.2.3/32}}], ports: [{port: 8443, protocol: TCP}]}]}}}`))
+	policies := servicePolicies(objs)
+	for name, np := range policies {
+		want := name == "webhooks"
+		if got := allowsEgress(np, receiver, 8443); got != want {
+			t.Errorf("%s to %s:8443 allowed %v, want %v", name, receiver, got, want)
+		}
+		if allowsEgress(np, receiver, 8444) {
+			t.Errorf("%s to %s:8444 allowed: the rule names 8443 only", name, receiver)
+		}
+	}
+	if len(policies) < 8 {
+		t.Fatalf("%d service policies, want one per service", len(policies))
+	}
+}
