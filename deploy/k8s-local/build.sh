@@ -40,6 +40,16 @@ log() { printf 'k8s-local build: %s\n' "$*" >&2; }
 fresh() { [[ -f "${cache}/stamps/$1" && "$(cat "${cache}/stamps/$1")" == "$2" ]]; }
 stamp() { mkdir -p "${cache}/stamps" && printf '%s' "$2" >"${cache}/stamps/$1"; }
 
+# scratch_module NAME [MODULE VERSION]: a module folder of its own under src (never the repository's
+# go.work), its go.mod requiring MODULE at VERSION when given; prints the folder.
+scratch_module() {
+	local dir="${src}/$1"
+	mkdir -p "${dir}"
+	printf 'module acct.local/%s\n\ngo 1.24.0\n' "${1//-/}" >"${dir}/go.mod"
+	[[ $# -lt 3 ]] || printf '\nrequire %s %s\n' "$2" "$3" >>"${dir}/go.mod"
+	printf '%s' "${dir}"
+}
+
 # --- Kubernetes: one `go build` for every binary, so they share the build cache.
 build_kubernetes() {
 	local want="${KUBE_VERSION}"
@@ -83,9 +93,8 @@ build_kubernetes() {
 build_etcd() {
 	if fresh etcd "${ETCD_VERSION}" && [[ -x "${bin}/etcd" ]]; then return; fi
 	log "etcd ${ETCD_VERSION}"
-	local dir="${src}/etcd"
-	mkdir -p "${dir}"
-	printf 'module acct.local/etcd\n\ngo 1.24.0\n\nrequire go.etcd.io/etcd/server/v3 %s\n' "${ETCD_VERSION}" >"${dir}/go.mod"
+	local dir
+	dir="$(scratch_module etcd go.etcd.io/etcd/server/v3 "${ETCD_VERSION}")"
 	cat >"${dir}/main.go" <<'EOF'
 package main
 
@@ -114,9 +123,8 @@ build_crictl() {
 build_kube_router() {
 	if fresh kube-router "${KUBE_ROUTER_VERSION}" && [[ -x "${bin}/kube-router" ]]; then return; fi
 	log "kube-router ${KUBE_ROUTER_VERSION}"
-	local dir="${src}/kube-router"
-	mkdir -p "${dir}"
-	printf 'module acct.local/kuberouter\n\ngo 1.24.0\n' >"${dir}/go.mod"
+	local dir
+	dir="$(scratch_module kube-router)"
 	(cd "${dir}" && go get "github.com/cloudnativelabs/kube-router/v2/cmd/kube-router@${KUBE_ROUTER_VERSION}" &&
 		${NICE} go build -trimpath -ldflags "-s -w" -o "${bin}/kube-router" github.com/cloudnativelabs/kube-router/v2/cmd/kube-router)
 	stamp kube-router "${KUBE_ROUTER_VERSION}"
@@ -126,9 +134,8 @@ build_kube_router() {
 build_metrics_server() {
 	if fresh metrics-server "${METRICS_SERVER_VERSION}" && [[ -x "${bin}/metrics-server" ]]; then return; fi
 	log "metrics-server ${METRICS_SERVER_VERSION}"
-	local dir="${src}/metrics-server"
-	mkdir -p "${dir}"
-	printf 'module acct.local/metricsserver\n\ngo 1.24.0\n' >"${dir}/go.mod"
+	local dir
+	dir="$(scratch_module metrics-server)"
 	(cd "${dir}" && go get -tool "sigs.k8s.io/metrics-server/cmd/metrics-server@${METRICS_SERVER_VERSION}" &&
 		${NICE} go build -trimpath -ldflags "-s -w" -o "${bin}/metrics-server" sigs.k8s.io/metrics-server/cmd/metrics-server)
 	stamp metrics-server "${METRICS_SERVER_VERSION}"
@@ -138,9 +145,8 @@ build_metrics_server() {
 build_coredns() {
 	if fresh coredns "${COREDNS_VERSION}" && [[ -x "${bin}/coredns" ]]; then return; fi
 	log "coredns ${COREDNS_VERSION}"
-	local dir="${src}/coredns"
-	mkdir -p "${dir}"
-	printf 'module acct.local/coredns\n\ngo 1.24.0\n\nrequire github.com/coredns/coredns %s\n' "${COREDNS_VERSION}" >"${dir}/go.mod"
+	local dir
+	dir="$(scratch_module coredns github.com/coredns/coredns "${COREDNS_VERSION}")"
 	cat >"${dir}/main.go" <<'EOF'
 package main
 
@@ -167,9 +173,8 @@ EOF
 build_pause() {
 	if fresh pause "1" && [[ -x "${bin}/pause" ]]; then return; fi
 	log "pause"
-	local dir="${src}/pause"
-	mkdir -p "${dir}"
-	printf 'module acct.local/pause\n\ngo 1.24.0\n' >"${dir}/go.mod"
+	local dir
+	dir="$(scratch_module pause)"
 	cat >"${dir}/main.go" <<'EOF'
 // pause holds a pod's namespaces: it sleeps until SIGINT or SIGTERM and reaps orphans.
 package main
@@ -205,9 +210,8 @@ EOF
 build_probe() {
 	if fresh probe "3" && [[ -x "${bin}/tcp-probe" ]]; then return; fi
 	log "tcp-probe"
-	local dir="${src}/probe"
-	mkdir -p "${dir}"
-	printf 'module acct.local/probe\n\ngo 1.24.0\n' >"${dir}/go.mod"
+	local dir
+	dir="$(scratch_module probe)"
 	cat >"${dir}/main.go" <<'EOF'
 // tcp-probe HOST:PORT [TIMEOUT [DELAY]] connects once, after DELAY (the pod's NetworkPolicy rules are
 // programmed after it starts): exit 0 connected, 1 refused (ECONNREFUSED: a REJECT rule, or no
