@@ -79,6 +79,8 @@ func (l *rolloutLoad) write(kind string, req request, want int) (any, bool) {
 	req.Token = l.token
 	req.Header = map[string]string{"Idempotency-Key": uuid.NewString()}
 	deadline := time.Now().Add(writeDeadline)
+	start := time.Now()
+	var history []string // each answer that was retried, when, the first and the last kept
 	for {
 		l.mu.Lock()
 		l.attempts++
@@ -111,9 +113,21 @@ func (l *rolloutLoad) write(kind string, req request, want int) (any, bool) {
 		l.mu.Lock()
 		l.transient[kind+": "+outcome]++
 		l.mu.Unlock()
+		seen := fmt.Sprintf("+%s %s", time.Since(start).Round(time.Millisecond), outcome)
+		if err != nil {
+			seen += fmt.Sprintf(" (%v)", err)
+		} else {
+			seen += " " + r.String()
+		}
+		if len(history) < 2 {
+			history = append(history, seen)
+		} else {
+			history[1] = seen
+		}
 		if time.Now().After(deadline) {
 			l.mu.Lock()
-			l.abandoned = append(l.abandoned, fmt.Sprintf("%s %s (last: %s %v)", req.Method, req.Path, outcome, err))
+			l.abandoned = append(l.abandoned, fmt.Sprintf("%s %s, Idempotency-Key %s: first retried answer %s; last %s",
+				req.Method, req.Path, req.Header["Idempotency-Key"], history[0], history[len(history)-1]))
 			l.mu.Unlock()
 			return nil, false
 		}

@@ -233,6 +233,15 @@ grep -E '^\s*(--- (PASS|FAIL|SKIP)|PASS|FAIL|ok |panic)' "${e2e_log}" || true
 if grep -qE '^(--- FAIL|FAIL)' "${e2e_log}"; then
 	echo "--- what the failing scenarios said (whole output: ${e2e_log})" >&2
 	grep -E '_test\.go:[0-9]+:|--- FAIL|panic:' "${e2e_log}" | grep -v -- '--- PASS' | head -150 >&2
+	# The pods may all be Ready (the diagnostics below show only those that are not): what the services
+	# warned of, and what PostgreSQL is doing (a transaction left open, a lock waited on).
+	for d in $(kc -n "${ns}" get deploy -l "app.kubernetes.io/instance=${release}" -o jsonpath='{.items[*].metadata.name}'); do
+		echo "--- ${d}: warnings and errors (last 40)" >&2
+		kc -n "${ns}" logs "deploy/${d}" --all-containers --tail=2000 2>/dev/null | grep -E '"level":"(WARN|ERROR)"' | tail -40 >&2 || true
+	done
+	echo "--- PostgreSQL: sessions in a transaction" >&2
+	kc -n "${ns}" exec deploy/acct-postgres -- psql -U acct -d acct -X -c "SELECT datname, pid, state, now() - xact_start AS in_tx,
+		wait_event_type, wait_event, left(query, 160) AS query FROM pg_stat_activity WHERE xact_start IS NOT NULL ORDER BY xact_start" >&2 || true
 	die "e2e scenarios failed"
 fi
 grep -qE '^ok ' "${e2e_log}" || { tail -50 "${e2e_log}" >&2; die "the e2e suite did not run (${e2e_log})"; }
