@@ -23,11 +23,13 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
 	"github.com/acctsuite/acct/pkg/apperr"
@@ -58,8 +60,12 @@ var replayedHeaders = [...]string{fiber.HeaderCacheControl, fiber.HeaderPragma, 
 // Defaults of Options.
 const (
 	DefaultTTL               = 24 * time.Hour
-	DefaultInProgressTimeout = 5 * time.Minute
+	DefaultInProgressTimeout = 30 * time.Second
 )
+
+// legacyInProgressTimeout is how long a reservation made by a version that
+// did not show signs of life (no alive_at) blocks retries.
+const legacyInProgressTimeout = 5 * time.Minute
 
 // LocalsClientID is the fiber locals key read by the default Scope.
 const LocalsClientID = "client_id"
@@ -77,9 +83,13 @@ type Options struct {
 	Scope func(c *fiber.Ctx) string
 	// TTL is how long a key is remembered; DefaultTTL when 0.
 	TTL time.Duration
-	// InProgressTimeout is after how long a reservation whose request never
-	// finished (crashed process) may be taken over; DefaultInProgressTimeout
-	// when 0. Keep it well above the longest request.
+	// InProgressTimeout is after how long without a sign of life a
+	// reservation may be taken over by a retry (its process was killed
+	// mid-request); DefaultInProgressTimeout when 0. While its request
+	// runs, however long, the owner shows it is alive every third of it; a
+	// request that loses its reservation all the same (paused longer than
+	// this) stores nothing and rolls back what it changed in its deferred
+	// transaction.
 	InProgressTimeout time.Duration
 	// Logger reports failures to store responses; slog.Default() when nil.
 	Logger *slog.Logger
@@ -173,12 +183,13 @@ func Middleware(db *bun.DB, opts Options) fiber.Handler {
 		// insert and select makes us loop once more.
 		for attempt := 0; ; attempt++ {
 			now := opts.Now()
-			reserved, err := reserve(ctx, db, scope, key, c.Method(), path, hash, now, opts)
+			owner := uuid.New()
+			reserved, err := reserve(ctx, db, scope, key, c.Method(), path, hash, owner, now, opts)
 			if err != nil {
 				return apperr.Wrap(apperr.Internal, err, "reserve idempotency key")
 			}
 			if reserved {
-				return run(c, db, scope, key, opts)
+				return run(c, db, reservation{scope: scope, key: key, owner: owner}, opts)
 			}
 			var rec record
 			err = db.NewSelect().TableExpr("idempotency_keys").
@@ -228,22 +239,72 @@ func requestHash(method, path string, body []byte) []byte {
 	return h.Sum(nil)
 }
 
-// reserve inserts an in_progress row, or takes over an expired or abandoned
-// one, or a finished one whose response was not stored (NoStore) for the
-// same request, in one statement so concurrent requests cannot both win.
-func reserve(ctx context.Context, db bun.IDB, scope, key, method, path string, hash []byte,
+// reservation is a key held by one request: owner tells it from a later
+// request that took the key over.
+type reservation struct {
+	scope, key string
+	owner      uuid.UUID
+}
+
+// ownedRow selects the reservation's row while its owner holds it
+// (arguments: scope, key, owner).
+const ownedRow = "scope = ? AND key = ? AND owner = ?"
+
+// heartbeat shows that r's request is still running, every third of
+// InProgressTimeout, until the returned stop is called (stop waits for the
+// last beat to end; calling it again does nothing).
+func heartbeat(ctx context.Context, db bun.IDB, r reservation, opts Options) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	every := max(opts.InProgressTimeout/3, time.Millisecond)
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			bctx, bcancel := context.WithTimeout(ctx, every)
+			_, err := db.NewUpdate().TableExpr("idempotency_keys").Set("alive_at = ?", opts.Now()).
+				Where(ownedRow, r.scope, r.key, r.owner).Where("state = ?", stateInProgress).Exec(bctx)
+			bcancel()
+			if err != nil && ctx.Err() == nil {
+				opts.Logger.WarnContext(ctx, "idempotency key: show the request is alive", "key", r.key, "error", err)
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			cancel()
+			<-done
+		})
+	}
+}
+
+// reserve inserts an in_progress row for owner, or takes over an expired
+// one, one in progress without a sign of life for InProgressTimeout (its
+// process is gone), or a finished one whose response was not stored
+// (NoStore) for the same request, in one statement so concurrent requests
+// cannot both win.
+func reserve(ctx context.Context, db bun.IDB, scope, key, method, path string, hash []byte, owner uuid.UUID,
 	now time.Time, opts Options) (bool, error) {
 	res, err := db.ExecContext(ctx, `
-INSERT INTO idempotency_keys AS k (scope, key, method, path, request_hash, state, created_at, expires_at)
-VALUES (?, ?, ?, ?, ?, 'in_progress', ?, ?)
+INSERT INTO idempotency_keys AS k (scope, key, method, path, request_hash, state, created_at, expires_at, owner, alive_at)
+VALUES (?, ?, ?, ?, ?, 'in_progress', ?, ?, ?, ?)
 ON CONFLICT (scope, key) DO UPDATE SET
     method = EXCLUDED.method, path = EXCLUDED.path, request_hash = EXCLUDED.request_hash,
     state = 'in_progress', status = NULL, content_type = NULL, response_body = NULL, response_headers = NULL,
-    created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-WHERE k.expires_at <= ? OR (k.state = 'in_progress' AND k.created_at <= ?)
+    created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at, owner = EXCLUDED.owner, alive_at = EXCLUDED.alive_at
+WHERE k.expires_at <= ?
+   OR (k.state = 'in_progress' AND (k.alive_at <= ? OR (k.alive_at IS NULL AND k.created_at <= ?)))
    OR (k.state = 'done' AND k.status IS NULL AND k.method = EXCLUDED.method
        AND k.path = EXCLUDED.path AND k.request_hash = EXCLUDED.request_hash)`,
-		scope, key, method, path, hash, now, now.Add(opts.TTL), now, now.Add(-opts.InProgressTimeout))
+		scope, key, method, path, hash, now, now.Add(opts.TTL), owner, now,
+		now, now.Add(-opts.InProgressTimeout), now.Add(-legacyInProgressTimeout))
 	if err != nil {
 		return false, err
 	}
@@ -261,22 +322,25 @@ WHERE k.expires_at <= ? OR (k.state = 'in_progress' AND k.created_at <= ?)
 // killed between the two can never leave changes applied under a key
 // still marked in progress, which a retry after InProgressTimeout would
 // apply a second time.
-func run(c *fiber.Ctx, db *bun.DB, scope, key string, opts Options) (err error) {
+func run(c *fiber.Ctx, db *bun.DB, r reservation, opts Options) (err error) {
 	// The request context may be cancelled when the client goes away; the
 	// bookkeeping must still happen.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), 10*time.Second)
 	defer cancel()
+	stopBeat := heartbeat(context.WithoutCancel(c.UserContext()), db, r, opts)
+	defer stopBeat()
 	release := func() {
-		if _, derr := db.NewDelete().TableExpr("idempotency_keys").
-			Where("scope = ? AND key = ? AND state = ?", scope, key, stateInProgress).Exec(ctx); derr != nil {
-			opts.Logger.ErrorContext(ctx, "release idempotency key", "key", key, "error", derr)
+		stopBeat()
+		if _, derr := db.NewDelete().TableExpr("idempotency_keys").Where(ownedRow, r.scope, r.key, r.owner).
+			Where("state = ?", stateInProgress).Exec(ctx); derr != nil {
+			opts.Logger.ErrorContext(ctx, "release idempotency key", "key", r.key, "error", derr)
 		}
 	}
 	reqCtx, deferred := pgdb.Defer(c.UserContext(), db)
 	c.SetUserContext(reqCtx)
 	abort := func() {
 		if rerr := deferred.Rollback(); rerr != nil {
-			opts.Logger.ErrorContext(ctx, "roll back idempotent request", "key", key, "error", rerr)
+			opts.Logger.ErrorContext(ctx, "roll back idempotent request", "key", r.key, "error", rerr)
 		}
 		release()
 	}
@@ -300,6 +364,9 @@ func run(c *fiber.Ctx, db *bun.DB, scope, key string, opts Options) (err error) 
 		abort()
 		return nil
 	}
+	// The request is over: no more signs of life, and the response is
+	// stored only while this request still holds the key.
+	stopBeat()
 	conn := bun.IDB(db)
 	tx, inTx := deferred.Tx()
 	if inTx {
@@ -307,7 +374,7 @@ func run(c *fiber.Ctx, db *bun.DB, scope, key string, opts Options) (err error) 
 	}
 	q := conn.NewUpdate().TableExpr("idempotency_keys").
 		Set("state = ?", stateDone).
-		Where("scope = ? AND key = ?", scope, key)
+		Where(ownedRow, r.scope, r.key, r.owner)
 	if !opts.NoStore {
 		headers, herr := json.Marshal(headersToReplay(resp))
 		if herr != nil {
@@ -319,14 +386,27 @@ func run(c *fiber.Ctx, db *bun.DB, scope, key string, opts Options) (err error) 
 			Set("response_body = ?", resp.Body()).
 			Set("response_headers = ?::jsonb", string(headers))
 	}
-	_, uerr := q.Exec(ctx)
+	res, uerr := q.Exec(ctx)
 	if uerr == nil {
+		if n, _ := res.RowsAffected(); n == 0 {
+			// A retry took the key over (this request showed no sign of
+			// life for InProgressTimeout): it answers for the key, and what
+			// this request changed in its transaction rolls back.
+			opts.Logger.WarnContext(ctx, "idempotency key taken over while its request ran", "key", r.key)
+			if rerr := deferred.Rollback(); rerr != nil {
+				opts.Logger.ErrorContext(ctx, "roll back idempotent request", "key", r.key, "error", rerr)
+			}
+			resp.ResetBody()
+			resp.Header.Del(fiber.HeaderLocation)
+			return c.App().ErrorHandler(c, apperr.New(apperr.Conflict,
+				"a request with this Idempotency-Key is still in progress; retry later").WithEnum(EnumKeyInProgress))
+		}
 		uerr = deferred.Commit()
 	}
 	if uerr == nil {
 		return nil
 	}
-	opts.Logger.ErrorContext(ctx, "store idempotent response", "key", key, "error", uerr)
+	opts.Logger.ErrorContext(ctx, "store idempotent response", "key", r.key, "error", uerr)
 	abort()
 	if !inTx {
 		// Nothing the request changed waited for the response: it stands,

@@ -62,12 +62,13 @@ type Data struct {
 	// default (Definition.DefaultConsumerBatchSize), 1 one transaction per
 	// message.
 	ConsumerBatchSize int `env:"CONSUMER_BATCH_SIZE"`
-	// IdempotencyInProgressTimeout is after how long the reservation of an
-	// Idempotency-Key whose request never finished (its process crashed)
-	// may be taken over by a retry; until then a retry gets 409
-	// IdempotencyKeyInProgress. Keep it well above the longest request; 0
-	// means idempotency.DefaultInProgressTimeout.
-	IdempotencyInProgressTimeout time.Duration `env:"IDEMPOTENCY_IN_PROGRESS_TIMEOUT" envDefault:"5m"`
+	// IdempotencyInProgressTimeout is after how long without a sign of
+	// life the reservation of an Idempotency-Key may be taken over by a
+	// retry (its process was killed mid-request); until then a retry gets
+	// 409 IdempotencyKeyInProgress. A running request, however long, shows
+	// it is alive every third of it; 0 means
+	// idempotency.DefaultInProgressTimeout.
+	IdempotencyInProgressTimeout time.Duration `env:"IDEMPOTENCY_IN_PROGRESS_TIMEOUT" envDefault:"30s"`
 }
 
 // businessCacheSize bounds the businesses a directory keeps in memory.

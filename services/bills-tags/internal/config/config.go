@@ -12,7 +12,6 @@ import (
 	"time"
 
 	pkgconfig "github.com/acctsuite/acct/pkg/config"
-	"github.com/acctsuite/acct/pkg/idempotency"
 	"github.com/acctsuite/acct/pkg/receipts"
 	"github.com/acctsuite/acct/pkg/servicekit"
 	"github.com/acctsuite/acct/pkg/storage"
@@ -54,11 +53,6 @@ type Config struct {
 	ReceiptsMaxWait       time.Duration `env:"RECEIPTS_MAX_WAIT" envDefault:"30s"`
 }
 
-// idempotencyMargin is how much longer than a receipt's read the
-// reservation of an Idempotency-Key must last: a retry of an import still
-// reading gets 409, never a second import.
-const idempotencyMargin = 10 * time.Second
-
 // Extractor is the receipts.Config of the RECEIPTS_* settings.
 func (c Config) Extractor() receipts.Config {
 	return receipts.Config{Timeout: c.ReceiptsImportTimeout, Workers: c.ReceiptsWorkers, MaxQueued: c.ReceiptsMaxQueued,
@@ -98,14 +92,6 @@ func (c *Config) checkReceipts() error {
 		return fmt.Errorf("RECEIPTS_MAX_QUEUED must be between 1 and 10000, got %d", c.ReceiptsMaxQueued)
 	case c.ReceiptsMaxWait <= 0 || c.ReceiptsMaxWait > 10*time.Minute:
 		return fmt.Errorf("RECEIPTS_MAX_WAIT must be between 1ns and 10m, got %s", c.ReceiptsMaxWait)
-	}
-	p := c.Data.IdempotencyInProgressTimeout
-	if p == 0 {
-		p = idempotency.DefaultInProgressTimeout
-	}
-	if p < c.ReceiptsImportTimeout+idempotencyMargin {
-		return fmt.Errorf("IDEMPOTENCY_IN_PROGRESS_TIMEOUT (%s) must be at least RECEIPTS_IMPORT_TIMEOUT (%s) + %s: a retry of an import still reading would import it twice",
-			p, c.ReceiptsImportTimeout, idempotencyMargin)
 	}
 	return nil
 }
