@@ -74,6 +74,17 @@ func postingTags(c *tagreg.Collector, bid uuid.UUID, p *events.LedgerPosting) {
 	}
 }
 
+// ledgerEntryTags is what the registry reads of a ledger.entry.posted:
+// its business and the tags of the entry and of each line (the fields
+// of events.LedgerEntryPosted of the same names).
+type ledgerEntryTags struct {
+	BusinessID uuid.UUID          `json:"business_id"`
+	Tags       []events.LedgerTag `json:"tags"`
+	Lines      []struct {
+		Tags []events.LedgerTag `json:"tags"`
+	} `json:"lines"`
+}
+
 // tagKeyField is the key every tag object has, however the payload is
 // spaced (it went through a jsonb column).
 var tagKeyField = []byte(`"key"`)
@@ -94,7 +105,9 @@ func collect(c *tagreg.Collector, e events.Event) error {
 		if !bytes.Contains(e.Data, tagKeyField) {
 			return nil
 		}
-		var p events.LedgerEntryPosted
+		// Only the tags: the rest of an entry (its accounts, ancestors
+		// and amounts, most of its payload) is skipped over, not built.
+		var p ledgerEntryTags
 		if err := decode(&p); err != nil {
 			return err
 		}

@@ -19,12 +19,20 @@ type Learned struct {
 	ValueDisplayName     *string
 }
 
-// Collector gathers the tags seen in events, normalised; a tag whose key
-// or value breaks the tag rules (which its producer should have refused)
-// is skipped rather than blocking the registry.
+// Collector gathers the tags seen in events, normalised, each (business,
+// key, value) once, as first seen (a batch of entries carries the same few
+// tags over and over, and the first occurrence's display names win); a
+// tag whose key or value breaks the tag rules (which its producer should
+// have refused) is skipped rather than blocking the registry.
 type Collector struct {
 	out     []Learned
+	seen    map[learnedKey]struct{}
 	Skipped int
+}
+
+type learnedKey struct {
+	business   uuid.UUID
+	key, value string
 }
 
 // Add records the tag key=value of businessID.
@@ -39,6 +47,14 @@ func (c *Collector) Add(businessID uuid.UUID, key, value string, dimDisplay, val
 		c.Skipped++
 		return
 	}
+	lk := learnedKey{businessID, k, v}
+	if _, dup := c.seen[lk]; dup {
+		return
+	}
+	if c.seen == nil {
+		c.seen = map[learnedKey]struct{}{}
+	}
+	c.seen[lk] = struct{}{}
 	c.out = append(c.out, Learned{BusinessID: businessID, Key: k, Value: v,
 		DimensionDisplayName: cleanName(dimDisplay), ValueDisplayName: cleanName(valDisplay)})
 }
