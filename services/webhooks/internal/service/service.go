@@ -61,9 +61,11 @@ func NewWith(cfg config.Config, o Options) (*Service, servicekit.Definition) {
 		Auth:       &cfg.Auth,
 		Migrations: []pgdb.MigrationSet{postgres.Migrations},
 		Businesses: true,
-		// Up to 100 fetched events of a partition in one transaction: the
-		// fan-out keeps up with busy topics.
-		DefaultConsumerBatchSize: 100,
+		// Up to 1,000 fetched events of a partition in one transaction: the
+		// fan-out keeps up with busy topics, with one commit per batch (a
+		// batch holds only what was fetched already: a quiet topic's
+		// events are not held back for it).
+		DefaultConsumerBatchSize: 1000,
 		OpenAPI:                  webhooks.OpenAPI,
 		Setup:                    s.setup,
 	}
