@@ -205,14 +205,11 @@ func Middleware(db *bun.DB, opts Options) fiber.Handler {
 			case rec.Method != c.Method() || rec.Path != path || !bytes.Equal(rec.RequestHash, hash):
 				return apperr.New(apperr.Conflict,
 					"this Idempotency-Key was already used with a different request").WithEnum(EnumKeyReused)
-			case rec.State == stateInProgress:
-				return apperr.New(apperr.Conflict,
-					"a request with this Idempotency-Key is still in progress; retry later").WithEnum(EnumKeyInProgress)
-			case !rec.Status.Valid:
-				// Finished without a stored response (NoStore), and the
-				// reserve above lost a race to another retry that now runs it.
-				return apperr.New(apperr.Conflict,
-					"a request with this Idempotency-Key is still in progress; retry later").WithEnum(EnumKeyInProgress)
+			case rec.State == stateInProgress, !rec.Status.Valid:
+				// (Without a stored status: finished without a stored
+				// response (NoStore), and the reserve above lost a race to
+				// another retry that now runs it.)
+				return errInProgress()
 			}
 			c.Set(HeaderReplayed, "true")
 			if rec.ContentType.Valid && rec.ContentType.String != "" {
@@ -226,6 +223,13 @@ func Middleware(db *bun.DB, opts Options) fiber.Handler {
 			return c.Status(int(rec.Status.Int64)).Send(rec.ResponseBody)
 		}
 	}
+}
+
+// errInProgress is the 409 of a key whose request is still running (or
+// lost its key to a later one): the client retries later with the same key.
+func errInProgress() error {
+	return apperr.New(apperr.Conflict,
+		"a request with this Idempotency-Key is still in progress; retry later").WithEnum(EnumKeyInProgress)
 }
 
 // requestHash fingerprints what the key promises to repeat.
@@ -398,8 +402,7 @@ func run(c *fiber.Ctx, db *bun.DB, r reservation, opts Options) (err error) {
 			}
 			resp.ResetBody()
 			resp.Header.Del(fiber.HeaderLocation)
-			return c.App().ErrorHandler(c, apperr.New(apperr.Conflict,
-				"a request with this Idempotency-Key is still in progress; retry later").WithEnum(EnumKeyInProgress))
+			return c.App().ErrorHandler(c, errInProgress())
 		}
 		uerr = deferred.Commit()
 	}
