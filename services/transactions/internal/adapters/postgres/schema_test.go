@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/acctsuite/acct/pkg/consumer"
 	"github.com/acctsuite/acct/pkg/idempotency"
@@ -162,6 +164,139 @@ func TestDatabaseRefusesUnbalancedEntries(t *testing.T) {
 		})
 		if !pgdb.IsForeignKeyViolation(err) {
 			t.Fatalf("line on another business's account: %v", err)
+		}
+	})
+}
+
+// TestEntriesCheckedOnceStayClosed covers what the entry's single deferred
+// check relies on: lines join only an entry of their own transaction
+// (savepoints included), and lines written after the checks were forced
+// to run (SET CONSTRAINTS ... IMMEDIATE) are checked by their statement.
+func TestEntriesCheckedOnceStayClosed(t *testing.T) {
+	db, bid := schema(t)
+	ctx := context.Background()
+	balanced := func(tx bun.IDB, entry uuid.UUID, from int) error {
+		if err := rawLine(ctx, tx, bid, entry, from, "CASH", "DEBIT", 100); err != nil {
+			return err
+		}
+		return rawLine(ctx, tx, bid, entry, from+1, "SALES", "CREDIT", 100)
+	}
+	lineCount := func(entry uuid.UUID) int {
+		t.Helper()
+		var n int
+		if err := db.NewRaw("SELECT count(*) FROM ledger_lines WHERE entry_id = ?", entry).Scan(ctx, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	var committed uuid.UUID
+	t.Run("entry and lines in savepoints of one transaction", func(t *testing.T) {
+		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			if _, err := tx.ExecContext(ctx, "SAVEPOINT a"); err != nil {
+				return err
+			}
+			committed = rawEntry(ctx, t, tx, bid, "savepoints")
+			if _, err := tx.ExecContext(ctx, "RELEASE SAVEPOINT a; SAVEPOINT b"); err != nil {
+				return err
+			}
+			if err := balanced(tx, committed, 1); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, "RELEASE SAVEPOINT b")
+			return err
+		})
+		if err != nil || lineCount(committed) != 2 {
+			t.Fatalf("commit: %v, %d lines", err, lineCount(committed))
+		}
+	})
+	t.Run("balanced lines added to a committed entry", func(t *testing.T) {
+		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			_, err := tx.ExecContext(ctx, `INSERT INTO ledger_lines (id, entry_id, business_id, line_number, account_id, direction,
+				amount, entry_at, created_at) VALUES (?0, ?2, ?3, 3, ?4, 'DEBIT', 7, now(), now()), (?1, ?2, ?3, 4, ?5, 'CREDIT', 7, now(), now())`,
+				uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7()), committed, bid, domain.DefaultAccountID(bid, "CASH"), domain.DefaultAccountID(bid, "SALES"))
+			return err
+		})
+		if !pgdb.IsCheckViolation(err) || pgdb.Constraint(err) != "ledger_entry_balanced" {
+			t.Fatalf("lines added to a committed entry: %v", err)
+		}
+		if n := lineCount(committed); n != 2 {
+			t.Fatalf("%d lines", n)
+		}
+	})
+	t.Run("a line of an entry that does not exist, or of another business", func(t *testing.T) {
+		other := uuid.New()
+		if _, err := New(db).SeedAccounts(ctx, domain.SeedChart(other, "US", time.Now())); err != nil {
+			t.Fatal(err)
+		}
+		for name, entry := range map[string]func(tx bun.IDB) uuid.UUID{
+			"missing":        func(bun.IDB) uuid.UUID { return uuid.New() },
+			"other business": func(tx bun.IDB) uuid.UUID { return rawEntry(ctx, t, tx, other, "theirs") },
+		} {
+			err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+				// With its entry_number given: a line without one takes its
+				// entry's, and with no entry fails on NOT NULL first.
+				_, err := tx.ExecContext(ctx, `INSERT INTO ledger_lines (id, entry_id, business_id, line_number, account_id, direction,
+					amount, entry_at, created_at, entry_number) VALUES (?, ?, ?, 1, ?, 'DEBIT', 5, now(), now(), 1)`,
+					uuid.Must(uuid.NewV7()), entry(tx), bid, domain.DefaultAccountID(bid, "CASH"))
+				return err
+			})
+			if !pgdb.IsForeignKeyViolation(err) || pgdb.Constraint(err) != "ledger_lines_entry_fkey" {
+				t.Fatalf("%s entry: %v (constraint %q)", name, err, pgdb.Constraint(err))
+			}
+		}
+	})
+	t.Run("an unbalancing line after the checks ran", func(t *testing.T) {
+		var entry uuid.UUID
+		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			entry = rawEntry(ctx, t, tx, bid, "forced")
+			if err := balanced(tx, entry, 1); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, "SET CONSTRAINTS ALL IMMEDIATE"); err != nil {
+				return fmt.Errorf("the balanced entry failed its check: %w", err)
+			}
+			return rawLine(ctx, tx, bid, entry, 3, "CASH", "DEBIT", 1)
+		})
+		if pgdb.Constraint(err) != "ledger_entry_balanced" || lineCount(entry) != 0 {
+			t.Fatalf("unbalancing line after SET CONSTRAINTS: %v, %d lines", err, lineCount(entry))
+		}
+	})
+	t.Run("checks forced in a savepoint rolled back run again at commit", func(t *testing.T) {
+		var entry uuid.UUID
+		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			entry = rawEntry(ctx, t, tx, bid, "forced-rolled-back")
+			if err := balanced(tx, entry, 1); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, "SAVEPOINT s; SET CONSTRAINTS ALL IMMEDIATE; ROLLBACK TO SAVEPOINT s"); err != nil {
+				return err
+			}
+			return rawLine(ctx, tx, bid, entry, 3, "CASH", "DEBIT", 1)
+		})
+		if pgdb.Constraint(err) != "ledger_entry_balanced" || lineCount(entry) != 0 {
+			t.Fatalf("unbalancing line after a rolled back SET CONSTRAINTS: %v, %d lines", err, lineCount(entry))
+		}
+	})
+	t.Run("many entries in one statement each", func(t *testing.T) {
+		entries := make([]uuid.UUID, 50)
+		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			for i := range entries {
+				entries[i] = rawEntry(ctx, t, tx, bid, fmt.Sprintf("bulk-%d", i))
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO ledger_lines (id, entry_id, business_id, line_number, account_id, direction,
+				amount, entry_at, created_at)
+				SELECT gen_random_uuid(), e, ?, n, CASE n WHEN 1 THEN ?::uuid ELSE ?::uuid END, CASE n WHEN 1 THEN 'DEBIT' ELSE 'CREDIT' END,
+				       CASE WHEN e = ? AND n = 2 THEN 99 ELSE 100 END, now(), now()
+				  FROM unnest(?::uuid[]) e, generate_series(1, 2) n`,
+				bid, domain.DefaultAccountID(bid, "CASH"), domain.DefaultAccountID(bid, "SALES"), entries[37], pgdialect.Array(entries))
+			return err
+		})
+		if pgdb.Constraint(err) != "ledger_entry_balanced" || !strings.Contains(err.Error(), entries[37].String()) {
+			t.Fatalf("one unbalanced entry among 50: %v", err)
+		}
+		var n int
+		if err := db.NewRaw("SELECT count(*) FROM ledger_entries WHERE source_id LIKE 'bulk-%'").Scan(ctx, &n); err != nil || n != 0 {
+			t.Fatalf("%d entries kept (%v)", n, err)
 		}
 	})
 }
@@ -371,5 +506,86 @@ func TestLedgerGuardsHoldUnderAnySearchPath(t *testing.T) {
 	})
 	if pgdb.SQLState(err) != "23001" {
 		t.Fatalf("edit of a line: %v (state %s), want restrict_violation", err, pgdb.SQLState(err))
+	}
+}
+
+// TestBalanceOnceMigrationRoundTrip takes the journal back to per-line
+// checks (the down migration: the foreign key and the per-line trigger
+// return), writes an entry there, and migrates up again: the entry written
+// before is closed (no created_xid), new entries post as usual.
+func TestBalanceOnceMigrationRoundTrip(t *testing.T) {
+	db, bid := schema(t)
+	ctx := context.Background()
+	run := func(name string) {
+		t.Helper()
+		sql, err := migrationFiles.ReadFile("migrations/20261406000001_ledger_balance_once.tx." + name + ".sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			for _, stmt := range splitStatements(string(sql)) {
+				if _, err := tx.ExecContext(ctx, stmt); err != nil {
+					return fmt.Errorf("%w in %.80s", err, stmt)
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	post := func(source string) (uuid.UUID, error) {
+		var entry uuid.UUID
+		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			entry = rawEntry(ctx, t, tx, bid, source)
+			if err := rawLine(ctx, tx, bid, entry, 1, "CASH", "DEBIT", 100); err != nil {
+				return err
+			}
+			return rawLine(ctx, tx, bid, entry, 2, "SALES", "CREDIT", 100)
+		})
+		return entry, err
+	}
+	addPair := func(entry uuid.UUID) error {
+		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			if err := rawLine(ctx, tx, bid, entry, 3, "CASH", "DEBIT", 5); err != nil {
+				return err
+			}
+			return rawLine(ctx, tx, bid, entry, 4, "SALES", "CREDIT", 5)
+		})
+	}
+
+	run("down")
+	var fk int
+	if err := db.NewRaw("SELECT count(*) FROM pg_constraint WHERE conname = 'ledger_lines_entry_fkey'").Scan(ctx, &fk); err != nil || fk != 1 {
+		t.Fatalf("down: foreign key %d (%v)", fk, err)
+	}
+	before, err := post("before")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		e := rawEntry(ctx, t, tx, bid, "unbalanced-down")
+		if err := rawLine(ctx, tx, bid, e, 1, "CASH", "DEBIT", 100); err != nil {
+			return err
+		}
+		return rawLine(ctx, tx, bid, e, 2, "SALES", "CREDIT", 99)
+	})
+	if pgdb.Constraint(err) != "ledger_entry_balanced" {
+		t.Fatalf("down: unbalanced entry: %v", err)
+	}
+
+	run("up")
+	if err := addPair(before); pgdb.Constraint(err) != "ledger_entry_balanced" {
+		t.Fatalf("lines added to an entry written before the migration: %v", err)
+	}
+	after, err := post("after")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := addPair(after); pgdb.Constraint(err) != "ledger_entry_balanced" {
+		t.Fatalf("lines added to a committed entry: %v", err)
+	}
+	var n int
+	if err := db.NewRaw("SELECT count(*) FROM ledger_lines WHERE entry_id IN (?, ?)", before, after).Scan(ctx, &n); err != nil || n != 4 {
+		t.Fatalf("%d lines (%v)", n, err)
 	}
 }
