@@ -235,39 +235,44 @@ func prepare(ctx context.Context, evts []events.Event) (prepared, error) {
 // insertBatch is the most rows one INSERT of write carries.
 const insertBatch = 1000
 
-// lockedInsertSQL takes the keys' locks (lockKeysSQL, in a materialized
-// CTE) and inserts the first rows in one statement, one round trip less
-// per transaction. The locks come before any seq: every row the INSERT
+// insertSQL inserts rows given as VALUES of text (the event's data and
+// headers already encoded: stored as they are, not encoded again). The
+// first statement of a write (lockedInsertSQL) also takes the keys' locks
+// (lockKeysSQL, in a materialized CTE), one round trip less per
+// transaction. The locks come before any seq: every row the INSERT
 // receives is joined with the CTE's single row, so the CTE (and its locks)
 // is computed before the first row reaches the INSERT, whose projection
 // draws seq from the sequence.
-const lockedInsertSQL = `WITH lk AS MATERIALIZED (` + lockKeysSQL + `)
-INSERT INTO outbox (id, topic, key, type, source, subject, time, headers, data)
+const (
+	insertSQL = `INSERT INTO outbox (id, topic, key, type, source, subject, time, headers, data)
 SELECT v.id::uuid, v.topic, v.key, v.type, v.source, v.subject, v.time::timestamptz, v.headers::json, v.data::json
-FROM lk CROSS JOIN (VALUES %s) AS v (id, topic, key, type, source, subject, time, headers, data)`
+FROM %s(VALUES %s) AS v (id, topic, key, type, source, subject, time, headers, data)`
+	lockedInsertSQL = `WITH lk AS MATERIALIZED (` + lockKeysSQL + `)
+` + insertSQL
+)
 
 // write locks the keys and inserts the rows in tx: the locks and the
-// first thousand rows in one statement, further rows in multi-row inserts.
+// first thousand rows in one statement, further rows a thousand per
+// statement.
 func (p prepared) write(ctx context.Context, tx bun.IDB) error {
-	first := p.rows[:min(insertBatch, len(p.rows))]
-	args := make([]any, 0, 1+9*len(first))
-	args = append(args, pgdialect.Array(p.keys))
-	values := make([]string, len(first))
-	for i, r := range first {
-		headers, err := json.Marshal(r.Headers)
-		if err != nil {
-			return fmt.Errorf("outbox: headers of %s: %w", r.ID, err)
-		}
-		values[i] = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
-		args = append(args, r.ID.String(), r.Topic, r.Key, r.Type, r.Source, r.Subject, r.Time, string(headers), string(r.Data))
-	}
-	query := fmt.Sprintf(lockedInsertSQL, strings.Join(values, ", "))
-	if _, err := tx.NewRaw(query, args...).Exec(ctx); err != nil {
-		return fmt.Errorf("outbox: enqueue: %w", err)
-	}
-	for start := insertBatch; start < len(p.rows); start += insertBatch {
+	for start := 0; start < len(p.rows); start += insertBatch {
 		rows := p.rows[start:min(start+insertBatch, len(p.rows))]
-		if _, err := tx.NewInsert().Model(&rows).Exec(ctx); err != nil {
+		args := make([]any, 0, 1+9*len(rows))
+		query, from := insertSQL, ""
+		if start == 0 {
+			query, from = lockedInsertSQL, "lk CROSS JOIN "
+			args = append(args, pgdialect.Array(p.keys))
+		}
+		values := make([]string, len(rows))
+		for i, r := range rows {
+			headers, err := json.Marshal(r.Headers)
+			if err != nil {
+				return fmt.Errorf("outbox: headers of %s: %w", r.ID, err)
+			}
+			values[i] = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+			args = append(args, r.ID.String(), r.Topic, r.Key, r.Type, r.Source, r.Subject, r.Time, string(headers), string(r.Data))
+		}
+		if _, err := tx.NewRaw(fmt.Sprintf(query, from, strings.Join(values, ", ")), args...).Exec(ctx); err != nil {
 			return fmt.Errorf("outbox: enqueue: %w", err)
 		}
 	}

@@ -2,7 +2,9 @@ package outbox_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/uuid"
@@ -113,5 +115,58 @@ func TestUnitOfWork(t *testing.T) {
 				t.Fatalf("added %v rows and events, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestUnitOfWorkWritesLargeBatches: a transaction that publishes more
+// events than one INSERT carries stores every one of them, in the order
+// published, with the data and headers exactly as given.
+func TestUnitOfWorkWritesLargeBatches(t *testing.T) {
+	url := testkit.NewDatabase(t)
+	db := testkit.OpenSchema(t, url, "svc", outbox.Migrations)
+	ctx := context.Background()
+	uow, pub := outbox.UnitOfWork{DB: db}, outbox.Events{DB: db}
+	const n = 2345
+	evts := make([]events.Event, n)
+	for i := range evts {
+		e, err := events.New(testTopic, "test.step", "outbox-test", uuid.Must(uuid.NewV7()), step{N: i})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Text that must survive quoting byte for byte.
+		e.Headers = map[string]string{"note": fmt.Sprintf(`it's "row" %d \ ok`, i)}
+		evts[i] = e
+	}
+	err := uow.Do(ctx, func(ctx context.Context) error {
+		// In several calls, as a use case publishes as it goes.
+		for start := 0; start < n; start += 700 {
+			if err := pub.Publish(ctx, evts[start:min(start+700, n)]...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []struct {
+		ID      uuid.UUID `bun:"id"`
+		Data    string    `bun:"data"`
+		Headers string    `bun:"headers"`
+	}
+	if err := db.NewRaw("SELECT id, data::text AS data, headers::text AS headers FROM outbox ORDER BY seq").Scan(ctx, &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != n {
+		t.Fatalf("%d rows stored, want %d", len(rows), n)
+	}
+	for i, r := range rows {
+		if r.ID != evts[i].ID || r.Data != string(evts[i].Data) {
+			t.Fatalf("row %d: %s %s, want %s %s", i, r.ID, r.Data, evts[i].ID, evts[i].Data)
+		}
+		var h map[string]string
+		if err := json.Unmarshal([]byte(r.Headers), &h); err != nil || h["note"] != evts[i].Headers["note"] {
+			t.Fatalf("row %d headers %s (%v)", i, r.Headers, err)
+		}
 	}
 }
