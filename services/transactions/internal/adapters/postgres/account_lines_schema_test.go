@@ -152,26 +152,11 @@ func TestLinesCarryEntryNumbersAndDayTotals(t *testing.T) {
 func TestAccountLinesMigrationBackfills(t *testing.T) {
 	db, bid := schema(t)
 	ctx := context.Background()
-	down, err := migrationFiles.ReadFile("migrations/20261127000001_ledger_account_lines.tx.down.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	up, err := migrationFiles.ReadFile("migrations/20261127000001_ledger_account_lines.tx.up.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := func(sql []byte) {
+	down := "migrations/20261127000001_ledger_account_lines.tx.down.sql"
+	up := "migrations/20261127000001_ledger_account_lines.tx.up.sql"
+	run := func(file string) {
 		t.Helper()
-		if err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			for _, stmt := range splitStatements(string(sql)) {
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
-					return fmt.Errorf("%w in %.80s", err, stmt)
-				}
-			}
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
+		runMigrationFile(t, db, file)
 	}
 	run(down)
 	for i := range 3 {
@@ -209,4 +194,25 @@ func splitStatements(sql string) []string {
 		}
 	}
 	return out
+}
+
+// runMigrationFile runs one of the service's migration files in a
+// transaction, statement by statement, as the migrator would.
+func runMigrationFile(t *testing.T, db *bun.DB, file string) {
+	t.Helper()
+	ctx := context.Background()
+	sql, err := migrationFiles.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		for _, stmt := range splitStatements(string(sql)) {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("%w in %.80s", err, stmt)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -245,38 +245,30 @@ func TestEntriesCheckedOnceStayClosed(t *testing.T) {
 			}
 		}
 	})
-	t.Run("an unbalancing line after the checks ran", func(t *testing.T) {
-		var entry uuid.UUID
-		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			entry = rawEntry(ctx, t, tx, bid, "forced")
-			if err := balanced(tx, entry, 1); err != nil {
-				return err
+	// Lines written after the checks were forced to run are checked by
+	// their statement; forced in a savepoint rolled back, the checks run
+	// again at commit.
+	for name, force := range map[string]string{
+		"an unbalancing line after the checks ran":                     "SET CONSTRAINTS ALL IMMEDIATE",
+		"checks forced in a savepoint rolled back run again at commit": "SAVEPOINT s; SET CONSTRAINTS ALL IMMEDIATE; ROLLBACK TO SAVEPOINT s",
+	} {
+		t.Run(name, func(t *testing.T) {
+			var entry uuid.UUID
+			err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+				entry = rawEntry(ctx, t, tx, bid, name)
+				if err := balanced(tx, entry, 1); err != nil {
+					return err
+				}
+				if _, err := tx.ExecContext(ctx, force); err != nil {
+					return fmt.Errorf("the balanced entry failed its check: %w", err)
+				}
+				return rawLine(ctx, tx, bid, entry, 3, "CASH", "DEBIT", 1)
+			})
+			if pgdb.Constraint(err) != "ledger_entry_balanced" || lineCount(entry) != 0 {
+				t.Fatalf("unbalancing line after %q: %v, %d lines", force, err, lineCount(entry))
 			}
-			if _, err := tx.ExecContext(ctx, "SET CONSTRAINTS ALL IMMEDIATE"); err != nil {
-				return fmt.Errorf("the balanced entry failed its check: %w", err)
-			}
-			return rawLine(ctx, tx, bid, entry, 3, "CASH", "DEBIT", 1)
 		})
-		if pgdb.Constraint(err) != "ledger_entry_balanced" || lineCount(entry) != 0 {
-			t.Fatalf("unbalancing line after SET CONSTRAINTS: %v, %d lines", err, lineCount(entry))
-		}
-	})
-	t.Run("checks forced in a savepoint rolled back run again at commit", func(t *testing.T) {
-		var entry uuid.UUID
-		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			entry = rawEntry(ctx, t, tx, bid, "forced-rolled-back")
-			if err := balanced(tx, entry, 1); err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, "SAVEPOINT s; SET CONSTRAINTS ALL IMMEDIATE; ROLLBACK TO SAVEPOINT s"); err != nil {
-				return err
-			}
-			return rawLine(ctx, tx, bid, entry, 3, "CASH", "DEBIT", 1)
-		})
-		if pgdb.Constraint(err) != "ledger_entry_balanced" || lineCount(entry) != 0 {
-			t.Fatalf("unbalancing line after a rolled back SET CONSTRAINTS: %v, %d lines", err, lineCount(entry))
-		}
-	})
+	}
 	t.Run("many entries in one statement each", func(t *testing.T) {
 		entries := make([]uuid.UUID, 50)
 		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -516,22 +508,9 @@ func TestLedgerGuardsHoldUnderAnySearchPath(t *testing.T) {
 func TestBalanceOnceMigrationRoundTrip(t *testing.T) {
 	db, bid := schema(t)
 	ctx := context.Background()
-	run := func(name string) {
+	run := func(direction string) {
 		t.Helper()
-		sql, err := migrationFiles.ReadFile("migrations/20261406000001_ledger_balance_once.tx." + name + ".sql")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			for _, stmt := range splitStatements(string(sql)) {
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
-					return fmt.Errorf("%w in %.80s", err, stmt)
-				}
-			}
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
+		runMigrationFile(t, db, "migrations/20261406000001_ledger_balance_once.tx."+direction+".sql")
 	}
 	post := func(source string) (uuid.UUID, error) {
 		var entry uuid.UUID
