@@ -54,6 +54,21 @@ func rawLine(ctx context.Context, tx bun.IDB, bid, entry uuid.UUID, n int, stabl
 	return err
 }
 
+// rawPosting commits, with raw SQL, a balanced entry of two lines (CASH
+// debited, SALES credited 100) and returns its id.
+func rawPosting(ctx context.Context, t *testing.T, db *bun.DB, bid uuid.UUID, sourceID string) (uuid.UUID, error) {
+	t.Helper()
+	var entry uuid.UUID
+	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		entry = rawEntry(ctx, t, tx, bid, sourceID)
+		if err := rawLine(ctx, tx, bid, entry, 1, "CASH", "DEBIT", 100); err != nil {
+			return err
+		}
+		return rawLine(ctx, tx, bid, entry, 2, "SALES", "CREDIT", 100)
+	})
+	return entry, err
+}
+
 // TestDatabaseRefusesUnbalancedEntries commits entries written with raw SQL:
 // only balanced ones with at least two lines survive the commit.
 func TestDatabaseRefusesUnbalancedEntries(t *testing.T) {
@@ -100,14 +115,7 @@ func TestDatabaseRefusesUnbalancedEntries(t *testing.T) {
 	}
 
 	t.Run("lines added to a committed entry", func(t *testing.T) {
-		var entry uuid.UUID
-		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			entry = rawEntry(ctx, t, tx, bid, "later")
-			if err := rawLine(ctx, tx, bid, entry, 1, "CASH", "DEBIT", 100); err != nil {
-				return err
-			}
-			return rawLine(ctx, tx, bid, entry, 2, "SALES", "CREDIT", 100)
-		})
+		entry, err := rawPosting(ctx, t, db, bid, "later")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -298,14 +306,7 @@ func TestDatabaseKeepsTheJournalAppendOnly(t *testing.T) {
 	db, bid := schema(t)
 	ctx := context.Background()
 	post := func(source string) uuid.UUID {
-		var entry uuid.UUID
-		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			entry = rawEntry(ctx, t, tx, bid, source)
-			if err := rawLine(ctx, tx, bid, entry, 1, "CASH", "DEBIT", 100); err != nil {
-				return err
-			}
-			return rawLine(ctx, tx, bid, entry, 2, "SALES", "CREDIT", 100)
-		})
+		entry, err := rawPosting(ctx, t, db, bid, source)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -512,17 +513,7 @@ func TestBalanceOnceMigrationRoundTrip(t *testing.T) {
 		t.Helper()
 		runMigrationFile(t, db, "migrations/20261406000001_ledger_balance_once.tx."+direction+".sql")
 	}
-	post := func(source string) (uuid.UUID, error) {
-		var entry uuid.UUID
-		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			entry = rawEntry(ctx, t, tx, bid, source)
-			if err := rawLine(ctx, tx, bid, entry, 1, "CASH", "DEBIT", 100); err != nil {
-				return err
-			}
-			return rawLine(ctx, tx, bid, entry, 2, "SALES", "CREDIT", 100)
-		})
-		return entry, err
-	}
+	post := func(source string) (uuid.UUID, error) { return rawPosting(ctx, t, db, bid, source) }
 	addPair := func(entry uuid.UUID) error {
 		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 			if err := rawLine(ctx, tx, bid, entry, 3, "CASH", "DEBIT", 5); err != nil {
