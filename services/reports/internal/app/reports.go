@@ -56,8 +56,9 @@ type Store interface {
 	EntryLines(ctx context.Context, bid uuid.UUID, start, end time.Time, accounts map[uuid.UUID]bool, limit int) ([]domain.DetailLine, error)
 	RecognizedLines(ctx context.Context, bid uuid.UUID, start, end time.Time, accounts map[uuid.UUID]bool, limit int) ([]domain.DetailLine, error)
 	// UpsertBankTransactions keeps each row unless the read model has a
-	// newer version of its transaction (one row per transaction).
-	UpsertBankTransactions(ctx context.Context, rows []BankTransactionRow) error
+	// newer version of its transaction (one row per transaction), and
+	// says which businesses had a row written.
+	UpsertBankTransactions(ctx context.Context, rows []BankTransactionRow) (map[uuid.UUID]bool, error)
 	Uncategorized(ctx context.Context, bid uuid.UUID, starts, ends []time.Time) ([]bool, error)
 	// TransactionCounts are, per period, the business's bank transactions
 	// dated in it that are uncategorized and categorized.
@@ -276,15 +277,23 @@ func (r *Reports) ApplyBankTransactions(ctx context.Context, snaps []BankTransac
 			return err
 		}
 	}
-	if err := r.store.UpsertBankTransactions(ctx, rows); err != nil {
+	written, err := r.store.UpsertBankTransactions(ctx, rows)
+	if err != nil {
 		return err
 	}
+	var changed []uuid.UUID
 	for _, bid := range businesses {
 		if err := r.cash.TouchFreshness(ctx, bid, freshness[bid]); err != nil {
 			return err
 		}
+		if written[bid] {
+			changed = append(changed, bid)
+		}
 	}
-	return r.markChanged(ctx, businesses...)
+	// Snapshots the read model already had (a redelivery, a late older
+	// version) change nothing, not even the export version: the topic
+	// keeps no inbox rows.
+	return r.markChanged(ctx, changed...)
 }
 
 // Report is a profit-and-loss report with its basis and freshness.

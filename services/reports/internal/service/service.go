@@ -95,7 +95,9 @@ func (s *Service) setup(ctx context.Context, cfg config.Config, k *servicekit.Ki
 	// The journal copy's key makes an entry applied again a no-op: the
 	// ledger's events need no inbox rows.
 	k.ConsumeBatchIdempotent(events.TopicLedger, kafkaadapter.LedgerBatchHandler(s.Reports))
-	k.ConsumeBatch(events.TopicTransactions, kafkaadapter.TransactionsBatchHandler(s.Reports))
+	// So do the bank transactions' versions: a snapshot the read model
+	// already has (a redelivery, an older version) writes nothing.
+	k.ConsumeBatchIdempotent(events.TopicTransactions, kafkaadapter.TransactionsBatchHandler(s.Reports))
 	k.Consume(events.TopicInvoicing, kafkaadapter.InvoicingHandler(s.Reports))
 	k.Consume(events.TopicBills, kafkaadapter.BillsHandler(s.Reports))
 	httpadapter.Register(k.App(), httpadapter.Options{

@@ -16,10 +16,11 @@ import (
 )
 
 // UpsertBankTransactions keeps each row (one per transaction) unless the
-// read model has a newer version of its transaction, in one statement.
-func (s *Store) UpsertBankTransactions(ctx context.Context, rows []app.BankTransactionRow) error {
+// read model has a newer version of its transaction, in one statement, and
+// returns the businesses it wrote a row of.
+func (s *Store) UpsertBankTransactions(ctx context.Context, rows []app.BankTransactionRow) (map[uuid.UUID]bool, error) {
 	if len(rows) == 0 {
-		return nil
+		return nil, nil
 	}
 	vals := make([]string, len(rows))
 	args := make([]any, 0, 20*len(rows))
@@ -31,7 +32,8 @@ func (s *Store) UpsertBankTransactions(ctx context.Context, rows []app.BankTrans
 			p.CounterpartyName, p.AccountName, p.LedgerAccountID, p.Direction, p.Amount, pgdialect.Array(b.CategoryStableNames), b.CategoryDisplay,
 			p.Status, domain.Categorized(p.Status), b.TagsText, p.Memo, p.ReferenceNumber, r.EventTime, p.ArchivedAt != nil)
 	}
-	_, err := s.conn(ctx).NewRaw(`INSERT INTO bank_transactions AS t (business_id, transaction_id, version, day, date_time, description,
+	var written []uuid.UUID
+	err := s.conn(ctx).NewRaw(`INSERT INTO bank_transactions AS t (business_id, transaction_id, version, day, date_time, description,
 			counterparty, account_name, ledger_account_id, direction, amount, category_stable_names, category_display_name,
 			categorization_status, categorized, tags, memo, reference_number, event_time, archived)
 		VALUES `+strings.Join(vals, ", ")+`
@@ -42,8 +44,16 @@ func (s *Store) UpsertBankTransactions(ctx context.Context, rows []app.BankTrans
 			category_display_name = EXCLUDED.category_display_name, categorization_status = EXCLUDED.categorization_status,
 			categorized = EXCLUDED.categorized, tags = EXCLUDED.tags, memo = EXCLUDED.memo,
 			reference_number = EXCLUDED.reference_number, event_time = EXCLUDED.event_time, archived = EXCLUDED.archived
-		WHERE t.version < EXCLUDED.version`, args...).Exec(ctx)
-	return wrap("upsert bank transactions", err)
+		WHERE t.version < EXCLUDED.version
+		RETURNING business_id`, args...).Scan(ctx, &written)
+	if err != nil {
+		return nil, wrap("upsert bank transactions", err)
+	}
+	out := make(map[uuid.UUID]bool, 1)
+	for _, bid := range written {
+		out[bid] = true
+	}
+	return out, nil
 }
 
 // Uncategorized reports, for each period (its days starts[i]..ends[i],
