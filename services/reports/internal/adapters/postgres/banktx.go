@@ -33,7 +33,7 @@ func (s *Store) UpsertBankTransactions(ctx context.Context, rows []app.BankTrans
 			p.Status, domain.Categorized(p.Status), b.TagsText, p.Memo, p.ReferenceNumber, r.EventTime, p.ArchivedAt != nil)
 	}
 	var written []uuid.UUID
-	err := s.conn(ctx).NewRaw(`INSERT INTO bank_transactions AS t (business_id, transaction_id, version, day, date_time, description,
+	err := s.conn(ctx).NewRaw(`WITH written AS (INSERT INTO bank_transactions AS t (business_id, transaction_id, version, day, date_time, description,
 			counterparty, account_name, ledger_account_id, direction, amount, category_stable_names, category_display_name,
 			categorization_status, categorized, tags, memo, reference_number, event_time, archived)
 		VALUES `+strings.Join(vals, ", ")+`
@@ -45,11 +45,12 @@ func (s *Store) UpsertBankTransactions(ctx context.Context, rows []app.BankTrans
 			categorized = EXCLUDED.categorized, tags = EXCLUDED.tags, memo = EXCLUDED.memo,
 			reference_number = EXCLUDED.reference_number, event_time = EXCLUDED.event_time, archived = EXCLUDED.archived
 		WHERE t.version < EXCLUDED.version
-		RETURNING business_id`, args...).Scan(ctx, &written)
+		RETURNING business_id)
+		SELECT DISTINCT business_id FROM written`, args...).Scan(ctx, &written)
 	if err != nil {
 		return nil, wrap("upsert bank transactions", err)
 	}
-	out := make(map[uuid.UUID]bool, 1)
+	out := make(map[uuid.UUID]bool, len(written))
 	for _, bid := range written {
 		out[bid] = true
 	}
