@@ -474,6 +474,73 @@ func TestResponseWrappers(t *testing.T) {
 	}
 }
 
+// answerShape holds what an answer may carry that encoders are known to
+// treat differently: HTML characters, invalid UTF-8, line separators,
+// raw JSON with spaces, maps, large and small floats, text marshalers,
+// omitempty, nil slices and pointers, embedded fields.
+type answerShape struct {
+	answerEmbedded
+	Text    string             `json:"text"`
+	ID      uuid.UUID          `json:"id"`
+	IDPtr   *uuid.UUID         `json:"id_ptr"`
+	At      time.Time          `json:"at"`
+	Raw     json.RawMessage    `json:"raw"`
+	Map     map[string]any     `json:"map"`
+	Big     float64            `json:"big"`
+	Small   float64            `json:"small"`
+	Items   []answerItem       `json:"items"`
+	None    []answerItem       `json:"none"`
+	Quoted  int64              `json:"quoted,string"`
+	Hidden  string             `json:"-"`
+	Bytes   []byte             `json:"bytes"`
+	Nothing map[string]float64 `json:"nothing"`
+}
+
+type answerEmbedded struct {
+	Embedded int `json:"embedded"`
+}
+
+type answerItem struct {
+	Name  string `json:"name,omitempty"`
+	Count *int   `json:"count"`
+}
+
+// TestAnswersEncodedAsEncodingJSON: the app's JSON encoder (a faster
+// one) writes every answer byte for byte as encoding/json does.
+func TestAnswersEncodedAsEncodingJSON(t *testing.T) {
+	one := 1
+	id := uuid.MustParse("0b6f3c2e-8d7a-4f1e-9c55-3a1b2c3d4e5f")
+	values := []any{
+		answerShape{
+			answerEmbedded: answerEmbedded{Embedded: 3},
+			Text:           "a<b>&c \u2028 \xff\xfe é \"q\" \\ \n\t\x01",
+			ID:             id, IDPtr: &id,
+			At:  time.Date(2024, 1, 2, 3, 4, 5, 600, time.UTC),
+			Raw: json.RawMessage(` { "x" : [1, 2 ,3], "y":"<"} `),
+			Map: map[string]any{"z": 1, "a": []any{"x", nil, 2.5}, "m": map[string]any{"b": true}},
+			Big: 1e21, Small: 0.000001,
+			Items:  []answerItem{{Name: "x", Count: &one}, {}},
+			Quoted: 12345, Hidden: "no", Bytes: []byte("hi"),
+		},
+		map[string]string{"b": "1", "a": "2"},
+		[]float64{1, 100, 1e-7, 123456789, -0.5},
+	}
+	app, _ := newTestApp(t, Options{})
+	for i, v := range values {
+		app.Get(fmt.Sprintf("/v%d", i), func(c *fiber.Ctx) error { return OK(c, v) })
+	}
+	for i, v := range values {
+		want, err := json.Marshal(map[string]any{"data": v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := do(t, app, "GET", fmt.Sprintf("/v%d", i), "", "")
+		if r.status != 200 || !bytes.Equal(r.body, want) {
+			t.Errorf("value %d: %d\n got %s\nwant %s", i, r.status, r.body, want)
+		}
+	}
+}
+
 func TestRequestID(t *testing.T) {
 	app, logs := newTestApp(t, Options{})
 	app.Get("/id", func(c *fiber.Ctx) error {
