@@ -61,9 +61,10 @@ type options struct {
 	pprofDir     string // when set, CPU profiles of the gateway go here
 	outboxEvents int    // the outbox part's backlog
 	gwEnv        envList
-	only         string // gateway, transactions, invoicing, reports, mileage, bills, webhooks or all
-	table        string // the performance summary to update ("" or "none": none)
-	txParts      string // transactions parts: "all", "list" (the listing alone) or "ledger" (the general ledger alone)
+	svcEnv       envList // service:KEY=VALUE for the suite's services
+	only         string  // gateway, transactions, invoicing, reports, mileage, bills, webhooks or all
+	table        string  // the performance summary to update ("" or "none": none)
+	txParts      string  // transactions parts: "all", "list" (the listing alone) or "ledger" (the general ledger alone)
 	// ledgerLines is the number of lines of the general ledger's account.
 	ledgerLines int
 	reports     reportsSize
@@ -102,6 +103,7 @@ func main() {
 	flag.DurationVar(&o.webhooks.duration, "webhooks-duration", 20*time.Second, "webhooks: length of the latency run at 200 events/s (the four isolation runs take a quarter each)")
 	flag.IntVar(&o.outboxEvents, "outbox-events", 500_000, "outbox: events in the relay's backlog (500,000 by default; smaller while developing)")
 	flag.StringVar(&o.table, "table", "docs/benchmarks.md", "the performance summary this run updates (relative to -root; its data is the .json next to it); none to write nothing")
+	flag.Var(&o.svcEnv, "service-env", "extra SERVICE:KEY=VALUE for one of the suite's services (repeatable), e.g. customers-invoices:PPROF_ADDR=127.0.0.1:6061 to profile it")
 	flag.Var(&o.gwEnv, "gateway-env", "extra KEY=VALUE for the measured gateways (repeatable), e.g. GOGC=200 for experiments")
 	bare := flag.String("serve-bare", "", "internal: serve the bare Fiber endpoint on this address")
 	target := flag.String("url", "", "load this URL only (with -token) instead of starting the suite")
@@ -257,6 +259,13 @@ func run(o options, parts []string) error {
 		o.webhooks.pprofAddr = fmt.Sprintf("127.0.0.1:%d", stack.FreePort())
 		o.webhooks.pprofDir = o.pprofDir
 		serviceEnv["webhooks"] = []string{"PPROF_ADDR=" + o.webhooks.pprofAddr}
+	}
+	for _, kv := range o.svcEnv {
+		svc, env, ok := strings.Cut(kv, ":")
+		if !ok || !strings.Contains(env, "=") {
+			return fmt.Errorf("-service-env %q: want SERVICE:KEY=VALUE", kv)
+		}
+		serviceEnv[svc] = append(serviceEnv[svc], env)
 	}
 	st, err := stack.Start(ctx, stack.Options{
 		BinDir:           filepath.Join(o.root, "bin"),

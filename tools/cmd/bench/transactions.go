@@ -428,7 +428,9 @@ func pgArray(ss []string) string { return "{" + strings.Join(ss, ",") + "}" }
 // settle waits (up to two minutes) until no autovacuum worker runs in the
 // suite's database, so that a part does not share the two cores with the
 // vacuuming the previous part left behind (the 400,000 relayed outbox
-// rows, a million COPY'd rows), and prints how long it waited.
+// rows, a million COPY'd rows), then (up to two more) until the machine is
+// quiet (the consumers of the previous part's events done), and prints how
+// long it waited.
 func (b *txbench) settle(ctx context.Context) error {
 	start := time.Now()
 	for {
@@ -440,7 +442,7 @@ func (b *txbench) settle(ctx context.Context) error {
 			if d := time.Since(start); d > time.Second {
 				fmt.Printf("  (waited %s for autovacuum to finish)\n", d.Round(time.Second))
 			}
-			return nil
+			return waitQuiet(ctx, 2*time.Minute)
 		}
 		if time.Since(start) > 2*time.Minute {
 			fmt.Printf("  (autovacuum still running after %s; measuring anyway)\n", time.Since(start).Round(time.Second))
@@ -448,6 +450,73 @@ func (b *txbench) settle(ctx context.Context) error {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+}
+
+// quietShare is the share of the machine's CPU time that may be busy for
+// it to count as quiet: a latency measured while an earlier part's
+// consumers still catch up measures them, not the path.
+const quietShare = 0.25
+
+// waitQuiet waits until the machine's CPUs were busy less than
+// quietShare of a second (from /proc/stat), at most limit; where
+// /proc/stat cannot be read it does not wait.
+func waitQuiet(ctx context.Context, limit time.Duration) error {
+	start := time.Now()
+	prevBusy, prevTotal, ok := cpuTimes()
+	if !ok {
+		return nil
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+		busy, total, ok := cpuTimes()
+		if !ok {
+			return nil
+		}
+		share := 0.0
+		if total > prevTotal {
+			share = float64(busy-prevBusy) / float64(total-prevTotal)
+		}
+		if share < quietShare {
+			if d := time.Since(start); d > 2*time.Second {
+				fmt.Printf("  (waited %s for the machine to go quiet)\n", d.Round(time.Second))
+			}
+			return nil
+		}
+		if time.Since(start) > limit {
+			fmt.Printf("  (the machine is still %.0f%% busy after %s; measuring anyway)\n", 100*share, time.Since(start).Round(time.Second))
+			return nil
+		}
+		prevBusy, prevTotal = busy, total
+	}
+}
+
+// cpuTimes is the machine's busy and total CPU time in clock ticks (the
+// first line of /proc/stat; idle and iowait are not busy).
+func cpuTimes() (busy, total uint64, ok bool) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	fields := strings.Fields(line)
+	if len(fields) < 5 || fields[0] != "cpu" {
+		return 0, 0, false
+	}
+	for i, f := range fields[1:min(len(fields), 9)] { // guest time is in user already
+		v, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			return 0, 0, false
+		}
+		total += v
+		if i != 3 && i != 4 { // idle, iowait
+			busy += v
+		}
+	}
+	return busy, total, true
 }
 
 // drainOutbox waits until the relay has published every event of the
