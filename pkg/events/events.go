@@ -74,7 +74,7 @@ func New(topic, eventType, source string, businessID uuid.UUID, payload any) (Ev
 	if businessID == uuid.Nil {
 		return Event{}, fmt.Errorf("events: business id is required")
 	}
-	data, err := json.Marshal(payload)
+	data, err := fastjson.Marshal(payload)
 	if err != nil {
 		return Event{}, fmt.Errorf("events: encode %s payload: %w", eventType, err)
 	}

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	fastjson "github.com/segmentio/encoding/json"
 	"github.com/segmentio/kafka-go"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -209,7 +210,7 @@ func prepare(ctx context.Context, evts []events.Event) (prepared, error) {
 		if e.ID == uuid.Nil || e.Topic == "" || e.Type == "" || e.Source == "" || e.Time.IsZero() {
 			return p, fmt.Errorf("outbox: enqueue: event %d lacks id, topic, type, source or time", i)
 		}
-		if !json.Valid(e.Data) {
+		if !fastjson.Valid(e.Data) {
 			return p, fmt.Errorf("outbox: enqueue %s: data is not JSON", e.ID)
 		}
 		headers := make(map[string]string, len(e.Headers)+2)
