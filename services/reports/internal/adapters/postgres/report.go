@@ -64,9 +64,36 @@ func (s *Store) Amounts(ctx context.Context, bid uuid.UUID, basis string, start,
 	return out[0], nil
 }
 
+// periodRows is the FROM item "d" of a statement over periods: the day
+// rows of business bid on basis between first and last (the periods'
+// bounds), each with idx, the 1-based index of the period (its days
+// starts[i]..ends[i], inclusive) it falls in, and its account_id,
+// tag_set_id and amount; then the arguments of its placeholders.
+// Periods in order and disjoint (months, quarters, years: what the
+// reports ask for) are told apart by width_bucket over their first days,
+// one pass over the rows; any others are joined on the day, which
+// compares every row with every period.
+func periodRows(basis string, bid uuid.UUID, starts, ends []time.Time, first, last time.Time) (string, []any) {
+	s, e := dayStrings(starts), dayStrings(ends)
+	ordered := true
+	for i := 1; i < len(s) && ordered; i++ {
+		ordered = s[i] > s[i-1] && s[i] > e[i-1] // YYYY-MM-DD: text order is date order
+	}
+	if ordered {
+		return `(SELECT b.idx, b.account_id, b.tag_set_id, b.amount
+			FROM (SELECT width_bucket(r.day, ?::date[]) AS idx, r.day, r.account_id, r.tag_set_id, r.amount
+				FROM ` + daysOf(basis) + ` AS r WHERE r.business_id = ? AND r.day BETWEEN ? AND ?) AS b
+			WHERE b.idx > 0 AND b.day <= (?::date[])[b.idx]) AS d`,
+			[]any{pgdialect.Array(s), bid, first, last, pgdialect.Array(e)}
+	}
+	return `(SELECT p.idx, r.account_id, r.tag_set_id, r.amount
+		FROM unnest(?::date[], ?::date[]) WITH ORDINALITY AS p(start_day, end_day, idx)
+		JOIN ` + daysOf(basis) + ` AS r ON r.business_id = ? AND r.day BETWEEN ? AND ? AND r.day BETWEEN p.start_day AND p.end_day) AS d`,
+		[]any{pgdialect.Array(s), pgdialect.Array(e), bid, first, last}
+}
+
 // FilteredPeriodAmounts implements app.Store: every period's amounts by
-// account, of the lines f selects, in one statement (the periods unnested
-// and joined on the day).
+// account, of the lines f selects, in one statement (periodRows).
 func (s *Store) FilteredPeriodAmounts(ctx context.Context, bid uuid.UUID, basis string, starts, ends []time.Time, f domain.TagFilter) ([]map[uuid.UUID]int64, error) {
 	db := s.conn(ctx)
 	out := make([]map[uuid.UUID]int64, len(starts))
@@ -80,10 +107,8 @@ func (s *Store) FilteredPeriodAmounts(ctx context.Context, bid uuid.UUID, basis 
 	for i := range starts {
 		first, last = minTime(first, starts[i]), maxTime(last, ends[i])
 	}
-	q := `WITH p AS (SELECT * FROM unnest(?::date[], ?::date[]) WITH ORDINALITY AS p(start_day, end_day, idx))
-		SELECT p.idx, d.account_id, sum(d.amount)::bigint AS amount
-		FROM p JOIN ` + daysOf(basis) + ` AS d ON d.business_id = ? AND d.day BETWEEN ? AND ? AND d.day BETWEEN p.start_day AND p.end_day`
-	args := []any{pgdialect.Array(dayStrings(starts)), pgdialect.Array(dayStrings(ends)), bid, first, last}
+	from, args := periodRows(basis, bid, starts, ends, first, last)
+	q := `SELECT d.idx, d.account_id, sum(d.amount)::bigint AS amount FROM ` + from + ` WHERE true`
 	switch {
 	case f.Key != "" && len(f.Values) > 0:
 		kvs := make([]string, len(f.Values))
@@ -96,7 +121,7 @@ func (s *Store) FilteredPeriodAmounts(ctx context.Context, bid uuid.UUID, basis 
 		q += ` AND d.tag_set_id IN (SELECT id FROM tag_sets WHERE business_id = ? AND keys && ?::text[])`
 		args = append(args, bid, pgdialect.Array([]string{f.Key}))
 	}
-	q += ` GROUP BY p.idx, d.account_id HAVING sum(d.amount) <> 0`
+	q += ` GROUP BY d.idx, d.account_id HAVING sum(d.amount) <> 0`
 	var rows []struct {
 		Idx       int       `bun:"idx"`
 		AccountID uuid.UUID `bun:"account_id"`
@@ -148,13 +173,10 @@ func (s *Store) PeriodAmounts(ctx context.Context, bid uuid.UUID, basis string, 
 		first, last = minTime(first, starts[i]), maxTime(last, ends[i])
 	}
 	var q string
-	args := []any{pgdialect.Array(dayStrings(starts)), pgdialect.Array(dayStrings(ends))}
+	from, args := periodRows(basis, bid, starts, ends, first, last)
 	if len(filters) == 1 && len(filters[0]) == 0 {
-		q = `WITH p AS (SELECT * FROM unnest(?::date[], ?::date[]) WITH ORDINALITY AS p(start_day, end_day, idx))
-		SELECT 1 AS fidx, p.idx, d.account_id, sum(d.amount)::bigint AS amount
-		FROM p JOIN ` + daysOf(basis) + ` AS d ON d.business_id = ? AND d.day BETWEEN ? AND ? AND d.day BETWEEN p.start_day AND p.end_day
-		GROUP BY p.idx, d.account_id HAVING sum(d.amount) <> 0`
-		args = append(args, bid, first, last)
+		q = `SELECT 1 AS fidx, d.idx, d.account_id, sum(d.amount)::bigint AS amount FROM ` + from + `
+		GROUP BY d.idx, d.account_id HAVING sum(d.amount) <> 0`
 	} else {
 		var fis []int
 		var kvs []string
@@ -164,14 +186,12 @@ func (s *Store) PeriodAmounts(ctx context.Context, bid uuid.UUID, basis string, 
 				kvs = append(kvs, kv)
 			}
 		}
-		q = `WITH p AS (SELECT * FROM unnest(?::date[], ?::date[]) WITH ORDINALITY AS p(start_day, end_day, idx)),
-		req AS (SELECT r.fidx, array_agg(r.kv) AS kvs FROM unnest(?::int[], ?::text[]) AS r(fidx, kv) GROUP BY r.fidx),
+		q = `WITH req AS (SELECT r.fidx, array_agg(r.kv) AS kvs FROM unnest(?::int[], ?::text[]) AS r(fidx, kv) GROUP BY r.fidx),
 		sel AS (SELECT req.fidx, t.id FROM req JOIN tag_sets t ON t.business_id = ? AND t.kv @> req.kvs)
-		SELECT sel.fidx, p.idx, d.account_id, sum(d.amount)::bigint AS amount
-		FROM p JOIN ` + daysOf(basis) + ` AS d ON d.business_id = ? AND d.day BETWEEN ? AND ? AND d.day BETWEEN p.start_day AND p.end_day
-		JOIN sel ON sel.id = d.tag_set_id
-		GROUP BY sel.fidx, p.idx, d.account_id HAVING sum(d.amount) <> 0`
-		args = append(args, pgdialect.Array(fis), pgdialect.Array(kvs), bid, bid, first, last)
+		SELECT sel.fidx, d.idx, d.account_id, sum(d.amount)::bigint AS amount
+		FROM ` + from + ` JOIN sel ON sel.id = d.tag_set_id
+		GROUP BY sel.fidx, d.idx, d.account_id HAVING sum(d.amount) <> 0`
+		args = append([]any{pgdialect.Array(fis), pgdialect.Array(kvs), bid}, args...)
 	}
 	var rows []struct {
 		Fidx      int       `bun:"fidx"`
