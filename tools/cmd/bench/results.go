@@ -242,8 +242,8 @@ type section struct{ part, name, what, make string }
 // sections are every section of the suite's benchmarks, in table order;
 // a section no run has measured yet appears as such in the table.
 var sections = []section{
-	{"gateway", "logs off", "GET /whoami through the gateway vs nginx, access logs off: throughput, p50 at a fixed rate, proxy CPU", "make bench-gateway"},
-	{"gateway", "logs on", "the same with both proxies' access logs on", "make bench-gateway"},
+	{"gateway", "access logs off", "GET /whoami through the gateway vs nginx, access logs off: throughput, p50 at a fixed rate, proxy CPU", "make bench-gateway"},
+	{"gateway", "access logs on", "the same with both proxies' access logs on", "make bench-gateway"},
 	{"gateway", "database read", "GET /v1/businesses/{id} through the gateway vs auth-tokens directly", "make bench-gateway"},
 	{"transactions", "import", "bulk import of 200,000 rows through the gateway vs COPY (target ≥ 0.25×)", "make bench-transactions"},
 	{"transactions", "categorize", "categorize at 32 clients vs pgbench of the same statements (target ≥ 0.5×)", "make bench-transactions"},
