@@ -228,18 +228,8 @@ func (b *txbench) benchInvoiceList(ctx context.Context, biz string, customers []
 	}
 	a, z := percentiles(api), percentiles(raw)
 	fmt.Printf("  gateway: p50 %s p99 %s (%d rows per page); SQL: p50 %s p99 %s\n", a.p50, a.p99, rows, z.p50, z.p99)
-	// The same page straight to the service: what the gateway hop adds.
-	if svc := b.st.ServiceURLs["customers-invoices"]; svc != "" {
-		var direct []time.Duration
-		for k := 0; k < invoiceSamples/3; k++ {
-			t0 := time.Now()
-			if _, err := b.doAt(ctx, svc, http.MethodGet, path, nil, nil); err != nil {
-				return "", nil, err
-			}
-			direct = append(direct, time.Since(t0))
-		}
-		d := percentiles(direct)
-		fmt.Printf("  straight to the service: p50 %s p99 %s (%d requests)\n", d.p50, d.p99, len(direct))
+	if err := b.straight(ctx, "customers-invoices", path, invoiceSamples/3, "straight to the service"); err != nil {
+		return "", nil, err
 	}
 	limit50 := 2*z.p50 + 2*time.Millisecond
 	limit99 := 2*z.p99 + 2*time.Millisecond
